@@ -1,0 +1,34 @@
+"""The rules of Manhattan as pure functions over immutable values (RULES.md, DESIGN §3)."""
+
+from .board import is_safe
+from .codec import state_id
+from .errors import (
+    IllegalMoveError, InvalidSetupError, InvalidStateError, ManhattanError,
+)
+from .events import EVENT_TYPES, Event
+from .legality import check_move, legal_moves
+from .moves import Move
+from .play import Game, Transition, apply_move, play
+from .rules import Rules, Variants
+from .scoring import Placing, RoundScore, player_totals, ranking, score_round
+from .setup import new_game
+from .state import Breakdown, RoundRecord, State, Urban
+from .urban import URBAN_CARDS
+from .view import View, sample_state, view
+
+
+def player_scores(state: State) -> list[int]:
+    """Each player's total: the sum of their colors' scores (RULES §7)."""
+    return player_totals(state.scores, state.rules.colors)
+
+
+#: Part of every cache key: bump when a rule's outcome changes.
+RULES_VERSION = 1
+
+__all__ = [
+    "EVENT_TYPES", "RULES_VERSION", "URBAN_CARDS", "Breakdown", "Event", "Game",
+    "IllegalMoveError", "InvalidSetupError", "InvalidStateError", "ManhattanError", "Move",
+    "Placing", "RoundRecord", "RoundScore", "Rules", "State", "Transition", "Urban", "Variants",
+    "View", "apply_move", "check_move", "is_safe", "legal_moves", "new_game", "play",
+    "player_scores", "ranking", "sample_state", "score_round", "state_id", "view",
+]

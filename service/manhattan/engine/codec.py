@@ -1,0 +1,346 @@
+"""State encodings (DESIGN §2): JSON with full validation, canonical msgpack, and ``state_id``.
+
+``to_json`` emits every object with its keys sorted, so the msgpack of it is canonical as is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import msgpack
+
+from .board import BLOCKS, block_coords
+from .errors import InvalidStateError
+from .rules import CARD_COPIES, CARD_POSITIONS, HAND_SIZE, PIECES_PER_COLOR, PIECES_TOTAL, Rules
+from .setup import MAX_SEED, is_int, make_rules, read_block, read_variants
+from .state import PHASES, Breakdown, RoundRecord, State, Urban
+from .urban import URBAN_CARDS
+
+FORMAT = "manhattan/state@1"
+STATE_KEYS = frozenset({
+    "format", "rules", "round", "phase", "firstPlayer", "toMove", "board", "supply", "selected",
+    "hands", "deck", "discard", "scores", "history", "monster", "urban", "seed", "shuffles",
+})
+RULES_KEYS = frozenset({"edition", "players", "rounds", "piecesPerRound", "colors", "seats",
+                        "variants"})
+BREAKDOWN_KEYS = frozenset({"buildings", "majorities", "tallest", "urban", "total"})
+MAX_MSGPACK = 1 << 20
+
+
+def _fail(path: str, message: str) -> NoReturn:
+    raise InvalidStateError(path, message)
+
+
+# -- encoding ---------------------------------------------------------------------------------
+def state_to_json(state: State) -> dict[str, Any]:
+    board = state.board
+    return {
+        "board": [[[list(p) for p in board[n * 9 + b]] for b in range(9)] for n in range(6)],
+        "deck": list(state.deck),
+        "discard": list(state.discard),
+        "firstPlayer": state.first_player,
+        "format": FORMAT,
+        "hands": [list(h) for h in state.hands],
+        "history": [r.to_json() for r in state.history],
+        "monster": None if state.monster is None else list(block_coords(state.monster)),
+        "phase": state.phase,
+        "round": state.round,
+        "rules": state.rules.to_json(),
+        "scores": list(state.scores),
+        "seed": state.seed,
+        "selected": [list(s) for s in state.selected],
+        "shuffles": state.shuffles,
+        "supply": [list(s) for s in state.supply],
+        "toMove": state.to_move,
+        "urban": None if state.urban is None else state.urban.to_json(),
+    }
+
+
+def state_to_msgpack(state: State) -> bytes:
+    """The canonical encoding: msgpack of ``to_json`` (keys sorted at every level)."""
+    data: bytes = msgpack.packb(state_to_json(state))
+    return data
+
+
+def state_id(state: State) -> str:
+    """DESIGN §6: a content hash of the canonical encoding (128 bits of SHA-256, hex)."""
+    return hashlib.sha256(state_to_msgpack(state)).hexdigest()[:32]
+
+
+def state_from_msgpack(data: bytes) -> State:
+    if not isinstance(data, bytes | bytearray | memoryview) or len(data) > MAX_MSGPACK:
+        _fail("$", f"a msgpack state is at most {MAX_MSGPACK} bytes")
+    try:
+        obj = msgpack.unpackb(
+            data, raw=False, strict_map_key=True,
+            max_str_len=4096, max_bin_len=0, max_array_len=4096, max_map_len=64, max_ext_len=0,
+        )
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
+            msgpack.StackError) as exc:
+        _fail("$", f"not a msgpack state: {exc.__class__.__name__}")
+    return state_from_json(obj)
+
+
+# -- decoding with validation ------------------------------------------------------------------
+def _obj(value: object, path: str, keys: frozenset[str]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        _fail(path, "expected an object")
+    for key in sorted(keys - value.keys()):
+        _fail(f"{path}.{key}", "missing field")
+    for key in value:
+        if key not in keys:
+            _fail(f"{path}.{key}", "unknown field")
+    return value
+
+
+def _list(value: object, path: str, length: int | None = None, most: int = 4096) -> list[Any]:
+    if not isinstance(value, list):
+        _fail(path, "expected an array")
+    if length is not None and len(value) != length:
+        _fail(path, f"expected {length} entries, found {len(value)}")
+    if len(value) > most:
+        _fail(path, f"at most {most} entries")
+    return value
+
+
+def _int(value: object, path: str, low: int, high: int) -> int:
+    if not is_int(value):
+        _fail(path, "expected an integer")
+    assert isinstance(value, int)
+    if not low <= value <= high:
+        _fail(path, f"must be between {low} and {high}, not {value}")
+    return value
+
+
+def _counts(value: object, path: str) -> tuple[int, int, int, int]:
+    items = _list(value, path, 4)
+    a, b, c, d = (_int(v, f"{path}[{i}]", 0, PIECES_PER_COLOR[i]) for i, v in enumerate(items))
+    return a, b, c, d
+
+
+def state_from_json(obj: object) -> State:
+    """Read and validate a state (DESIGN §2); InvalidStateError names the first fault's path."""
+    data = _obj(obj, "$", STATE_KEYS)
+    if data["format"] != FORMAT:
+        _fail("$.format", f"expected {FORMAT!r}")
+    rules = _read_rules(data["rules"])
+    k = rules.color_count
+    round_ = _int(data["round"], "$.round", 1, rules.rounds)
+    phase = data["phase"]
+    if phase not in PHASES:
+        _fail("$.phase", "phase is 'select', 'build' or 'over'")
+    first = _int(data["firstPlayer"], "$.firstPlayer", 0, rules.players - 1)
+    to_move = data["toMove"]
+    if to_move is not None:
+        to_move = _int(to_move, "$.toMove", 0, rules.players - 1)
+    board = _read_board(data["board"], k)
+    supply = tuple(_counts(v, f"$.supply[{c}]") for c, v in enumerate(_list(data["supply"],
+                                                                           "$.supply", k)))
+    selected = tuple(_counts(v, f"$.selected[{c}]") for c, v in enumerate(
+        _list(data["selected"], "$.selected", k)))
+    _check_pieces(board, supply, selected, k)
+    hands, deck, discard = _read_cards(data, rules.players)
+    scores = tuple(_int(v, f"$.scores[{c}]", 0, 1 << 30) for c, v in enumerate(
+        _list(data["scores"], "$.scores", k)))
+    history = _read_history(data["history"], k, rules.rounds)
+    monster = _read_monster(data["monster"], rules)
+    urban = _read_urban(data["urban"], rules)
+    seed = data["seed"]
+    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED:
+        _fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters")
+    shuffles = _int(data["shuffles"], "$.shuffles", 0, 1 << 30)
+    state = State(rules, round_, phase, first, to_move, board, supply, selected, hands, deck,
+                  discard, scores, history, monster, urban, seed, shuffles)
+    _check_progress(state)
+    return state
+
+
+def _read_rules(value: object) -> Rules:
+    data = _obj(value, "$.rules", RULES_KEYS)
+    variants = read_variants(data["variants"], "$.rules.variants", _fail)
+    _obj(data["variants"], "$.rules.variants", frozenset(
+        {"antiTrust", "slowGrowth", "urbanRules", "reshuffleEachRound", "monster"}))
+    for key in ("rounds", "piecesPerRound", "colors", "seats"):
+        if data[key] is None:
+            _fail(f"$.rules.{key}", "required")
+    return make_rules(_fail, edition=data["edition"], players=data["players"],
+                      rounds=data["rounds"], pieces_per_round=data["piecesPerRound"],
+                      colors=data["colors"], seats=data["seats"], variants=variants,
+                      path="$.rules")
+
+
+def _read_board(value: object, k: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    blocks: list[tuple[tuple[int, int], ...]] = []
+    for n, hood in enumerate(_list(value, "$.board", 6)):
+        for b, pieces in enumerate(_list(hood, f"$.board[{n}]", 9)):
+            path = f"$.board[{n}][{b}]"
+            building = []
+            for i, piece in enumerate(_list(pieces, path, most=PIECES_TOTAL * 4)):
+                p = _list(piece, f"{path}[{i}]", 2)
+                building.append((_int(p[0], f"{path}[{i}][0]", 0, k - 1),
+                                 _int(p[1], f"{path}[{i}][1]", 1, 4)))
+            blocks.append(tuple(building))
+    assert len(blocks) == BLOCKS
+    return tuple(blocks)
+
+
+def _check_pieces(board: Sequence[Sequence[tuple[int, int]]], supply: Sequence[Sequence[int]],
+                  selected: Sequence[Sequence[int]], k: int) -> None:
+    """DESIGN §2: board + supply + selected never exceed a color's 24 pieces by size."""
+    used = [[0] * 4 for _ in range(k)]
+    for building in board:
+        for c, f in building:
+            used[c][f - 1] += 1
+    for c in range(k):
+        for i in range(4):
+            if used[c][i] + supply[c][i] + selected[c][i] > PIECES_PER_COLOR[i]:
+                _fail(f"$.supply[{c}][{i}]", f"color {c} would have more than "
+                      f"{PIECES_PER_COLOR[i]} {i + 1}-floor pieces (board + supply + selected)")
+
+
+def _read_cards(data: dict[str, Any], players: int) -> tuple[
+        tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
+    hands = tuple(
+        tuple(sorted(_int(v, f"$.hands[{p}][{i}]", 0, 8) for i, v in enumerate(
+            _list(h, f"$.hands[{p}]", HAND_SIZE))))
+        for p, h in enumerate(_list(data["hands"], "$.hands", players)))
+    total = CARD_POSITIONS * CARD_COPIES
+    deck = tuple(_int(v, f"$.deck[{i}]", 0, 8) for i, v in enumerate(
+        _list(data["deck"], "$.deck", most=total)))
+    discard = tuple(_int(v, f"$.discard[{i}]", 0, 8) for i, v in enumerate(
+        _list(data["discard"], "$.discard", most=total)))
+    counts = Counter(deck) + Counter(discard)
+    for h in hands:
+        counts.update(h)
+    for card in range(CARD_POSITIONS):
+        if counts[card] != CARD_COPIES:
+            _fail("$.deck", f"hands + deck + discard must hold {CARD_COPIES} cards of each "
+                  f"position; position {card} appears {counts[card]} times")
+    return hands, deck, discard
+
+
+def _read_history(value: object, k: int, rounds: int) -> tuple[RoundRecord, ...]:
+    out = []
+    for i, entry in enumerate(_list(value, "$.history", most=rounds)):
+        path = f"$.history[{i}]"
+        data = _obj(entry, path, frozenset({"round", "scores"}))
+        if data["round"] != i + 1 or not is_int(data["round"]):
+            _fail(f"{path}.round", f"expected round {i + 1}")
+        breakdowns = []
+        for c, b in enumerate(_list(data["scores"], f"{path}.scores", k)):
+            bpath = f"{path}.scores[{c}]"
+            bd = _obj(b, bpath, BREAKDOWN_KEYS)
+            majorities = tuple(_int(n, f"{bpath}.majorities[{j}]", 0, 5)
+                               for j, n in enumerate(_list(bd["majorities"], f"{bpath}.majorities",
+                                                           most=6)))
+            if list(majorities) != sorted(set(majorities)):
+                _fail(f"{bpath}.majorities", "distinct neighborhoods in increasing order")
+            tallest = bd["tallest"]
+            if tallest not in (0, 3) or not is_int(tallest):
+                _fail(f"{bpath}.tallest", "the tallest-building bonus is 0 or 3")
+            breakdown = Breakdown(
+                buildings=_int(bd["buildings"], f"{bpath}.buildings", 0, BLOCKS),
+                majorities=majorities, tallest=tallest,
+                urban=_int(bd["urban"], f"{bpath}.urban", 0, 1000),
+            )
+            if bd["total"] != breakdown.total or not is_int(bd["total"]):
+                _fail(f"{bpath}.total", f"the parts add up to {breakdown.total}")
+            breakdowns.append(breakdown)
+        out.append(RoundRecord(i + 1, tuple(breakdowns)))
+    return tuple(out)
+
+
+def _read_monster(value: object, rules: Rules) -> int | None:
+    if rules.variants.monster is None:
+        if value is not None:
+            _fail("$.monster", "null unless the monster variant is on")
+        return None
+    if value is None:
+        _fail("$.monster", "the monster variant needs the monster's block [n, r, c]")
+    return read_block(value, "$.monster", _fail)
+
+
+def _read_urban(value: object, rules: Rules) -> Urban | None:
+    if not rules.variants.urban_rules:
+        if value is not None:
+            _fail("$.urban", "null unless urbanRules is on")
+        return None
+    data = _obj(value, "$.urban", frozenset({"deck", "revealed", "current"}))
+    names = []
+    for key in ("deck", "revealed"):
+        for i, name in enumerate(_list(data[key], f"$.urban.{key}", most=len(URBAN_CARDS))):
+            if name not in URBAN_CARDS:
+                _fail(f"$.urban.{key}[{i}]", f"unknown urban rule; known: {', '.join(URBAN_CARDS)}")
+            names.append(name)
+    if sorted(names) != sorted(URBAN_CARDS):
+        _fail("$.urban.deck", "deck + revealed must hold each of the 10 urban rules once")
+    revealed, current = tuple(data["revealed"]), data["current"]
+    if current is None or current not in revealed:
+        _fail("$.urban.current", "the current rule is one of the revealed cards")
+    if not (current == revealed[-1] or (len(revealed) > 1 and current == revealed[-2] == "fakeNews")):
+        _fail("$.urban.current", "the current rule is the last revealed card (or fakeNews)")
+    return Urban(tuple(data["deck"]), revealed, current)
+
+
+def _check_progress(state: State) -> None:
+    """DESIGN §2: phase, turn, supply, history and scores consistent with each other."""
+    rules, k, ppr = state.rules, state.rules.color_count, state.rules.pieces_per_round
+    scored = state.rounds_scored
+    if len(state.history) != scored:
+        _fail("$.history", f"expected {scored} scored rounds in phase {state.phase!r} of round "
+              f"{state.round}")
+    for c in range(k):
+        if state.scores[c] != sum(r.scores[c].total for r in state.history):
+            _fail(f"$.scores[{c}]", "the score is the sum of the history's round totals")
+    if state.urban is not None:
+        fakes = 1 if "fakeNews" in state.urban.revealed[:-1] else 0
+        if len(state.urban.revealed) != state.round + fakes:
+            _fail("$.urban.revealed", f"one card revealed per round so far ({state.round})")
+    chosen = [sum(state.selected[c]) > 0 for c in range(k)]
+    for c in range(k):
+        taken = PIECES_TOTAL - sum(state.supply[c])
+        expected = state.round * ppr if (state.phase != "select" or chosen[c]) else (
+            (state.round - 1) * ppr)
+        if taken != expected:
+            _fail(f"$.supply[{c}]", f"color {c} should have taken {expected} pieces from its "
+                  f"supply by now, not {taken}")
+        if sum(state.selected[c]) > ppr or (state.phase == "select" and sum(state.selected[c])
+                                            not in (0, ppr)):
+            _fail(f"$.selected[{c}]", f"color {c} cannot have {sum(state.selected[c])} pieces "
+                  "selected now")
+    if state.phase == "over":
+        _check_over(state)
+    elif state.to_move is None:
+        _fail("$.toMove", "a player is to move until the game is over")
+    elif state.phase == "select":
+        _check_select_turn(state, chosen)
+    elif not any(any(state.selected[c]) for c in rules.colors[state.to_move]):
+        _fail("$.toMove", f"player {state.to_move} has no piece left to build this round")
+
+
+def _check_over(state: State) -> None:
+    if state.to_move is not None:
+        _fail("$.toMove", "null once the game is over")
+    if state.round != state.rules.rounds:
+        _fail("$.round", "the game ends after its last round")
+    if any(any(s) for s in state.selected):
+        _fail("$.selected", "no piece is left selected once the game is over")
+
+
+def _check_select_turn(state: State, chosen: list[bool]) -> None:
+    rules = state.rules
+    order = list(rules.order)
+    start = order.index(state.first_player)
+    order = order[start:] + order[:start]
+    assert state.to_move is not None
+    turn = order.index(state.to_move)
+    for i, p in enumerate(order):
+        flags = [chosen[c] for c in rules.colors[p]]
+        ok = (all(flags) if i < turn else not any(flags) if i > turn
+              else not all(flags) and flags == sorted(flags, reverse=True))
+        if not ok:
+            _fail("$.toMove", f"player {state.to_move} cannot be selecting now: players choose "
+                  "in turn from the first player, lower color first (RULES §5.1 [D4])")

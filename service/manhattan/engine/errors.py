@@ -1,0 +1,55 @@
+"""The engine's exceptions, each with a stable ``code`` that the API maps to the wire.
+
+    ManhattanError (code)
+    ├── InvalidStateError   INVALID_STATE, with .path: the JSON path of the first fault
+    ├── InvalidSetupError   INVALID_SETUP
+    └── IllegalMoveError    ILLEGAL_MOVE (against the rules), INVALID_MOVE (malformed),
+                            GAME_OVER (the game has ended)
+"""
+
+from __future__ import annotations
+
+
+class ManhattanError(ValueError):
+    """Base class of every error the engine raises on bad input."""
+
+    code = "MANHATTAN_ERROR"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidStateError(ManhattanError):
+    """A state that does not satisfy DESIGN §2; ``path`` locates the first fault."""
+
+    code = "INVALID_STATE"
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.reason = message
+
+
+class InvalidSetupError(ManhattanError):
+    """Arguments to ``new_game`` that cannot make a game."""
+
+    code = "INVALID_SETUP"
+
+
+class IllegalMoveError(ManhattanError):
+    """A move that cannot be applied; ``code`` tells why (see module docstring)."""
+
+    code = "ILLEGAL_MOVE"
+
+    def __init__(self, message: str, *, code: str = "ILLEGAL_MOVE") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def illegal(message: str) -> IllegalMoveError:
+    return IllegalMoveError(message, code="ILLEGAL_MOVE")
+
+
+def malformed(message: str) -> IllegalMoveError:
+    return IllegalMoveError(message, code="INVALID_MOVE")

@@ -1,0 +1,240 @@
+"""The one place legality lives: legal move generation and move checking (RULES §5-6, §9).
+
+The functions read any object shaped like a game (``State`` or the mutable ``Game`` of
+``play.py``), so the public API and the bots' fast path share the same rules code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+from .board import MAX_FLOORS, Building, block_coords, floors_needed
+from .errors import IllegalMoveError, illegal, malformed
+from .moves import Move
+from .rules import NEIGHBORHOODS, ROTATION, Rules
+
+
+class GameLike(Protocol):
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def board(self) -> Sequence[Building]: ...
+    @property
+    def supply(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def selected(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def hands(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def monster(self) -> int | None: ...
+
+
+def open_neighborhoods(rules: Rules, round_: int) -> range:
+    """RULES §9 [D10]: with slowGrowth, neighborhoods 0 .. min(5, round + 1) are open."""
+    if rules.variants.slow_growth:
+        return range(min(NEIGHBORHOODS, round_ + 2))
+    return range(NEIGHBORHOODS)
+
+
+def next_select_color(game: GameLike, player: int) -> int | None:
+    """RULES §5.1 [D4]: the player's lowest color that has not chosen its pieces this round."""
+    for color in game.rules.colors[player]:
+        if not any(game.selected[color]):
+            return color
+    return None
+
+
+def builds(game: GameLike, player: int) -> Iterator[tuple[int, int, int, int]]:
+    """Every legal (card, neighborhood, color, floors) build of ``player``, in that order."""
+    rules = game.rules
+    seat_table = ROTATION[rules.seats[player]]
+    colors = rules.colors[player]
+    sizes = [(c, [f for f in range(1, 5) if game.selected[c][f - 1]]) for c in colors]
+    sizes = [(c, fs) for c, fs in sizes if fs]
+    if not sizes:
+        return
+    anti_trust = rules.variants.anti_trust
+    monster = game.monster
+    board = game.board
+    neighborhoods = open_neighborhoods(rules, game.round)
+    for card in sorted(set(game.hands[player])):
+        block = seat_table[card]
+        for n in neighborhoods:
+            index = n * 9 + block
+            if index == monster:  # RULES §9: nobody builds on the monster's block
+                continue
+            building = board[index]
+            if anti_trust and building and building[-1][0] in colors:  # [D9]
+                continue
+            for color, floors in sizes:
+                need = floors_needed(building, color)
+                for f in floors:
+                    if f >= need:
+                        yield card, n, color, f
+
+
+def has_build(game: GameLike, player: int) -> bool:
+    return next(builds(game, player), None) is not None
+
+
+def _select_options(supply: Sequence[int], total: int) -> Iterator[tuple[int, int, int, int]]:
+    for a in range(min(supply[0], total) + 1):
+        for b in range(min(supply[1], total - a) + 1):
+            for c in range(min(supply[2], total - a - b) + 1):
+                d = total - a - b - c
+                if d <= supply[3]:
+                    yield a, b, c, d
+
+
+_MOVES: dict[tuple[object, ...], Move] = {}
+
+
+def _build_move(player: int, seat: int, card: int, n: int, color: int, floors: int) -> Move:
+    key = ("b", player, seat, card, n, color, floors)
+    move = _MOVES.get(key)
+    if move is None:
+        block = block_coords(n * 9 + ROTATION[seat][card])
+        move = _MOVES[key] = Move(
+            "build", card=card, neighborhood=n, floors=floors, color=color, player=player,
+            block=block,
+        )
+    return move
+
+
+def _forfeit_move(player: int, card: int, color: int, floors: int) -> Move:
+    key = ("x", player, card, color, floors)
+    move = _MOVES.get(key)
+    if move is None:
+        move = _MOVES[key] = Move("forfeit", card=card, floors=floors, color=color, player=player)
+    return move
+
+
+def legal_moves(game: GameLike) -> list[Move]:
+    """Every legal move exactly once, in a deterministic order (identical cards are one move)."""
+    player = game.to_move
+    if player is None or game.phase == "over":
+        return []
+    if game.phase == "select":
+        color = next_select_color(game, player)
+        assert color is not None, "a consistent state has a color to select for"
+        return [
+            Move("select", color=color, pieces=pieces, player=player)
+            for pieces in _select_options(game.supply[color], game.rules.pieces_per_round)
+        ]
+    seat = game.rules.seats[player]
+    moves = [_build_move(player, seat, *b) for b in builds(game, player)]
+    if moves:
+        return moves
+    # RULES §5.2 [D5]: no legal placement: discard a card and forfeit a selected piece.
+    return [
+        _forfeit_move(player, card, color, f)
+        for card in sorted(set(game.hands[player]))
+        for color in game.rules.colors[player]
+        for f in range(1, 5)
+        if game.selected[color][f - 1]
+    ]
+
+
+def check_move(game: GameLike, move: Move) -> Move:
+    """The legal move ``move`` stands for, with player, color and block filled in; otherwise
+    IllegalMoveError naming the rule that forbids it."""
+    player = game.to_move
+    if game.phase == "over" or player is None:
+        raise IllegalMoveError("the game is over (RULES §8)", code="GAME_OVER")
+    if move.player is not None and move.player != player:
+        raise illegal(f"it is player {player}'s turn, not player {move.player}'s")
+    if move.type == "select":
+        return _check_select(game, player, move)
+    if game.phase != "build":
+        raise illegal(f"a {move.type} move is played in the build phase; now players select "
+                      "their pieces (RULES §5.1)")
+    color = _mover_color(game, player, move)
+    assert move.card is not None and move.floors is not None
+    if move.card not in game.hands[player]:
+        raise illegal(f"card {move.card} is not in player {player}'s hand")
+    if not game.selected[color][move.floors - 1]:
+        raise illegal(f"color {color} has no {move.floors}-floor piece selected this round")
+    if move.type == "forfeit":
+        return _check_forfeit(game, player, color, move)
+    return _check_build(game, player, color, move)
+
+
+def _mover_color(game: GameLike, player: int, move: Move) -> int:
+    colors = game.rules.colors[player]
+    if move.color is None:
+        if len(colors) > 1:
+            raise malformed(f"player {player} plays colors {list(colors)}: the move must name "
+                            "its 'color'")
+        return colors[0]
+    if move.color not in colors:
+        raise illegal(f"color {move.color} is not player {player}'s (RULES §3)")
+    return move.color
+
+
+def _check_select(game: GameLike, player: int, move: Move) -> Move:
+    if game.phase != "select":
+        raise illegal("pieces are selected at the start of a round; now is the build phase "
+                      "(RULES §5.1)")
+    color = next_select_color(game, player)
+    assert color is not None and move.pieces is not None
+    if move.color != color:
+        if move.color in game.rules.colors[player]:
+            raise illegal(f"player {player} chooses for color {color} first (RULES §5.1 [D4])")
+        raise illegal(f"color {move.color} is not player {player}'s (RULES §3)")
+    want = game.rules.pieces_per_round
+    if sum(move.pieces) != want:
+        raise illegal(f"choose exactly {want} pieces of color {color}, not {sum(move.pieces)} "
+                      "(RULES §5.1)")
+    for size, (take, left) in enumerate(zip(move.pieces, game.supply[color], strict=True), 1):
+        if take > left:
+            raise illegal(f"color {color} has only {left} {size}-floor piece(s) left, not {take}")
+    return Move("select", color=color, pieces=move.pieces, player=player)
+
+
+def _check_forfeit(game: GameLike, player: int, color: int, move: Move) -> Move:
+    if has_build(game, player):
+        example = _build_move(player, game.rules.seats[player], *next(builds(game, player)))
+        raise illegal("a card and piece may be forfeited only when no placement is legal "
+                      f"(RULES §5.2 [D5]); {example} is legal")
+    assert move.card is not None and move.floors is not None
+    return _forfeit_move(player, move.card, color, move.floors)
+
+
+def _check_build(game: GameLike, player: int, color: int, move: Move) -> Move:
+    rules = game.rules
+    assert move.card is not None and move.neighborhood is not None and move.floors is not None
+    seat = rules.seats[player]
+    index = move.neighborhood * 9 + ROTATION[seat][move.card]
+    where = block_coords(index)
+    if move.block is not None and tuple(move.block) != where:
+        raise illegal(f"card {move.card} designates block {list(where)} for player {player}'s "
+                      f"seat, not {list(move.block)} (RULES §2)")
+    if move.neighborhood not in open_neighborhoods(rules, game.round):
+        raise illegal(f"neighborhood {move.neighborhood} is not open in round {game.round} "
+                      "(RULES §9 slowGrowth [D10])")
+    if index == game.monster:
+        raise illegal(f"the monster stands on block {list(where)}: nobody builds there (RULES §9)")
+    building = game.board[index]
+    if rules.variants.anti_trust and building and building[-1][0] in rules.colors[player]:
+        raise illegal(f"the building on {list(where)} is already player {player}'s "
+                      "(RULES §9 antiTrust [D9])")
+    need = floors_needed(building, color)
+    if move.floors < need:
+        top = building[-1][0]
+        theirs = sum(f for c, f in building if c == top)
+        mine = sum(f for c, f in building if c == color)
+        hint = ("no piece can take it: it is safe" if need > MAX_FLOORS
+                else f"needs a piece of at least {need} floors")
+        raise illegal(
+            f"to take the building on {list(where)} (owner color {top} with {theirs} floors), "
+            f"color {color} must reach at least {theirs} floors; it has {mine}, so it {hint} "
+            f"(RULES §6)"
+        )
+    return _build_move(player, seat, move.card, move.neighborhood, color, move.floors)

@@ -1,0 +1,186 @@
+"""Moves as small values, their JSON form (DESIGN §2) and a text notation that round-trips.
+
+Notation (case-insensitive, spaces ignored):
+    select   ``s0:2,2,1,1``  color 0 takes 2 one-floor, 2 two-floor, 1 three- and 1 four-floor piece
+    build    ``b4n3f2c0``    card 4, neighborhood 3, a 2-floor piece of color 0 (``c`` optional)
+    forfeit  ``x4f2c0``      discard card 4 and forfeit a 2-floor piece of color 0 [D5]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import IllegalMoveError, malformed
+
+MOVE_TYPES = ("select", "build", "forfeit")
+
+_SELECT = re.compile(r"s(\d+):(\d+),(\d+),(\d+),(\d+)")
+_BUILD = re.compile(r"b(\d+)n(\d+)f(\d+)(?:c(\d+))?")
+_FORFEIT = re.compile(r"x(\d+)f(\d+)(?:c(\d+))?")
+_MAX_NOTATION = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One move. ``player`` and ``block`` are derived from the state and not part of equality."""
+
+    type: str
+    card: int | None = None
+    neighborhood: int | None = None
+    floors: int | None = None
+    color: int | None = None
+    pieces: tuple[int, int, int, int] | None = None
+    player: int | None = field(default=None, compare=False)
+    block: tuple[int, int, int] | None = field(default=None, compare=False)
+
+    @classmethod
+    def select(cls, color: int, pieces: tuple[int, int, int, int]) -> Move:
+        return cls("select", color=color, pieces=tuple(pieces))  # type: ignore[arg-type]
+
+    @classmethod
+    def build(cls, card: int, neighborhood: int, floors: int, color: int | None = None) -> Move:
+        return cls("build", card=card, neighborhood=neighborhood, floors=floors, color=color)
+
+    @classmethod
+    def forfeit(cls, card: int, floors: int, color: int | None = None) -> Move:
+        return cls("forfeit", card=card, floors=floors, color=color)
+
+    def with_context(self, player: int, block: tuple[int, int, int] | None) -> Move:
+        return replace(self, player=player, block=block)
+
+    # -- notation --------------------------------------------------------------------------
+    def __str__(self) -> str:
+        return self.notation
+
+    @property
+    def notation(self) -> str:
+        if self.type == "select":
+            assert self.pieces is not None
+            return f"s{self.color}:" + ",".join(str(k) for k in self.pieces)
+        suffix = "" if self.color is None else f"c{self.color}"
+        if self.type == "build":
+            return f"b{self.card}n{self.neighborhood}f{self.floors}{suffix}"
+        return f"x{self.card}f{self.floors}{suffix}"
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Read the notation above; raises IllegalMoveError with code INVALID_MOVE."""
+        if not isinstance(text, str) or len(text) > _MAX_NOTATION:
+            raise malformed("a move in notation is a short string such as 'b4n3f2'")
+        compact = "".join(text.split()).lower()
+        if m := _SELECT.fullmatch(compact):
+            color, *pieces = (int(g) for g in m.groups())
+            move = cls.select(color, (pieces[0], pieces[1], pieces[2], pieces[3]))
+        elif m := _BUILD.fullmatch(compact):
+            card, n, floors, color = m.groups()
+            move = cls.build(int(card), int(n), int(floors), _opt_int(color))
+        elif m := _FORFEIT.fullmatch(compact):
+            card, floors, color = m.groups()
+            move = cls.forfeit(int(card), int(floors), _opt_int(color))
+        else:
+            raise malformed(
+                f"cannot read move {text!r}: expected 's0:2,2,1,1', 'b4n3f2[c0]' or 'x4f2[c0]'"
+            )
+        move._check_ranges()
+        return move
+
+    # -- JSON ------------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.type == "select":
+            out["color"] = self.color
+            out["pieces"] = list(self.pieces or ())
+        else:
+            out["card"] = self.card
+            if self.type == "build":
+                out["neighborhood"] = self.neighborhood
+            out["floors"] = self.floors
+            if self.color is not None:
+                out["color"] = self.color
+        if self.player is not None:
+            out["player"] = self.player
+        if self.block is not None:
+            out["block"] = list(self.block)
+        out["notation"] = self.notation
+        return out
+
+    @classmethod
+    def from_json(cls, obj: object) -> Move:
+        """Read DESIGN §2's move object; ``player``, ``block`` and ``notation`` may be echoed back."""
+        if not isinstance(obj, dict):
+            raise malformed("a move is a JSON object with a 'type'")
+        kind = obj.get("type")
+        if kind not in MOVE_TYPES:
+            raise malformed(f"move 'type' must be one of {', '.join(MOVE_TYPES)}")
+        required = {
+            "select": ("color", "pieces"),
+            "build": ("card", "neighborhood", "floors"),
+            "forfeit": ("card", "floors"),
+        }[kind]
+        optional = {"select": ("player", "notation"), "build": ("color", "player", "block",
+                    "notation"), "forfeit": ("color", "player", "notation")}[kind]
+        for key in obj:
+            if key != "type" and key not in required and key not in optional:
+                raise malformed(f"unknown field {key!r} in a {kind} move")
+        for key in required:
+            if key not in obj:
+                raise malformed(f"a {kind} move needs {key!r}")
+        if kind == "select":
+            pieces = obj["pieces"]
+            if not isinstance(pieces, list) or len(pieces) != 4:
+                raise malformed("'pieces' is a list of 4 counts (1, 2, 3 and 4-floor pieces)")
+            move = cls.select(_int(obj, "color"), tuple(_int_value(p, "pieces") for p in pieces))  # type: ignore[arg-type]
+        elif kind == "build":
+            move = cls.build(
+                _int(obj, "card"), _int(obj, "neighborhood"), _int(obj, "floors"),
+                _opt(obj, "color"),
+            )
+        else:
+            move = cls.forfeit(_int(obj, "card"), _int(obj, "floors"), _opt(obj, "color"))
+        move._check_ranges()
+        player = _opt(obj, "player")
+        block = obj.get("block")
+        if block is not None:
+            if not (isinstance(block, list) and len(block) == 3):
+                raise malformed("'block' is [neighborhood, row, column]")
+            block = tuple(_int_value(v, "block") for v in block)
+        if player is not None or block is not None:
+            move = replace(move, player=player, block=block)
+        return move
+
+    def _check_ranges(self) -> None:
+        def within(name: str, value: int | None, low: int, high: int) -> None:
+            if value is not None and not low <= value <= high:
+                raise malformed(f"'{name}' must be between {low} and {high}, not {value}")
+
+        within("card", self.card, 0, 8)
+        within("neighborhood", self.neighborhood, 0, 5)
+        within("floors", self.floors, 1, 4)
+        within("color", self.color, 0, 3)
+        if self.pieces is not None:
+            for k in self.pieces:
+                within("pieces", k, 0, 24)
+
+
+def _int_value(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise malformed(f"'{name}' must be an integer")
+    return value
+
+
+def _int(obj: dict[str, Any], key: str) -> int:
+    return _int_value(obj[key], key)
+
+
+def _opt(obj: dict[str, Any], key: str) -> int | None:
+    value = obj.get(key)
+    return None if value is None else _int_value(value, key)
+
+
+def _opt_int(text: str | None) -> int | None:
+    return None if text is None else int(text)
+
+
+__all__ = ["MOVE_TYPES", "IllegalMoveError", "Move"]

@@ -1,0 +1,280 @@
+"""Transitions: the mutable working copy behind ``apply_move`` and the bots' fast path.
+
+``Game`` holds the same fields as ``State`` in lists. ``play`` copies a state into a Game, applies
+one checked move and freezes the result; bots keep one Game and call its unchecked methods
+(``select``, ``build``, ``forfeit``) or ``apply`` with a legal move, like python-chess's ``push``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import Any
+
+from .board import MONSTER_STEP, Building, block_coords
+from .events import Event
+from .legality import check_move
+from .moves import Move
+from .rules import HAND_SIZE, ROTATION, Rules
+from .scoring import rank, score_board
+from .shuffle import shuffled
+from .state import RoundRecord, State, Urban
+
+
+class Game:
+    """A game being played, mutable. Methods trust that moves are legal (check them first)."""
+
+    __slots__ = (
+        "board", "deck", "discard", "events", "first_player", "hands", "history", "monster",
+        "phase", "round", "rules", "scores", "seed", "selected", "shuffles", "supply", "to_move",
+        "urban_current", "urban_deck", "urban_revealed",
+    )
+
+    def __init__(self, state: State, *, record_events: bool = False) -> None:
+        self.rules: Rules = state.rules
+        self.round = state.round
+        self.phase = state.phase
+        self.first_player = state.first_player
+        self.to_move: int | None = state.to_move
+        self.board: list[Building] = list(state.board)
+        self.supply = [list(s) for s in state.supply]
+        self.selected = [list(s) for s in state.selected]
+        self.hands = [list(h) for h in state.hands]
+        self.deck = list(state.deck)
+        self.discard = list(state.discard)
+        self.scores = list(state.scores)
+        self.history = list(state.history)
+        self.monster = state.monster
+        urban = state.urban
+        self.urban_deck = list(urban.deck) if urban else None
+        self.urban_revealed = list(urban.revealed) if urban else None
+        self.urban_current = urban.current if urban else None
+        self.seed = state.seed
+        self.shuffles = state.shuffles
+        self.events: list[Event] | None = [] if record_events else None
+
+    def to_state(self) -> State:
+        urban = None
+        if self.urban_deck is not None and self.urban_revealed is not None:
+            urban = Urban(tuple(self.urban_deck), tuple(self.urban_revealed), self.urban_current)
+        return State(
+            rules=self.rules,
+            round=self.round,
+            phase=self.phase,
+            first_player=self.first_player,
+            to_move=self.to_move,
+            board=tuple(self.board),
+            supply=tuple(tuple(s) for s in self.supply),  # type: ignore[misc]
+            selected=tuple(tuple(s) for s in self.selected),  # type: ignore[misc]
+            hands=tuple(tuple(h) for h in self.hands),
+            deck=tuple(self.deck),
+            discard=tuple(self.discard),
+            scores=tuple(self.scores),
+            history=tuple(self.history),
+            monster=self.monster,
+            urban=urban,
+            seed=self.seed,
+            shuffles=self.shuffles,
+        )
+
+    def _emit(self, type_: str, visible_to: int | None = None, **data: Any) -> None:
+        if self.events is not None:
+            self.events.append(Event(type_, data, visible_to))
+
+    # -- moves -----------------------------------------------------------------------------
+    def apply(self, move: Move) -> None:
+        """Apply a legal move (as returned by ``legal_moves`` or ``check_move``)."""
+        assert move.color is not None
+        if move.type == "build":
+            self.build(move.card, move.neighborhood, move.floors, move.color)  # type: ignore[arg-type]
+        elif move.type == "select":
+            self.select(move.color, move.pieces)  # type: ignore[arg-type]
+        else:
+            self.forfeit(move.card, move.floors, move.color)  # type: ignore[arg-type]
+
+    def select(self, color: int, pieces: tuple[int, int, int, int]) -> None:
+        """RULES §5.1: the player to move takes ``pieces`` of ``color`` from its supply."""
+        player = self.to_move
+        assert player is not None
+        supply = self.supply[color]
+        for i in range(4):
+            supply[i] -= pieces[i]
+        self.selected[color] = list(pieces)
+        self._emit("piecesSelected", player=player, color=color, pieces=list(pieces))
+        if any(not any(self.selected[c]) for c in self.rules.colors[player]):
+            return  # [D4] the player's other color chooses next
+        nxt = self.rules.next_player(player)
+        if nxt == self.first_player:
+            self.phase = "build"  # RULES §5.2: the first player builds first
+        self.to_move = nxt
+
+    def build(self, card: int, neighborhood: int, floors: int, color: int) -> None:
+        """RULES §5.2: play ``card``, place a ``floors`` piece of ``color``, draw."""
+        player = self.to_move
+        assert player is not None
+        board_block = ROTATION[self.rules.seats[player]][card]
+        index = neighborhood * 9 + board_block
+        self._play_card(player, card)
+        building = self.board[index]
+        before = building[-1][0] if building else None
+        building = self.board[index] = (*building, (color, floors))
+        self.selected[color][floors - 1] -= 1
+        if self.events is not None:
+            where = list(block_coords(index))
+            height = sum(f for _, f in building)
+            self._emit("piecePlaced", player=player, color=color, floors=floors, block=where,
+                       height=height)
+            if before is not None and before != color:
+                self._emit("takeover", block=where, **{"from": before, "to": color})
+        self._after_card(player, board_block)
+
+    def forfeit(self, card: int, floors: int, color: int) -> None:
+        """RULES §5.2 [D5]: discard ``card`` and forfeit a selected piece; it leaves the game."""
+        player = self.to_move
+        assert player is not None
+        self._play_card(player, card)
+        self.selected[color][floors - 1] -= 1
+        self._emit("pieceForfeited", player=player, color=color, floors=floors)
+        self._after_card(player, ROTATION[self.rules.seats[player]][card])
+
+    def _play_card(self, player: int, card: int) -> None:
+        self.hands[player].remove(card)
+        self.discard.append(card)
+        self._emit("cardPlayed", player=player, card=card)
+
+    def _after_card(self, player: int, board_block: int) -> None:
+        if self.monster is not None:
+            self._move_monster(board_block)
+        self._draw(player)
+        self._advance(player)
+
+    # -- monster (RULES §9 [D11]) ------------------------------------------------------------
+    def _move_monster(self, board_block: int) -> None:
+        assert self.monster is not None
+        start = self.monster
+        to = MONSTER_STEP[start][board_block]
+        baby = self.rules.variants.monster == "baby"
+        if to != start:
+            self.monster = to
+            self._emit("monsterMoved", **{"from": list(block_coords(start)),
+                                          "to": list(block_coords(to))})
+            if self.board[to]:
+                self._remove_top(to) if baby else self._destroy(to)
+        elif baby and self.board[to]:
+            self._remove_top(to)  # the baby's extra removal on a center card
+
+    def _destroy(self, index: int) -> None:
+        pieces = self.board[index]
+        self.board[index] = ()
+        self._emit("buildingDestroyed", block=list(block_coords(index)),
+                   pieces=[list(p) for p in pieces])
+
+    def _remove_top(self, index: int) -> None:
+        building = self.board[index]
+        self.board[index] = building[:-1]
+        owner = building[-2][0] if len(building) > 1 else None
+        self._emit("pieceRemoved", block=list(block_coords(index)), piece=list(building[-1]),
+                   owner=owner)
+
+    # -- cards -------------------------------------------------------------------------------
+    def _draw(self, player: int) -> None:
+        hand = self.hands[player]
+        while len(hand) < HAND_SIZE:
+            if not self.deck:
+                if not self.discard:
+                    return
+                self._reshuffle(self.discard)
+            card = self.deck.pop(0)
+            bisect.insort(hand, card)
+            self._emit("cardDrawn", visible_to=player, player=player, card=card)
+
+    def _reshuffle(self, cards: list[int]) -> None:
+        """RULES §5.2: the discard pile (and with reshuffleEachRound, the deck) becomes the deck."""
+        self.shuffles += 1
+        self.deck = shuffled(cards, self.seed, f"deck:{self.shuffles}")
+        self.discard = []
+        self._emit("deckReshuffled", shuffles=self.shuffles, deckSize=len(self.deck))
+
+    # -- turns and rounds --------------------------------------------------------------------
+    def _has_pieces(self, player: int) -> bool:
+        return any(any(self.selected[c]) for c in self.rules.colors[player])
+
+    def _advance(self, player: int) -> None:
+        """RULES §5.2: the next player clockwise who has pieces left; none: the round ends."""
+        nxt = player
+        for _ in range(self.rules.players):
+            nxt = self.rules.next_player(nxt)
+            if self._has_pieces(nxt):
+                self.to_move = nxt
+                return
+        self._end_round()
+
+    def _end_round(self) -> None:
+        rules = self.rules
+        card = self._scoring_urban_card()
+        breakdown = score_board(self.board, rules.color_count, card)
+        self.history.append(RoundRecord(self.round, breakdown))
+        for c, b in enumerate(breakdown):
+            self.scores[c] += b.total
+        if self.events is not None:
+            self._emit("roundScored", round=self.round, urban=card,
+                       scores=[b.to_json() for b in breakdown], totals=list(self.scores))
+        if self.round == rules.rounds:  # RULES §8
+            self.phase = "over"
+            self.to_move = None
+            if self.events is not None:
+                placings = rank(self.board, self.scores, rules.colors, rules.edition)
+                self._emit("gameOver", ranking=[p.to_json() for p in placings])
+            return
+        self.round += 1
+        self.first_player = rules.next_player(self.first_player)
+        self.phase = "select"
+        self.to_move = self.first_player
+        if rules.variants.reshuffle_each_round:
+            self._reshuffle(self.deck + self.discard)
+        self._emit("roundStarted", round=self.round, firstPlayer=self.first_player)
+        self.reveal_urban_card()
+
+    def reveal_urban_card(self) -> None:
+        """RULES §10: at the start of a round the top urban-rule card is revealed."""
+        if self.urban_deck is None or self.urban_revealed is None or not self.urban_deck:
+            return
+        card = self.urban_deck.pop(0)
+        self.urban_revealed.append(card)
+        self.urban_current = card
+        self._emit("urbanRevealed", round=self.round, card=card)
+
+    def _scoring_urban_card(self) -> str | None:
+        if self.urban_current != "fakeNews":
+            return self.urban_current
+        # RULES §10 fakeNews: the next card is revealed at scoring and applies.
+        assert self.urban_deck is not None and self.urban_revealed is not None
+        if not self.urban_deck:
+            return None
+        card = self.urban_deck.pop(0)
+        self.urban_revealed.append(card)
+        self._emit("urbanRevealed", round=self.round, card=card)
+        return card
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """The state after a move and what happened on the way."""
+
+    state: State
+    events: list[Event]
+    move: Move
+
+
+def play(state: State, move: Move) -> Transition:
+    """Check ``move`` against ``state`` and apply it; ``state`` is not modified."""
+    legal = check_move(state, move)
+    game = Game(state, record_events=True)
+    game.apply(legal)
+    assert game.events is not None
+    return Transition(game.to_state(), game.events, legal)
+
+
+def apply_move(state: State, move: Move) -> State:
+    """The state after ``move``; raises IllegalMoveError (``.code``) if it is not legal."""
+    return play(state, move).state

@@ -1,0 +1,155 @@
+"""Round scoring (RULES §7) and the final ranking with the edition's tiebreakers (§8)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .board import Building
+from .state import Breakdown
+from .urban import SCORERS
+
+if TYPE_CHECKING:
+    from .state import State
+
+TALLEST_BONUS = 3
+MAJORITY_BONUS = 2
+
+
+def majorities(board: Sequence[Building], colors: int) -> list[list[int]]:
+    """RULES §7.2: per color, the neighborhoods where it owns strictly more buildings than every
+    other color (any tie for the most: nobody; plurality counts)."""
+    won: list[list[int]] = [[] for _ in range(colors)]
+    for n in range(6):
+        counts = [0] * colors
+        for b in board[n * 9 : n * 9 + 9]:
+            if b:
+                counts[b[-1][0]] += 1
+        best = max(counts)
+        if best and counts.count(best) == 1:
+            won[counts.index(best)].append(n)
+    return won
+
+
+def tallest_owner(board: Sequence[Building], heights: Sequence[int]) -> int | None:
+    """RULES §7.3 [D7]: the owner of the one building strictly taller than all others, else None
+    (two or more tied for tallest score nothing, even when one color owns all of them)."""
+    top = max(heights)
+    if top == 0 or heights.count(top) != 1:
+        return None
+    return board[heights.index(top)][-1][0]
+
+
+def score_board(
+    board: Sequence[Building], colors: int, urban_card: str | None = None
+) -> tuple[Breakdown, ...]:
+    """Score ``board`` for ``colors`` colors; ``urban_card`` adds the 4th criterion (§10)."""
+    heights = [sum(f for _, f in b) for b in board]
+    owned = [0] * colors
+    for b in board:
+        if b:
+            owned[b[-1][0]] += 1
+    won = majorities(board, colors)
+    tallest = tallest_owner(board, heights)
+    urban = SCORERS[urban_card](board, heights, colors) if urban_card in SCORERS else [0] * colors
+    return tuple(
+        Breakdown(
+            buildings=owned[c],
+            majorities=tuple(won[c]),
+            tallest=TALLEST_BONUS if tallest == c else 0,
+            urban=urban[c],
+        )
+        for c in range(colors)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScore:
+    """The scoring of one round: per color, and the urban rule that applied (if any)."""
+
+    round: int
+    colors: tuple[Breakdown, ...]
+    urban: str | None
+    player_colors: tuple[tuple[int, ...], ...]
+
+    @property
+    def players(self) -> list[int]:
+        return [sum(self.colors[c].total for c in cs) for cs in self.player_colors]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "players": self.players,
+            "round": self.round,
+            "scores": [b.to_json() for b in self.colors],
+            "urban": self.urban,
+        }
+
+
+def scoring_urban_card(state: State) -> str | None:
+    """The urban rule that scores the current round: the current card, or under fakeNews the
+    next card of the urban deck, revealed at scoring (§10)."""
+    if state.urban is None or state.urban.current is None:
+        return None
+    if state.urban.current == "fakeNews":
+        return state.urban.deck[0] if state.urban.deck else None
+    return state.urban.current
+
+
+def score_round(state: State) -> RoundScore:
+    """The round scoring of the current board, as if the round ended now."""
+    card = scoring_urban_card(state)
+    return RoundScore(
+        round=state.round,
+        colors=score_board(state.board, state.rules.color_count, card),
+        urban=card,
+        player_colors=state.rules.colors,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Placing:
+    player: int
+    place: int
+    score: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"place": self.place, "player": self.player, "score": self.score}
+
+
+def player_totals(scores: Sequence[int], colors: Sequence[Sequence[int]]) -> list[int]:
+    """RULES §7: a player's score is the sum of their colors' scores."""
+    return [sum(scores[c] for c in cs) for cs in colors]
+
+
+def rank(
+    board: Sequence[Building],
+    scores: Sequence[int],
+    colors: Sequence[Sequence[int]],
+    edition: str,
+) -> list[Placing]:
+    """RULES §8 [D8]: places by total; ``modern`` breaks ties by the tallest owned building, then
+    by neighborhood majorities on the final board; ``classic`` ties share a place."""
+    totals = player_totals(scores, colors)
+    keys: list[tuple[int, ...]]
+    if edition == "modern":
+        heights = [sum(f for _, f in b) for b in board]
+        won = majorities(board, sum(len(cs) for cs in colors))
+        keys = []
+        for p, cs in enumerate(colors):
+            tallest = max((heights[i] for i, b in enumerate(board) if b and b[-1][0] in cs),
+                          default=0)
+            keys.append((totals[p], tallest, sum(len(won[c]) for c in cs)))
+    else:
+        keys = [(t,) for t in totals]
+    order = sorted(range(len(colors)), key=lambda p: (tuple(-k for k in keys[p]), p))
+    placings = []
+    for i, p in enumerate(order):
+        place = placings[-1].place if i and keys[order[i - 1]] == keys[p] else i + 1
+        placings.append(Placing(player=p, place=place, score=totals[p]))
+    return placings
+
+
+def ranking(state: State) -> list[Placing]:
+    """The standings of ``state`` (the final ranking once the game is over)."""
+    return rank(state.board, state.scores, state.rules.colors, state.rules.edition)

@@ -1,0 +1,124 @@
+"""What one player may know (RULES §11), and states sampled to agree with it (for bots).
+
+A ``View`` cannot hold hidden information: other hands and the deck are counts, there is no
+seed and no urban-rule deck, only its size.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .board import Board, block_coords
+from .rules import CARD_COPIES, CARD_POSITIONS, Rules
+from .state import Counts, RoundRecord, State, Urban
+from .urban import URBAN_CARDS
+
+VIEW_FORMAT = "manhattan/view@1"
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    player: int
+    rules: Rules
+    round: int
+    phase: str
+    first_player: int
+    to_move: int | None
+    board: Board
+    supply: tuple[Counts, ...]
+    selected: tuple[Counts, ...]
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    deck_size: int
+    discard: tuple[int, ...]
+    scores: tuple[int, ...]
+    history: tuple[RoundRecord, ...]
+    monster: int | None
+    urban_revealed: tuple[str, ...] | None
+    urban_current: str | None
+    urban_deck_size: int
+    shuffles: int
+
+    def to_json(self) -> dict[str, Any]:
+        board = self.board
+        return {
+            "board": [[[list(p) for p in board[n * 9 + b]] for b in range(9)] for n in range(6)],
+            "deckSize": self.deck_size,
+            "discard": list(self.discard),
+            "firstPlayer": self.first_player,
+            "format": VIEW_FORMAT,
+            "hand": list(self.hand),
+            "handSizes": list(self.hand_sizes),
+            "history": [r.to_json() for r in self.history],
+            "monster": None if self.monster is None else list(block_coords(self.monster)),
+            "phase": self.phase,
+            "player": self.player,
+            "round": self.round,
+            "rules": self.rules.to_json(),
+            "scores": list(self.scores),
+            "selected": [list(s) for s in self.selected],
+            "shuffles": self.shuffles,
+            "supply": [list(s) for s in self.supply],
+            "toMove": self.to_move,
+            "urban": None if self.urban_revealed is None else {
+                "current": self.urban_current,
+                "deckSize": self.urban_deck_size,
+                "revealed": list(self.urban_revealed),
+            },
+        }
+
+    def unseen_cards(self) -> list[int]:
+        """The cards this player cannot see: other hands and the deck, as one multiset."""
+        seen = Counter(self.hand) + Counter(self.discard)
+        return [c for c in range(CARD_POSITIONS) for _ in range(CARD_COPIES - seen[c])]
+
+
+def view(state: State, player: int) -> View:
+    """RULES §11: the state as ``player`` may know it."""
+    if not isinstance(player, int) or not 0 <= player < state.rules.players:
+        raise ValueError(f"player must be 0..{state.rules.players - 1}")
+    urban = state.urban
+    return View(
+        player=player, rules=state.rules, round=state.round, phase=state.phase,
+        first_player=state.first_player, to_move=state.to_move, board=state.board,
+        supply=state.supply, selected=state.selected, hand=state.hands[player],
+        hand_sizes=tuple(len(h) for h in state.hands), deck_size=len(state.deck),
+        discard=state.discard, scores=state.scores, history=state.history,
+        monster=state.monster,
+        urban_revealed=urban.revealed if urban else None,
+        urban_current=urban.current if urban else None,
+        urban_deck_size=len(urban.deck) if urban else 0,
+        shuffles=state.shuffles,
+    )
+
+
+def sample_state(v: View, rng: random.Random) -> State:
+    """A full state consistent with ``v``: the unseen cards and urban deck dealt at random
+    (one determinization, as in Cowling, Powley and Whitehouse 2012)."""
+    unseen = v.unseen_cards()
+    rng.shuffle(unseen)
+    hands = []
+    for p, size in enumerate(v.hand_sizes):
+        if p == v.player:
+            hands.append(v.hand)
+        else:
+            hands.append(tuple(sorted(unseen[:size])))
+            unseen = unseen[size:]
+    urban = None
+    if v.urban_revealed is not None:
+        rest = [c for c in URBAN_CARDS if c not in v.urban_revealed]
+        rng.shuffle(rest)
+        urban = Urban(tuple(rest), v.urban_revealed, v.urban_current)
+    return State(
+        rules=v.rules, round=v.round, phase=v.phase, first_player=v.first_player,
+        to_move=v.to_move, board=v.board, supply=v.supply, selected=v.selected,
+        hands=tuple(hands), deck=tuple(unseen), discard=v.discard, scores=v.scores,
+        history=v.history, monster=v.monster, urban=urban,
+        seed=f"sample-{rng.getrandbits(64):016x}", shuffles=v.shuffles,
+    )
+
+
+__all__ = ["VIEW_FORMAT", "View", "sample_state", "view"]
