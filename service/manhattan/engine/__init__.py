@@ -3,7 +3,10 @@
 from .board import is_safe
 from .codec import state_id
 from .errors import (
-    IllegalMoveError, InvalidSetupError, InvalidStateError, ManhattanError,
+    IllegalMoveError,
+    InvalidSetupError,
+    InvalidStateError,
+    ManhattanError,
 )
 from .events import EVENT_TYPES, Event
 from .legality import check_move, legal_moves
@@ -26,9 +29,36 @@ def player_scores(state: State) -> list[int]:
 RULES_VERSION = 1
 
 __all__ = [
-    "EVENT_TYPES", "RULES_VERSION", "URBAN_CARDS", "Breakdown", "Event", "Game",
-    "IllegalMoveError", "InvalidSetupError", "InvalidStateError", "ManhattanError", "Move",
-    "Placing", "RoundRecord", "RoundScore", "Rules", "State", "Transition", "Urban", "Variants",
-    "View", "apply_move", "check_move", "is_safe", "legal_moves", "new_game", "play",
-    "player_scores", "ranking", "sample_state", "score_round", "state_id", "view",
+    "EVENT_TYPES",
+    "RULES_VERSION",
+    "URBAN_CARDS",
+    "Breakdown",
+    "Event",
+    "Game",
+    "IllegalMoveError",
+    "InvalidSetupError",
+    "InvalidStateError",
+    "ManhattanError",
+    "Move",
+    "Placing",
+    "RoundRecord",
+    "RoundScore",
+    "Rules",
+    "State",
+    "Transition",
+    "Urban",
+    "Variants",
+    "View",
+    "apply_move",
+    "check_move",
+    "is_safe",
+    "legal_moves",
+    "new_game",
+    "play",
+    "player_scores",
+    "ranking",
+    "sample_state",
+    "score_round",
+    "state_id",
+    "view",
 ]

@@ -20,12 +20,31 @@ from .state import PHASES, Breakdown, RoundRecord, State, Urban
 from .urban import URBAN_CARDS
 
 FORMAT = "manhattan/state@1"
-STATE_KEYS = frozenset({
-    "format", "rules", "round", "phase", "firstPlayer", "toMove", "board", "supply", "selected",
-    "hands", "deck", "discard", "scores", "history", "monster", "urban", "seed", "shuffles",
-})
-RULES_KEYS = frozenset({"edition", "players", "rounds", "piecesPerRound", "colors", "seats",
-                        "variants"})
+STATE_KEYS = frozenset(
+    {
+        "format",
+        "rules",
+        "round",
+        "phase",
+        "firstPlayer",
+        "toMove",
+        "board",
+        "supply",
+        "selected",
+        "hands",
+        "deck",
+        "discard",
+        "scores",
+        "history",
+        "monster",
+        "urban",
+        "seed",
+        "shuffles",
+    }
+)
+RULES_KEYS = frozenset(
+    {"edition", "players", "rounds", "piecesPerRound", "colors", "seats", "variants"}
+)
 BREAKDOWN_KEYS = frozenset({"buildings", "majorities", "tallest", "urban", "total"})
 MAX_MSGPACK = 1 << 20
 
@@ -75,11 +94,22 @@ def state_from_msgpack(data: bytes) -> State:
         _fail("$", f"a msgpack state is at most {MAX_MSGPACK} bytes")
     try:
         obj = msgpack.unpackb(
-            data, raw=False, strict_map_key=True,
-            max_str_len=4096, max_bin_len=0, max_array_len=4096, max_map_len=64, max_ext_len=0,
+            data,
+            raw=False,
+            strict_map_key=True,
+            max_str_len=4096,
+            max_bin_len=0,
+            max_array_len=4096,
+            max_map_len=64,
+            max_ext_len=0,
         )
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
-            msgpack.StackError) as exc:
+    except (
+        ValueError,
+        TypeError,
+        msgpack.ExtraData,
+        msgpack.FormatError,
+        msgpack.StackError,
+    ) as exc:
         _fail("$", f"not a msgpack state: {exc.__class__.__name__}")
     return state_from_json(obj)
 
@@ -137,14 +167,19 @@ def state_from_json(obj: object) -> State:
     if to_move is not None:
         to_move = _int(to_move, "$.toMove", 0, rules.players - 1)
     board = _read_board(data["board"], k)
-    supply = tuple(_counts(v, f"$.supply[{c}]") for c, v in enumerate(_list(data["supply"],
-                                                                           "$.supply", k)))
-    selected = tuple(_counts(v, f"$.selected[{c}]") for c, v in enumerate(
-        _list(data["selected"], "$.selected", k)))
+    supply = tuple(
+        _counts(v, f"$.supply[{c}]") for c, v in enumerate(_list(data["supply"], "$.supply", k))
+    )
+    selected = tuple(
+        _counts(v, f"$.selected[{c}]")
+        for c, v in enumerate(_list(data["selected"], "$.selected", k))
+    )
     _check_pieces(board, supply, selected, k)
     hands, deck, discard = _read_cards(data, rules.players)
-    scores = tuple(_int(v, f"$.scores[{c}]", 0, 1 << 30) for c, v in enumerate(
-        _list(data["scores"], "$.scores", k)))
+    scores = tuple(
+        _int(v, f"$.scores[{c}]", 0, 1 << 30)
+        for c, v in enumerate(_list(data["scores"], "$.scores", k))
+    )
     history = _read_history(data["history"], k, rules.rounds)
     monster = _read_monster(data["monster"], rules)
     urban = _read_urban(data["urban"], rules)
@@ -152,8 +187,25 @@ def state_from_json(obj: object) -> State:
     if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED:
         _fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters")
     shuffles = _int(data["shuffles"], "$.shuffles", 0, 1 << 30)
-    state = State(rules, round_, phase, first, to_move, board, supply, selected, hands, deck,
-                  discard, scores, history, monster, urban, seed, shuffles)
+    state = State(
+        rules,
+        round_,
+        phase,
+        first,
+        to_move,
+        board,
+        supply,
+        selected,
+        hands,
+        deck,
+        discard,
+        scores,
+        history,
+        monster,
+        urban,
+        seed,
+        shuffles,
+    )
     _check_progress(state)
     return state
 
@@ -161,15 +213,25 @@ def state_from_json(obj: object) -> State:
 def _read_rules(value: object) -> Rules:
     data = _obj(value, "$.rules", RULES_KEYS)
     variants = read_variants(data["variants"], "$.rules.variants", _fail)
-    _obj(data["variants"], "$.rules.variants", frozenset(
-        {"antiTrust", "slowGrowth", "urbanRules", "reshuffleEachRound", "monster"}))
+    _obj(
+        data["variants"],
+        "$.rules.variants",
+        frozenset({"antiTrust", "slowGrowth", "urbanRules", "reshuffleEachRound", "monster"}),
+    )
     for key in ("rounds", "piecesPerRound", "colors", "seats"):
         if data[key] is None:
             _fail(f"$.rules.{key}", "required")
-    return make_rules(_fail, edition=data["edition"], players=data["players"],
-                      rounds=data["rounds"], pieces_per_round=data["piecesPerRound"],
-                      colors=data["colors"], seats=data["seats"], variants=variants,
-                      path="$.rules")
+    return make_rules(
+        _fail,
+        edition=data["edition"],
+        players=data["players"],
+        rounds=data["rounds"],
+        pieces_per_round=data["piecesPerRound"],
+        colors=data["colors"],
+        seats=data["seats"],
+        variants=variants,
+        path="$.rules",
+    )
 
 
 def _read_board(value: object, k: int) -> tuple[tuple[tuple[int, int], ...], ...]:
@@ -180,15 +242,20 @@ def _read_board(value: object, k: int) -> tuple[tuple[tuple[int, int], ...], ...
             building = []
             for i, piece in enumerate(_list(pieces, path, most=PIECES_TOTAL * 4)):
                 p = _list(piece, f"{path}[{i}]", 2)
-                building.append((_int(p[0], f"{path}[{i}][0]", 0, k - 1),
-                                 _int(p[1], f"{path}[{i}][1]", 1, 4)))
+                building.append(
+                    (_int(p[0], f"{path}[{i}][0]", 0, k - 1), _int(p[1], f"{path}[{i}][1]", 1, 4))
+                )
             blocks.append(tuple(building))
     assert len(blocks) == BLOCKS
     return tuple(blocks)
 
 
-def _check_pieces(board: Sequence[Sequence[tuple[int, int]]], supply: Sequence[Sequence[int]],
-                  selected: Sequence[Sequence[int]], k: int) -> None:
+def _check_pieces(
+    board: Sequence[Sequence[tuple[int, int]]],
+    supply: Sequence[Sequence[int]],
+    selected: Sequence[Sequence[int]],
+    k: int,
+) -> None:
     """DESIGN §2: board + supply + selected never exceed a color's 24 pieces by size."""
     used = [[0] * 4 for _ in range(k)]
     for building in board:
@@ -197,28 +264,44 @@ def _check_pieces(board: Sequence[Sequence[tuple[int, int]]], supply: Sequence[S
     for c in range(k):
         for i in range(4):
             if used[c][i] + supply[c][i] + selected[c][i] > PIECES_PER_COLOR[i]:
-                _fail(f"$.supply[{c}][{i}]", f"color {c} would have more than "
-                      f"{PIECES_PER_COLOR[i]} {i + 1}-floor pieces (board + supply + selected)")
+                _fail(
+                    f"$.supply[{c}][{i}]",
+                    f"color {c} would have more than "
+                    f"{PIECES_PER_COLOR[i]} {i + 1}-floor pieces (board + supply + selected)",
+                )
 
 
-def _read_cards(data: dict[str, Any], players: int) -> tuple[
-        tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
+def _read_cards(
+    data: dict[str, Any], players: int
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
     hands = tuple(
-        tuple(sorted(_int(v, f"$.hands[{p}][{i}]", 0, 8) for i, v in enumerate(
-            _list(h, f"$.hands[{p}]", HAND_SIZE))))
-        for p, h in enumerate(_list(data["hands"], "$.hands", players)))
+        tuple(
+            sorted(
+                _int(v, f"$.hands[{p}][{i}]", 0, 8)
+                for i, v in enumerate(_list(h, f"$.hands[{p}]", HAND_SIZE))
+            )
+        )
+        for p, h in enumerate(_list(data["hands"], "$.hands", players))
+    )
     total = CARD_POSITIONS * CARD_COPIES
-    deck = tuple(_int(v, f"$.deck[{i}]", 0, 8) for i, v in enumerate(
-        _list(data["deck"], "$.deck", most=total)))
-    discard = tuple(_int(v, f"$.discard[{i}]", 0, 8) for i, v in enumerate(
-        _list(data["discard"], "$.discard", most=total)))
+    deck = tuple(
+        _int(v, f"$.deck[{i}]", 0, 8)
+        for i, v in enumerate(_list(data["deck"], "$.deck", most=total))
+    )
+    discard = tuple(
+        _int(v, f"$.discard[{i}]", 0, 8)
+        for i, v in enumerate(_list(data["discard"], "$.discard", most=total))
+    )
     counts = Counter(deck) + Counter(discard)
     for h in hands:
         counts.update(h)
     for card in range(CARD_POSITIONS):
         if counts[card] != CARD_COPIES:
-            _fail("$.deck", f"hands + deck + discard must hold {CARD_COPIES} cards of each "
-                  f"position; position {card} appears {counts[card]} times")
+            _fail(
+                "$.deck",
+                f"hands + deck + discard must hold {CARD_COPIES} cards of each "
+                f"position; position {card} appears {counts[card]} times",
+            )
     return hands, deck, discard
 
 
@@ -233,9 +316,10 @@ def _read_history(value: object, k: int, rounds: int) -> tuple[RoundRecord, ...]
         for c, b in enumerate(_list(data["scores"], f"{path}.scores", k)):
             bpath = f"{path}.scores[{c}]"
             bd = _obj(b, bpath, BREAKDOWN_KEYS)
-            majorities = tuple(_int(n, f"{bpath}.majorities[{j}]", 0, 5)
-                               for j, n in enumerate(_list(bd["majorities"], f"{bpath}.majorities",
-                                                           most=6)))
+            majorities = tuple(
+                _int(n, f"{bpath}.majorities[{j}]", 0, 5)
+                for j, n in enumerate(_list(bd["majorities"], f"{bpath}.majorities", most=6))
+            )
             if list(majorities) != sorted(set(majorities)):
                 _fail(f"{bpath}.majorities", "distinct neighborhoods in increasing order")
             tallest = bd["tallest"]
@@ -243,7 +327,8 @@ def _read_history(value: object, k: int, rounds: int) -> tuple[RoundRecord, ...]
                 _fail(f"{bpath}.tallest", "the tallest-building bonus is 0 or 3")
             breakdown = Breakdown(
                 buildings=_int(bd["buildings"], f"{bpath}.buildings", 0, BLOCKS),
-                majorities=majorities, tallest=tallest,
+                majorities=majorities,
+                tallest=tallest,
                 urban=_int(bd["urban"], f"{bpath}.urban", 0, 1000),
             )
             if bd["total"] != breakdown.total or not is_int(bd["total"]):
@@ -280,7 +365,8 @@ def _read_urban(value: object, rules: Rules) -> Urban | None:
     revealed, current = tuple(data["revealed"]), data["current"]
     if current is None or current not in revealed:
         _fail("$.urban.current", "the current rule is one of the revealed cards")
-    if not (current == revealed[-1] or (len(revealed) > 1 and current == revealed[-2] == "fakeNews")):
+    after_fake_news = len(revealed) > 1 and current == revealed[-2] == "fakeNews"
+    if current != revealed[-1] and not after_fake_news:
         _fail("$.urban.current", "the current rule is the last revealed card (or fakeNews)")
     return Urban(tuple(data["deck"]), revealed, current)
 
@@ -290,8 +376,10 @@ def _check_progress(state: State) -> None:
     rules, k, ppr = state.rules, state.rules.color_count, state.rules.pieces_per_round
     scored = state.rounds_scored
     if len(state.history) != scored:
-        _fail("$.history", f"expected {scored} scored rounds in phase {state.phase!r} of round "
-              f"{state.round}")
+        _fail(
+            "$.history",
+            f"expected {scored} scored rounds in phase {state.phase!r} of round {state.round}",
+        )
     for c in range(k):
         if state.scores[c] != sum(r.scores[c].total for r in state.history):
             _fail(f"$.scores[{c}]", "the score is the sum of the history's round totals")
@@ -302,15 +390,24 @@ def _check_progress(state: State) -> None:
     chosen = [sum(state.selected[c]) > 0 for c in range(k)]
     for c in range(k):
         taken = PIECES_TOTAL - sum(state.supply[c])
-        expected = state.round * ppr if (state.phase != "select" or chosen[c]) else (
-            (state.round - 1) * ppr)
+        expected = (
+            state.round * ppr
+            if (state.phase != "select" or chosen[c])
+            else ((state.round - 1) * ppr)
+        )
         if taken != expected:
-            _fail(f"$.supply[{c}]", f"color {c} should have taken {expected} pieces from its "
-                  f"supply by now, not {taken}")
-        if sum(state.selected[c]) > ppr or (state.phase == "select" and sum(state.selected[c])
-                                            not in (0, ppr)):
-            _fail(f"$.selected[{c}]", f"color {c} cannot have {sum(state.selected[c])} pieces "
-                  "selected now")
+            _fail(
+                f"$.supply[{c}]",
+                f"color {c} should have taken {expected} pieces from its "
+                f"supply by now, not {taken}",
+            )
+        if sum(state.selected[c]) > ppr or (
+            state.phase == "select" and sum(state.selected[c]) not in (0, ppr)
+        ):
+            _fail(
+                f"$.selected[{c}]",
+                f"color {c} cannot have {sum(state.selected[c])} pieces selected now",
+            )
     if state.phase == "over":
         _check_over(state)
     elif state.to_move is None:
@@ -339,8 +436,16 @@ def _check_select_turn(state: State, chosen: list[bool]) -> None:
     turn = order.index(state.to_move)
     for i, p in enumerate(order):
         flags = [chosen[c] for c in rules.colors[p]]
-        ok = (all(flags) if i < turn else not any(flags) if i > turn
-              else not all(flags) and flags == sorted(flags, reverse=True))
+        ok = (
+            all(flags)
+            if i < turn
+            else not any(flags)
+            if i > turn
+            else not all(flags) and flags == sorted(flags, reverse=True)
+        )
         if not ok:
-            _fail("$.toMove", f"player {state.to_move} cannot be selecting now: players choose "
-                  "in turn from the first player, lower color first (RULES §5.1 [D4])")
+            _fail(
+                "$.toMove",
+                f"player {state.to_move} cannot be selecting now: players choose "
+                "in turn from the first player, lower color first (RULES §5.1 [D4])",
+            )

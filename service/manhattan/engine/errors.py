@@ -1,10 +1,10 @@
 """The engine's exceptions, each with a stable ``code`` that the API maps to the wire.
 
-    ManhattanError (code)
-    ├── InvalidStateError   INVALID_STATE, with .path: the JSON path of the first fault
-    ├── InvalidSetupError   INVALID_SETUP
-    └── IllegalMoveError    ILLEGAL_MOVE (against the rules), INVALID_MOVE (malformed),
-                            GAME_OVER (the game has ended)
+ManhattanError (code)
+├── InvalidStateError   INVALID_STATE, with .path: the JSON path of the first fault
+├── InvalidSetupError   INVALID_SETUP
+└── IllegalMoveError    ILLEGAL_MOVE (against the rules), INVALID_MOVE (malformed),
+                        GAME_OVER (the game has ended)
 """
 
 from __future__ import annotations

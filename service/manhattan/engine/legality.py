@@ -102,7 +102,12 @@ def _build_move(player: int, seat: int, card: int, n: int, color: int, floors: i
     if move is None:
         block = block_coords(n * 9 + ROTATION[seat][card])
         move = _MOVES[key] = Move(
-            "build", card=card, neighborhood=n, floors=floors, color=color, player=player,
+            "build",
+            card=card,
+            neighborhood=n,
+            floors=floors,
+            color=color,
+            player=player,
             block=block,
         )
     return move
@@ -153,8 +158,10 @@ def check_move(game: GameLike, move: Move) -> Move:
     if move.type == "select":
         return _check_select(game, player, move)
     if game.phase != "build":
-        raise illegal(f"a {move.type} move is played in the build phase; now players select "
-                      "their pieces (RULES §5.1)")
+        raise illegal(
+            f"a {move.type} move is played in the build phase; now players select "
+            "their pieces (RULES §5.1)"
+        )
     color = _mover_color(game, player, move)
     assert move.card is not None and move.floors is not None
     if move.card not in game.hands[player]:
@@ -170,8 +177,9 @@ def _mover_color(game: GameLike, player: int, move: Move) -> int:
     colors = game.rules.colors[player]
     if move.color is None:
         if len(colors) > 1:
-            raise malformed(f"player {player} plays colors {list(colors)}: the move must name "
-                            "its 'color'")
+            raise malformed(
+                f"player {player} plays colors {list(colors)}: the move must name its 'color'"
+            )
         return colors[0]
     if move.color not in colors:
         raise illegal(f"color {move.color} is not player {player}'s (RULES §3)")
@@ -180,8 +188,9 @@ def _mover_color(game: GameLike, player: int, move: Move) -> int:
 
 def _check_select(game: GameLike, player: int, move: Move) -> Move:
     if game.phase != "select":
-        raise illegal("pieces are selected at the start of a round; now is the build phase "
-                      "(RULES §5.1)")
+        raise illegal(
+            "pieces are selected at the start of a round; now is the build phase (RULES §5.1)"
+        )
     color = next_select_color(game, player)
     assert color is not None and move.pieces is not None
     if move.color != color:
@@ -190,8 +199,9 @@ def _check_select(game: GameLike, player: int, move: Move) -> Move:
         raise illegal(f"color {move.color} is not player {player}'s (RULES §3)")
     want = game.rules.pieces_per_round
     if sum(move.pieces) != want:
-        raise illegal(f"choose exactly {want} pieces of color {color}, not {sum(move.pieces)} "
-                      "(RULES §5.1)")
+        raise illegal(
+            f"choose exactly {want} pieces of color {color}, not {sum(move.pieces)} (RULES §5.1)"
+        )
     for size, (take, left) in enumerate(zip(move.pieces, game.supply[color], strict=True), 1):
         if take > left:
             raise illegal(f"color {color} has only {left} {size}-floor piece(s) left, not {take}")
@@ -201,8 +211,10 @@ def _check_select(game: GameLike, player: int, move: Move) -> Move:
 def _check_forfeit(game: GameLike, player: int, color: int, move: Move) -> Move:
     if has_build(game, player):
         example = _build_move(player, game.rules.seats[player], *next(builds(game, player)))
-        raise illegal("a card and piece may be forfeited only when no placement is legal "
-                      f"(RULES §5.2 [D5]); {example} is legal")
+        raise illegal(
+            "a card and piece may be forfeited only when no placement is legal "
+            f"(RULES §5.2 [D5]); {example} is legal"
+        )
     assert move.card is not None and move.floors is not None
     return _forfeit_move(player, move.card, color, move.floors)
 
@@ -214,24 +226,32 @@ def _check_build(game: GameLike, player: int, color: int, move: Move) -> Move:
     index = move.neighborhood * 9 + ROTATION[seat][move.card]
     where = block_coords(index)
     if move.block is not None and tuple(move.block) != where:
-        raise illegal(f"card {move.card} designates block {list(where)} for player {player}'s "
-                      f"seat, not {list(move.block)} (RULES §2)")
+        raise illegal(
+            f"card {move.card} designates block {list(where)} for player {player}'s "
+            f"seat, not {list(move.block)} (RULES §2)"
+        )
     if move.neighborhood not in open_neighborhoods(rules, game.round):
-        raise illegal(f"neighborhood {move.neighborhood} is not open in round {game.round} "
-                      "(RULES §9 slowGrowth [D10])")
+        raise illegal(
+            f"neighborhood {move.neighborhood} is not open in round {game.round} "
+            "(RULES §9 slowGrowth [D10])"
+        )
     if index == game.monster:
         raise illegal(f"the monster stands on block {list(where)}: nobody builds there (RULES §9)")
     building = game.board[index]
     if rules.variants.anti_trust and building and building[-1][0] in rules.colors[player]:
-        raise illegal(f"the building on {list(where)} is already player {player}'s "
-                      "(RULES §9 antiTrust [D9])")
+        raise illegal(
+            f"the building on {list(where)} is already player {player}'s (RULES §9 antiTrust [D9])"
+        )
     need = floors_needed(building, color)
     if move.floors < need:
         top = building[-1][0]
         theirs = sum(f for c, f in building if c == top)
         mine = sum(f for c, f in building if c == color)
-        hint = ("no piece can take it: it is safe" if need > MAX_FLOORS
-                else f"needs a piece of at least {need} floors")
+        hint = (
+            "no piece can take it: it is safe"
+            if need > MAX_FLOORS
+            else f"needs a piece of at least {need} floors"
+        )
         raise illegal(
             f"to take the building on {list(where)} (owner color {top} with {theirs} floors), "
             f"color {color} must reach at least {theirs} floors; it has {mine}, so it {hint} "

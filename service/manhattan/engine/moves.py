@@ -74,11 +74,11 @@ class Move:
             color, *pieces = (int(g) for g in m.groups())
             move = cls.select(color, (pieces[0], pieces[1], pieces[2], pieces[3]))
         elif m := _BUILD.fullmatch(compact):
-            card, n, floors, color = m.groups()
-            move = cls.build(int(card), int(n), int(floors), _opt_int(color))
+            g = m.groups()
+            move = cls.build(int(g[0]), int(g[1]), int(g[2]), _opt_int(g[3]))
         elif m := _FORFEIT.fullmatch(compact):
-            card, floors, color = m.groups()
-            move = cls.forfeit(int(card), int(floors), _opt_int(color))
+            g = m.groups()
+            move = cls.forfeit(int(g[0]), int(g[1]), _opt_int(g[2]))
         else:
             raise malformed(
                 f"cannot read move {text!r}: expected 's0:2,2,1,1', 'b4n3f2[c0]' or 'x4f2[c0]'"
@@ -108,7 +108,7 @@ class Move:
 
     @classmethod
     def from_json(cls, obj: object) -> Move:
-        """Read DESIGN §2's move object; ``player``, ``block`` and ``notation`` may be echoed back."""
+        """Read DESIGN §2's move; ``player``, ``block`` and ``notation`` may be echoed back."""
         if not isinstance(obj, dict):
             raise malformed("a move is a JSON object with a 'type'")
         kind = obj.get("type")
@@ -119,8 +119,11 @@ class Move:
             "build": ("card", "neighborhood", "floors"),
             "forfeit": ("card", "floors"),
         }[kind]
-        optional = {"select": ("player", "notation"), "build": ("color", "player", "block",
-                    "notation"), "forfeit": ("color", "player", "notation")}[kind]
+        optional = {
+            "select": ("player", "notation"),
+            "build": ("color", "player", "block", "notation"),
+            "forfeit": ("color", "player", "notation"),
+        }[kind]
         for key in obj:
             if key != "type" and key not in required and key not in optional:
                 raise malformed(f"unknown field {key!r} in a {kind} move")
@@ -131,10 +134,13 @@ class Move:
             pieces = obj["pieces"]
             if not isinstance(pieces, list) or len(pieces) != 4:
                 raise malformed("'pieces' is a list of 4 counts (1, 2, 3 and 4-floor pieces)")
-            move = cls.select(_int(obj, "color"), tuple(_int_value(p, "pieces") for p in pieces))  # type: ignore[arg-type]
+            a, b, c, d = (_int_value(p, "pieces") for p in pieces)
+            move = cls.select(_int(obj, "color"), (a, b, c, d))
         elif kind == "build":
             move = cls.build(
-                _int(obj, "card"), _int(obj, "neighborhood"), _int(obj, "floors"),
+                _int(obj, "card"),
+                _int(obj, "neighborhood"),
+                _int(obj, "floors"),
                 _opt(obj, "color"),
             )
         else:

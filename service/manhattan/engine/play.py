@@ -25,9 +25,26 @@ class Game:
     """A game being played, mutable. Methods trust that moves are legal (check them first)."""
 
     __slots__ = (
-        "board", "deck", "discard", "events", "first_player", "hands", "history", "monster",
-        "phase", "round", "rules", "scores", "seed", "selected", "shuffles", "supply", "to_move",
-        "urban_current", "urban_deck", "urban_revealed",
+        "board",
+        "deck",
+        "discard",
+        "events",
+        "first_player",
+        "hands",
+        "history",
+        "monster",
+        "phase",
+        "round",
+        "rules",
+        "scores",
+        "seed",
+        "selected",
+        "shuffles",
+        "supply",
+        "to_move",
+        "urban_current",
+        "urban_deck",
+        "urban_revealed",
     )
 
     def __init__(self, state: State, *, record_events: bool = False) -> None:
@@ -122,10 +139,11 @@ class Game:
         if self.events is not None:
             where = list(block_coords(index))
             height = sum(f for _, f in building)
-            self._emit("piecePlaced", player=player, color=color, floors=floors, block=where,
-                       height=height)
+            self._emit(
+                "piecePlaced", player=player, color=color, floors=floors, block=where, height=height
+            )
             if before is not None and before != color:
-                self._emit("takeover", block=where, **{"from": before, "to": color})
+                self._emit("takeover", None, block=where, **{"from": before, "to": color})
         self._after_card(player, board_block)
 
     def forfeit(self, card: int, floors: int, color: int) -> None:
@@ -156,8 +174,11 @@ class Game:
         baby = self.rules.variants.monster == "baby"
         if to != start:
             self.monster = to
-            self._emit("monsterMoved", **{"from": list(block_coords(start)),
-                                          "to": list(block_coords(to))})
+            self._emit(
+                "monsterMoved",
+                None,
+                **{"from": list(block_coords(start)), "to": list(block_coords(to))},
+            )
             if self.board[to]:
                 self._remove_top(to) if baby else self._destroy(to)
         elif baby and self.board[to]:
@@ -166,15 +187,17 @@ class Game:
     def _destroy(self, index: int) -> None:
         pieces = self.board[index]
         self.board[index] = ()
-        self._emit("buildingDestroyed", block=list(block_coords(index)),
-                   pieces=[list(p) for p in pieces])
+        self._emit(
+            "buildingDestroyed", block=list(block_coords(index)), pieces=[list(p) for p in pieces]
+        )
 
     def _remove_top(self, index: int) -> None:
         building = self.board[index]
         self.board[index] = building[:-1]
         owner = building[-2][0] if len(building) > 1 else None
-        self._emit("pieceRemoved", block=list(block_coords(index)), piece=list(building[-1]),
-                   owner=owner)
+        self._emit(
+            "pieceRemoved", block=list(block_coords(index)), piece=list(building[-1]), owner=owner
+        )
 
     # -- cards -------------------------------------------------------------------------------
     def _draw(self, player: int) -> None:
@@ -217,8 +240,13 @@ class Game:
         for c, b in enumerate(breakdown):
             self.scores[c] += b.total
         if self.events is not None:
-            self._emit("roundScored", round=self.round, urban=card,
-                       scores=[b.to_json() for b in breakdown], totals=list(self.scores))
+            self._emit(
+                "roundScored",
+                round=self.round,
+                urban=card,
+                scores=[b.to_json() for b in breakdown],
+                totals=list(self.scores),
+            )
         if self.round == rules.rounds:  # RULES §8
             self.phase = "over"
             self.to_move = None

@@ -137,13 +137,14 @@ def rank(
         won = majorities(board, sum(len(cs) for cs in colors))
         keys = []
         for p, cs in enumerate(colors):
-            tallest = max((heights[i] for i, b in enumerate(board) if b and b[-1][0] in cs),
-                          default=0)
+            tallest = max(
+                (heights[i] for i, b in enumerate(board) if b and b[-1][0] in cs), default=0
+            )
             keys.append((totals[p], tallest, sum(len(won[c]) for c in cs)))
     else:
         keys = [(t,) for t in totals]
     order = sorted(range(len(colors)), key=lambda p: (tuple(-k for k in keys[p]), p))
-    placings = []
+    placings: list[Placing] = []
     for i, p in enumerate(order):
         place = placings[-1].place if i and keys[order[i - 1]] == keys[p] else i + 1
         placings.append(Placing(player=p, place=place, score=totals[p]))

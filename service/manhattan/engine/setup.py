@@ -10,8 +10,18 @@ from .board import BLOCKS, block_index
 from .errors import InvalidSetupError
 from .play import Game
 from .rules import (
-    CARD_COPIES, CARD_POSITIONS, EDITIONS, HAND_SIZE, MONSTERS, PIECES_PER_COLOR,
-    PIECES_TOTAL, Rules, Variants, default_colors, default_seats, preset,
+    CARD_COPIES,
+    CARD_POSITIONS,
+    EDITIONS,
+    HAND_SIZE,
+    MONSTERS,
+    PIECES_PER_COLOR,
+    PIECES_TOTAL,
+    Rules,
+    Variants,
+    default_colors,
+    default_seats,
+    preset,
 )
 from .shuffle import shuffled
 from .state import State, Urban
@@ -74,8 +84,15 @@ def make_rules(
     names: Mapping[str, str] | None = None,
 ) -> Rules:
     """Validate the ruleset's numbers (shared by ``new_game`` and ``State.from_json``)."""
-    key = {"rounds": "rounds", "piecesPerRound": "piecesPerRound", "colors": "colors",
-           "seats": "seats", "edition": "edition", "players": "players", **(names or {})}
+    key = {
+        "rounds": "rounds",
+        "piecesPerRound": "piecesPerRound",
+        "colors": "colors",
+        "seats": "seats",
+        "edition": "edition",
+        "players": "players",
+        **(names or {}),
+    }
     if edition not in EDITIONS:
         fail(f"{path}.{key['edition']}", "edition is 'classic' or 'modern'")
     if not is_int(players) or not 2 <= players <= 4:  # type: ignore[operator]
@@ -92,15 +109,21 @@ def make_rules(
         fail(f"{path}.{key['piecesPerRound']}", "piecesPerRound is an integer from 1 to 24")
     assert isinstance(rounds, int) and isinstance(pieces_per_round, int)
     if rounds * pieces_per_round > PIECES_TOTAL:
-        fail(f"{path}.{key['rounds']}", f"rounds × piecesPerRound must be at most {PIECES_TOTAL} "
-             "(RULES §3)")
+        fail(
+            f"{path}.{key['rounds']}",
+            f"rounds × piecesPerRound must be at most {PIECES_TOTAL} (RULES §3)",
+        )
     if variants.urban_rules:
         if edition != "modern":
-            fail(f"{path}.variants.urbanRules", "urban rules belong to the modern edition "
-                 "(RULES §10)")
+            fail(
+                f"{path}.variants.urbanRules",
+                "urban rules belong to the modern edition (RULES §10)",
+            )
         if rounds > MAX_URBAN_ROUNDS:
-            fail(f"{path}.{key['rounds']}", f"with urban rules at most {MAX_URBAN_ROUNDS} rounds "
-                 "(10 cards)")
+            fail(
+                f"{path}.{key['rounds']}",
+                f"with urban rules at most {MAX_URBAN_ROUNDS} rounds (10 cards)",
+            )
     return Rules(edition, players, rounds, pieces_per_round, colors_t, seats_t, variants)
 
 
@@ -111,8 +134,12 @@ def _read_colors(obj: object, players: int, path: str, fail: Fail) -> tuple[tupl
         fail(path, f"colors lists the colors of each of the {players} players")
     out = []
     for i, cs in enumerate(obj):
-        if (not isinstance(cs, Sequence) or isinstance(cs, str) or not 1 <= len(cs) <= 2
-                or not all(is_int(c) for c in cs)):
+        if (
+            not isinstance(cs, Sequence)
+            or isinstance(cs, str)
+            or not 1 <= len(cs) <= 2
+            or not all(is_int(c) for c in cs)
+        ):
             fail(f"{path}[{i}]", "a player has one or two colors (integers)")
         out.append(tuple(cs))
     flat = sorted(c for cs in out for c in cs)
@@ -126,10 +153,15 @@ def _read_colors(obj: object, players: int, path: str, fail: Fail) -> tuple[tupl
 def _read_seats(obj: object, players: int, path: str, fail: Fail) -> tuple[int, ...]:
     if obj is None:
         return default_seats(players)
-    if (not isinstance(obj, Sequence) or isinstance(obj, str) or len(obj) != players
-            or not all(is_int(s) and 0 <= s <= 3 for s in obj)):
-        fail(path, f"seats lists a seat 0-3 (South, West, North, East) for each of {players} "
-             "players")
+    if (
+        not isinstance(obj, Sequence)
+        or isinstance(obj, str)
+        or len(obj) != players
+        or not all(is_int(s) and 0 <= s <= 3 for s in obj)
+    ):
+        fail(
+            path, f"seats lists a seat 0-3 (South, West, North, East) for each of {players} players"
+        )
     if len(set(obj)) != players:
         fail(path, "players sit at different sides of the board (RULES §2 [D1])")
     return tuple(obj)
@@ -159,9 +191,16 @@ def new_game(
     if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED:
         fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters")
     parsed = read_variants(variants, "$.variants", fail)
-    rules = make_rules(fail, edition=edition, players=players, rounds=rounds,
-                       pieces_per_round=pieces_per_round, colors=colors, seats=seats,
-                       variants=parsed)
+    rules = make_rules(
+        fail,
+        edition=edition,
+        players=players,
+        rounds=rounds,
+        pieces_per_round=pieces_per_round,
+        colors=colors,
+        seats=seats,
+        variants=parsed,
+    )
     if not is_int(first_player) or not 0 <= first_player < rules.players:
         fail("$.firstPlayer", f"firstPlayer is a player index from 0 to {rules.players - 1}")
     monster = None
@@ -180,11 +219,23 @@ def new_game(
         urban = Urban(tuple(shuffled(URBAN_CARDS, seed, "urban")), (), None)
     colors_n = rules.color_count
     state = State(
-        rules=rules, round=1, phase="select", first_player=first_player, to_move=first_player,
-        board=((),) * BLOCKS, supply=(PIECES_PER_COLOR,) * colors_n,
-        selected=((0, 0, 0, 0),) * colors_n, hands=hands,
-        deck=tuple(cards[rules.players * HAND_SIZE :]), discard=(), scores=(0,) * colors_n,
-        history=(), monster=monster, urban=urban, seed=seed, shuffles=0,
+        rules=rules,
+        round=1,
+        phase="select",
+        first_player=first_player,
+        to_move=first_player,
+        board=((),) * BLOCKS,
+        supply=(PIECES_PER_COLOR,) * colors_n,
+        selected=((0, 0, 0, 0),) * colors_n,
+        hands=hands,
+        deck=tuple(cards[rules.players * HAND_SIZE :]),
+        discard=(),
+        scores=(0,) * colors_n,
+        history=(),
+        monster=monster,
+        urban=urban,
+        seed=seed,
+        shuffles=0,
     )
     if urban is None:
         return state
@@ -194,8 +245,12 @@ def new_game(
 
 
 def read_block(obj: object, path: str, fail: Fail) -> int:
-    if (not isinstance(obj, Sequence) or isinstance(obj, str) or len(obj) != 3
-            or not all(is_int(v) for v in obj)):
+    if (
+        not isinstance(obj, Sequence)
+        or isinstance(obj, str)
+        or len(obj) != 3
+        or not all(is_int(v) for v in obj)
+    ):
         fail(path, "a block is [neighborhood, row, column]")
     n, r, c = obj
     if not (0 <= n < 6 and 0 <= r < 3 and 0 <= c < 3):

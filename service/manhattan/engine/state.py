@@ -52,7 +52,7 @@ class RoundRecord:
 
 @dataclass(frozen=True, slots=True)
 class Urban:
-    """RULES §10: the urban-rule deck (hidden), the revealed cards (in order) and the current one."""
+    """RULES §10: the urban-rule deck (hidden), the revealed cards in order, the current one."""
 
     deck: tuple[str, ...]
     revealed: tuple[str, ...]

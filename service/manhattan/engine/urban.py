@@ -27,7 +27,10 @@ def _blocks(n: int) -> range:
 
 
 def _owner_scores_two_if_unique(
-    out: list[int], board: Sequence[Building], heights: Sequence[int], blocks: Sequence[int],
+    out: list[int],
+    board: Sequence[Building],
+    heights: Sequence[int],
+    blocks: Sequence[int],
     pick: Callable[[Sequence[int]], int],
 ) -> None:
     """Give 2 to the owner of the strictly highest/lowest (``pick``) building among ``blocks``."""
@@ -131,7 +134,9 @@ def villa(board: Sequence[Building], heights: Sequence[int], colors: int) -> lis
     return out
 
 
-def worldwide_expansion(board: Sequence[Building], heights: Sequence[int], colors: int) -> list[int]:
+def worldwide_expansion(
+    board: Sequence[Building], heights: Sequence[int], colors: int
+) -> list[int]:
     """1 per neighborhood where the color owns at least one property."""
     out = [0] * colors
     for n in _NEIGHBORHOODS:

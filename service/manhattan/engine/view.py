@@ -63,7 +63,9 @@ class View:
             "shuffles": self.shuffles,
             "supply": [list(s) for s in self.supply],
             "toMove": self.to_move,
-            "urban": None if self.urban_revealed is None else {
+            "urban": None
+            if self.urban_revealed is None
+            else {
                 "current": self.urban_current,
                 "deckSize": self.urban_deck_size,
                 "revealed": list(self.urban_revealed),
@@ -82,11 +84,21 @@ def view(state: State, player: int) -> View:
         raise ValueError(f"player must be 0..{state.rules.players - 1}")
     urban = state.urban
     return View(
-        player=player, rules=state.rules, round=state.round, phase=state.phase,
-        first_player=state.first_player, to_move=state.to_move, board=state.board,
-        supply=state.supply, selected=state.selected, hand=state.hands[player],
-        hand_sizes=tuple(len(h) for h in state.hands), deck_size=len(state.deck),
-        discard=state.discard, scores=state.scores, history=state.history,
+        player=player,
+        rules=state.rules,
+        round=state.round,
+        phase=state.phase,
+        first_player=state.first_player,
+        to_move=state.to_move,
+        board=state.board,
+        supply=state.supply,
+        selected=state.selected,
+        hand=state.hands[player],
+        hand_sizes=tuple(len(h) for h in state.hands),
+        deck_size=len(state.deck),
+        discard=state.discard,
+        scores=state.scores,
+        history=state.history,
         monster=state.monster,
         urban_revealed=urban.revealed if urban else None,
         urban_current=urban.current if urban else None,
@@ -113,11 +125,23 @@ def sample_state(v: View, rng: random.Random) -> State:
         rng.shuffle(rest)
         urban = Urban(tuple(rest), v.urban_revealed, v.urban_current)
     return State(
-        rules=v.rules, round=v.round, phase=v.phase, first_player=v.first_player,
-        to_move=v.to_move, board=v.board, supply=v.supply, selected=v.selected,
-        hands=tuple(hands), deck=tuple(unseen), discard=v.discard, scores=v.scores,
-        history=v.history, monster=v.monster, urban=urban,
-        seed=f"sample-{rng.getrandbits(64):016x}", shuffles=v.shuffles,
+        rules=v.rules,
+        round=v.round,
+        phase=v.phase,
+        first_player=v.first_player,
+        to_move=v.to_move,
+        board=v.board,
+        supply=v.supply,
+        selected=v.selected,
+        hands=tuple(hands),
+        deck=tuple(unseen),
+        discard=v.discard,
+        scores=v.scores,
+        history=v.history,
+        monster=v.monster,
+        urban=urban,
+        seed=f"sample-{rng.getrandbits(64):016x}",
+        shuffles=v.shuffles,
     )
 
 
