@@ -1,0 +1,1 @@
+"""Benchmarks behind ``manhattan bench`` (figures in the README)."""

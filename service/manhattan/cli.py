@@ -1,0 +1,120 @@
+"""The ``manhattan`` command: serve, random-game, bench, export-schema."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+from .engine import (
+    ManhattanError,
+    apply_move,
+    legal_moves,
+    new_game,
+    player_scores,
+    ranking,
+)
+
+BENCHES = ("engine", "service")
+
+
+def _random_game(args: argparse.Namespace) -> int:
+    variants = json.loads(args.variants) if args.variants else None
+    state = new_game(players=args.players, seed=args.seed, edition=args.edition, variants=variants)
+    rng = random.Random(args.seed)
+    moves = 0
+    while state.phase != "over":
+        state = apply_move(state, rng.choice(legal_moves(state)))
+        moves += 1
+    print(
+        f"{args.players} players, {args.edition} edition, seed {state.seed!r}: "
+        f"{moves} moves, {len(state.history)} rounds"
+    )
+    for record in state.history:
+        totals = [sum(record.scores[c].total for c in cs) for cs in state.rules.colors]
+        print(
+            f"  round {record.round}: "
+            + "  ".join(f"player {p}: +{t}" for p, t in enumerate(totals))
+        )
+    scores = player_scores(state)
+    for placing in ranking(state):
+        print(f"place {placing.place}: player {placing.player} with {scores[placing.player]}")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    if args.what == "engine":
+        from .bench.engine import run
+    else:
+        from .api.bench import run
+    return run(args.rest)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .api.serve import run
+
+    run(args.host, args.port)
+    return 0
+
+
+def _export_schema(args: argparse.Namespace) -> int:
+    from .engine.jsonschema import write_state_schema
+
+    directory = Path(args.dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = [write_state_schema(directory)]
+    try:
+        from .api.export import export_schemas
+    except ImportError:  # the service layer is optional for the engine alone
+        export_schemas = None
+    if export_schemas is not None:
+        written += export_schemas(directory)
+    for path in written:
+        print(path)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="manhattan", description=__doc__)
+    sub = parser.add_subparsers(dest="command")
+
+    serve = sub.add_parser("serve", help="run the service (embedded cache unless REDIS_URL)")
+    serve.add_argument("--host", default=None)
+    serve.add_argument("--port", type=int, default=None)
+    serve.set_defaults(func=_serve)
+
+    game = sub.add_parser("random-game", help="play a random game and print the scores")
+    game.add_argument("--players", type=int, default=4)
+    game.add_argument("--seed", default="demo")
+    game.add_argument("--edition", default="classic", choices=("classic", "modern"))
+    game.add_argument("--variants", default=None, help='JSON, e.g. \'{"monster": "baby"}\'')
+    game.set_defaults(func=_random_game)
+
+    bench = sub.add_parser("bench", help="benchmarks: " + ", ".join(BENCHES))
+    bench.add_argument("what", choices=BENCHES)
+    bench.add_argument("rest", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=_bench)
+
+    export = sub.add_parser("export-schema", help="write schema/ from the code")
+    export.add_argument("--dir", default="schema")
+    export.set_defaults(func=_export_schema)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except ManhattanError as exc:
+        print(f"error {exc.code}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""The bots' fast path: random play on a mutable ``Game`` with the same rules code.
+
+``random_step`` plays one random legal move without building the full move list: it draws a
+(card, neighborhood, piece) triple at random and keeps it if legal (rejection sampling gives each
+legal triple the same chance), and only after repeated misses enumerates with ``builds``, which
+also finds the forfeit case [D5].
+"""
+
+from __future__ import annotations
+
+import random
+
+from .board import floors_needed
+from .legality import builds, next_select_color, open_neighborhoods
+from .play import Game
+from .rules import ROTATION
+
+_TRIES = 12
+
+
+def random_selection(
+    supply: list[int], count: int, rng: random.Random
+) -> tuple[int, int, int, int]:
+    """``count`` pieces drawn one by one, uniformly from what is left of ``supply``."""
+    left = list(supply)
+    total = sum(left)
+    taken = [0, 0, 0, 0]
+    for _ in range(count):
+        r = rng.randrange(total)
+        size = 0
+        while r >= left[size]:
+            r -= left[size]
+            size += 1
+        left[size] -= 1
+        taken[size] += 1
+        total -= 1
+    return taken[0], taken[1], taken[2], taken[3]
+
+
+def random_step(game: Game, rng: random.Random) -> None:
+    """Play one random legal move of the player to move."""
+    player = game.to_move
+    assert player is not None
+    rules = game.rules
+    if game.phase == "select":
+        color = next_select_color(game, player)
+        assert color is not None
+        game.select(color, random_selection(game.supply[color], rules.pieces_per_round, rng))
+        return
+    pieces = [
+        (c, f)
+        for c in rules.colors[player]
+        for f, k in enumerate(game.selected[c], 1)
+        for _ in range(k)
+    ]
+    hand = game.hands[player]
+    table = ROTATION[rules.seats[player]]
+    hoods = open_neighborhoods(rules, game.round)
+    board = game.board
+    anti_trust = rules.variants.anti_trust
+    own = rules.colors[player]
+    for _ in range(_TRIES):
+        card = hand[rng.randrange(len(hand))]
+        index = hoods[rng.randrange(len(hoods))] * 9 + table[card]
+        color, floors = pieces[rng.randrange(len(pieces))]
+        if index == game.monster:
+            continue
+        building = board[index]
+        if building and anti_trust and building[-1][0] in own:
+            continue
+        if floors >= floors_needed(building, color):
+            game.build(card, index // 9, floors, color)
+            return
+    options = list(builds(game, player))
+    if options:
+        card, n, color, floors = options[rng.randrange(len(options))]
+        game.build(card, n, floors, color)
+        return
+    color, floors = pieces[rng.randrange(len(pieces))]  # RULES §5.2 [D5]
+    game.forfeit(hand[rng.randrange(len(hand))], floors, color)
+
+
+def play_out(game: Game, rng: random.Random) -> None:
+    """Random moves until the game is over."""
+    while game.phase != "over":
+        random_step(game, rng)

@@ -1,0 +1,23 @@
+"""The `manhattan` command's engine-side subcommands."""
+
+import pytest
+
+from manhattan.cli import main
+
+
+def test_random_game_prints_a_ranking(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["random-game", "--players", "3", "--seed", "t"]) == 0
+    out = capsys.readouterr().out
+    assert "round 6:" in out and "place 1:" in out
+
+
+def test_random_game_reports_bad_setup(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["random-game", "--players", "5"]) == 2
+    assert "INVALID_SETUP" in capsys.readouterr().err
+
+
+def test_bench_engine_runs_briefly(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["bench", "engine", "--runs", "1", "--seconds", "0.05"])
+    out = capsys.readouterr().out
+    for figure in ("legal_moves_us", "apply_move_us", "public_games_per_s", "fast_games_per_s"):
+        assert figure in out
