@@ -1,4 +1,4 @@
-"""The ``manhattan`` command: serve, random-game, bench, export-schema."""
+"""The ``manhattan`` command: serve, random-game, bench, tournament, export-schema."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from .engine import (
     ranking,
 )
 
-BENCHES = ("engine", "service")
+BENCHES = ("engine", "service", "bots")
 
 
 def _random_game(args: argparse.Namespace) -> int:
@@ -47,8 +47,16 @@ def _random_game(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
         from .bench.engine import run
+    elif args.what == "bots":
+        from .bots.bench import run
     else:
         from .api.bench import run
+    return run(args.rest)
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    from .bots.tournament import run
+
     return run(args.rest)
 
 
@@ -96,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("what", choices=BENCHES)
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=_bench)
+
+    tournament = sub.add_parser("tournament", help="seeded games between bots, win rates")
+    tournament.add_argument("rest", nargs=argparse.REMAINDER)
+    tournament.set_defaults(func=_tournament)
 
     export = sub.add_parser("export-schema", help="write schema/ from the code")
     export.add_argument("--dir", default="schema")
