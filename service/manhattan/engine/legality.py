@@ -94,23 +94,42 @@ def _select_options(supply: Sequence[int], total: int) -> Iterator[tuple[int, in
 
 
 _MOVES: dict[tuple[object, ...], Move] = {}
+_BUILD_TABLES: dict[tuple[int, int], list[list[list[list[Move]]]]] = {}
+
+
+def _build_table(player: int, seat: int) -> list[list[list[list[Move]]]]:
+    """Every build move of a player at a seat, made once: ``[card][n][color][floors - 1]``.
+
+    Moves are immutable values, so ``legal_moves`` hands out shared instances.
+    """
+    table = _BUILD_TABLES.get((player, seat))
+    if table is None:
+        table = _BUILD_TABLES[(player, seat)] = [
+            [
+                [
+                    [
+                        Move(
+                            "build",
+                            card=card,
+                            neighborhood=n,
+                            floors=f,
+                            color=color,
+                            player=player,
+                            block=block_coords(n * 9 + ROTATION[seat][card]),
+                        )
+                        for f in range(1, 5)
+                    ]
+                    for color in range(4)
+                ]
+                for n in range(NEIGHBORHOODS)
+            ]
+            for card in range(9)
+        ]
+    return table
 
 
 def _build_move(player: int, seat: int, card: int, n: int, color: int, floors: int) -> Move:
-    key = ("b", player, seat, card, n, color, floors)
-    move = _MOVES.get(key)
-    if move is None:
-        block = block_coords(n * 9 + ROTATION[seat][card])
-        move = _MOVES[key] = Move(
-            "build",
-            card=card,
-            neighborhood=n,
-            floors=floors,
-            color=color,
-            player=player,
-            block=block,
-        )
-    return move
+    return _build_table(player, seat)[card][n][color][floors - 1]
 
 
 def _forfeit_move(player: int, card: int, color: int, floors: int) -> Move:
@@ -119,6 +138,43 @@ def _forfeit_move(player: int, card: int, color: int, floors: int) -> Move:
     if move is None:
         move = _MOVES[key] = Move("forfeit", card=card, floors=floors, color=color, player=player)
     return move
+
+
+def _legal_builds(game: GameLike, player: int) -> list[Move]:
+    """``builds`` as shared Move values; the hot path of ``legal_moves``, same rules."""
+    rules = game.rules
+    colors = rules.colors[player]
+    sizes = [(c, [f for f in range(1, 5) if game.selected[c][f - 1]]) for c in colors]
+    sizes = [(c, fs) for c, fs in sizes if fs]
+    if not sizes:
+        return []
+    seat = rules.seats[player]
+    seat_table = ROTATION[seat]
+    table = _build_table(player, seat)
+    anti_trust = rules.variants.anti_trust
+    monster = game.monster
+    board = game.board
+    moves: list[Move] = []
+    for card in sorted(set(game.hands[player])):
+        block = seat_table[card]
+        by_hood = table[card]
+        for n in open_neighborhoods(rules, game.round):
+            index = n * 9 + block
+            if index == monster:  # RULES §9: nobody builds on the monster's block
+                continue
+            building = board[index]
+            if not building:
+                for color, floors in sizes:
+                    row = by_hood[n][color]
+                    moves.extend([row[f - 1] for f in floors])
+                continue
+            if anti_trust and building[-1][0] in colors:  # [D9]
+                continue
+            for color, floors in sizes:
+                need = floors_needed(building, color)  # RULES §6
+                row = by_hood[n][color]
+                moves.extend([row[f - 1] for f in floors if f >= need])
+    return moves
 
 
 def legal_moves(game: GameLike) -> list[Move]:
@@ -133,8 +189,7 @@ def legal_moves(game: GameLike) -> list[Move]:
             Move("select", color=color, pieces=pieces, player=player)
             for pieces in _select_options(game.supply[color], game.rules.pieces_per_round)
         ]
-    seat = game.rules.seats[player]
-    moves = [_build_move(player, seat, *b) for b in builds(game, player)]
+    moves = _legal_builds(game, player)
     if moves:
         return moves
     # RULES §5.2 [D5]: no legal placement: discard a card and forfeit a selected piece.
