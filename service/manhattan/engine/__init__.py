@@ -4,6 +4,7 @@ from .board import is_safe
 from .codec import state_id
 from .errors import (
     IllegalMoveError,
+    InvalidPlayerError,
     InvalidSetupError,
     InvalidStateError,
     ManhattanError,
@@ -36,6 +37,7 @@ __all__ = [
     "Event",
     "Game",
     "IllegalMoveError",
+    "InvalidPlayerError",
     "InvalidSetupError",
     "InvalidStateError",
     "ManhattanError",

@@ -3,6 +3,7 @@
 ManhattanError (code)
 ├── InvalidStateError   INVALID_STATE, with .path: the JSON path of the first fault
 ├── InvalidSetupError   INVALID_SETUP
+├── InvalidPlayerError  INVALID_PLAYER
 └── IllegalMoveError    ILLEGAL_MOVE (against the rules), INVALID_MOVE (malformed),
                         GAME_OVER (the game has ended)
 """
@@ -35,6 +36,12 @@ class InvalidSetupError(ManhattanError):
     """Arguments to ``new_game`` that cannot make a game."""
 
     code = "INVALID_SETUP"
+
+
+class InvalidPlayerError(ManhattanError):
+    """A player index that is not a player of this game."""
+
+    code = "INVALID_PLAYER"
 
 
 class IllegalMoveError(ManhattanError):

@@ -141,7 +141,7 @@ def _read_colors(obj: object, players: int, path: str, fail: Fail) -> tuple[tupl
             or not all(is_int(c) for c in cs)
         ):
             fail(f"{path}[{i}]", "a player has one or two colors (integers)")
-        out.append(tuple(cs))
+        out.append(tuple(sorted(cs)))  # [D4]: a player chooses for the lower color first
     flat = sorted(c for cs in out for c in cs)
     if flat != list(range(len(flat))) or len(flat) > 4:
         fail(path, "the players' colors must be 0..k-1, each exactly once (k at most 4)")

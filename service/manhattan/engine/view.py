@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .board import Board, block_coords
+from .errors import InvalidPlayerError
 from .rules import CARD_COPIES, CARD_POSITIONS, Rules
+from .setup import is_int
 from .state import Counts, RoundRecord, State, Urban
 from .urban import URBAN_CARDS
 
@@ -80,8 +82,8 @@ class View:
 
 def view(state: State, player: int) -> View:
     """RULES §11: the state as ``player`` may know it."""
-    if not isinstance(player, int) or not 0 <= player < state.rules.players:
-        raise ValueError(f"player must be 0..{state.rules.players - 1}")
+    if not is_int(player) or not 0 <= player < state.rules.players:
+        raise InvalidPlayerError(f"player must be 0..{state.rules.players - 1}, not {player!r}")
     urban = state.urban
     return View(
         player=player,
