@@ -234,7 +234,46 @@ def _read_rules(value: object) -> Rules:
     )
 
 
+_PIECES = {(c, f): (c, f) for c in range(4) for f in range(1, 5)}
+_EMPTY: tuple[tuple[int, int], ...] = ()
+
+
 def _read_board(value: object, k: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The board; a fast pass for well-formed input, the checked pass to locate a fault."""
+    fast = _read_board_fast(value, k)
+    return fast if fast is not None else _read_board_checked(value, k)
+
+
+def _read_board_fast(value: object, k: int) -> tuple[tuple[tuple[int, int], ...], ...] | None:
+    if type(value) is not list or len(value) != 6:
+        return None
+    blocks: list[tuple[tuple[int, int], ...]] = []
+    pieces = _PIECES
+    for hood in value:
+        if type(hood) is not list or len(hood) != 9:
+            return None
+        for building in hood:
+            if type(building) is not list or len(building) > PIECES_TOTAL * 4:
+                return None
+            if not building:
+                blocks.append(_EMPTY)
+                continue
+            out = []
+            for piece in building:
+                if type(piece) is not list or len(piece) != 2:
+                    return None
+                c, f = piece
+                if type(c) is not int or type(f) is not int or not 0 <= c < k:
+                    return None
+                interned = pieces.get((c, f))
+                if interned is None:
+                    return None
+                out.append(interned)
+            blocks.append(tuple(out))
+    return tuple(blocks)
+
+
+def _read_board_checked(value: object, k: int) -> tuple[tuple[tuple[int, int], ...], ...]:
     blocks: list[tuple[tuple[int, int], ...]] = []
     for n, hood in enumerate(_list(value, "$.board", 6)):
         for b, pieces in enumerate(_list(hood, f"$.board[{n}]", 9)):
@@ -271,27 +310,30 @@ def _check_pieces(
                 )
 
 
+def _cards(value: object, path: str, length: int | None = None, most: int = 45) -> tuple[int, ...]:
+    """Card positions; a fast pass for well-formed input, the checked pass to locate a fault."""
+    well_formed = (
+        type(value) is list
+        and (length is None or len(value) == length)
+        and len(value) <= most
+        and all(type(v) is int and 0 <= v <= 8 for v in value)
+    )
+    if well_formed:
+        return tuple(value)  # type: ignore[arg-type]
+    items = _list(value, path, length, most)
+    return tuple(_int(v, f"{path}[{i}]", 0, 8) for i, v in enumerate(items))
+
+
 def _read_cards(
     data: dict[str, Any], players: int
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
     hands = tuple(
-        tuple(
-            sorted(
-                _int(v, f"$.hands[{p}][{i}]", 0, 8)
-                for i, v in enumerate(_list(h, f"$.hands[{p}]", HAND_SIZE))
-            )
-        )
+        tuple(sorted(_cards(h, f"$.hands[{p}]", HAND_SIZE)))
         for p, h in enumerate(_list(data["hands"], "$.hands", players))
     )
     total = CARD_POSITIONS * CARD_COPIES
-    deck = tuple(
-        _int(v, f"$.deck[{i}]", 0, 8)
-        for i, v in enumerate(_list(data["deck"], "$.deck", most=total))
-    )
-    discard = tuple(
-        _int(v, f"$.discard[{i}]", 0, 8)
-        for i, v in enumerate(_list(data["discard"], "$.discard", most=total))
-    )
+    deck = _cards(data["deck"], "$.deck", most=total)
+    discard = _cards(data["discard"], "$.discard", most=total)
     counts = Counter(deck) + Counter(discard)
     for h in hands:
         counts.update(h)
