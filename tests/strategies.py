@@ -55,7 +55,8 @@ def setups(
     if draw(st.booleans()):  # RULES §2 [D1]: any distinct seats, e.g. two players side by side
         setup["seats"] = draw(st.permutations(range(4)))[:n]
     if setup["variants"]["monster"] is not None and draw(st.booleans()):
-        setup["monster_start"] = [draw(st.integers(0, 5)), draw(st.integers(0, 2)), draw(st.integers(0, 2))]
+        block = [draw(st.integers(0, 5)), draw(st.integers(0, 2)), draw(st.integers(0, 2))]
+        setup["monster_start"] = block
     return setup
 
 

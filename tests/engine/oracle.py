@@ -132,10 +132,8 @@ def urban_points(board: list[list[list[list[int]]]], k: int, card: str | None) -
             if len({col for col, _ in p}) >= 3:
                 out[p[-1][0]] += 2
     elif card in ("smallTown", "megacity"):
-        if card == "smallTown":
-            target = min(counts)
-        else:
-            target = 9 if 9 in counts else max(counts)
+        fullest = 9 if 9 in counts else max(counts)
+        target = min(counts) if card == "smallTown" else fullest
         hoods = [n for n in range(6) if counts[n] == target]
         if len(hoods) == 1:
             for p in board[hoods[0]]:
@@ -204,7 +202,9 @@ def round_scores(js: Json, card: str | None = None) -> list[Json]:
             "tallest": 3 if tallest == col else 0,
             "urban": urban[col],
         }
-        part["total"] = part["buildings"] + 2 * len(part["majorities"]) + part["tallest"] + part["urban"]
+        part["total"] = (
+            part["buildings"] + 2 * len(part["majorities"]) + part["tallest"] + part["urban"]
+        )
         out.append(part)
     return out
 

@@ -1,7 +1,8 @@
 """Hand-built positions in the contract format (DESIGN §2), loaded through ``State.from_json``.
 
 Tests describe a board as ``{(n, r, c): [(color, floors), ...]}`` (bottom to top); ``position``
-fills in the rest so that the state is valid: it is set in the build phase of a round (the last
+fills in the rest so that the state is valid (the mover holds ``hand``, the other players the
+first cards left): it is set in the build phase of a round (the last
 one unless ``round_`` says otherwise), supplies hold what the board and selections leave, earlier
 rounds are in the history with zero points, and the cards not in a hand form the deck.
 Only the public API and the JSON contract are used, never engine internals.
@@ -55,6 +56,7 @@ def position_json(
     variants: Mapping[str, Any] | None = None,
     board: Board | None = None,
     hands: Sequence[Sequence[int]] | None = None,
+    hand: Sequence[int] | None = None,
     selected: Mapping[int, Sequence[int]] | None = None,
     to_move: int = 0,
     first_player: int = 0,
@@ -100,8 +102,18 @@ def position_json(
             left -= take
         assert left == 0, f"color {c}: board and selection use pieces the supply still needs"
         supply.append(counts)
-    hands = [list(h) for h in (hands or [[0, 1, 2, 3]] * players)]
     rest = Counter({p: 5 for p in range(9)})
+    if hands is None:  # the mover holds ``hand``; the others the first cards left
+        mine = list(hand if hand is not None else (0, 1, 2, 3))
+        rest.subtract(Counter(mine))
+        rest.subtract(Counter(discard))
+        pool = [p for p in range(9) for _ in range(rest[p])]
+        hands = [mine if p == to_move else [] for p in range(players)]
+        for p in range(players):
+            if p != to_move:
+                hands[p], pool = pool[:4], pool[4:]
+        rest = Counter({p: 5 for p in range(9)})
+    hands = [list(h) for h in hands]
     rest.subtract(Counter(c for h in hands for c in h))
     rest.subtract(Counter(discard))
     assert min(rest.values()) >= 0, "more than 5 cards of a position"
