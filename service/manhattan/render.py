@@ -259,7 +259,7 @@ def _block(
     if building:
         scale = min(FLOOR_PX, STACK_MAX / height)
         left = x + 8
-        bottom = y + BLOCK - 6
+        bottom: float = y + BLOCK - 6
         for color, floors in building:
             tall = floors * scale
             bottom_px = round(bottom - tall, 2)
