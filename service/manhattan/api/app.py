@@ -1,0 +1,174 @@
+"""The app factory: settings, cache, sealer and routes wired into one Starlette application."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+import manhattan
+
+from ..sealing import Sealer
+from ..settings import Settings
+from ..store import Backend, StateCache, make_backend
+from .encoding import render
+from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
+from .graphql_schema import GraphQLApp, build_schema
+from .limits import RateLimiter
+from .metrics import CONTENT_TYPE, Metrics
+from .middleware import ServiceMiddleware
+from .openapi import openapi_document
+from .operations import Operations
+from .rest import rest_routes
+
+log = logging.getLogger("manhattan.api")
+
+_HTTP_CODES = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED", 413: "PAYLOAD_TOO_LARGE"}
+
+
+async def expected_error(request: Request, exc: Exception) -> Response:
+    error = to_api_error(exc)
+    assert error is not None
+    request.app.state.metrics.count_error(error.code)
+    return render(request, error.to_json(), status=error.status, headers=error.headers or None)
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "INVALID_REQUEST")
+    message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ").lower()
+    error = ApiError(code, message)
+    return JSONResponse(error.to_json(), status_code=exc.status_code, headers=exc.headers)
+
+
+async def internal_error(request: Request, exc: Exception) -> Response:
+    log.error("unexpected error", exc_info=exc)
+    request.app.state.metrics.count_error("INTERNAL_ERROR")
+    return JSONResponse({"code": "INTERNAL_ERROR", "message": INTERNAL_ERROR_MESSAGE}, 500)
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    ops: Operations = request.app.state.operations
+    cache_ok = await ops.cache.ping()
+    sealer = ops.sealer
+    detail: dict[str, Any] = {
+        # A cache outage degrades (ids cannot be read) but does not stop adjudication of
+        # requests that carry their state, so the service stays ready.
+        "status": "ready" if cache_ok else "degraded",
+        "rulesVersion": manhattan.RULES_VERSION,
+        "cache": {"backend": ops.cache.backend.name, "ok": cache_ok},
+        "tokens": {
+            "keyId": sealer.current.kid,
+            "ephemeral": sealer.ephemeral,
+            "acceptedKeyIds": sealer.key_ids,
+        },
+        "strictStates": ops.strict_states,
+    }
+    if sealer.ephemeral:
+        detail["tokens"]["warning"] = (
+            "tokens are sealed with a key generated at start: they stop working on restart and "
+            "are not shared between replicas; set MANHATTAN_TOKEN_KEY"
+        )
+    return JSONResponse(detail)
+
+
+async def metrics_endpoint(request: Request) -> Response:
+    return Response(request.app.state.metrics.render(), media_type=CONTENT_TYPE)
+
+
+async def openapi_endpoint(request: Request) -> Response:
+    return JSONResponse(request.app.state.openapi)
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    backend: Backend | None = None,
+    sealer: Sealer | None = None,
+) -> Starlette:
+    """The service. ``backend`` and ``sealer`` override what ``settings`` would make (tests)."""
+    settings = settings or Settings.from_env()
+    metrics = Metrics()
+    if backend is None:
+        backend = make_backend(
+            settings.redis_url,
+            lru_size=settings.lru_size,
+            timeout=settings.redis_timeout,
+            pool_size=settings.redis_pool_size,
+            retry_after=settings.redis_retry_after,
+        )
+    if sealer is None:
+        sealer = Sealer.from_settings(
+            settings.token_key, settings.token_old_keys, max_token_chars=settings.max_token_chars
+        )
+    cache = StateCache(
+        backend,
+        rules_version=manhattan.RULES_VERSION,
+        ttl=settings.cache_ttl,
+        observer=metrics.observe_cache,
+    )
+    operations = Operations(
+        cache,
+        sealer,
+        strict_states=settings.strict_states,
+        max_moves=settings.max_moves_per_request,
+    )
+    schema = build_schema(
+        max_depth=settings.graphql_max_depth,
+        max_aliases=settings.graphql_max_aliases,
+        max_tokens=settings.graphql_max_tokens,
+        introspection=settings.introspection,
+    )
+    graphql = GraphQLApp(schema, graphql_ide="graphiql" if settings.graphql_ide else None)
+    routes: list[BaseRoute] = [
+        Route("/graphql", graphql, methods=["GET", "POST"]),
+        *rest_routes(),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_endpoint, methods=["GET"]),
+        Route("/openapi.json", openapi_endpoint, methods=["GET"]),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if sealer.ephemeral:
+            log.warning(
+                "no MANHATTAN_TOKEN_KEY: sealing tokens with an ephemeral key",
+                extra={"keyId": sealer.current.kid},
+            )
+        log.info("cache backend", extra={"backend": backend.name})
+        yield
+        await cache.close()
+
+    handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
+    handlers[HTTPException] = http_error
+    handlers[Exception] = internal_error
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app.state.operations = operations
+    app.state.metrics = metrics
+    app.state.settings = settings
+    app.state.openapi = openapi_document()
+    metrics.ephemeral_key.set(1 if sealer.ephemeral else 0)
+    known = frozenset(r.path for r in routes if isinstance(r, Route))
+    app.add_middleware(
+        ServiceMiddleware,
+        metrics=metrics,
+        max_body_bytes=settings.max_body_bytes,
+        known_routes=known,
+        rate_limiter=(
+            RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit else None
+        ),
+        log_requests=settings.access_log,
+    )
+    return app

@@ -1,0 +1,130 @@
+"""Request and response bodies for REST: JSON or msgpack, chosen by Content-Type and Accept.
+
+Decoding never raises anything but ``ApiError``: malformed JSON, non-finite numbers, absurd
+nesting and oversized msgpack containers are all ``INVALID_REQUEST`` (400).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgpack
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .errors import ApiError
+
+JSON_TYPE = "application/json"
+MSGPACK_TYPE = "application/msgpack"
+MSGPACK_TYPES = frozenset({MSGPACK_TYPE, "application/x-msgpack", "application/vnd.msgpack"})
+_MSGPACK_LIMITS = {
+    "max_str_len": 64 * 1024,
+    "max_bin_len": 0,
+    "max_array_len": 16 * 1024,
+    "max_map_len": 1024,
+    "max_ext_len": 0,
+}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def decode_json(data: bytes) -> Any:
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except (ValueError, RecursionError, UnicodeDecodeError) as exc:
+        raise ApiError("INVALID_REQUEST", f"the body is not valid JSON: {_reason(exc)}") from None
+
+
+def decode_msgpack(data: bytes) -> Any:
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=True, **_MSGPACK_LIMITS)
+    except (
+        ValueError,
+        TypeError,
+        msgpack.ExtraData,
+        msgpack.FormatError,
+        msgpack.StackError,
+    ) as exc:
+        raise ApiError(
+            "INVALID_REQUEST", f"the body is not valid msgpack: {_reason(exc)}"
+        ) from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).split("\n", 1)[0]
+    return text[:120] or exc.__class__.__name__
+
+
+def media_type(header: str) -> str:
+    return header.split(";", 1)[0].strip().lower()
+
+
+async def read_body(request: Request) -> Any:
+    """The decoded body; an empty body is ``None``."""
+    data = await request.body()
+    kind = media_type(request.headers.get("content-type", JSON_TYPE)) or JSON_TYPE
+    if kind in MSGPACK_TYPES:
+        return decode_msgpack(data) if data else None
+    if kind != JSON_TYPE and not kind.endswith("+json"):
+        raise ApiError(
+            "UNSUPPORTED_MEDIA_TYPE", "send application/json or application/msgpack bodies"
+        )
+    return decode_json(data) if data else None
+
+
+async def read_object(
+    request: Request, allowed: frozenset[str], required: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """The body as an object with only ``allowed`` keys and every ``required`` one."""
+    body = await read_body(request)
+    if not isinstance(body, dict):
+        raise ApiError("INVALID_REQUEST", "the body is a JSON object", path="$")
+    for key in body:
+        if key not in allowed:
+            known = ", ".join(sorted(allowed))
+            raise ApiError(
+                "INVALID_REQUEST", f"unknown field {key!r}; expected: {known}", path=f"$.{key}"
+            )
+    for key in required:
+        if key not in body:
+            raise ApiError("INVALID_REQUEST", f"{key!r} is required", path=f"$.{key}")
+    return body
+
+
+def wants_msgpack(request: Request) -> bool:
+    accept = request.headers.get("accept", "")
+    if not accept or "msgpack" not in accept:
+        return False
+    # The first acceptable of the two, in the order the client listed them.
+    for part in accept.split(","):
+        kind = media_type(part)
+        if kind in MSGPACK_TYPES:
+            return True
+        if kind in (JSON_TYPE, "*/*", "application/*"):
+            return False
+    return False
+
+
+def encode(payload: Any, as_msgpack: bool) -> bytes:
+    if as_msgpack:
+        data: bytes = msgpack.packb(payload, use_bin_type=True)
+        return data
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def render(
+    request: Request,
+    payload: Any,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> Response:
+    as_msgpack = wants_msgpack(request)
+    return Response(
+        encode(payload, as_msgpack),
+        status_code=status,
+        headers=headers,
+        media_type=MSGPACK_TYPE if as_msgpack else JSON_TYPE,
+    )

@@ -1,0 +1,373 @@
+"""The GraphQL schema at ``/graphql`` (DESIGN §4): inputs, resolvers and the HTTP view.
+
+Resolvers are a few lines each: read the inputs, call ``Operations``, adapt with ``from_domain``.
+Move operations return a union with ``MoveRejected``; other fields raise, and the view renders the
+error with ``extensions.code`` from the error table. Unexpected exceptions are masked.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+import strawberry
+from cross_web import HTTPException
+from graphql import GraphQLError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import StrawberryGraphQLError
+from strawberry.extensions import ParserCache, ValidationCache
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.scalars import JSON
+from strawberry.schema.config import StrawberryConfig
+from strawberry.types import ExecutionResult, Info
+from strawberry.types.unset import UNSET
+
+from .errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
+from .graphql_types import (
+    ApplyResult,
+    MoveRejected,
+    MoveType,
+    MoveValidation,
+    Replay,
+    ReplayResult,
+    Score,
+    SealedState,
+    SuggestionType,
+    SuggestResult,
+    Transition,
+)
+from .limits import graphql_limits
+from .operations import Operations, StateRef, rules_info
+
+log = logging.getLogger("manhattan.api")
+
+
+# -- inputs -----------------------------------------------------------------------------------
+@strawberry.input(
+    name="StateRef", one_of=True, description="A state: exactly one of json, id or token."
+)
+class StateRefInput:
+    json: JSON | None = strawberry.UNSET
+    id: str | None = strawberry.UNSET
+    token: str | None = strawberry.UNSET
+
+    def to_ref(self) -> StateRef:
+        if self.id is not UNSET and self.id is not None:
+            return StateRef(id=self.id)
+        if self.token is not UNSET and self.token is not None:
+            return StateRef(token=self.token)
+        return StateRef.from_wire(None if self.json is UNSET else self.json)
+
+
+@strawberry.input(name="MoveInput", description="A move as fields (DESIGN §2) or as notation.")
+class MoveInput:
+    type: str | None = None
+    card: int | None = None
+    neighborhood: int | None = None
+    floors: int | None = None
+    color: int | None = None
+    pieces: list[int] | None = None
+    player: int | None = None
+    block: list[int] | None = None
+    notation: str | None = strawberry.field(
+        default=None, description="e.g. 'b4n3f2' or 's0:2,2,1,1'"
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        fields = {
+            "type": self.type,
+            "card": self.card,
+            "neighborhood": self.neighborhood,
+            "floors": self.floors,
+            "color": self.color,
+            "pieces": self.pieces,
+            "player": self.player,
+            "block": self.block,
+            "notation": self.notation,
+        }
+        given = {k: v for k, v in fields.items() if v is not None and v is not UNSET}
+        if self.type is not None:
+            given.pop("notation", None)  # echoed notation is informative only
+        return given
+
+
+@strawberry.input(name="VariantsInput")
+class VariantsInput:
+    anti_trust: bool = False
+    slow_growth: bool = False
+    urban_rules: bool = False
+    reshuffle_each_round: bool = False
+    monster: str | None = None
+
+
+@strawberry.input(name="GameSetup", description="Options of a new game; omitted: the defaults.")
+class GameSetup:
+    players: int | None = None
+    seed: str | None = None
+    edition: str | None = None
+    variants: VariantsInput | None = None
+    seats: list[int] | None = None
+    first_player: int | None = None
+    rounds: int | None = None
+    pieces_per_round: int | None = None
+    colors: list[list[int]] | None = None
+    monster_start: list[int] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "players": self.players,
+            "seed": self.seed,
+            "edition": self.edition,
+            "seats": self.seats,
+            "firstPlayer": self.first_player,
+            "rounds": self.rounds,
+            "piecesPerRound": self.pieces_per_round,
+            "colors": self.colors,
+            "monsterStart": self.monster_start,
+        }
+        if self.variants is not None:
+            v = self.variants
+            out["variants"] = {
+                "antiTrust": v.anti_trust,
+                "slowGrowth": v.slow_growth,
+                "urbanRules": v.urban_rules,
+                "reshuffleEachRound": v.reshuffle_each_round,
+                "monster": v.monster,
+            }
+        return {k: v for k, v in out.items() if v is not None}
+
+
+@strawberry.input(name="GameRecord", description="A game: a setup (or a state) and its moves.")
+class GameRecord:
+    moves: list[MoveInput]
+    setup: GameSetup | None = None
+    state: StateRefInput | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"moves": [m.to_wire() for m in self.moves]}
+        if self.setup is not None:
+            out["setup"] = self.setup.to_wire()
+        if self.state is not None:
+            ref = self.state.to_ref()
+            out["state"] = (
+                ref.json
+                if ref.json is not None
+                else ({"id": ref.id} if ref.id is not None else {"token": ref.token})
+            )
+        return out
+
+
+def ops(info: Info) -> Operations:
+    operations: Operations = info.context["operations"]
+    return operations
+
+
+async def rejected_or(coro: Any) -> Any:
+    """Await a move operation; its expected failures become a ``MoveRejected`` result."""
+    try:
+        return await coro
+    except Exception as exc:
+        error = to_api_error(exc)
+        if error is None:
+            raise
+        return MoveRejected.from_domain(error)
+
+
+# -- operations -------------------------------------------------------------------------------
+@strawberry.type
+class Query:
+    @strawberry.field(description="Versions, formats and vocabularies of this service.")
+    def rules(self) -> JSON:
+        return rules_info()
+
+    @strawberry.field(description="A new game (RULES §4); omitted options take their defaults.")
+    async def new_game(self, info: Info, setup: GameSetup | None = None) -> SealedState:
+        sealed = await ops(info).new_game(setup.to_wire() if setup else {})
+        return SealedState.from_domain(sealed)
+
+    @strawberry.field(description="A state by reference (id or token), with a fresh token.")
+    async def state(self, info: Info, state: StateRefInput) -> SealedState:
+        return SealedState.from_domain(await ops(info).store(state.to_ref()))
+
+    @strawberry.field(description="Every legal move, in a deterministic order.")
+    async def legal_moves(self, info: Info, state: StateRefInput) -> list[MoveType]:
+        moves = await ops(info).legal_moves(state.to_ref())
+        return [MoveType.from_domain(m) for m in moves]
+
+    @strawberry.field(description="Whether a move is legal; the normalized move or the reason.")
+    async def validate_move(
+        self, info: Info, state: StateRefInput, move: MoveInput
+    ) -> MoveValidation:
+        result = await ops(info).validate(state.to_ref(), move.to_wire())
+        return MoveValidation.from_domain(result)
+
+    @strawberry.field(description="Apply one move: the new state and the events, or a rejection.")
+    async def apply_move(self, info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
+        async def run() -> Transition:
+            return Transition.from_domain(await ops(info).apply(state.to_ref(), [move.to_wire()]))
+
+        result: ApplyResult = await rejected_or(run())
+        return result
+
+    @strawberry.field(description="Apply moves in order; a rejection names the failing index.")
+    async def apply_moves(
+        self, info: Info, state: StateRefInput, moves: list[MoveInput]
+    ) -> ApplyResult:
+        async def run() -> Transition:
+            wire = [m.to_wire() for m in moves]
+            ops(info).read_moves(wire)
+            return Transition.from_domain(await ops(info).apply(state.to_ref(), wire))
+
+        result: ApplyResult = await rejected_or(run())
+        return result
+
+    @strawberry.field(description="Scores: totals, history, standings, this round if it ended now.")
+    async def score(self, info: Info, state: StateRefInput) -> Score:
+        return Score.from_domain(await ops(info).score(state.to_ref()))
+
+    @strawberry.field(description="One player's view (RULES §11) and a token issued to them.")
+    async def view(self, info: Info, state: StateRefInput, player: int) -> SealedState:
+        return SealedState.from_domain(await ops(info).view(state.to_ref(), player))
+
+    @strawberry.field(description="A move for the player to move, from a bot.")
+    async def suggest_move(
+        self,
+        info: Info,
+        state: StateRefInput,
+        player: int | None = None,
+        bot: str = "random",
+        seed: int | None = None,
+    ) -> SuggestResult:
+        async def run() -> SuggestionType:
+            found = await ops(info).suggest(state.to_ref(), player, bot, seed)
+            return SuggestionType.from_domain(found)
+
+        result: SuggestResult = await rejected_or(run())
+        return result
+
+    @strawberry.field(description="Replay a game record; the end state or the first illegal move.")
+    async def replay(self, info: Info, game: GameRecord) -> ReplayResult:
+        async def run() -> Replay:
+            return Replay.from_domain(await ops(info).replay(game.to_wire()))
+
+        result: ReplayResult = await rejected_or(run())
+        return result
+
+    @strawberry.field(description="Per building: height, owner, safety (engine manhattan.analyze).")
+    async def analysis(self, info: Info, state: StateRefInput) -> JSON:
+        result = await ops(info).analysis(state.to_ref())
+        return result.to_json() if hasattr(result, "to_json") else result
+
+    @strawberry.field(description="What a move would change (engine manhattan.preview).")
+    async def preview(self, info: Info, state: StateRefInput, move: MoveInput) -> JSON:
+        result = await ops(info).preview(state.to_ref(), move.to_wire())
+        return result.to_json() if hasattr(result, "to_json") else result
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Cache a state; later requests may name it by id.")
+    async def store_state(self, info: Info, state: StateRefInput) -> SealedState:
+        return SealedState.from_domain(await ops(info).store(state.to_ref()))
+
+
+class QuietSchema(strawberry.Schema):
+    """Errors are logged by the view (unexpected ones only), not once per error here."""
+
+    def process_errors(self, errors: list[GraphQLError], execution_context: Any = None) -> None:
+        return None
+
+
+@functools.cache  # one schema per distinct limits; schemas are stateless
+def build_schema(
+    *,
+    max_depth: int = 10,
+    max_aliases: int = 15,
+    max_tokens: int = 2_000,
+    introspection: bool = True,
+) -> strawberry.Schema:
+    # Extensions are factories; the limit rules are built once inside graphql_limits so that the
+    # validation cache, keyed by the rule classes, hits (strawberry issue #4635).
+    extensions = [
+        *graphql_limits(max_depth, max_aliases, max_tokens, introspection),
+        lambda: ParserCache(maxsize=256),
+        lambda: ValidationCache(maxsize=256),
+    ]
+    return QuietSchema(
+        query=Query,
+        mutation=Mutation,
+        extensions=extensions,
+        config=StrawberryConfig(auto_camel_case=True),
+    )
+
+
+# -- HTTP -------------------------------------------------------------------------------------
+def format_error(error: GraphQLError) -> dict[str, Any]:
+    """One error of a response, with ``extensions.code``; bugs are masked."""
+    original = error.original_error
+    formatted = error.formatted
+    extensions = dict(formatted.get("extensions") or {})
+    if original is None or isinstance(original, GraphQLError | StrawberryGraphQLError):
+        if "code" not in extensions:
+            too_many_tokens = "tokens" in error.message and "more than" in error.message
+            extensions["code"] = (
+                "QUERY_TOO_COMPLEX" if too_many_tokens else "GRAPHQL_VALIDATION_FAILED"
+            )
+    else:
+        api = to_api_error(original)
+        if api is None:
+            log.error("unexpected error in a resolver", exc_info=original)
+            formatted["message"] = INTERNAL_ERROR_MESSAGE
+            extensions = {"code": "INTERNAL_ERROR"}
+        else:
+            formatted["message"] = api.message
+            extensions["code"] = api.code
+            if api.path is not None:
+                extensions["statePath"] = api.path
+    formatted["extensions"] = extensions
+    return dict(formatted)
+
+
+class GraphQLApp(GraphQL[dict[str, Any], None]):
+    """strawberry's ASGI app with coded errors and JSON bodies for transport errors."""
+
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> dict[str, Any]:
+        return {
+            "request": request,
+            "response": response,
+            "operations": request.app.state.operations,
+        }
+
+    async def process_result(
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        data: GraphQLHTTPResponse = {"data": result.data}
+        if result.errors:
+            errors = [format_error(e) for e in result.errors]
+            for error in errors:
+                request.app.state.metrics.count_error(error["extensions"]["code"])
+            data["errors"] = errors  # type: ignore[typeddict-item]
+        if result.extensions:
+            data["extensions"] = result.extensions
+        return data
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope, receive=receive)
+        try:
+            response = await self.run(request)
+        except HTTPException as exc:
+            code = {405: "METHOD_NOT_ALLOWED", 404: "NOT_FOUND"}.get(
+                exc.status_code, "INVALID_REQUEST"
+            )
+            error = ApiError(code, exc.reason)
+            response = JSONResponse(error.to_json(), status_code=error.status)
+        await response(scope, receive, send)

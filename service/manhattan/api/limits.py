@@ -1,0 +1,106 @@
+"""Request limits: GraphQL complexity rules, and a per-client token bucket for rate limiting.
+
+The body-size limit lives in the ASGI middleware (``middleware.py``), which must see the body
+before anything parses it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from graphql import GraphQLError, ValidationContext, ValidationRule
+from graphql.validation import NoSchemaIntrospectionCustomRule
+from strawberry.extensions import AddValidationRules, MaxTokensLimiter, SchemaExtension
+from strawberry.extensions.max_aliases import create_validator as alias_validator
+from strawberry.extensions.query_depth_limiter import IgnoreContext
+from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
+
+TOO_COMPLEX = "QUERY_TOO_COMPLEX"
+
+
+def _coded(rule: type[ValidationRule], code: str) -> type[ValidationRule]:
+    """``rule`` with ``extensions.code`` on every error it reports (the rules of strawberry report
+    through the context while they are constructed, so the hook is set for that time)."""
+
+    class CodedRule(rule):  # type: ignore[valid-type,misc]
+        def __init__(self, context: ValidationContext) -> None:
+            report = context.report_error
+
+            def with_code(error: GraphQLError) -> None:
+                error.extensions = {**(error.extensions or {}), "code": code}
+                report(error)
+
+            context.report_error = with_code  # type: ignore[method-assign]
+            try:
+                super().__init__(context)
+            finally:
+                context.report_error = report  # type: ignore[method-assign]
+
+    CodedRule.__name__ = f"Coded{rule.__name__}"
+    return CodedRule
+
+
+def _is_introspection(ignore: IgnoreContext) -> bool:
+    # Introspection is deep by nature (ofType chains); the token limit bounds it instead.
+    return ignore.field_name.startswith("__")
+
+
+def graphql_limits(
+    max_depth: int, max_aliases: int, max_tokens: int, introspection: bool
+) -> list[Callable[[], SchemaExtension]]:
+    """Extension factories for the schema. The rule classes are created here, once: a factory
+    that built new rule classes per request would miss the validation cache every time."""
+    rules: list[type[Any]] = [
+        _coded(depth_validator(max_depth, _is_introspection, None), TOO_COMPLEX),
+        _coded(alias_validator(max_aliases), TOO_COMPLEX),
+    ]
+    if not introspection:
+        rules.append(_coded(NoSchemaIntrospectionCustomRule, "INTROSPECTION_DISABLED"))
+    frozen_rules = list(rules)
+
+    class ServiceValidationRules(AddValidationRules):
+        def __init__(self) -> None:
+            super().__init__(frozen_rules)
+
+    return [ServiceValidationRules, lambda: MaxTokensLimiter(max_token_count=max_tokens)]
+
+
+class RateLimiter:
+    """A token bucket per client key: ``rate`` requests per second, bursts up to ``burst``.
+
+    In-process, so with several replicas each enforces its own share; a shared limit belongs in
+    the ingress. Bounded to ``max_clients`` keys (least recently seen dropped).
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        burst: int,
+        *,
+        max_clients: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_clients = max_clients
+        self._clock = clock
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def allow(self, client: str) -> float:
+        """0.0 if the request may proceed, else the seconds until it may."""
+        now = self._clock()
+        tokens, last = self._buckets.get(client, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+        if tokens >= 1.0:
+            self._buckets[client] = (tokens - 1.0, now)
+            wait = 0.0
+        else:
+            self._buckets[client] = (tokens, now)
+            wait = (1.0 - tokens) / self.rate
+        self._buckets.move_to_end(client)
+        while len(self._buckets) > self.max_clients:
+            self._buckets.popitem(last=False)
+        return wait

@@ -1,0 +1,172 @@
+"""The one ASGI middleware in front of every route: request id, rate limit, body-size limit,
+metrics and the access log.
+
+The body is read here, up to ``max_body_bytes``, before any route parses it: uvicorn has no body
+limit of its own, and a limit enforced after parsing would not protect anything. A larger body is
+answered with 413 ``PAYLOAD_TOO_LARGE`` as soon as its size is known (from Content-Length, or
+while streaming).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .errors import ApiError
+from .limits import RateLimiter
+from .metrics import Metrics
+from .request_log import request_id, request_id_from
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+access_log = logging.getLogger("manhattan.access")
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+def route_label(path: str, known: frozenset[str]) -> str:
+    """A bounded label for metrics: the route template, never the raw path."""
+    if path in known:
+        return path
+    if path.startswith("/v1/states/"):
+        return "/v1/states/{id}"
+    return "other"
+
+
+class ServiceMiddleware:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        metrics: Metrics,
+        max_body_bytes: int,
+        known_routes: frozenset[str],
+        rate_limiter: RateLimiter | None = None,
+        log_requests: bool = True,
+    ) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.max_body_bytes = max_body_bytes
+        self.known_routes = known_routes
+        self.rate_limiter = rate_limiter
+        self.log_requests = log_requests
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        headers = dict(scope.get("headers") or ())
+        rid = request_id_from(_header(headers, b"x-request-id"))
+        token = request_id.set(rid)
+        status = [500]
+        rid_header = (b"x-request-id", rid.encode())
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+                message["headers"] = [*message.get("headers", ()), rid_header]
+            await send(message)
+
+        try:
+            error = self._refusal(scope, headers)
+            if error is None:
+                try:
+                    body = await self._read_body(receive, headers)
+                except BodyTooLarge:
+                    error = self._too_large()
+            if error is not None:
+                self.metrics.count_error(error.code)
+                await _send_error(send_with_id, error)
+            else:
+                await self.app(scope, _replay(body, receive), send_with_id)
+        finally:
+            elapsed = time.perf_counter() - started
+            path = scope.get("path", "")
+            route = route_label(path, self.known_routes)
+            self.metrics.observe_request(route, scope.get("method", ""), status[0], elapsed)
+            if self.log_requests:
+                access_log.info(
+                    "request",
+                    extra={
+                        "method": scope.get("method"),
+                        "path": path,
+                        "status": status[0],
+                        "ms": round(elapsed * 1000, 3),
+                    },
+                )
+            request_id.reset(token)
+
+    def _refusal(self, scope: Scope, headers: dict[bytes, bytes]) -> ApiError | None:
+        if self.rate_limiter is not None:
+            client = scope.get("client")
+            wait = self.rate_limiter.allow(client[0] if client else "-")
+            if wait > 0:
+                return ApiError(
+                    "RATE_LIMITED",
+                    "too many requests from this client; slow down",
+                    headers={"retry-after": str(max(1, round(wait)))},
+                )
+        length = _header(headers, b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
+            return self._too_large()
+        return None
+
+    def _too_large(self) -> ApiError:
+        return ApiError(
+            "PAYLOAD_TOO_LARGE", f"the request body is larger than {self.max_body_bytes} bytes"
+        )
+
+    async def _read_body(self, receive: Receive, headers: dict[bytes, bytes]) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break  # disconnected; the route will see an empty body and the response is lost
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+
+def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:
+    value = headers.get(name)
+    return None if value is None else value.decode("latin-1")
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _send_error(send: Send, error: ApiError) -> None:
+    body = json.dumps(error.to_json()).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *((k.lower().encode(), v.encode()) for k, v in error.headers.items()),
+    ]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,183 @@
+"""REST at ``/v1`` (DESIGN §4): one small handler per operation over ``Operations``.
+
+A body's ``state`` is the state object itself, ``{"id": ...}`` or ``{"token": ...}``. Handlers
+raise; the app's exception handlers (``app.py``) render every failure through the error table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from .encoding import read_body, read_object, render
+from .errors import ApiError
+from .operations import Applied, Operations, Replayed, Sealed, StateRef, Validation, rules_info
+from .suggestions import Suggestion
+
+STATE = frozenset({"state"})
+
+
+def operations(request: Request) -> Operations:
+    ops: Operations = request.app.state.operations
+    return ops
+
+
+# -- renderers shared with nothing else: the REST shapes of DESIGN §4 --------------------------
+def sealed_json(sealed: Sealed) -> dict[str, Any]:
+    out: dict[str, Any] = {"token": sealed.token}
+    if sealed.view is not None:
+        out["view"] = sealed.view.to_json()
+    else:
+        out["stateId"] = sealed.state_id
+    if sealed.shows_state:
+        out["state"] = sealed.state.to_json()
+    return out
+
+
+def applied_json(applied: Applied) -> dict[str, Any]:
+    out = sealed_json(applied.sealed)
+    out["events"] = [e.to_json() for e in applied.events]
+    out["moves"] = [m.to_json() for m in applied.moves]
+    return out
+
+
+def validation_json(result: Validation) -> dict[str, Any]:
+    if result.legal and result.move is not None:
+        return {"legal": True, "move": result.move.to_json()}
+    assert result.error is not None
+    return {"legal": False, **result.error.to_json()}
+
+
+def replayed_json(result: Replayed) -> dict[str, Any]:
+    out = sealed_json(result.sealed)
+    out["movesApplied"] = result.moves_applied
+    out["ranking"] = [p.to_json() for p in result.ranking]
+    return out
+
+
+def suggestion_json(result: Suggestion) -> dict[str, Any]:
+    return {"move": result.move.to_json(), "bot": result.bot, "stats": result.stats}
+
+
+def as_json(value: Any) -> Any:
+    to_json = getattr(value, "to_json", None)
+    return to_json() if callable(to_json) else value
+
+
+def _optional_int(body: dict[str, Any], key: str) -> int | None:
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ApiError("INVALID_REQUEST", f"{key!r} is an integer", path=f"$.{key}")
+    return value
+
+
+# -- handlers ---------------------------------------------------------------------------------
+async def get_rules(request: Request) -> Response:
+    return render(request, rules_info())
+
+
+async def post_games(request: Request) -> Response:
+    setup = await read_body(request)
+    sealed = await operations(request).new_game(setup)
+    return render(request, sealed_json(sealed), status=201)
+
+
+async def post_legal_moves(request: Request) -> Response:
+    body = await read_object(request, STATE, STATE)
+    moves = await operations(request).legal_moves(StateRef.from_wire(body["state"]))
+    return render(request, {"moves": [m.to_json() for m in moves]})
+
+
+async def post_validate(request: Request) -> Response:
+    body = await read_object(request, frozenset({"state", "move"}), frozenset({"state", "move"}))
+    result = await operations(request).validate(StateRef.from_wire(body["state"]), body["move"])
+    return render(request, validation_json(result))
+
+
+async def post_apply(request: Request) -> Response:
+    body = await read_object(request, frozenset({"state", "move", "moves"}), STATE)
+    ops = operations(request)
+    if ("move" in body) == ("moves" in body):
+        raise ApiError("INVALID_REQUEST", "give either 'move' or 'moves'", path="$")
+    moves = [body["move"]] if "move" in body else body["moves"]
+    if "moves" in body:
+        ops.read_moves(moves)  # shape and count before any work
+    applied = await ops.apply(StateRef.from_wire(body["state"]), moves)
+    return render(request, applied_json(applied))
+
+
+async def post_score(request: Request) -> Response:
+    body = await read_object(request, STATE, STATE)
+    report = await operations(request).score(StateRef.from_wire(body["state"]))
+    return render(request, report.to_json())
+
+
+async def post_view(request: Request) -> Response:
+    body = await read_object(
+        request, frozenset({"state", "player"}), frozenset({"state", "player"})
+    )
+    sealed = await operations(request).view(StateRef.from_wire(body["state"]), body["player"])
+    return render(request, sealed_json(sealed))
+
+
+async def post_suggest(request: Request) -> Response:
+    body = await read_object(request, frozenset({"state", "player", "bot", "seed"}), STATE)
+    bot = body.get("bot", "random")
+    if not isinstance(bot, str):
+        raise ApiError("INVALID_REQUEST", "'bot' is a bot name such as 'random'", path="$.bot")
+    result = await operations(request).suggest(
+        StateRef.from_wire(body["state"]), body.get("player"), bot, _optional_int(body, "seed")
+    )
+    return render(request, suggestion_json(result))
+
+
+async def post_replay(request: Request) -> Response:
+    game = await read_body(request)
+    return render(request, replayed_json(await operations(request).replay(game)))
+
+
+async def post_analysis(request: Request) -> Response:
+    body = await read_object(request, STATE, STATE)
+    result = await operations(request).analysis(StateRef.from_wire(body["state"]))
+    return render(request, {"analysis": as_json(result)})
+
+
+async def post_preview(request: Request) -> Response:
+    body = await read_object(request, frozenset({"state", "move"}), frozenset({"state", "move"}))
+    result = await operations(request).preview(StateRef.from_wire(body["state"]), body["move"])
+    return render(request, {"preview": as_json(result)})
+
+
+async def post_states(request: Request) -> Response:
+    body = await read_object(request, STATE, STATE)
+    sealed = await operations(request).store(StateRef.from_wire(body["state"]))
+    return render(request, sealed_json(sealed), status=201)
+
+
+async def get_state(request: Request) -> Response:
+    sealed = await operations(request).load(request.path_params["id"])
+    return render(request, sealed_json(sealed))
+
+
+def rest_routes() -> list[BaseRoute]:
+    post = ["POST"]
+    return [
+        Route("/v1/rules", get_rules, methods=["GET"]),
+        Route("/v1/games", post_games, methods=post),
+        Route("/v1/legal-moves", post_legal_moves, methods=post),
+        Route("/v1/validate", post_validate, methods=post),
+        Route("/v1/apply", post_apply, methods=post),
+        Route("/v1/score", post_score, methods=post),
+        Route("/v1/view", post_view, methods=post),
+        Route("/v1/suggest", post_suggest, methods=post),
+        Route("/v1/replay", post_replay, methods=post),
+        Route("/v1/analysis", post_analysis, methods=post),
+        Route("/v1/preview", post_preview, methods=post),
+        Route("/v1/states", post_states, methods=post),
+        Route("/v1/states/{id}", get_state, methods=["GET"]),
+    ]

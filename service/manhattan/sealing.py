@@ -1,0 +1,178 @@
+"""Sealed state tokens (DESIGN §7): the full state, encrypted and authenticated with AES-GCM.
+
+A token is ``<kid>.<base64url(nonce || ciphertext || tag)>``. The key id names the key that
+sealed it, so keys can rotate: the service seals with its current key and opens tokens sealed
+with the current key or any accepted old key. The plaintext is msgpack ``[1, player, state]``
+where ``state`` is the canonical msgpack of the state and ``player`` is the seat the token was
+issued to (or None for a full-information token). The key id and format version are bound as
+associated data, so a token cannot be relabelled under another key.
+
+Any failure to open a token (unknown key id, tampering, truncation, oversize, wrong shape) is
+``BadTokenError``: a client error with code ``BAD_TOKEN``, never a server error.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import re
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import msgpack
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+TOKEN_VERSION = 1
+NONCE_BYTES = 12
+TAG_BYTES = 16
+_KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+_AAD_PREFIX = b"manhattan/token@1|"
+_MAX_PLAINTEXT = 1 << 20
+
+
+class BadTokenError(ValueError):
+    """A token the service cannot open: code ``BAD_TOKEN``."""
+
+    code = "BAD_TOKEN"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class SealingKeyError(ValueError):
+    """A configured key that cannot be used (wrong format or length)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SealingKey:
+    kid: str
+    key: bytes
+
+    @classmethod
+    def parse(cls, text: str) -> SealingKey:
+        """Read ``kid:base64url-key``; the key is 16, 24 or 32 bytes (AES-128/192/256)."""
+        kid, sep, encoded = text.partition(":")
+        if not sep or not _KID.fullmatch(kid):
+            raise SealingKeyError(
+                "a token key is 'kid:base64url-key' with a kid of 1-32 letters, digits, - or _"
+            )
+        try:
+            key = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+        except (binascii.Error, ValueError):
+            raise SealingKeyError(f"token key {kid!r} is not base64url") from None
+        if len(key) not in (16, 24, 32):
+            raise SealingKeyError(f"token key {kid!r} must be 16, 24 or 32 bytes, not {len(key)}")
+        return cls(kid, key)
+
+    @classmethod
+    def generate(cls, kid: str | None = None) -> SealingKey:
+        return cls(kid or f"e{secrets.token_hex(4)}", AESGCM.generate_key(bit_length=256))
+
+    def to_text(self) -> str:
+        return f"{self.kid}:{base64.urlsafe_b64encode(self.key).decode().rstrip('=')}"
+
+
+@dataclass(frozen=True, slots=True)
+class Unsealed:
+    """What a token carries: the canonical msgpack of a state, and the player it was issued to."""
+
+    state: bytes
+    player: int | None
+    kid: str
+
+
+class Sealer:
+    """Seals with ``current``; opens tokens of ``current`` or any of ``accepted``."""
+
+    def __init__(
+        self,
+        current: SealingKey,
+        accepted: Iterable[SealingKey] = (),
+        *,
+        ephemeral: bool = False,
+        max_token_chars: int = 16_384,
+    ) -> None:
+        self.current = current
+        self.ephemeral = ephemeral
+        self.max_token_chars = max_token_chars
+        self._ciphers = {current.kid: AESGCM(current.key)}
+        for key in accepted:
+            self._ciphers.setdefault(key.kid, AESGCM(key.key))
+
+    @classmethod
+    def from_settings(
+        cls, token_key: str, old_keys: Iterable[str], *, max_token_chars: int = 16_384
+    ) -> Sealer:
+        """The configured keys, or an ephemeral key when none is configured."""
+        accepted = [SealingKey.parse(text) for text in old_keys]
+        if token_key:
+            return cls(SealingKey.parse(token_key), accepted, max_token_chars=max_token_chars)
+        return cls(SealingKey.generate(), accepted, ephemeral=True, max_token_chars=max_token_chars)
+
+    @property
+    def key_ids(self) -> list[str]:
+        return list(self._ciphers)
+
+    def seal(self, state: bytes, player: int | None = None) -> str:
+        plaintext: bytes = msgpack.packb([TOKEN_VERSION, player, state], use_bin_type=True)
+        nonce = os.urandom(NONCE_BYTES)
+        kid = self.current.kid
+        sealed = self._ciphers[kid].encrypt(nonce, plaintext, _AAD_PREFIX + kid.encode())
+        return f"{kid}.{base64.urlsafe_b64encode(nonce + sealed).decode().rstrip('=')}"
+
+    def unseal(self, token: object) -> Unsealed:
+        if not isinstance(token, str) or not token:
+            raise BadTokenError("a token is a non-empty string this service issued")
+        if len(token) > self.max_token_chars:
+            raise BadTokenError(f"a token is at most {self.max_token_chars} characters")
+        kid, sep, body = token.partition(".")
+        cipher = self._ciphers.get(kid) if sep else None
+        if cipher is None:
+            raise BadTokenError("the token was not sealed with a key this service accepts")
+        try:
+            raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+        except (binascii.Error, ValueError):
+            raise BadTokenError("the token is not valid base64url") from None
+        if len(raw) < NONCE_BYTES + TAG_BYTES:
+            raise BadTokenError("the token is truncated")
+        try:
+            plaintext = cipher.decrypt(
+                raw[:NONCE_BYTES], raw[NONCE_BYTES:], _AAD_PREFIX + kid.encode()
+            )
+        except InvalidTag:
+            raise BadTokenError("the token was altered or truncated") from None
+        return _read_plaintext(plaintext, kid)
+
+
+def _read_plaintext(plaintext: bytes, kid: str) -> Unsealed:
+    # Authenticated, so only a bug or a future format reaches the errors below; still a
+    # BAD_TOKEN rather than a 500.
+    try:
+        content = msgpack.unpackb(
+            plaintext,
+            raw=False,
+            strict_map_key=True,
+            max_bin_len=_MAX_PLAINTEXT,
+            max_str_len=0,
+            max_array_len=3,
+            max_map_len=0,
+            max_ext_len=0,
+        )
+    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        raise BadTokenError("the token's content cannot be read") from None
+    if (
+        not isinstance(content, list)
+        or len(content) != 3
+        or content[0] != TOKEN_VERSION
+        or not (content[1] is None or (type(content[1]) is int and 0 <= content[1] < 4))
+        or not isinstance(content[2], bytes)
+    ):
+        raise BadTokenError("the token's content has an unknown format")
+    return Unsealed(state=content[2], player=content[1], kid=kid)
+
+
+__all__ = ["BadTokenError", "Sealer", "SealingKey", "SealingKeyError", "Unsealed"]

@@ -1,0 +1,157 @@
+"""The service's settings, read once from environment variables (documented in the README).
+
+Every variable is optional; the defaults run a single embedded process with no Redis, an
+ephemeral token key and generous limits. A malformed value stops the service at start with a
+message naming the variable, rather than running with a surprise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+class SettingsError(ValueError):
+    """An environment variable that cannot be read as the setting it names."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: Redis for the state cache; empty means the in-process LRU (the embedded default).
+    redis_url: str = ""
+    #: Seconds a cached state or result lives in Redis.
+    cache_ttl: int = 86_400
+    #: Entries the in-process LRU keeps (states and results together).
+    lru_size: int = 10_000
+    #: Socket connect/read timeout for Redis, seconds; short so an outage costs little.
+    redis_timeout: float = 0.25
+    redis_pool_size: int = 32
+    #: After a Redis failure, seconds to skip Redis before trying again.
+    redis_retry_after: float = 1.0
+    max_body_bytes: int = 256 * 1024
+    max_moves_per_request: int = 2_000
+    graphql_max_depth: int = 10
+    graphql_max_aliases: int = 15
+    graphql_max_tokens: int = 2_000
+    introspection: bool = True
+    graphql_ide: bool = True
+    #: Accept states only as sealed tokens or cached ids, never as plain JSON (DESIGN §7).
+    strict_states: bool = False
+    #: The current sealing key as ``kid:base64url-key`` (16, 24 or 32 bytes); empty: ephemeral.
+    token_key: str = ""
+    #: Keys still accepted for reading tokens, comma-separated ``kid:key`` pairs (rotation).
+    token_old_keys: tuple[str, ...] = ()
+    max_token_chars: int = 16_384
+    #: Requests per second per client address; 0 turns rate limiting off.
+    rate_limit: float = 0.0
+    rate_burst: int = 50
+    log_level: str = "INFO"
+    access_log: bool = True
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        read = _Reader(env)
+        return cls(
+            host=read("MANHATTAN_HOST", str, cls.host),
+            port=read("MANHATTAN_PORT", _port, cls.port),
+            redis_url=read("REDIS_URL", str, cls.redis_url).strip(),
+            cache_ttl=read("MANHATTAN_CACHE_TTL", _positive_int, cls.cache_ttl),
+            lru_size=read("MANHATTAN_LRU_SIZE", _positive_int, cls.lru_size),
+            redis_timeout=read("MANHATTAN_REDIS_TIMEOUT", _positive_float, cls.redis_timeout),
+            redis_pool_size=read("MANHATTAN_REDIS_POOL_SIZE", _positive_int, cls.redis_pool_size),
+            redis_retry_after=read(
+                "MANHATTAN_REDIS_RETRY_AFTER", _positive_float, cls.redis_retry_after
+            ),
+            max_body_bytes=read("MANHATTAN_MAX_BODY_BYTES", _positive_int, cls.max_body_bytes),
+            max_moves_per_request=read(
+                "MANHATTAN_MAX_MOVES_PER_REQUEST", _positive_int, cls.max_moves_per_request
+            ),
+            graphql_max_depth=read(
+                "MANHATTAN_GRAPHQL_MAX_DEPTH", _positive_int, cls.graphql_max_depth
+            ),
+            graphql_max_aliases=read(
+                "MANHATTAN_GRAPHQL_MAX_ALIASES", _positive_int, cls.graphql_max_aliases
+            ),
+            graphql_max_tokens=read(
+                "MANHATTAN_GRAPHQL_MAX_TOKENS", _positive_int, cls.graphql_max_tokens
+            ),
+            introspection=read("MANHATTAN_INTROSPECTION", _bool, cls.introspection),
+            graphql_ide=read("MANHATTAN_GRAPHQL_IDE", _bool, cls.graphql_ide),
+            strict_states=read("MANHATTAN_STRICT_STATES", _bool, cls.strict_states),
+            token_key=read("MANHATTAN_TOKEN_KEY", str, cls.token_key).strip(),
+            token_old_keys=read("MANHATTAN_TOKEN_OLD_KEYS", _csv, ()),
+            max_token_chars=read("MANHATTAN_MAX_TOKEN_CHARS", _positive_int, cls.max_token_chars),
+            rate_limit=read("MANHATTAN_RATE_LIMIT", _non_negative_float, cls.rate_limit),
+            rate_burst=read("MANHATTAN_RATE_BURST", _positive_int, cls.rate_burst),
+            log_level=read("MANHATTAN_LOG_LEVEL", _log_level, cls.log_level),
+            access_log=read("MANHATTAN_ACCESS_LOG", _bool, cls.access_log),
+        )
+
+
+class _Reader:
+    def __init__(self, env: Mapping[str, str]) -> None:
+        self.env = env
+
+    def __call__(self, name: str, parse: Callable[[str], T], default: T) -> T:
+        raw = self.env.get(name)
+        if raw is None or raw.strip() == "":
+            return default
+        try:
+            return parse(raw.strip())
+        except ValueError as exc:
+            raise SettingsError(f"{name}={raw!r}: {exc}") from None
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise ValueError("a port is 0..65535")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise ValueError("expected a positive integer")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise ValueError("expected a positive number")
+    return value
+
+
+def _non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise ValueError("expected a number >= 0")
+    return value
+
+
+def _bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected true or false")
+
+
+def _csv(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _log_level(text: str) -> str:
+    level = text.upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ValueError("expected DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    return level

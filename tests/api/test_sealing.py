@@ -1,0 +1,108 @@
+"""Sealed tokens (DESIGN §7, issue 5): unreadable, unalterable, rotatable; BAD_TOKEN otherwise."""
+
+import base64
+
+import pytest
+
+from manhattan.sealing import BadTokenError, Sealer, SealingKey, SealingKeyError
+
+STATE = b"\x81\xa6format\xb1manhattan/state@1" * 10
+
+
+def sealer(kid: str = "k1", *old: SealingKey) -> Sealer:
+    return Sealer(SealingKey.generate(kid), old)
+
+
+def test_a_token_round_trips_the_state_and_the_player() -> None:
+    s = sealer()
+    opened = s.unseal(s.seal(STATE, player=2))
+    assert (opened.state, opened.player, opened.kid) == (STATE, 2, "k1")
+    assert s.unseal(s.seal(STATE)).player is None
+
+
+def test_a_token_does_not_show_the_state() -> None:
+    token = sealer().seal(STATE)
+    raw = base64.urlsafe_b64decode(token.split(".", 1)[1] + "==")
+    assert b"manhattan/state@1" not in raw
+
+
+def test_two_seals_of_one_state_differ() -> None:
+    s = sealer()
+    assert s.seal(STATE) != s.seal(STATE)
+
+
+def _flip(token: str, position: int) -> str:
+    chars = list(token)
+    chars[position] = "A" if chars[position] != "A" else "B"
+    return "".join(chars)
+
+
+@pytest.mark.parametrize("position", [3, 10, 40, -2])
+def test_any_altered_character_is_bad_token(position: int) -> None:
+    s = sealer()
+    token = s.seal(STATE)
+    with pytest.raises(BadTokenError):
+        s.unseal(_flip(token, position))
+
+
+@pytest.mark.parametrize("keep", [0, 1, 3, 10, 30, -1])
+def test_a_truncated_token_is_bad_token(keep: int) -> None:
+    s = sealer()
+    token = s.seal(STATE)
+    with pytest.raises(BadTokenError):
+        s.unseal(token[:keep])
+
+
+def test_a_foreign_key_is_bad_token() -> None:
+    theirs = sealer("k1").seal(STATE)  # same kid, different key
+    with pytest.raises(BadTokenError):
+        sealer("k1").unseal(theirs)
+    with pytest.raises(BadTokenError, match="key"):
+        sealer("k2").unseal(sealer("zz").seal(STATE))
+
+
+@pytest.mark.parametrize("token", [None, 5, "", ".", "k1.", "k1.!!!!", "no-dot", "k1." + "A" * 20])
+def test_garbage_is_bad_token(token: object) -> None:
+    with pytest.raises(BadTokenError):
+        sealer().unseal(token)
+
+
+def test_an_oversized_token_is_bad_token_before_any_work() -> None:
+    s = Sealer(SealingKey.generate("k1"), max_token_chars=100)
+    with pytest.raises(BadTokenError, match="at most 100"):
+        s.unseal("k1." + "A" * 200)
+
+
+def test_relabelling_a_token_under_another_accepted_key_fails() -> None:
+    old = SealingKey.generate("old")
+    current = Sealer(SealingKey.generate("new"), [old])
+    body = current.seal(STATE).split(".", 1)[1]
+    with pytest.raises(BadTokenError):
+        current.unseal(f"old.{body}")
+
+
+def test_rotation_old_keys_still_open_new_tokens_use_the_current_key() -> None:
+    old_key = SealingKey.generate("2024")
+    old_token = Sealer(old_key).seal(STATE)
+    rotated = Sealer(SealingKey.generate("2025"), [old_key])
+    assert rotated.unseal(old_token).state == STATE
+    assert rotated.seal(STATE).startswith("2025.")
+    assert Sealer(SealingKey.generate("2026")).key_ids == ["2026"]
+    with pytest.raises(BadTokenError):
+        Sealer(SealingKey.generate("2026")).unseal(old_token)  # old key retired
+
+
+def test_keys_from_settings_and_the_ephemeral_default() -> None:
+    key = SealingKey.generate("prod")
+    configured = Sealer.from_settings(key.to_text(), [])
+    assert not configured.ephemeral and configured.current == key
+    ephemeral = Sealer.from_settings("", [])
+    assert ephemeral.ephemeral and ephemeral.current.kid.startswith("e")
+
+
+@pytest.mark.parametrize(
+    "text", ["nokid", ":abc", "k1:not base64!", "k1:" + "A" * 10, "bad kid:AAAA"]
+)
+def test_malformed_keys_are_rejected_at_start(text: str) -> None:
+    with pytest.raises(SealingKeyError):
+        SealingKey.parse(text)
