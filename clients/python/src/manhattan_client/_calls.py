@@ -1,0 +1,183 @@
+"""Each REST operation of DESIGN §4 as data: method, path, body and how to read the answer.
+
+The sync and async clients share these, so an operation's wire form is written once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ._exceptions import UnexpectedResponseError
+from ._models import (
+    JSON,
+    Game,
+    Move,
+    Replay,
+    Score,
+    StateRef,
+    Suggestion,
+    Transition,
+    Validation,
+)
+
+T = TypeVar("T")
+
+#: What a ``state`` argument may be: the state JSON object, a ``StateRef``, or a result that
+#: carries a token (``Game``, ``Transition``).
+StateLike = Mapping[str, Any] | StateRef | Game | Transition
+#: What a ``move`` argument may be: a ``Move``, its JSON object, or its notation ("b4n3f2").
+MoveLike = Move | Mapping[str, Any] | str
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    method: str
+    path: str
+    read: Callable[[Any], T]
+    body: Any = None
+    params: Mapping[str, str] | None = None
+    expects_json: bool = True
+
+
+def state_wire(state: StateLike) -> Any:
+    if isinstance(state, Game | Transition):
+        return state.ref.to_wire()
+    if isinstance(state, StateRef):
+        return state.to_wire()
+    if isinstance(state, Mapping):
+        return dict(state)
+    raise TypeError(f"a state is a JSON object, a StateRef, a Game or a Transition, not {state!r}")
+
+
+def move_wire(move: MoveLike) -> Any:
+    if isinstance(move, Move):
+        return move.to_json()
+    if isinstance(move, str):
+        return move
+    if isinstance(move, Mapping):
+        return dict(move)
+    raise TypeError(f"a move is a Move, its JSON object or its notation, not {move!r}")
+
+
+def _object(answer: Any) -> JSON:
+    if not isinstance(answer, dict):
+        raise UnexpectedResponseError("expected a JSON object")
+    return answer
+
+
+def rules() -> Call[JSON]:
+    return Call("GET", "/v1/rules", _object)
+
+
+def new_game(setup: Mapping[str, Any]) -> Call[Game]:
+    body = {k: v for k, v in setup.items() if v is not None}
+    return Call("POST", "/v1/games", lambda a: Game.from_json(_object(a)), body)
+
+
+def legal_moves(state: StateLike) -> Call[list[Move]]:
+    def read(answer: Any) -> list[Move]:
+        moves = _object(answer).get("moves")
+        if not isinstance(moves, list):
+            raise UnexpectedResponseError("expected 'moves'")
+        return [Move.from_json(m) for m in moves]
+
+    return Call("POST", "/v1/legal-moves", read, {"state": state_wire(state)})
+
+
+def validate(state: StateLike, move: MoveLike) -> Call[Validation]:
+    body = {"state": state_wire(state), "move": move_wire(move)}
+    return Call("POST", "/v1/validate", lambda a: Validation.from_json(_object(a)), body)
+
+
+def apply(state: StateLike, moves: MoveLike | Sequence[MoveLike]) -> Call[Transition]:
+    body: JSON = {"state": state_wire(state)}
+    if isinstance(moves, Move | Mapping | str):
+        body["move"] = move_wire(moves)
+    else:
+        body["moves"] = [move_wire(m) for m in moves]
+    return Call("POST", "/v1/apply", lambda a: Transition.from_json(_object(a)), body)
+
+
+def score(state: StateLike) -> Call[Score]:
+    return Call(
+        "POST", "/v1/score", lambda a: Score.from_json(_object(a)), {"state": state_wire(state)}
+    )
+
+
+def view(state: StateLike, player: int) -> Call[Game]:
+    body = {"state": state_wire(state), "player": player}
+    return Call("POST", "/v1/view", lambda a: Game.from_json(_object(a)), body)
+
+
+def suggest(
+    state: StateLike, player: int | None, bot: str | None, seed: int | None
+) -> Call[Suggestion]:
+    body: JSON = {"state": state_wire(state)}
+    for key, value in (("player", player), ("bot", bot), ("seed", seed)):
+        if value is not None:
+            body[key] = value
+    return Call("POST", "/v1/suggest", lambda a: Suggestion.from_json(_object(a)), body)
+
+
+def replay(
+    moves: Sequence[MoveLike], setup: Mapping[str, Any] | None, state: StateLike | None
+) -> Call[Replay]:
+    body: JSON = {"moves": [move_wire(m) for m in moves]}
+    if state is not None:
+        body["state"] = state_wire(state)
+    else:
+        body["setup"] = dict(setup or {})
+    return Call("POST", "/v1/replay", lambda a: Replay.from_json(_object(a)), body)
+
+
+def analysis(state: StateLike) -> Call[Any]:
+    return Call(
+        "POST", "/v1/analysis", lambda a: _object(a)["analysis"], {"state": state_wire(state)}
+    )
+
+
+def preview(state: StateLike, move: MoveLike) -> Call[Any]:
+    body = {"state": state_wire(state), "move": move_wire(move)}
+    return Call("POST", "/v1/preview", lambda a: _object(a)["preview"], body)
+
+
+def store(state: StateLike) -> Call[Game]:
+    return Call(
+        "POST", "/v1/states", lambda a: Game.from_json(_object(a)), {"state": state_wire(state)}
+    )
+
+
+def load(state_id: str) -> Call[Game]:
+    return Call("GET", f"/v1/states/{state_id}", lambda a: Game.from_json(_object(a)))
+
+
+def render_svg(state: StateLike, player: int | None) -> Call[str]:
+    """``/v1/render.svg``: GET with an id or token in the query, POST with a state object."""
+    wire = state_wire(state)
+    params = {k: str(v) for k, v in wire.items()} if set(wire) in ({"id"}, {"token"}) else None
+    if params is not None:
+        if player is not None:
+            params["player"] = str(player)
+        return Call("GET", "/v1/render.svg", str, params=params, expects_json=False)
+    body: JSON = {"state": wire}
+    if player is not None:
+        body["player"] = player
+    return Call("POST", "/v1/render.svg", str, body, expects_json=False)
+
+
+def graphql(query: str, variables: Mapping[str, Any] | None) -> Call[JSON]:
+    def read(answer: Any) -> JSON:
+        from ._exceptions import error_from_graphql
+
+        answer = _object(answer)
+        errors = answer.get("errors")
+        if errors:
+            raise error_from_graphql(errors)
+        return _object(answer.get("data"))
+
+    body: JSON = {"query": query}
+    if variables:
+        body["variables"] = dict(variables)
+    return Call("POST", "/graphql", read, body)

@@ -1,0 +1,168 @@
+"""Every error the client raises, rebuilt from the service's stable codes (DESIGN §5).
+
+ManhattanClientError
+├── TransportError            the service could not be reached (after the connection retries)
+├── UnexpectedResponseError   an answer that is not the service's documented shape
+└── ServiceError              the service answered with {"code", "message", "path"?}
+    ├── InvalidStateError     INVALID_STATE (.path locates the fault in the state)
+    ├── InvalidMoveError      INVALID_MOVE: a malformed move
+    ├── IllegalMoveError      ILLEGAL_MOVE: well formed, against the rules
+    ├── GameOverError         GAME_OVER
+    ├── StateNotFoundError    STATE_NOT_FOUND: an id the cache no longer holds; send the state
+    ├── BadTokenError         BAD_TOKEN
+    ├── PayloadTooLargeError  PAYLOAD_TOO_LARGE
+    ├── QueryTooComplexError  QUERY_TOO_COMPLEX
+    ├── RateLimitedError      RATE_LIMITED (.retry_after, seconds, when the service said)
+    ├── RequestRejectedError  any other 4xx code (INVALID_REQUEST, INVALID_SETUP, ...)
+    └── ServerError           a 5xx (STORE_UNAVAILABLE, INTERNAL_ERROR): the service's fault
+
+``ServiceError.code`` is always the service's code, so a caller that knows a newer code than this
+client can still branch on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ManhattanClientError(Exception):
+    """Base class of everything this package raises."""
+
+
+class TransportError(ManhattanClientError):
+    """The request never got an answer: connection refused, DNS, timeouts."""
+
+
+class UnexpectedResponseError(ManhattanClientError):
+    """The service answered with something this client does not understand."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ServiceError(ManhattanClientError):
+    """The service rejected the request with a stable ``code`` and a readable ``message``."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        status: int,
+        path: str | None = None,
+        index: int | None = None,
+    ) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.status = status
+        self.path = path
+        self.index = index
+
+
+class InvalidStateError(ServiceError):
+    """INVALID_STATE: the state is not a valid DESIGN §2 state; ``path`` says where."""
+
+
+class InvalidMoveError(ServiceError):
+    """INVALID_MOVE: the move is malformed."""
+
+
+class IllegalMoveError(ServiceError):
+    """ILLEGAL_MOVE: the move is well formed but the rules forbid it; the message names the rule."""
+
+
+class GameOverError(ServiceError):
+    """GAME_OVER: the game has ended."""
+
+
+class StateNotFoundError(ServiceError):
+    """STATE_NOT_FOUND: the cache does not hold that id (any more)."""
+
+
+class BadTokenError(ServiceError):
+    """BAD_TOKEN: a token this service did not mint, or one altered on the way."""
+
+
+class PayloadTooLargeError(ServiceError):
+    """PAYLOAD_TOO_LARGE."""
+
+
+class QueryTooComplexError(ServiceError):
+    """QUERY_TOO_COMPLEX: a GraphQL query over the depth, alias or token limits."""
+
+
+class RateLimitedError(ServiceError):
+    """RATE_LIMITED; ``retry_after`` is the service's Retry-After in seconds, if it sent one."""
+
+    def __init__(
+        self, code: str, message: str, *, retry_after: float | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(code, message, **kwargs)
+        self.retry_after = retry_after
+
+
+class RequestRejectedError(ServiceError):
+    """Any other client error code (INVALID_REQUEST, INVALID_SETUP, INVALID_PLAYER, ...)."""
+
+
+class ServerError(ServiceError):
+    """A 5xx: the service could not answer (STORE_UNAVAILABLE) or has a bug (INTERNAL_ERROR)."""
+
+
+ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
+    "INVALID_STATE": InvalidStateError,
+    "INVALID_MOVE": InvalidMoveError,
+    "ILLEGAL_MOVE": IllegalMoveError,
+    "GAME_OVER": GameOverError,
+    "STATE_NOT_FOUND": StateNotFoundError,
+    "BAD_TOKEN": BadTokenError,
+    "PAYLOAD_TOO_LARGE": PayloadTooLargeError,
+    "QUERY_TOO_COMPLEX": QueryTooComplexError,
+    "RATE_LIMITED": RateLimitedError,
+}
+
+
+def error_from_response(
+    status: int, body: object, headers: dict[str, str] | None = None
+) -> ManhattanClientError:
+    """The typed exception for an error answer ``{"code", "message", "path"?, "index"?}``."""
+    if not (isinstance(body, dict) and isinstance(body.get("code"), str)):
+        return UnexpectedResponseError(f"HTTP {status} without an error body", status=status)
+    code: str = body["code"]
+    message = str(body.get("message", ""))
+    path = body.get("path") if isinstance(body.get("path"), str) else None
+    index = body.get("index") if isinstance(body.get("index"), int) else None
+    if status >= 500:
+        return ServerError(code, message, status=status, path=path, index=index)
+    cls = ERRORS_BY_CODE.get(code, RequestRejectedError)
+    if cls is RateLimitedError:
+        return RateLimitedError(
+            code,
+            message,
+            retry_after=_seconds((headers or {}).get("retry-after")),
+            status=status,
+            path=path,
+            index=index,
+        )
+    return cls(code, message, status=status, path=path, index=index)
+
+
+def _seconds(value: str | None) -> float | None:
+    try:
+        return None if value is None else float(value)
+    except ValueError:
+        return None
+
+
+def error_from_graphql(errors: list[Any]) -> ManhattanClientError:
+    """The typed exception for a GraphQL ``errors`` list (the first error's extensions.code)."""
+    first = errors[0] if errors and isinstance(errors[0], dict) else {}
+    message = str(first.get("message", "GraphQL error"))
+    extensions = first.get("extensions") if isinstance(first.get("extensions"), dict) else {}
+    code = extensions.get("code") if isinstance(extensions.get("code"), str) else None
+    if code is None:
+        return RequestRejectedError("GRAPHQL_ERROR", message, status=200)
+    cls = ERRORS_BY_CODE.get(code, RequestRejectedError)
+    return cls(code, message, status=200, path=extensions.get("path"))
