@@ -24,9 +24,7 @@ from manhattan.engine.threats import holds_probability, none_holds_probability, 
 from ..strategies import states
 from .positions import position
 
-SETTINGS = settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _brute_none_holds(unseen: list[int], groups: list[tuple[int, int]]) -> Fraction:
@@ -72,7 +70,7 @@ def test_dependent_hands_match_brute_force(seed: int) -> None:
 
 # -- end to end: a small 3-player position, every deal of the 10 unseen cards ----------------
 VIEWER_HAND = [1, 2, 3, 3]
-HANDS = [VIEWER_HAND, [4, 4, 5, 8], [0, 4, 6, 8]]
+HANDS = [VIEWER_HAND, [4, 5, 7, 8], [0, 6, 6, 8]]
 DECK = [5, 7]
 BOARD = {
     (0, 1, 1): [(0, 1)],  # center: card 4 for every seat, so both opponents compete for it
@@ -135,42 +133,33 @@ def test_threats_match_brute_force_enumeration() -> None:
     expected = _brute_threats(state, 0)
     got = {t.block: (t.probability, t.probability_others) for t in result.buildings}
     assert got == expected
-    assert got[(0, 2, 2)] == (0, 0)  # safe (RULES §6)
+    assert got[(2, 2, 2)] == (0, 0)  # safe (RULES §6)
     assert got[(1, 0, 1)][0] == 1  # the viewer's own known threat
-    assert 0 < got[(0, 1, 1)][1] < 1
+    assert got[(0, 1, 1)][1] == Fraction(8, 10)  # the one unseen card 4 is not in the deck of 2
 
 
 def test_two_player_brute_force_owner_other_color_is_not_an_opponent() -> None:
     """RULES §3 [D3]: in 2 players, the owner's other color does not threaten it; the opponent's
     two colors both may (§6 [D6])."""
     board = {(0, 0, 0): [(0, 1)], (0, 2, 2): [(1, 1)], (4, 1, 1): [(3, 2)]}
-    hands = [[0, 4, 4, 8], [8, 8, 1, 2]]
-    used = Counter([c for h in hands for c in h])
-    deck = [0, 4, 8, 5]
-    used.update(deck)
+    hands = [[0, 4, 4, 8], [1, 2, 8, 8]]
+    deck = [0, 4, 5, 8]
+    used = Counter([c for h in hands for c in h] + deck)
     discard = [c for c in range(9) for _ in range(5 - used[c])]
-    hands_deck = [hands[0], hands[1]]
-    state = position(
-        players=2,
-        board=board,
-        hands=hands_deck,
-        discard=discard,
-        selected={0: (1, 0, 0, 0), 2: (0, 1, 0, 0), 1: (0, 1, 0, 0), 3: (1, 0, 0, 0)},
-    )
-    assert state.deck == tuple(sorted(deck))
-    others = [1]
+    selected = {0: (1, 0, 0, 0), 1: (0, 1, 0, 0), 2: (0, 1, 0, 0), 3: (1, 0, 0, 0)}
+    state = position(players=2, board=board, hands=hands, discard=discard, selected=selected)
     unseen = list(state.hands[1]) + list(state.deck)
+    deals = [
+        replace(state, hands=(state.hands[0], tuple(sorted(unseen[i] for i in hand))))
+        for hand in itertools.combinations(range(len(unseen)), 4)
+    ]
     expected: dict[tuple[int, ...], Fraction] = {}
-    deals = list(itertools.combinations(range(len(unseen)), 4))
-    for block, owner in (((0, 0, 0), 0), ((0, 2, 2), 1), ((4, 1, 1), 3)):
-        count = 0
-        for hand in deals:
-            deal = replace(state, hands=(state.hands[0], tuple(sorted(unseen[i] for i in hand))))
-            owner_player = 0 if owner in (0, 2) else 1
-            count += any(
-                block in _reachable(deal, p) for p in (0, *others) if p != owner_player
-            )
+    for block, owner_player in (((0, 0, 0), 0), ((0, 2, 2), 1), ((4, 1, 1), 1)):
+        count = sum(
+            any(block in _reachable(deal, p) for p in (0, 1) if p != owner_player) for deal in deals
+        )
         expected[block] = Fraction(count, len(deals))
+    assert expected[(0, 0, 0)] == Fraction(13, 14)  # player 1 (North) needs card 8
     got = {t.block: t.probability for t in threats(state, 0).buildings}
     assert got == expected
 
@@ -214,12 +203,21 @@ def test_player_without_pieces_has_no_next_turn() -> None:
 
 
 def test_select_phase_uses_what_the_supply_allows() -> None:
-    """RULES §5.1: a color that has not chosen yet may choose any size its supply holds."""
+    """RULES §5.1: in the select phase a color that has chosen threatens with its selection, one
+    that has not yet with any size its supply still holds."""
+    rng = random.Random(3)
     state = manhattan.new_game(players=4, seed="threats")
-    state = manhattan.apply_move(state, manhattan.legal_moves(state)[0])
+    while not (state.round == 2 and state.phase == "select" and state.to_move == 3):
+        state = manhattan.apply_move(state, rng.choice(manhattan.legal_moves(state)))
     result = threats(state, 0)
-    assert result.buildings == ()
-    assert sum(result.unseen) == 45 - 4
+    assert result.buildings
+    chosen = {1, 2}  # round 2 starts with player 1 (RULES §5.2: the marker passes left)
+    for t in result.buildings:
+        for p in t.by_player:
+            for color, floors in p.pieces:
+                pool = state.selected[color] if color in chosen else state.supply[color]
+                assert pool[floors - 1] > 0
+    assert any(p.player in (0, 3) for t in result.buildings for p in t.by_player)
 
 
 def test_view_must_be_the_viewers() -> None:
