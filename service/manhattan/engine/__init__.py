@@ -1,5 +1,6 @@
 """The rules of Manhattan as pure functions over immutable values (RULES.md, DESIGN §3)."""
 
+from .analysis import Analysis, BuildingAnalysis, analyze
 from .board import is_safe
 from .codec import state_id
 from .errors import (
@@ -10,13 +11,16 @@ from .errors import (
     ManhattanError,
 )
 from .events import EVENT_TYPES, Event
+from .explain import Verdict, explain
 from .legality import check_move, legal_moves
 from .moves import Move
 from .play import Game, Transition, apply_move, play
+from .preview import Preview, preview, preview_all
 from .rules import Rules, Variants
 from .scoring import Placing, RoundScore, player_totals, ranking, score_round
 from .setup import new_game
 from .state import Breakdown, RoundRecord, State, Urban
+from .threats import Threats, threats
 from .urban import URBAN_CARDS
 from .view import View, sample_state, view
 
@@ -33,7 +37,9 @@ __all__ = [
     "EVENT_TYPES",
     "RULES_VERSION",
     "URBAN_CARDS",
+    "Analysis",
     "Breakdown",
+    "BuildingAnalysis",
     "Event",
     "Game",
     "IllegalMoveError",
@@ -43,24 +49,32 @@ __all__ = [
     "ManhattanError",
     "Move",
     "Placing",
+    "Preview",
     "RoundRecord",
     "RoundScore",
     "Rules",
     "State",
+    "Threats",
     "Transition",
     "Urban",
     "Variants",
+    "Verdict",
     "View",
+    "analyze",
     "apply_move",
     "check_move",
+    "explain",
     "is_safe",
     "legal_moves",
     "new_game",
     "play",
     "player_scores",
+    "preview",
+    "preview_all",
     "ranking",
     "sample_state",
     "score_round",
     "state_id",
+    "threats",
     "view",
 ]
