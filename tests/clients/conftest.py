@@ -75,7 +75,7 @@ def stop_server(process: subprocess.Popen[bytes]) -> None:
         process.stderr.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server_url() -> Iterator[str]:
     process, url = start_server()
     try:
