@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .analysis import Source, known_game
 from .board import MONSTER_STEP, NO_OWNER, Building, block_coords
@@ -218,6 +218,14 @@ def _winner(counts: list[int]) -> int | None:
     return counts.index(best)
 
 
+class Outcome(NamedTuple):
+    """A board's round scoring with the facts the change lists compare."""
+
+    scores: tuple[Breakdown, ...]
+    winners: list[int | None]  # majority winner per neighborhood
+    tallest: tuple[int, int]  # (owner of the one tallest building or NO_OWNER, its height)
+
+
 class _Base:
     """The current board scored once, with the tables that make a move's score a small update."""
 
@@ -227,6 +235,7 @@ class _Base:
         "counts",
         "heights",
         "histogram",
+        "no_urban",
         "owned",
         "scores",
         "tallest",
@@ -239,6 +248,7 @@ class _Base:
         self.board = board
         self.colors = colors
         self.urban = urban if urban in SCORERS else None
+        self.no_urban = [0] * colors
         self.heights = [sum(f for _, f in b) for b in board]
         self.histogram = Counter(self.heights)
         # The three highest blocks: a move changes at most two, so the highest unchanged block
@@ -271,42 +281,48 @@ class _Base:
         building = changed.get(holder, self.board[holder])
         return building[-1][0], best
 
-    def score(self, changed: dict[int, Building]) -> tuple[tuple[Breakdown, ...], list[int | None]]:
-        """The round scoring with ``changed`` blocks replaced, and the majority winners."""
+    def score(self, changed: dict[int, Building]) -> Outcome:
+        """The round scoring with ``changed`` blocks replaced. Colors the change cannot touch
+        keep their Breakdown of the current board (shared, not rebuilt)."""
         owned = list(self.owned)
         winners = list(self.winners)
+        touched: set[int | None] = set()
         counts: dict[int, list[int]] = {}
         for i, new in changed.items():
             old = self.board[i]
             n = i // 9
             row = counts.get(n) or counts.setdefault(n, list(self.counts[n]))
-            if old:
-                owned[old[-1][0]] -= 1
-                row[old[-1][0]] -= 1
-            if new:
-                owned[new[-1][0]] += 1
-                row[new[-1][0]] += 1
+            for building, step in ((old, -1), (new, 1)):
+                if building:
+                    color = building[-1][0]
+                    owned[color] += step
+                    row[color] += step
+                    touched.add(color)
         for n, row in counts.items():
             winners[n] = _winner(row)
-        heights = {i: sum(f for _, f in b) for i, b in changed.items()}
-        tallest, _ = self._tallest(changed, heights)
+            touched.update((self.winners[n], winners[n]))
+        tallest = self._tallest(changed, {i: sum(f for _, f in b) for i, b in changed.items()})
+        touched.update((self.tallest[0], tallest[0]))
         urban = self._urban(changed)
-        return (
-            tuple(
+        fresh = urban is not self.no_urban
+        scores = tuple(
+            [
                 Breakdown(
                     buildings=owned[c],
-                    majorities=tuple(n for n in range(6) if winners[n] == c),
-                    tallest=TALLEST_BONUS if tallest == c else 0,
+                    majorities=tuple([n for n in range(6) if winners[n] == c]),
+                    tallest=TALLEST_BONUS if tallest[0] == c else 0,
                     urban=urban[c],
                 )
+                if fresh or c in touched
+                else self.scores[c]
                 for c in range(self.colors)
-            ),
-            winners,
+            ]
         )
+        return Outcome(scores, winners, tallest)
 
     def _urban(self, changed: dict[int, Building]) -> list[int]:
         if self.urban is None:
-            return [0] * self.colors
+            return self.no_urban
         board = list(self.board)
         for i, b in changed.items():
             board[i] = b
@@ -384,18 +400,17 @@ def _majority_changes(
     return tuple(out)
 
 
-def _tallest_changes(base: _Base, changed: dict[int, Building]) -> tuple[TallestChange, ...]:
-    heights = {i: sum(f for _, f in b) for i, b in changed.items()}
+def _tallest_changes(base: _Base, after: tuple[int, int]) -> tuple[TallestChange, ...]:
     before, _ = base.tallest
-    after, height = base._tallest(changed, heights)
-    if before == after:
+    owner, height = after
+    if before == owner:
         return ()
     out = []
     if before != NO_OWNER:
-        kind = "cancelled" if after == NO_OWNER and height else "lost"
-        out.append(TallestChange(before, kind, height, None if after == NO_OWNER else after))
-    if after != NO_OWNER:
-        out.append(TallestChange(after, "gained", height, after))
+        kind = "cancelled" if owner == NO_OWNER and height else "lost"
+        out.append(TallestChange(before, kind, height, None if owner == NO_OWNER else owner))
+    if owner != NO_OWNER:
+        out.append(TallestChange(owner, "gained", height, owner))
     return tuple(out)
 
 
@@ -406,15 +421,17 @@ def _preview(base: _Base, source: Source, move: Move, urban_known: bool) -> Prev
         monster = None
     else:
         changed, steps, monster = _effects(base, source, move)
-    after, winners = base.score(changed) if changed else (base.scores, base.winners)
+    if not changed:
+        return Preview(move, (), monster, base.scores, base.scores, (), (), urban_known)
+    outcome = base.score(changed)
     return Preview(
         move=move,
         changes=_block_changes(steps),
         monster=monster,
         before=base.scores,
-        after=after,
-        majorities=_majority_changes(base, changed, winners) if changed else (),
-        tallest=_tallest_changes(base, changed) if changed else (),
+        after=outcome.scores,
+        majorities=_majority_changes(base, changed, outcome.winners),
+        tallest=_tallest_changes(base, outcome.tallest),
         urban_known=urban_known,
     )
 

@@ -1,0 +1,76 @@
+"""``bench_preview``: the speed target of issue 9, on the mid-game state of ``bench engine``.
+
+``preview_all`` of every legal move of a mid-game 4-player build state (target: a few
+milliseconds), against the naive way (``apply_move`` then ``score_round`` per move), with
+``analyze`` and ``threats`` of the same state for scale. Each figure is the median of ``runs``
+runs of ``seconds`` each, in milliseconds per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import replace
+
+from ..engine import State, analyze, apply_move, legal_moves, preview_all, score_round, threats
+from .engine import mid_game_state
+
+TARGET_MS = 5.0
+
+
+def _ms_per_call(fn: Callable[[], object], seconds: float) -> float:
+    calls, start = 0, time.perf_counter()
+    while True:
+        fn()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed / calls * 1e3
+
+
+def naive_preview_all(state: State) -> list[object]:
+    """The baseline: apply each legal move and rescore the whole board."""
+    return [
+        score_round(replace(apply_move(state, m), round=state.round, urban=state.urban))
+        for m in legal_moves(state)
+    ]
+
+
+def bench_preview(runs: int = 5, seconds: float = 0.5) -> dict[str, float]:
+    """Median milliseconds per call over ``runs`` runs, and the number of legal moves."""
+    state = mid_game_state()
+    viewer = state.to_move if state.to_move is not None else 0
+    cases: dict[str, Callable[[], object]] = {
+        "preview_all_ms": lambda: preview_all(state),
+        "naive_preview_all_ms": lambda: naive_preview_all(state),
+        "analyze_ms": lambda: analyze(state),
+        "threats_ms": lambda: threats(state, viewer),
+    }
+    results: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(runs):
+        for name, fn in cases.items():
+            results[name].append(_ms_per_call(fn, seconds))
+    out = {name: statistics.median(values) for name, values in results.items()}
+    out["legal_moves"] = float(len(legal_moves(state)))
+    return out
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="manhattan bench analysis")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=0.5, help="length of each run")
+    args = parser.parse_args(argv)
+    figures = bench_preview(args.runs, args.seconds)
+    for name, value in figures.items():
+        print(f"{name:<24}{value:>10.3f}")
+    met = figures["preview_all_ms"] <= TARGET_MS
+    print(f"preview_all target ≤ {TARGET_MS:g} ms: {'met' if met else 'MISSED'}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(run(sys.argv[1:]))
