@@ -1,0 +1,191 @@
+/**
+ * `ManhattanClient`: the REST API of DESIGN §4 as typed methods, for browsers and Node (fetch).
+ *
+ *   const client = new ManhattanClient("http://127.0.0.1:8000");
+ *   const game = await client.newGame({ players: 4, seed: "demo" });
+ *   const { moves } = await client.legalMoves(game);
+ *   const step = await client.apply(game, moves[0]!);
+ */
+import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
+import type {
+  GameRecord,
+  LegalMoves,
+  MoveIn,
+  Replay,
+  Score,
+  Sealed,
+  Setup,
+  StateLike,
+  StateRef,
+  Suggestion,
+  Transition,
+  Validation,
+} from "./types.js";
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Retries on network errors only (the request never reached the service). */
+export interface RetryPolicy {
+  /** Attempts in all; 1 means no retry. */
+  attempts: number;
+  /** First delay in milliseconds, doubled each time, capped at `maxBackoffMs`. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** Scale each delay by a random factor in [0.5, 1]. */
+  jitter: boolean;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, backoffMs: 100, maxBackoffMs: 2000, jitter: true };
+
+export interface ClientOptions {
+  /** The transport: any fetch (default: the global one). Inject a fake in tests. */
+  fetch?: FetchLike;
+  retry?: Partial<RetryPolicy>;
+  headers?: Record<string, string>;
+  /** How to wait between retries (default: setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The delays between attempts, in milliseconds. */
+export function retryDelays(policy: RetryPolicy, random: () => number = Math.random): number[] {
+  const delays: number[] = [];
+  for (let k = 0; k < policy.attempts - 1; k++) {
+    const delay = Math.min(policy.maxBackoffMs, policy.backoffMs * 2 ** k);
+    delays.push(policy.jitter ? delay * (0.5 + random() / 2) : delay);
+  }
+  return delays;
+}
+
+/** The wire form of a state argument: results that carry a token send the token. */
+export function stateRef(state: StateLike): StateRef {
+  if (typeof state === "object" && state !== null && "token" in state && typeof state.token === "string") {
+    return { token: state.token };
+  }
+  return state as StateRef;
+}
+
+export interface SuggestOptions {
+  player?: number;
+  bot?: string;
+  seed?: number;
+}
+
+export class ManhattanClient {
+  readonly baseUrl: string;
+  readonly retry: RetryPolicy;
+  private readonly fetchImpl: FetchLike;
+  private readonly headers: Record<string, string>;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(baseUrl = "", options: ClientOptions = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.headers = { accept: "application/json", ...options.headers };
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  // -- operations (DESIGN §4) ---------------------------------------------------------
+  rules(): Promise<Record<string, unknown>> {
+    return this.request("GET", "/v1/rules");
+  }
+
+  newGame(setup: Setup = {}): Promise<Sealed> {
+    return this.request("POST", "/v1/games", setup);
+  }
+
+  legalMoves(state: StateLike): Promise<LegalMoves> {
+    return this.request("POST", "/v1/legal-moves", { state: stateRef(state) });
+  }
+
+  validate(state: StateLike, move: MoveIn): Promise<Validation> {
+    return this.request("POST", "/v1/validate", { state: stateRef(state), move });
+  }
+
+  /** One move, or several applied in order in one request. */
+  apply(state: StateLike, move: MoveIn | MoveIn[]): Promise<Transition> {
+    const body = Array.isArray(move) ? { state: stateRef(state), moves: move } : { state: stateRef(state), move };
+    return this.request("POST", "/v1/apply", body);
+  }
+
+  score(state: StateLike): Promise<Score> {
+    return this.request("POST", "/v1/score", { state: stateRef(state) });
+  }
+
+  /** The player's view and a token issued to that player (DESIGN §7). */
+  view(state: StateLike, player: number): Promise<Sealed> {
+    return this.request("POST", "/v1/view", { state: stateRef(state), player });
+  }
+
+  suggest(state: StateLike, options: SuggestOptions = {}): Promise<Suggestion> {
+    return this.request("POST", "/v1/suggest", { state: stateRef(state), ...options });
+  }
+
+  replay(game: GameRecord): Promise<Replay> {
+    return this.request("POST", "/v1/replay", game);
+  }
+
+  analysis(state: StateLike): Promise<{ analysis: unknown }> {
+    return this.request("POST", "/v1/analysis", { state: stateRef(state) });
+  }
+
+  preview(state: StateLike, move: MoveIn): Promise<{ preview: unknown }> {
+    return this.request("POST", "/v1/preview", { state: stateRef(state), move });
+  }
+
+  store(state: StateLike): Promise<Sealed> {
+    return this.request("POST", "/v1/states", { state: stateRef(state) });
+  }
+
+  load(stateId: string): Promise<Sealed> {
+    return this.request("GET", `/v1/states/${encodeURIComponent(stateId)}`);
+  }
+
+  /** A raw GraphQL request; `errors` are thrown as typed errors (extensions.code). */
+  async graphql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<T> {
+    const answer = await this.request<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>(
+      "POST",
+      "/graphql",
+      variables ? { query, variables } : { query },
+    );
+    const first = answer.errors?.[0];
+    if (first) {
+      throw errorFromResponse(400, { code: first.extensions?.code ?? "GRAPHQL_ERROR", message: first.message });
+    }
+    if (answer.data === undefined) throw new UnexpectedResponseError("GraphQL answer without data");
+    return answer.data;
+  }
+
+  // -- transport ------------------------------------------------------------------------
+  async request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+    const init: RequestInit = { method, headers: { ...this.headers } };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)["content-type"] = "application/json";
+    }
+    const delays = retryDelays(this.retry);
+    let response: Response;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        response = await this.fetchImpl(this.baseUrl + path, init);
+        break;
+      } catch (error) {
+        // fetch rejects only when no answer came back (network error, refused connection).
+        const delay = delays[attempt];
+        if (delay === undefined) {
+          throw new TransportError(`cannot reach the service: ${String(error)}`, { cause: error });
+        }
+        await this.sleep(delay);
+      }
+    }
+    let answer: unknown;
+    try {
+      answer = await response.json();
+    } catch {
+      answer = undefined;
+    }
+    if (!response.ok) throw errorFromResponse(response.status, answer, response.headers.get("retry-after"));
+    if (answer === undefined) throw new UnexpectedResponseError(`HTTP ${response.status}: not JSON`, response.status);
+    return answer as T;
+  }
+}

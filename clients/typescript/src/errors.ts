@@ -1,0 +1,114 @@
+/**
+ * Every error the client throws, rebuilt from the service's stable codes (DESIGN §5).
+ *
+ *   ManhattanClientError
+ *   ├── TransportError            the service could not be reached (after the retries)
+ *   ├── UnexpectedResponseError   an answer that is not the documented shape
+ *   └── ServiceError              {"code", "message", "path"?} from the service
+ *       ├── InvalidStateError     INVALID_STATE (.path)
+ *       ├── InvalidMoveError      INVALID_MOVE
+ *       ├── IllegalMoveError      ILLEGAL_MOVE
+ *       ├── GameOverError         GAME_OVER
+ *       ├── StateNotFoundError    STATE_NOT_FOUND
+ *       ├── BadTokenError         BAD_TOKEN
+ *       ├── PayloadTooLargeError  PAYLOAD_TOO_LARGE
+ *       ├── QueryTooComplexError  QUERY_TOO_COMPLEX
+ *       ├── RateLimitedError      RATE_LIMITED (.retryAfter seconds)
+ *       ├── RequestRejectedError  any other 4xx code
+ *       └── ServerError           5xx
+ */
+
+export class ManhattanClientError extends Error {
+  override name = "ManhattanClientError";
+}
+
+export class TransportError extends ManhattanClientError {
+  override name = "TransportError";
+}
+
+export class UnexpectedResponseError extends ManhattanClientError {
+  override name = "UnexpectedResponseError";
+  constructor(message: string, readonly status?: number) {
+    super(message);
+  }
+}
+
+export interface ServiceErrorInit {
+  code: string;
+  message: string;
+  status: number;
+  path?: string | undefined;
+  index?: number | undefined;
+}
+
+export class ServiceError extends ManhattanClientError {
+  override name = "ServiceError";
+  readonly code: string;
+  readonly status: number;
+  readonly path: string | undefined;
+  readonly index: number | undefined;
+  readonly detail: string;
+  constructor(init: ServiceErrorInit) {
+    super(`${init.code}: ${init.message}`);
+    this.code = init.code;
+    this.detail = init.message;
+    this.status = init.status;
+    this.path = init.path;
+    this.index = init.index;
+  }
+}
+
+export class InvalidStateError extends ServiceError { override name = "InvalidStateError"; }
+export class InvalidMoveError extends ServiceError { override name = "InvalidMoveError"; }
+export class IllegalMoveError extends ServiceError { override name = "IllegalMoveError"; }
+export class GameOverError extends ServiceError { override name = "GameOverError"; }
+export class StateNotFoundError extends ServiceError { override name = "StateNotFoundError"; }
+export class BadTokenError extends ServiceError { override name = "BadTokenError"; }
+export class PayloadTooLargeError extends ServiceError { override name = "PayloadTooLargeError"; }
+export class QueryTooComplexError extends ServiceError { override name = "QueryTooComplexError"; }
+export class RequestRejectedError extends ServiceError { override name = "RequestRejectedError"; }
+export class ServerError extends ServiceError { override name = "ServerError"; }
+
+export class RateLimitedError extends ServiceError {
+  override name = "RateLimitedError";
+  constructor(init: ServiceErrorInit, readonly retryAfter?: number) {
+    super(init);
+  }
+}
+
+const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceError> = {
+  INVALID_STATE: InvalidStateError,
+  INVALID_MOVE: InvalidMoveError,
+  ILLEGAL_MOVE: IllegalMoveError,
+  GAME_OVER: GameOverError,
+  STATE_NOT_FOUND: StateNotFoundError,
+  BAD_TOKEN: BadTokenError,
+  PAYLOAD_TOO_LARGE: PayloadTooLargeError,
+  QUERY_TOO_COMPLEX: QueryTooComplexError,
+};
+
+/** The typed error for an error answer. */
+export function errorFromResponse(
+  status: number,
+  body: unknown,
+  retryAfterHeader?: string | null,
+): ManhattanClientError {
+  if (typeof body !== "object" || body === null || typeof (body as { code?: unknown }).code !== "string") {
+    return new UnexpectedResponseError(`HTTP ${status} without an error body`, status);
+  }
+  const raw = body as { code: string; message?: unknown; path?: unknown; index?: unknown };
+  const init: ServiceErrorInit = {
+    code: raw.code,
+    message: typeof raw.message === "string" ? raw.message : "",
+    status,
+    path: typeof raw.path === "string" ? raw.path : undefined,
+    index: typeof raw.index === "number" ? raw.index : undefined,
+  };
+  if (status >= 500) return new ServerError(init);
+  if (raw.code === "RATE_LIMITED") {
+    const seconds = retryAfterHeader == null ? undefined : Number(retryAfterHeader);
+    return new RateLimitedError(init, Number.isFinite(seconds) ? seconds : undefined);
+  }
+  const ErrorClass = ERRORS_BY_CODE[raw.code] ?? RequestRejectedError;
+  return new ErrorClass(init);
+}

@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  BadTokenError,
+  GameOverError,
+  IllegalMoveError,
+  InvalidMoveError,
+  InvalidStateError,
+  ManhattanClient,
+  PayloadTooLargeError,
+  QueryTooComplexError,
+  RateLimitedError,
+  RequestRejectedError,
+  retryDelays,
+  ServerError,
+  ServiceError,
+  StateNotFoundError,
+  stateRef,
+  TransportError,
+  UnexpectedResponseError,
+  type FetchLike,
+} from "../src/index.js";
+
+function answering(status: number, body: unknown, headers: Record<string, string> = {}): FetchLike {
+  return async () =>
+    new Response(typeof body === "string" ? body : JSON.stringify(body), {
+      status,
+      headers: { "content-type": "application/json", ...headers },
+    });
+}
+
+describe("errors (DESIGN §5)", () => {
+  const cases: [string, number, new (...args: never[]) => ServiceError][] = [
+    ["INVALID_STATE", 400, InvalidStateError],
+    ["INVALID_MOVE", 400, InvalidMoveError],
+    ["ILLEGAL_MOVE", 422, IllegalMoveError],
+    ["GAME_OVER", 409, GameOverError],
+    ["STATE_NOT_FOUND", 404, StateNotFoundError],
+    ["BAD_TOKEN", 400, BadTokenError],
+    ["PAYLOAD_TOO_LARGE", 413, PayloadTooLargeError],
+    ["QUERY_TOO_COMPLEX", 400, QueryTooComplexError],
+    ["RATE_LIMITED", 429, RateLimitedError],
+    ["SOMETHING_NEW", 400, RequestRejectedError],
+    ["STORE_UNAVAILABLE", 503, ServerError],
+  ];
+  for (const [code, status, ErrorClass] of cases) {
+    test(`${code} becomes its own error class`, async () => {
+      const client = new ManhattanClient("http://x", {
+        fetch: answering(status, { code, message: "no", path: "$.round" }, { "retry-after": "3" }),
+      });
+      const error = await client.rules().catch((e: unknown) => e);
+      assert.ok(error instanceof ErrorClass, `${code}: ${String(error)}`);
+      assert.ok(error instanceof ServiceError);
+      assert.deepEqual([error.code, error.status, error.path, error.detail], [code, status, "$.round", "no"]);
+      if (error instanceof RateLimitedError) assert.equal(error.retryAfter, 3);
+    });
+  }
+
+  test("an answer that is not an error body is unexpected", async () => {
+    const client = new ManhattanClient("http://x", { fetch: answering(502, "<html>") });
+    await assert.rejects(client.rules(), UnexpectedResponseError);
+  });
+});
+
+describe("retries on network errors only", () => {
+  test("backs off exponentially, then succeeds", async () => {
+    let calls = 0;
+    const slept: number[] = [];
+    const client = new ManhattanClient("http://x", {
+      fetch: async () => {
+        calls += 1;
+        if (calls < 3) throw new TypeError("fetch failed");
+        return new Response('{"moves": []}', { status: 200 });
+      },
+      retry: { attempts: 3, backoffMs: 50, jitter: false },
+      sleep: async (ms) => void slept.push(ms),
+    });
+    assert.deepEqual(await client.legalMoves({ id: "0".repeat(32) }), { moves: [] });
+    assert.equal(calls, 3);
+    assert.deepEqual(slept, [50, 100]);
+  });
+
+  test("gives up with a TransportError", async () => {
+    const client = new ManhattanClient("http://x", {
+      fetch: async () => {
+        throw new TypeError("fetch failed");
+      },
+      retry: { attempts: 2 },
+      sleep: async () => {},
+    });
+    await assert.rejects(client.rules(), TransportError);
+  });
+
+  test("an error answer is not retried", async () => {
+    let calls = 0;
+    const client = new ManhattanClient("http://x", {
+      fetch: async () => {
+        calls += 1;
+        return new Response('{"code": "INTERNAL_ERROR", "message": "bug"}', { status: 500 });
+      },
+      sleep: async () => {},
+    });
+    await assert.rejects(client.rules(), ServerError);
+    assert.equal(calls, 1);
+  });
+
+  test("jittered delays stay between half and the full backoff", () => {
+    const delays = retryDelays({ attempts: 5, backoffMs: 200, maxBackoffMs: 500, jitter: true });
+    const bounds = [200, 400, 500, 500];
+    delays.forEach((d, i) => {
+      assert.ok(d >= bounds[i]! / 2 && d <= bounds[i]!, `delay ${i}: ${d}`);
+    });
+  });
+});
+
+describe("requests", () => {
+  test("results that carry a token are sent as {token}", async () => {
+    const seen: unknown[] = [];
+    const client = new ManhattanClient("http://x/", {
+      fetch: async (url, init) => {
+        seen.push([url, JSON.parse(String(init.body))]);
+        return new Response('{"moves": []}', { status: 200 });
+      },
+    });
+    await client.legalMoves({ token: "t1", stateId: "a".repeat(32), events: [], moves: [] });
+    assert.deepEqual(seen, [["http://x/v1/legal-moves", { state: { token: "t1" } }]]);
+    assert.deepEqual(stateRef({ id: "abc" }), { id: "abc" });
+  });
+});
