@@ -158,6 +158,28 @@ class Threats:
         }
 
 
+class _Odds:
+    """The two probabilities for one unseen multiset, memoized: many buildings share a card and
+    the same opponents' hand sizes."""
+
+    def __init__(self, unseen: Sequence[int]) -> None:
+        self.unseen = unseen
+        self._holds: dict[tuple[int, int], Fraction] = {}
+        self._none: dict[tuple[tuple[int, int], ...], Fraction] = {}
+
+    def holds(self, size: int, card: int) -> Fraction:
+        key = (size, card)
+        if key not in self._holds:
+            self._holds[key] = holds_probability(self.unseen, size, card)
+        return self._holds[key]
+
+    def some_holds(self, groups: list[tuple[int, int]]) -> Fraction:
+        key = tuple(sorted(groups))
+        if key not in self._none:
+            self._none[key] = 1 - none_holds_probability(self.unseen, key)
+        return self._none[key]
+
+
 def _pieces_for_next_turn(v: View, color: int) -> tuple[int, ...]:
     """Sizes ``color`` may place on its next build turn (RULES §5.1-5.2; module docstring)."""
     selected = v.selected[color]
@@ -181,9 +203,7 @@ def _card_for(v: View, player: int, index: int) -> int:
     return ROTATION[v.rules.seats[player]].index(index % 9)
 
 
-def _player_threats(
-    v: View, game: GameLike, index: int, unseen: Sequence[int]
-) -> tuple[PlayerThreat, ...]:
+def _player_threats(v: View, game: GameLike, index: int, odds: _Odds) -> tuple[PlayerThreat, ...]:
     owner_player = v.rules.owner_of_color[v.board[index][-1][0]]
     out = []
     for player in range(v.rules.players):
@@ -196,15 +216,15 @@ def _player_threats(
         if player == v.player:
             p = Fraction(1 if card in v.hand else 0)
         else:
-            p = holds_probability(unseen, v.hand_sizes[player], card)
+            p = odds.holds(v.hand_sizes[player], card)
         out.append(PlayerThreat(player, card, pieces, p, player == v.player))
     return tuple(out)
 
 
-def _threat(v: View, game: GameLike, index: int, unseen: Sequence[int]) -> Threat:
-    by_player = _player_threats(v, game, index, unseen)
+def _threat(v: View, game: GameLike, index: int, odds: _Odds) -> Threat:
+    by_player = _player_threats(v, game, index, odds)
     hidden = [(v.hand_sizes[t.player], t.card) for t in by_player if not t.known]
-    others = 1 - none_holds_probability(unseen, hidden) if hidden else Fraction(0)
+    others = odds.some_holds(hidden) if hidden else Fraction(0)
     mine = any(t.known and t.probability == 1 for t in by_player)
     return Threat(
         block=block_coords(index),
@@ -234,8 +254,8 @@ def threats(source: Source, viewer: int | None = None) -> Threats:
     unseen = tuple(cards.count(c) for c in range(CARD_POSITIONS))
     buildings: tuple[Threat, ...] = ()
     if v.phase != "over":
-        game = known_game(v)
-        buildings = tuple(_threat(v, game, i, unseen) for i, b in enumerate(v.board) if b)
+        game, odds = known_game(v), _Odds(unseen)
+        buildings = tuple(_threat(v, game, i, odds) for i, b in enumerate(v.board) if b)
     return Threats(viewer=v.player, unseen=unseen, buildings=buildings)
 
 
