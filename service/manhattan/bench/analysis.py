@@ -1,7 +1,8 @@
 """``bench_preview``: the speed target of issue 9, on the mid-game state of ``bench engine``.
 
 ``preview_all`` of every legal move of a mid-game 4-player build state (target: a few
-milliseconds), against the naive way (``apply_move`` then ``score_round`` per move), with
+milliseconds) and of a wide turn (the first build turn: every move legal), against the naive
+way (``apply_move`` then ``score_round`` per move), with
 ``analyze`` and ``threats`` of the same state for scale. Each figure is the median of ``runs``
 runs of ``seconds`` each, in milliseconds per call.
 """
@@ -14,7 +15,16 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..engine import State, analyze, apply_move, legal_moves, preview_all, score_round, threats
+from ..engine import (
+    State,
+    analyze,
+    apply_move,
+    legal_moves,
+    new_game,
+    preview_all,
+    score_round,
+    threats,
+)
 from .engine import mid_game_state
 
 TARGET_MS = 5.0
@@ -38,12 +48,24 @@ def naive_preview_all(state: State) -> list[object]:
     ]
 
 
+def first_build_state(seed: str = "bench") -> State:
+    """The first build turn of a 4-player game, every color holding all four sizes: an empty
+    board, so every card, neighborhood and size is legal (up to 96 moves)."""
+    state = new_game(players=4, seed=seed)
+    while state.phase == "select":
+        moves = legal_moves(state)
+        state = apply_move(state, next(m for m in moves if m.pieces and all(m.pieces)))
+    return state
+
+
 def bench_preview(runs: int = 5, seconds: float = 0.5) -> dict[str, float]:
     """Median milliseconds per call over ``runs`` runs, and the number of legal moves."""
     state = mid_game_state()
+    wide = first_build_state()
     viewer = state.to_move if state.to_move is not None else 0
     cases: dict[str, Callable[[], object]] = {
         "preview_all_ms": lambda: preview_all(state),
+        "preview_all_wide_ms": lambda: preview_all(wide),
         "naive_preview_all_ms": lambda: naive_preview_all(state),
         "analyze_ms": lambda: analyze(state),
         "threats_ms": lambda: threats(state, viewer),
@@ -54,6 +76,7 @@ def bench_preview(runs: int = 5, seconds: float = 0.5) -> dict[str, float]:
             results[name].append(_ms_per_call(fn, seconds))
     out = {name: statistics.median(values) for name, values in results.items()}
     out["legal_moves"] = float(len(legal_moves(state)))
+    out["legal_moves_wide"] = float(len(legal_moves(wide)))
     return out
 
 
