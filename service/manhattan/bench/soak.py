@@ -1,0 +1,505 @@
+"""``manhattan bench soak``: many simulated games against a running service, bounded in time and
+in requests, on loopback only.
+
+Each simulated game creates a game, then loops: ask for the legal moves, apply one chosen at
+random, and now and then score, view, validate, preview, analyse or ask a bot. The state travels
+the three ways a client can send it (inline JSON, a sealed token, a cached id) and the calls mix
+REST JSON, REST msgpack and GraphQL. When a game ends a new one starts, until the time or
+request budget is spent.
+
+Reported: throughput, latency percentiles (p50/p99/p999, overall and per operation), errors
+(any non-2xx answer, timeout or transport failure; the goal is zero) and the resident memory of
+the service process over the run (after a warm-up, so first-use allocations do not count as
+growth).
+
+Without ``--url`` the soak starts its own ``manhattan serve`` on a free loopback port (with
+``REDIS_URL`` from ``--redis-url`` or the environment) and stops it afterwards; with ``--url``
+it drives a service that is already running, and ``--pid`` names its process for the memory
+figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import ipaddress
+import json
+import math
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import msgpack
+
+#: Relative weights of the optional operations tried after each legal-moves call.
+SIDE_OPERATIONS = {
+    "score": 6,
+    "view": 4,
+    "validate": 4,
+    "preview": 3,
+    "analysis": 2,
+    "suggest": 2,
+    "graphql-legal-moves": 8,
+    "state-by-id": 3,
+}
+SIDE_OPERATION_RATE = 0.5
+GRAPHQL_LEGAL_MOVES = "query($s: StateRef!) { legalMoves(state: $s) { notation } }"
+
+
+class SoakError(RuntimeError):
+    """The soak cannot run as asked (not loopback, service did not start)."""
+
+
+# -- measurement ------------------------------------------------------------------------------
+@dataclass
+class Tally:
+    """Latencies and failures, per operation."""
+
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    error_samples: list[str] = field(default_factory=list)
+    requests: int = 0
+    games_finished: int = 0
+
+    def record(self, operation: str, seconds: float) -> None:
+        self.latencies.setdefault(operation, []).append(seconds)
+
+    def fail(self, operation: str, detail: str) -> None:
+        self.errors[operation] = self.errors.get(operation, 0) + 1
+        if len(self.error_samples) < 10:
+            self.error_samples.append(f"{operation}: {detail[:200]}")
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    """Nearest-rank percentile of an ascending list (0 for an empty one)."""
+    if not sorted_values:
+        return 0.0
+    rank = math.ceil(fraction * len(sorted_values))  # 1-based
+    return sorted_values[min(len(sorted_values), max(rank, 1)) - 1]
+
+
+def latency_summary(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {
+        "count": len(ordered),
+        "p50_ms": percentile(ordered, 0.50) * 1000,
+        "p99_ms": percentile(ordered, 0.99) * 1000,
+        "p999_ms": percentile(ordered, 0.999) * 1000,
+        "max_ms": (ordered[-1] if ordered else 0.0) * 1000,
+    }
+
+
+def resident_kib(pid: int) -> int | None:
+    """The process's resident set size from /proc (Linux), or None when unavailable."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+@dataclass
+class MemoryWatch:
+    pid: int | None
+    samples: list[tuple[float, int]] = field(default_factory=list)
+
+    async def run(self, stop: asyncio.Event, interval: float = 0.5) -> None:
+        if self.pid is None:
+            return
+        started = time.monotonic()
+        while not stop.is_set():
+            kib = resident_kib(self.pid)
+            if kib is not None:
+                self.samples.append((time.monotonic() - started, kib))
+            with suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval)
+
+    def summary(self, warmup_seconds: float) -> dict[str, Any]:
+        if not self.samples:
+            return {"available": False}
+        after_warmup = [kib for t, kib in self.samples if t >= warmup_seconds] or [
+            self.samples[-1][1]
+        ]
+        baseline, final = after_warmup[0], self.samples[-1][1]
+        return {
+            "available": True,
+            "start_mib": self.samples[0][1] / 1024,
+            "after_warmup_mib": baseline / 1024,
+            "end_mib": final / 1024,
+            "peak_mib": max(kib for _, kib in self.samples) / 1024,
+            "growth_mib": (final - baseline) / 1024,
+            "growth_percent": 100.0 * (final - baseline) / baseline if baseline else 0.0,
+        }
+
+
+# -- one simulated game -----------------------------------------------------------------------
+@dataclass
+class GameState:
+    """What a client keeps between calls: the last state in the three forms it may send."""
+
+    state: dict[str, Any]
+    token: str
+    state_id: str
+
+    @classmethod
+    def from_result(cls, body: dict[str, Any]) -> GameState:
+        return cls(body["state"], body["token"], body["stateId"])
+
+    def reference(self, rng: random.Random) -> Any:
+        form = rng.choice(("json", "json", "token", "id"))
+        if form == "token":
+            return {"token": self.token}
+        if form == "id":
+            return {"id": self.state_id}
+        return self.state
+
+
+class Budget:
+    """Stops every game when the time is up or the request count is reached."""
+
+    def __init__(self, seconds: float, max_requests: int) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.max_requests = max_requests
+        self.issued = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.issued >= self.max_requests or time.monotonic() >= self.deadline
+
+    def take(self) -> bool:
+        if self.exhausted:
+            return False
+        self.issued += 1
+        return True
+
+
+class Player:
+    """One simulated client playing games back to back."""
+
+    def __init__(
+        self, client: httpx.AsyncClient, tally: Tally, budget: Budget, rng: random.Random
+    ) -> None:
+        self.client = client
+        self.tally = tally
+        self.budget = budget
+        self.rng = rng
+
+    async def call(
+        self,
+        operation: str,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        msgpack_body: bool = False,
+    ) -> dict[str, Any] | None:
+        """One request; None when the budget is spent or the request failed (counted)."""
+        if not self.budget.take():
+            return None
+        headers: dict[str, str] = {}
+        content: bytes | None = None
+        if body is not None:
+            if msgpack_body:
+                content = msgpack.packb(body, use_bin_type=True)
+                headers = {"content-type": "application/msgpack", "accept": "application/msgpack"}
+            else:
+                content = json.dumps(body, separators=(",", ":")).encode()
+                headers = {"content-type": "application/json"}
+        started = time.perf_counter()
+        try:
+            response = await self.client.request(method, path, content=content, headers=headers)
+        except httpx.HTTPError as exc:
+            self.tally.requests += 1
+            self.tally.fail(operation, f"{exc.__class__.__name__}: {exc}")
+            return None
+        elapsed = time.perf_counter() - started
+        self.tally.requests += 1
+        self.tally.record(operation, elapsed)
+        if not 200 <= response.status_code < 300:
+            self.tally.fail(operation, f"HTTP {response.status_code}: {response.text}")
+            return None
+        if response.headers.get("content-type", "").startswith("application/msgpack"):
+            decoded: dict[str, Any] = msgpack.unpackb(response.content, raw=False)
+        else:
+            decoded = response.json()
+        if operation.startswith("graphql") and decoded.get("errors"):
+            self.tally.fail(operation, json.dumps(decoded["errors"])[:200])
+            return None
+        return decoded
+
+    async def play_games(self) -> None:
+        while True:
+            setup = {"players": self.rng.choice((2, 3, 4)), "seed": f"{self.rng.getrandbits(48):x}"}
+            created = await self.call("new-game", "POST", "/v1/games", setup)
+            if created is not None:
+                await self.play(GameState.from_result(created))
+            if self.budget.exhausted:
+                return
+
+    async def play(self, game: GameState) -> None:
+        """Play one game until it ends, a call fails (counted) or the budget runs out."""
+        while game.state["phase"] != "over":
+            use_msgpack = self.rng.random() < 0.25
+            listed = await self.call(
+                "legal-moves",
+                "POST",
+                "/v1/legal-moves",
+                {"state": game.reference(self.rng)},
+                msgpack_body=use_msgpack,
+            )
+            if listed is None:
+                return
+            move = self.rng.choice(listed["moves"])
+            if self.rng.random() < SIDE_OPERATION_RATE:
+                await self.side_operation(game, move)
+            applied = await self.call(
+                "apply",
+                "POST",
+                "/v1/apply",
+                {"state": game.reference(self.rng), "move": move},
+                msgpack_body=use_msgpack,
+            )
+            if applied is None:
+                return
+            game = GameState.from_result(applied)
+        self.tally.games_finished += 1
+
+    async def side_operation(self, game: GameState, move: dict[str, Any]) -> None:
+        names, weights = zip(*SIDE_OPERATIONS.items(), strict=True)
+        operation = self.rng.choices(names, weights)[0]
+        ref = game.reference(self.rng)
+        players = game.state["rules"]["players"]
+        body: dict[str, Any]
+        if operation == "graphql-legal-moves":
+            by_reference = ref is not game.state  # {"id": ...} or {"token": ...}
+            gql_ref = ref if by_reference else {"json": ref}
+            body = {"query": GRAPHQL_LEGAL_MOVES, "variables": {"s": gql_ref}}
+            await self.call(operation, "POST", "/graphql", body)
+        elif operation == "state-by-id":
+            await self.call(operation, "GET", f"/v1/states/{game.state_id}")
+        elif operation == "view":
+            body = {"state": ref, "player": self.rng.randrange(players)}
+            await self.call(operation, "POST", "/v1/view", body)
+        elif operation == "suggest":
+            await self.call(operation, "POST", "/v1/suggest", {"state": ref, "bot": "random"})
+        elif operation in ("validate", "preview"):
+            await self.call(operation, "POST", f"/v1/{operation}", {"state": ref, "move": move})
+        else:
+            await self.call(operation, "POST", f"/v1/{operation}", {"state": ref})
+
+
+# -- the service process ----------------------------------------------------------------------
+def require_loopback(url: str) -> None:
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        pass
+    raise SoakError(f"the soak drives loopback services only, not {host!r}")
+
+
+def free_loopback_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_until_ready(url: str, process: subprocess.Popen[bytes] | None, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise SoakError(f"the service exited with status {process.returncode} at start")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise SoakError(f"the service at {url} was not ready within {timeout:.0f} s")
+
+
+@contextmanager
+def spawned_service(redis_url: str | None) -> Iterator[tuple[str, int]]:
+    """``manhattan serve`` on a free loopback port; yields (url, pid); stops it with SIGTERM."""
+    port = free_loopback_port()
+    environment = dict(os.environ)
+    environment.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
+    environment["MANHATTAN_ACCESS_LOG"] = "false"
+    environment.setdefault("MANHATTAN_LOG_LEVEL", "WARNING")
+    if redis_url is not None:
+        environment["REDIS_URL"] = redis_url
+    if not environment.get("MANHATTAN_TOKEN_KEY"):
+        key = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
+        environment["MANHATTAN_TOKEN_KEY"] = f"soak:{key}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "manhattan.cli", "serve"],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_ready(url, process, timeout=30)
+        yield url, process.pid
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# -- the run ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class SoakOptions:
+    seconds: float
+    max_requests: int
+    games: int
+    seed: int
+    warmup_seconds: float
+    request_timeout: float
+
+
+async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any]:
+    load_at_start = os.getloadavg()[0]
+    tally = Tally()
+    watch = MemoryWatch(pid)
+    stop = asyncio.Event()
+    limits = httpx.Limits(max_connections=options.games, max_keepalive_connections=options.games)
+    timeout = httpx.Timeout(options.request_timeout)
+    master = random.Random(options.seed)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=timeout) as client:
+        budget = Budget(options.seconds, options.max_requests)
+        players = [
+            Player(client, tally, budget, random.Random(master.getrandbits(64)))
+            for _ in range(options.games)
+        ]
+        watcher = asyncio.create_task(watch.run(stop))
+        started = time.perf_counter()
+        await asyncio.gather(*(p.play_games() for p in players))
+        elapsed = time.perf_counter() - started
+        stop.set()
+        await watcher
+    everything = [s for values in tally.latencies.values() for s in values]
+    return {
+        "url": url,
+        "load_average_1m": {"start": load_at_start, "end": os.getloadavg()[0]},
+        "seconds": elapsed,
+        "requests": tally.requests,
+        "throughput_per_s": tally.requests / elapsed if elapsed else 0.0,
+        "games_simulated": options.games,
+        "games_finished": tally.games_finished,
+        "errors": sum(tally.errors.values()),
+        "errors_by_operation": dict(tally.errors),
+        "error_samples": tally.error_samples,
+        "latency": latency_summary(everything),
+        "latency_by_operation": {
+            name: latency_summary(values) for name, values in sorted(tally.latencies.items())
+        },
+        "memory": watch.summary(options.warmup_seconds),
+    }
+
+
+def print_report(report: dict[str, Any]) -> None:
+    overall = report["latency"]
+    print(f"soak against {report['url']}: {report['seconds']:.1f} s, {report['requests']} requests")
+    print(
+        f"  throughput {report['throughput_per_s']:.0f} req/s   "
+        f"p50 {overall['p50_ms']:.2f} ms   p99 {overall['p99_ms']:.2f} ms   "
+        f"p999 {overall['p999_ms']:.2f} ms   max {overall['max_ms']:.2f} ms"
+    )
+    print(
+        f"  games: {report['games_simulated']} concurrent, {report['games_finished']} finished   "
+        f"errors: {report['errors']}   "
+        f"load average {report['load_average_1m']['start']:.1f} -> "
+        f"{report['load_average_1m']['end']:.1f} on {os.cpu_count()} cores"
+    )
+    for sample in report["error_samples"]:
+        print(f"    {sample}")
+    print(f"  {'operation':<22}{'count':>8}{'p50 ms':>9}{'p99 ms':>9}{'p999 ms':>9}")
+    for name, figures in report["latency_by_operation"].items():
+        print(
+            f"  {name:<22}{figures['count']:>8}{figures['p50_ms']:>9.2f}"
+            f"{figures['p99_ms']:>9.2f}{figures['p999_ms']:>9.2f}"
+        )
+    memory = report["memory"]
+    if memory["available"]:
+        print(
+            f"  service RSS: {memory['after_warmup_mib']:.1f} MiB after warm-up -> "
+            f"{memory['end_mib']:.1f} MiB at the end (peak {memory['peak_mib']:.1f}), "
+            f"growth {memory['growth_mib']:+.1f} MiB ({memory['growth_percent']:+.1f} %)"
+        )
+    else:
+        print("  service RSS: not measured (give --pid of the service process, Linux only)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="manhattan bench soak", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--url", help="a running service on loopback; default: start one")
+    parser.add_argument("--pid", type=int, help="the running service's process id, for RSS")
+    parser.add_argument("--redis-url", help="REDIS_URL for the service this command starts")
+    parser.add_argument("--seconds", type=float, default=30.0, help="time budget (default 30)")
+    parser.add_argument(
+        "--max-requests", type=int, default=200_000, help="request budget (default 200000)"
+    )
+    parser.add_argument("--games", type=int, default=32, help="concurrent simulated games")
+    parser.add_argument("--seed", type=int, default=1, help="seed for the simulated players")
+    parser.add_argument(
+        "--warmup", type=float, default=None, help="seconds before the RSS baseline"
+    )
+    parser.add_argument("--timeout", type=float, default=10.0, help="per-request timeout, s")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def run(argv: list[str]) -> int:
+    """Entry point for ``manhattan bench soak``; 0 when no request failed, 1 otherwise."""
+    args = build_parser().parse_args(argv)
+    if args.seconds <= 0 or args.max_requests <= 0 or args.games <= 0:
+        print("error: --seconds, --max-requests and --games must be positive", file=sys.stderr)
+        return 2
+    warmup = args.warmup if args.warmup is not None else min(5.0, args.seconds / 5)
+    options = SoakOptions(
+        args.seconds, args.max_requests, args.games, args.seed, warmup, args.timeout
+    )
+    try:
+        if args.url:
+            url = args.url.rstrip("/")
+            require_loopback(url)
+            wait_until_ready(url, None, timeout=10)
+            report = asyncio.run(soak(url, args.pid, options))
+        else:
+            with spawned_service(args.redis_url) as (url, pid):
+                report = asyncio.run(soak(url, pid, options))
+    except SoakError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_report(report)
+    return 0 if report["errors"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(run(sys.argv[1:]))

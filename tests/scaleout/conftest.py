@@ -1,0 +1,32 @@
+"""Fixtures for the scale-out tests: a Redis of the module's own (never the shared one) and
+replicas of the service around it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.conftest import RedisServer
+
+from .replicas import Replica, start_replicas
+
+
+@pytest.fixture(scope="module")
+def module_redis() -> Iterator[RedisServer]:
+    server = RedisServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def replica_pair(module_redis: RedisServer) -> Iterator[list[Replica]]:
+    replicas = start_replicas(2, module_redis.url)
+    try:
+        yield replicas
+    finally:
+        for replica in replicas:
+            replica.stop()

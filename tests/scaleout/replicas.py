@@ -1,0 +1,171 @@
+"""Service replicas as real processes on loopback (``python -m manhattan.cli serve``), and a
+reference client that plays seeded games through them.
+
+Every replica of one test shares a token key and a Redis, as a deployment's replicas do.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED_TOKEN_KEY = "scale:" + base64.urlsafe_b64encode(bytes(range(32))).decode().rstrip("=")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class Replica:
+    """One ``manhattan serve`` process; ``stop`` sends SIGTERM, ``kill`` SIGKILL."""
+
+    def __init__(self, redis_url: str | None, **settings: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.environment = {
+            **os.environ,
+            "MANHATTAN_HOST": "127.0.0.1",
+            "MANHATTAN_PORT": str(self.port),
+            "MANHATTAN_TOKEN_KEY": SHARED_TOKEN_KEY,
+            "MANHATTAN_ACCESS_LOG": "false",
+            "MANHATTAN_LOG_LEVEL": "WARNING",
+            "REDIS_URL": redis_url or "",
+            **settings,
+        }
+        self.log_path = Path(tempfile.mkdtemp(prefix="manhattan-replica-")) / "serve.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Replica:
+        with open(self.log_path, "ab") as log:  # the child keeps its own descriptor
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "manhattan.cli", "serve"],
+                env=self.environment,
+                cwd=REPO,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        return self
+
+    def wait_ready(self, timeout: float = 60.0) -> Replica:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise RuntimeError(f"replica on {self.port} exited:\n{self.log_text()}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"replica on {self.port} not ready in {timeout} s:\n{self.log_text()}")
+
+    def log_text(self) -> str:
+        return self.log_path.read_text(errors="replace")[-4000:]
+
+    def stop(self) -> int | None:
+        """SIGTERM and wait: the graceful path."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return None if self.process is None else self.process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL: a replica lost without warning (node failure, OOM kill)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def client(self, timeout: float = 5.0) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=timeout)
+
+
+def start_replicas(count: int, redis_url: str | None, **settings: str) -> list[Replica]:
+    """Start ``count`` replicas in parallel (start-up is mostly imports) and wait for all."""
+    replicas = [Replica(redis_url, **settings).start() for _ in range(count)]
+    try:
+        for replica in replicas:
+            replica.wait_ready()
+    except BaseException:
+        for replica in replicas:
+            replica.kill()
+        raise
+    return replicas
+
+
+def ok(response: httpx.Response) -> dict[str, Any]:
+    assert 200 <= response.status_code < 300, f"{response.status_code}: {response.text[:500]}"
+    body: dict[str, Any] = response.json()
+    return body
+
+
+#: A short but complete game: two players, one round.
+SHORT_GAME = {"players": 2, "seed": "scale-out", "rounds": 1}
+
+StateForm = Callable[[dict[str, Any]], Any]
+
+
+def by_id(result: dict[str, Any]) -> Any:
+    return {"id": result["stateId"]}
+
+
+def by_token(result: dict[str, Any]) -> Any:
+    return {"token": result["token"]}
+
+
+def inline(result: dict[str, Any]) -> Any:
+    return result["state"]
+
+
+def play_game(
+    clients: Sequence[httpx.Client],
+    *,
+    setup: dict[str, Any] = SHORT_GAME,
+    send_state: StateForm = by_id,
+    seed: int = 7,
+    max_moves: int | None = None,
+    start: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """Play a seeded game, sending request ``i`` to ``clients[i % len(clients)]``; returns the
+    last result and the notation of every move played. The move at each step is picked from
+    the legal moves by a seeded random generator, so the same seed plays the same game."""
+    rng = random.Random(seed)
+    calls = 0
+
+    def next_client() -> httpx.Client:
+        nonlocal calls
+        client = clients[calls % len(clients)]
+        calls += 1
+        return client
+
+    result = start or ok(next_client().post("/v1/games", json=setup))
+    played: list[str] = []
+    while result["state"]["phase"] != "over":
+        if max_moves is not None and len(played) >= max_moves:
+            break
+        listed = ok(next_client().post("/v1/legal-moves", json={"state": send_state(result)}))
+        move = rng.choice(listed["moves"])
+        body = {"state": send_state(result), "move": move}
+        result = ok(next_client().post("/v1/apply", json=body))
+        played.append(move["notation"])
+    return result, played
