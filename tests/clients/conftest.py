@@ -49,19 +49,23 @@ def start_server(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[by
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    url = f"http://127.0.0.1:{port}"
+    return process, wait_healthy(process, f"http://127.0.0.1:{port}")
+
+
+def wait_healthy(process: subprocess.Popen[bytes], url: str) -> str:
+    """``url`` once its /healthz answers; fails if ``process`` exits first."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
             err = process.stderr.read().decode() if process.stderr else ""
-            raise RuntimeError(f"manhattan serve exited with {process.returncode}: {err[-2000:]}")
+            raise RuntimeError(f"the server exited with {process.returncode}: {err[-2000:]}")
         try:
             if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return process, url
+                return url
         except httpx.HTTPError:
             time.sleep(0.1)
     process.kill()
-    raise RuntimeError("manhattan serve did not become healthy in 30 s")
+    raise RuntimeError(f"{url} did not become healthy in 30 s")
 
 
 def stop_server(process: subprocess.Popen[bytes]) -> None:
