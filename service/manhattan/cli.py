@@ -17,7 +17,7 @@ from .engine import (
     ranking,
 )
 
-BENCHES = ("engine", "service", "bots")
+BENCHES = ("engine", "service", "bots", "analysis")
 
 
 def _random_game(args: argparse.Namespace) -> int:
@@ -49,6 +49,8 @@ def _bench(args: argparse.Namespace) -> int:
         from .bench.engine import run
     elif args.what == "bots":
         from .bots.bench import run
+    elif args.what == "analysis":
+        from .bench.analysis import run
     else:
         from .api.bench import run
     return run(args.rest)
