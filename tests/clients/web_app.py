@@ -14,7 +14,7 @@ from starlette.staticfiles import StaticFiles
 from manhattan.api.app import create_app
 from manhattan.settings import Settings
 
-WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
+WEB = Path(__file__).resolve().parents[2] / "clients" / "web" / "play"
 
 
 def build() -> object:
