@@ -143,13 +143,15 @@ def play_game(
     setup: dict[str, Any] = SHORT_GAME,
     send_state: StateForm = by_id,
     seed: int = 7,
+    rng: random.Random | None = None,
     max_moves: int | None = None,
     start: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Play a seeded game, sending request ``i`` to ``clients[i % len(clients)]``; returns the
     last result and the notation of every move played. The move at each step is picked from
-    the legal moves by a seeded random generator, so the same seed plays the same game."""
-    rng = random.Random(seed)
+    the legal moves by a seeded random generator, so the same seed plays the same game; pass
+    ``rng`` and ``start`` to continue a game where an earlier call stopped."""
+    rng = rng or random.Random(seed)
     calls = 0
 
     def next_client() -> httpx.Client:
@@ -169,3 +171,75 @@ def play_game(
         result = ok(next_client().post("/v1/apply", json=body))
         played.append(move["notation"])
     return result, played
+
+
+class InlineLoad:
+    """Background clients playing games with inline states across replicas; records every
+    request's outcome. Such requests never need the cache, so none may fail in any fault."""
+
+    def __init__(self, replicas: Sequence[Replica], clients: int = 4, timeout: float = 5.0):
+        import threading
+
+        self.replicas = list(replicas)
+        self.timeout = timeout
+        self.outcomes: list[tuple[float, float, int | str]] = []  # (start, seconds, status)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._run, args=(seed,), daemon=True) for seed in range(clients)
+        ]
+
+    def __enter__(self) -> InlineLoad:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=self.timeout + 5)
+
+    def _request(self, client: httpx.Client, path: str, body: dict[str, Any]) -> Any:
+        started = time.monotonic()
+        try:
+            response = client.post(path, json=body)
+            status: int | str = response.status_code
+        except httpx.HTTPError as exc:
+            response, status = None, exc.__class__.__name__
+        with self._lock:
+            self.outcomes.append((started, time.monotonic() - started, status))
+        return response.json() if response is not None and status == 200 else None
+
+    def _run(self, seed: int) -> None:
+        rng = random.Random(seed)
+        clients = [r.client(timeout=self.timeout) for r in self.replicas]
+        try:
+            while not self._stop.is_set():
+                client = clients[rng.randrange(len(clients))]
+                setup = {"players": 2, "seed": f"load-{seed}-{rng.random()}", "rounds": 1}
+                result = self._request(client, "/v1/games", setup)
+                while result is not None and result["state"]["phase"] != "over":
+                    if self._stop.is_set():
+                        return
+                    client = clients[rng.randrange(len(clients))]
+                    state = result["state"]
+                    listed = self._request(client, "/v1/legal-moves", {"state": state})
+                    if listed is None:
+                        break
+                    move = rng.choice(listed["moves"])
+                    result = self._request(client, "/v1/apply", {"state": state, "move": move})
+        finally:
+            for client in clients:
+                client.close()
+
+    def failures(self) -> list[tuple[float, float, int | str]]:
+        with self._lock:
+            return [o for o in self.outcomes if o[2] != 200 and o[2] != 201]
+
+    def slowest(self) -> float:
+        with self._lock:
+            return max((o[1] for o in self.outcomes), default=0.0)
+
+    def count_since(self, moment: float) -> int:
+        with self._lock:
+            return sum(1 for o in self.outcomes if o[0] >= moment)
