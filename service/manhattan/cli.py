@@ -1,4 +1,4 @@
-"""The ``manhattan`` command: serve, random-game, bench, tournament, export-schema."""
+"""The ``manhattan`` command: serve, play, random-game, bench, tournament, export-schema."""
 
 from __future__ import annotations
 
@@ -56,6 +56,12 @@ def _bench(args: argparse.Namespace) -> int:
     return run(args.rest)
 
 
+def _play(args: argparse.Namespace) -> int:
+    from .terminal import run
+
+    return run(args.rest)
+
+
 def _tournament(args: argparse.Namespace) -> int:
     from .bots.tournament import run
 
@@ -107,6 +113,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=_bench)
 
+    play = sub.add_parser("play", help="play a game in the terminal against bots")
+    play.add_argument("rest", nargs=argparse.REMAINDER)
+    play.set_defaults(func=_play)
+
     tournament = sub.add_parser("tournament", help="seeded games between bots, win rates")
     tournament.add_argument("rest", nargs=argparse.REMAINDER)
     tournament.set_defaults(func=_tournament)
@@ -117,9 +127,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Subcommands whose options belong to another module's parser: everything after the name.
+PASSTHROUGH = ("play", "tournament")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in PASSTHROUGH:
+        args = argparse.Namespace(
+            rest=argv[1:], func={"play": _play, "tournament": _tournament}[argv[0]]
+        )
+    else:
+        args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
