@@ -51,6 +51,9 @@ class Settings:
     #: Requests per second per client address; 0 turns rate limiting off.
     rate_limit: float = 0.0
     rate_burst: int = 50
+    #: Caps on a bot suggestion's search budget (suggestMove iterations / timeMs).
+    bot_max_iterations: int = 20_000
+    bot_max_time_ms: int = 2_000
     log_level: str = "INFO"
     access_log: bool = True
 
@@ -90,6 +93,10 @@ class Settings:
             max_token_chars=read("MANHATTAN_MAX_TOKEN_CHARS", _positive_int, cls.max_token_chars),
             rate_limit=read("MANHATTAN_RATE_LIMIT", _non_negative_float, cls.rate_limit),
             rate_burst=read("MANHATTAN_RATE_BURST", _positive_int, cls.rate_burst),
+            bot_max_iterations=read(
+                "MANHATTAN_BOT_MAX_ITERATIONS", _positive_int, cls.bot_max_iterations
+            ),
+            bot_max_time_ms=read("MANHATTAN_BOT_MAX_TIME_MS", _positive_int, cls.bot_max_time_ms),
             log_level=read("MANHATTAN_LOG_LEVEL", _log_level, cls.log_level),
             access_log=read("MANHATTAN_ACCESS_LOG", _bool, cls.access_log),
         )

@@ -27,6 +27,7 @@ from .middleware import ServiceMiddleware
 from .openapi import openapi_document
 from .operations import Operations
 from .rest import rest_routes
+from .suggestions import BotBudget
 
 log = logging.getLogger("manhattan.api")
 
@@ -123,6 +124,7 @@ def create_app(
         sealer,
         strict_states=settings.strict_states,
         max_moves=settings.max_moves_per_request,
+        bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
     )
     schema = build_schema(
         max_depth=settings.graphql_max_depth,

@@ -26,7 +26,7 @@ from strawberry.schema.config import StrawberryConfig
 from strawberry.types import ExecutionResult, Info
 from strawberry.types.unset import UNSET
 
-from .errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
+from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_types import (
     ApplyResult,
     MoveRejected,
@@ -42,6 +42,7 @@ from .graphql_types import (
 )
 from .limits import graphql_limits
 from .operations import Operations, StateRef, rules_info
+from .suggestions import DEFAULT_BOT
 
 log = logging.getLogger("manhattan.api")
 
@@ -239,11 +240,15 @@ class Query:
         info: Info,
         state: StateRefInput,
         player: int | None = None,
-        bot: str = "random",
+        bot: str = DEFAULT_BOT,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> SuggestResult:
         async def run() -> SuggestionType:
-            found = await ops(info).suggest(state.to_ref(), player, bot, seed)
+            found = await ops(info).suggest(
+                state.to_ref(), player, bot, seed=seed, iterations=iterations, time_ms=time_ms
+            )
             return SuggestionType.from_domain(found)
 
         result: SuggestResult = await rejected_or(run())
@@ -307,7 +312,9 @@ def build_schema(
 
 # -- HTTP -------------------------------------------------------------------------------------
 def format_error(error: GraphQLError) -> dict[str, Any]:
-    """One error of a response, with ``extensions.code``; bugs are masked."""
+    """One error of a response, with ``extensions.code`` from the error table and a
+    ``classification`` (``BAD_USER_INPUT`` for the caller's errors, ``INTERNAL_SERVER_ERROR``
+    for ours) that generic GraphQL tooling understands; bugs are masked."""
     original = error.original_error
     formatted = error.formatted
     extensions = dict(formatted.get("extensions") or {})
@@ -322,12 +329,14 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
         if api is None:
             log.error("unexpected error in a resolver", exc_info=original)
             formatted["message"] = INTERNAL_ERROR_MESSAGE
-            extensions = {"code": "INTERNAL_ERROR"}
+            extensions = {"code": "INTERNAL_ERROR", "classification": "INTERNAL_SERVER_ERROR"}
         else:
             formatted["message"] = api.message
             extensions["code"] = api.code
             if api.path is not None:
                 extensions["statePath"] = api.path
+    status = HTTP_STATUS.get(extensions["code"], 400)
+    extensions["classification"] = "BAD_USER_INPUT" if status < 500 else "INTERNAL_SERVER_ERROR"
     formatted["extensions"] = extensions
     return dict(formatted)
 

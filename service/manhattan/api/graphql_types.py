@@ -314,16 +314,32 @@ class MoveValidation:
         return cls(legal=False, move=None, code=result.error.code, message=result.error.message)
 
 
+@strawberry.type(description="A candidate move a bot considered.")
+class Alternative:
+    move: MoveType
+    visits: int
+    mean_score: float
+
+
 @strawberry.type(name="Suggestion")
 class SuggestionType:
     move: MoveType
     bot: str
     stats: JSON
+    alternatives: list[Alternative]
 
     @classmethod
     def from_domain(cls, suggestion: Suggestion) -> SuggestionType:
         return cls(
-            move=MoveType.from_domain(suggestion.move), bot=suggestion.bot, stats=suggestion.stats
+            move=MoveType.from_domain(suggestion.move),
+            bot=suggestion.bot,
+            stats=suggestion.stats,
+            alternatives=[
+                Alternative(
+                    move=MoveType.from_domain(a.move), visits=a.visits, mean_score=a.mean_score
+                )
+                for a in suggestion.alternatives
+            ],
         )
 
 

@@ -22,8 +22,8 @@ TOO_COMPLEX = "QUERY_TOO_COMPLEX"
 
 
 def _coded(rule: type[ValidationRule], code: str) -> type[ValidationRule]:
-    """``rule`` with ``extensions.code`` on every error it reports (the rules of strawberry report
-    through the context while they are constructed, so the hook is set for that time)."""
+    """``rule`` with ``extensions.code`` on every error it reports, whether it reports through
+    ``report_error`` or (strawberry's rules) through the context while it is constructed."""
 
     class CodedRule(rule):  # type: ignore[valid-type,misc]
         def __init__(self, context: ValidationContext) -> None:
@@ -38,6 +38,10 @@ def _coded(rule: type[ValidationRule], code: str) -> type[ValidationRule]:
                 super().__init__(context)
             finally:
                 context.report_error = report  # type: ignore[method-assign]
+
+        def report_error(self, error: GraphQLError) -> None:
+            error.extensions = {**(error.extensions or {}), "code": code}
+            super().report_error(error)
 
     CodedRule.__name__ = f"Coded{rule.__name__}"
     return CodedRule

@@ -123,8 +123,23 @@ def _service_schemas() -> dict[str, Any]:
             ["round", "phase", "scores", "players", "history", "ifRoundEndedNow", "ranking"],
         ),
         "Suggestion": _obj(
-            {"move": ref("move"), "bot": {"type": "string"}, "stats": {"type": "object"}},
-            ["move", "bot", "stats"],
+            {
+                "move": ref("move"),
+                "bot": {"type": "string"},
+                "stats": {"type": "object"},
+                "alternatives": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "move": ref("move"),
+                            "visits": {"type": "integer"},
+                            "meanScore": {"type": "number"},
+                        },
+                        ["move", "visits", "meanScore"],
+                    ),
+                },
+            },
+            ["move", "bot", "stats", "alternatives"],
         ),
         "Replay": _obj(
             {
@@ -267,7 +282,14 @@ def _paths() -> dict[str, Any]:
         "/v1/suggest": _post(
             "A move from a bot for the player to move",
             _request(
-                {"state": state, "player": integer, "bot": {"type": "string"}, "seed": integer},
+                {
+                    "state": state,
+                    "player": integer,
+                    "bot": {"type": "string", "default": "greedy"},
+                    "seed": integer,
+                    "iterations": integer,
+                    "timeMs": integer,
+                },
                 ["state"],
             ),
             "Suggestion",

@@ -22,7 +22,7 @@ from manhattan import Event, Move, State, View
 from ..sealing import Sealer
 from ..store import StateCache
 from .errors import ApiError
-from .suggestions import Suggestion, suggest_move
+from .suggestions import BotBudget, Suggestion, bot_levels, suggest_move
 
 _STATE_ID = re.compile(r"[0-9a-f]{32}")
 SETUP_KEYS = {
@@ -145,7 +145,9 @@ class Operations:
         strict_states: bool = False,
         max_moves: int = 2_000,
         parsed_states: int = 1_024,
+        bot_budget: BotBudget | None = None,
     ) -> None:
+        self.bot_budget = bot_budget or BotBudget()
         self.cache = cache
         self.sealer = sealer
         self.strict_states = strict_states
@@ -295,7 +297,14 @@ class Operations:
         return player
 
     async def suggest(
-        self, ref: StateRef, player: object, bot: str, seed: int | None
+        self,
+        ref: StateRef,
+        player: object,
+        bot: str,
+        *,
+        seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Suggestion:
         resolved = await self.resolve(ref)
         state = resolved.state
@@ -304,8 +313,16 @@ class Operations:
         seat = state.to_move if player is None and resolved.player is None else player
         seat = self._player(resolved, resolved.player if seat is None else seat)
         if state.to_move != seat:
-            raise ApiError("ILLEGAL_MOVE", f"it is player {state.to_move}'s turn, not {seat}'s")
-        return suggest_move(state, seat, bot, seed)
+            raise ApiError("NOT_YOUR_TURN", f"it is player {state.to_move}'s turn, not {seat}'s")
+        return await suggest_move(
+            state,
+            seat,
+            bot,
+            seed=seed,
+            iterations=iterations,
+            time_ms=time_ms,
+            budget=self.bot_budget,
+        )
 
     async def store(self, ref: StateRef) -> Sealed:
         resolved = await self.resolve(ref)
@@ -398,5 +415,5 @@ def rules_info() -> dict[str, Any]:
         "moveTypes": list(MOVE_TYPES),
         "eventTypes": list(EVENT_TYPES),
         "errorCodes": {code: status for code, status in HTTP_STATUS.items()},
-        "bots": ["random"],
+        "bots": bot_levels(),
     }

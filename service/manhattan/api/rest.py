@@ -15,7 +15,7 @@ from starlette.routing import BaseRoute, Route
 from .encoding import read_body, read_object, render
 from .errors import ApiError
 from .operations import Applied, Operations, Replayed, Sealed, StateRef, Validation, rules_info
-from .suggestions import Suggestion
+from .suggestions import DEFAULT_BOT, Suggestion
 
 STATE = frozenset({"state"})
 
@@ -59,7 +59,15 @@ def replayed_json(result: Replayed) -> dict[str, Any]:
 
 
 def suggestion_json(result: Suggestion) -> dict[str, Any]:
-    return {"move": result.move.to_json(), "bot": result.bot, "stats": result.stats}
+    return {
+        "move": result.move.to_json(),
+        "bot": result.bot,
+        "stats": result.stats,
+        "alternatives": [
+            {"move": a.move.to_json(), "visits": a.visits, "meanScore": a.mean_score}
+            for a in result.alternatives
+        ],
+    }
 
 
 def as_json(value: Any) -> Any:
@@ -126,12 +134,18 @@ async def post_view(request: Request) -> Response:
 
 
 async def post_suggest(request: Request) -> Response:
-    body = await read_object(request, frozenset({"state", "player", "bot", "seed"}), STATE)
-    bot = body.get("bot", "random")
+    fields = frozenset({"state", "player", "bot", "seed", "iterations", "timeMs"})
+    body = await read_object(request, fields, STATE)
+    bot = body.get("bot", DEFAULT_BOT)
     if not isinstance(bot, str):
         raise ApiError("INVALID_REQUEST", "'bot' is a bot name such as 'random'", path="$.bot")
     result = await operations(request).suggest(
-        StateRef.from_wire(body["state"]), body.get("player"), bot, _optional_int(body, "seed")
+        StateRef.from_wire(body["state"]),
+        body.get("player"),
+        bot,
+        seed=_optional_int(body, "seed"),
+        iterations=_optional_int(body, "iterations"),
+        time_ms=_optional_int(body, "timeMs"),
     )
     return render(request, suggestion_json(result))
 

@@ -1,9 +1,12 @@
 """``suggestMove``: a move for the player to move, from a bot that sees only that player's view.
 
-Until the bots package exposes ``manhattan.bots.suggest``, the built-in bot is ``random``: a
-uniform choice among the legal moves with ``random.Random(seed)``. The legal moves of the player
-to move depend only on their own hand and public information, so this leaks nothing (DESIGN §7).
-The response's ``stats`` says which bot answered.
+The bots package (``manhattan.bots.suggest(view, level=..., iterations=..., time_ms=...,
+seed=...)``) answers when it is installed; otherwise the built-in ``random`` bot does: a uniform
+choice among the legal moves with ``random.Random(seed)``, which depends only on the mover's own
+hand and public information. The response's ``stats`` says which bot answered.
+
+Search bots run in a worker thread so that one long suggestion does not stall every other
+request on the event loop, and their budget is capped by settings.
 """
 
 from __future__ import annotations
@@ -14,12 +17,22 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio.to_thread
+
 import manhattan
 from manhattan import Move, State
 
 from .errors import ApiError
 
-BUILT_IN_BOTS = ("random",)
+FALLBACK_LEVELS = ("random",)
+DEFAULT_BOT = "greedy"
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    move: Move
+    visits: int
+    mean_score: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,9 +40,16 @@ class Suggestion:
     move: Move
     bot: str
     stats: dict[str, Any] = field(default_factory=dict)
+    alternatives: list[Alternative] = field(default_factory=list)
 
 
-def _bots_suggest() -> Callable[..., Any] | None:
+@dataclass(frozen=True, slots=True)
+class BotBudget:
+    max_iterations: int = 20_000
+    max_time_ms: int = 2_000
+
+
+def bots_suggest() -> Callable[..., Any] | None:
     try:
         bots = importlib.import_module("manhattan.bots")
     except ImportError:
@@ -38,35 +58,60 @@ def _bots_suggest() -> Callable[..., Any] | None:
     return found if callable(found) else None
 
 
-def suggest_move(state: State, player: int, bot: str, seed: int | None) -> Suggestion:
-    external = _bots_suggest()
-    if external is not None and bot not in BUILT_IN_BOTS:
-        return _from_bots_package(external, state, player, bot, seed)
-    if bot not in BUILT_IN_BOTS:
-        raise ApiError("INVALID_REQUEST", f"unknown bot {bot!r}; available: random")
+def bot_levels() -> list[str]:
+    if bots_suggest() is None:
+        return list(FALLBACK_LEVELS)
+    levels = getattr(importlib.import_module("manhattan.bots"), "LEVELS", FALLBACK_LEVELS)
+    return list(levels)
+
+
+async def suggest_move(
+    state: State,
+    player: int,
+    bot: str,
+    *,
+    seed: int | None = None,
+    iterations: int | None = None,
+    time_ms: int | None = None,
+    budget: BotBudget | None = None,
+) -> Suggestion:
+    budget = budget or BotBudget()
+    if iterations is not None and not 1 <= iterations <= budget.max_iterations:
+        raise ApiError("INVALID_BOT", f"iterations is 1 to {budget.max_iterations} here")
+    if time_ms is not None and not 1 <= time_ms <= budget.max_time_ms:
+        raise ApiError("INVALID_BOT", f"timeMs is 1 to {budget.max_time_ms} here")
+    external = bots_suggest()
+    if external is None:
+        return _built_in(state, bot, seed)
+    view = manhattan.view(state, player)
+
+    def run() -> Any:
+        return external(view, level=bot, iterations=iterations, time_ms=time_ms, seed=seed or 0)
+
+    try:
+        result = run() if bot == "random" else await anyio.to_thread.run_sync(run)
+    except ValueError as exc:  # bots.BotError: INVALID_BOT or NOT_YOUR_TURN
+        code = getattr(exc, "code", "INVALID_BOT")
+        raise ApiError(
+            code if code in ("INVALID_BOT", "NOT_YOUR_TURN") else "INVALID_BOT", str(exc)
+        ) from None
+    move = manhattan.check_move(state, result.move)  # the bot's move, normalized and re-checked
+    alternatives = [
+        Alternative(a.move, a.visits, a.mean_score) for a in getattr(result, "alternatives", [])
+    ]
+    return Suggestion(move, bot, dict(result.stats), alternatives)
+
+
+def _built_in(state: State, bot: str, seed: int | None) -> Suggestion:
+    if bot not in FALLBACK_LEVELS:
+        raise ApiError("INVALID_BOT", f"unknown bot {bot!r}; available: random")
     moves = manhattan.legal_moves(state)
     rng = random.Random(seed)
     move = moves[rng.randrange(len(moves))]
     stats = {
-        "bot": "random",
-        "legalMoves": len(moves),
+        "level": "random",
+        "legal_moves": len(moves),
         "seed": seed,
-        "note": "built-in uniform random bot (the bots package offers no suggest() yet)",
+        "note": "built-in uniform random bot (the bots package is not installed)",
     }
-    return Suggestion(move, "random", stats)
-
-
-def _from_bots_package(
-    suggest: Callable[..., Any], state: State, player: int, bot: str, seed: int | None
-) -> Suggestion:
-    view = manhattan.view(state, player)
-    try:
-        result = suggest(view, bot, seed=seed)
-    except (ValueError, KeyError) as exc:
-        raise ApiError("INVALID_REQUEST", f"bot {bot!r}: {exc}") from None
-    move = result if isinstance(result, Move) else getattr(result, "move", None)
-    if not isinstance(move, Move):
-        raise ApiError("INTERNAL_ERROR", f"bot {bot!r} returned no move")
-    checked = manhattan.check_move(state, move)
-    stats = getattr(result, "stats", None)
-    return Suggestion(checked, bot, dict(stats) if isinstance(stats, dict) else {"bot": bot})
+    return Suggestion(move, "random", stats, [Alternative(move, 0, 0.0)])

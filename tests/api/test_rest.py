@@ -1,0 +1,301 @@
+"""Every REST operation (DESIGN §4) against the engine's own answers, JSON and msgpack."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import msgpack
+import pytest
+
+import manhattan
+from manhattan.api.suggestions import bots_suggest
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_rules_names_versions_and_codes(client: httpx.AsyncClient) -> None:
+    body = (await client.get("/v1/rules")).json()
+    assert body["rulesVersion"] == manhattan.RULES_VERSION
+    assert body["stateFormat"] == "manhattan/state@1"
+    assert set(body["moveTypes"]) == {"select", "build", "forfeit"}
+    assert body["errorCodes"]["ILLEGAL_MOVE"] == 422
+
+
+async def test_new_game_takes_the_setup_object_itself(client: httpx.AsyncClient) -> None:
+    response = await client.post("/v1/games", json={"players": 2, "seed": "abc"})
+    assert response.status_code == 201
+    body = response.json()
+    expected = manhattan.new_game(players=2, seed="abc")
+    assert body["state"] == expected.to_json()
+    assert body["stateId"] == manhattan.state_id(expected)
+    assert body["token"]
+
+
+async def test_new_game_rejects_a_bad_setup_with_its_path(client: httpx.AsyncClient) -> None:
+    response = await client.post("/v1/games", json={"players": 7})
+    assert response.status_code == 400
+    assert response.json()["code"] == "INVALID_SETUP"
+    response = await client.post("/v1/games", json={"speed": 1})
+    assert response.json() == {
+        "code": "INVALID_SETUP",
+        "message": response.json()["message"],
+        "path": "$.speed",
+    }
+
+
+async def test_legal_moves_match_the_engine(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    response = await client.post("/v1/legal-moves", json={"state": mid_json})
+    assert response.status_code == 200
+    assert response.json() == {"moves": [m.to_json() for m in manhattan.legal_moves(mid_state)]}
+
+
+async def test_a_state_goes_in_as_json_id_or_token_with_the_same_answer(
+    client: httpx.AsyncClient, mid_json: dict[str, Any]
+) -> None:
+    stored = (await client.post("/v1/states", json={"state": mid_json})).json()
+    answers = []
+    for ref in (mid_json, {"id": stored["stateId"]}, {"token": stored["token"]}):
+        response = await client.post("/v1/legal-moves", json={"state": ref})
+        assert response.status_code == 200, response.text
+        answers.append(response.json())
+    # the second id request is served from the result cache
+    answers.append(
+        (await client.post("/v1/legal-moves", json={"state": {"id": stored["stateId"]}})).json()
+    )
+    assert answers[0] == answers[1] == answers[2] == answers[3]
+
+
+async def test_get_state_by_id(client: httpx.AsyncClient, mid_json: dict[str, Any]) -> None:
+    stored = (await client.post("/v1/states", json={"state": mid_json})).json()
+    response = await client.get(f"/v1/states/{stored['stateId']}")
+    assert response.status_code == 200
+    assert response.json()["state"] == mid_json
+    missing = await client.get(f"/v1/states/{'0' * 32}")
+    assert (missing.status_code, missing.json()["code"]) == (404, "STATE_NOT_FOUND")
+
+
+async def test_validate_answers_legal_with_the_normalized_move_or_why_not(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    move = manhattan.legal_moves(mid_state)[0]
+    plain = {k: v for k, v in move.to_json().items() if k not in ("player", "block", "notation")}
+    ok = (await client.post("/v1/validate", json={"state": mid_json, "move": plain})).json()
+    assert ok == {"legal": True, "move": move.to_json()}
+    by_notation = await client.post("/v1/validate", json={"state": mid_json, "move": move.notation})
+    assert by_notation.json()["legal"] is True
+    card = next(c for c in range(9) if c not in mid_state.hands[mid_state.to_move or 0])
+    bad = (
+        await client.post("/v1/validate", json={"state": mid_json, "move": f"b{card}n0f1"})
+    ).json()
+    assert bad["legal"] is False and bad["code"] == "ILLEGAL_MOVE" and bad["message"]
+
+
+async def test_apply_returns_the_transition_of_the_engine(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    move = manhattan.legal_moves(mid_state)[0]
+    response = await client.post("/v1/apply", json={"state": mid_json, "move": move.to_json()})
+    assert response.status_code == 200
+    body = response.json()
+    transition = manhattan.play(mid_state, move)
+    assert body["state"] == transition.state.to_json()
+    assert body["stateId"] == manhattan.state_id(transition.state)
+    assert body["events"] == [e.to_json() for e in transition.events]
+    assert body["moves"] == [transition.move.to_json()]
+    # the new state is cached: it can be named by its id right away
+    follow = await client.post("/v1/legal-moves", json={"state": {"id": body["stateId"]}})
+    assert follow.json()["moves"] == [m.to_json() for m in manhattan.legal_moves(transition.state)]
+
+
+async def test_apply_several_moves_and_name_the_failing_index(
+    client: httpx.AsyncClient, select_state: manhattan.State
+) -> None:
+    state, moves = select_state, []
+    for _ in range(3):
+        move = manhattan.legal_moves(state)[-1]
+        moves.append(move.notation)
+        state = manhattan.apply_move(state, move)
+    ok = await client.post("/v1/apply", json={"state": select_state.to_json(), "moves": moves})
+    assert ok.json()["state"] == state.to_json()
+    bad = await client.post(
+        "/v1/apply", json={"state": select_state.to_json(), "moves": [*moves, moves[0]]}
+    )
+    assert bad.status_code == 422
+    assert bad.json()["index"] == 3 and bad.json()["code"] == "ILLEGAL_MOVE"
+
+
+@pytest.mark.parametrize(
+    ("move", "status", "code"),
+    [
+        ({"type": "jump"}, 400, "INVALID_MOVE"),
+        ({"type": "build", "card": 99, "neighborhood": 0, "floors": 1}, 400, "INVALID_MOVE"),
+        ("zz9", 400, "INVALID_MOVE"),
+        ("s0:1,1,1,1", 422, "ILLEGAL_MOVE"),
+    ],
+)
+async def test_apply_rejections_carry_code_and_status(
+    client: httpx.AsyncClient, mid_json: dict[str, Any], move: object, status: int, code: str
+) -> None:
+    response = await client.post("/v1/apply", json={"state": mid_json, "move": move})
+    assert (response.status_code, response.json()["code"]) == (status, code)
+
+
+async def test_a_finished_game_is_game_over(client: httpx.AsyncClient) -> None:
+    game = (await client.post("/v1/replay", json={"setup": {"players": 2, "seed": "end"}})).json()
+    state = manhattan.State.from_json(game["state"])
+    import random
+
+    rng = random.Random(0)
+    while not state.is_over:
+        state = manhattan.apply_move(state, rng.choice(manhattan.legal_moves(state)))
+    response = await client.post("/v1/apply", json={"state": state.to_json(), "move": "b0n0f1"})
+    assert (response.status_code, response.json()["code"]) == (409, "GAME_OVER")
+    assert (await client.post("/v1/legal-moves", json={"state": state.to_json()})).json() == {
+        "moves": []
+    }
+
+
+async def test_score_reports_totals_history_standings_and_this_round(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    body = (await client.post("/v1/score", json={"state": mid_json})).json()
+    assert body["scores"] == list(mid_state.scores)
+    assert body["players"] == manhattan.player_scores(mid_state)
+    assert body["history"] == [r.to_json() for r in mid_state.history]
+    assert body["ifRoundEndedNow"] == manhattan.score_round(mid_state).to_json()
+    assert body["ranking"] == [p.to_json() for p in manhattan.ranking(mid_state)]
+
+
+async def test_view_is_addressed_to_the_player_with_a_token_issued_to_them(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    body = (await client.post("/v1/view", json={"state": mid_json, "player": 1})).json()
+    assert body["view"] == manhattan.view(mid_state, 1).to_json()
+    assert "state" not in body and "stateId" not in body
+    # the token answers as player 1 only
+    other = await client.post("/v1/view", json={"state": {"token": body["token"]}, "player": 2})
+    assert (other.status_code, other.json()["code"]) == (403, "WRONG_PLAYER")
+    bad = await client.post("/v1/view", json={"state": mid_json, "player": 9})
+    assert (bad.status_code, bad.json()["code"]) == (400, "INVALID_PLAYER")
+
+
+async def test_a_players_token_hides_the_state_and_other_players_events(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    mover = mid_state.to_move
+    assert mover is not None
+    token = (await client.post("/v1/view", json={"state": mid_json, "player": mover})).json()[
+        "token"
+    ]
+    move = manhattan.legal_moves(mid_state)[0]
+    body = (
+        await client.post("/v1/apply", json={"state": {"token": token}, "move": move.notation})
+    ).json()
+    assert "state" not in body and body["view"]["player"] == mover
+    assert all(e.get("player", mover) == mover for e in body["events"] if e["type"] == "cardDrawn")
+    # it is no longer this player's turn: their token lists no moves and applies none
+    after = {"token": body["token"]}
+    assert (await client.post("/v1/legal-moves", json={"state": after})).json() == {"moves": []}
+
+
+@pytest.mark.parametrize("bot", ["random", "greedy"])
+async def test_suggest_is_a_legal_move_and_reproducible_at_a_seed(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any], bot: str
+) -> None:
+    if bot != "random" and bots_suggest() is None:
+        pytest.skip("the bots package is not installed")
+    request = {"state": mid_json, "seed": 5, "bot": bot}
+    first = (await client.post("/v1/suggest", json=request)).json()
+    again = (await client.post("/v1/suggest", json=request)).json()
+    first["stats"].pop("time_ms", None)
+    again["stats"].pop("time_ms", None)
+    assert first == again
+    assert first["bot"] == bot
+    assert first["move"] in [m.to_json() for m in manhattan.legal_moves(mid_state)]
+
+
+async def test_suggest_rejects_unknown_bots_big_budgets_and_the_wrong_player(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    unknown = await client.post("/v1/suggest", json={"state": mid_json, "bot": "deep-blue"})
+    assert (unknown.status_code, unknown.json()["code"]) == (400, "INVALID_BOT")
+    greedy = {"state": mid_json, "bot": "ismcts", "iterations": 10**9}
+    too_big = await client.post("/v1/suggest", json=greedy)
+    assert (too_big.status_code, too_big.json()["code"]) == (400, "INVALID_BOT")
+    other = ((mid_state.to_move or 0) + 1) % mid_state.rules.players
+    wrong = await client.post("/v1/suggest", json={"state": mid_json, "player": other})
+    assert (wrong.status_code, wrong.json()["code"]) == (409, "NOT_YOUR_TURN")
+
+
+async def test_replay_returns_the_end_or_the_first_illegal_move(client: httpx.AsyncClient) -> None:
+    state = manhattan.new_game(players=3, seed="rp")
+    moves = []
+    for _ in range(5):
+        move = manhattan.legal_moves(state)[0]
+        moves.append(move.to_json())
+        state = manhattan.apply_move(state, move)
+    ok = (
+        await client.post(
+            "/v1/replay", json={"setup": {"players": 3, "seed": "rp"}, "moves": moves}
+        )
+    ).json()
+    assert ok["state"] == state.to_json() and ok["movesApplied"] == 5
+    assert ok["ranking"] == [p.to_json() for p in manhattan.ranking(state)]
+    bad = await client.post(
+        "/v1/replay", json={"setup": {"players": 3, "seed": "rp"}, "moves": [*moves[:2], moves[0]]}
+    )
+    assert (bad.status_code, bad.json()["index"]) == (422, 2)
+
+
+async def test_msgpack_both_ways(client: httpx.AsyncClient, mid_state: manhattan.State) -> None:
+    body = msgpack.packb({"state": mid_state.to_json()})
+    response = await client.post(
+        "/v1/legal-moves",
+        content=body,
+        headers={"content-type": "application/msgpack", "accept": "application/msgpack"},
+    )
+    assert response.headers["content-type"] == "application/msgpack"
+    decoded = msgpack.unpackb(response.content)
+    assert decoded == {"moves": [m.to_json() for m in manhattan.legal_moves(mid_state)]}
+    error = await client.post(
+        "/v1/legal-moves",
+        content=b"\xc1",
+        headers={"content-type": "application/msgpack", "accept": "application/msgpack"},
+    )
+    assert error.status_code == 400
+    assert msgpack.unpackb(error.content)["code"] == "INVALID_REQUEST"
+
+
+@pytest.mark.parametrize(
+    ("content", "content_type", "code"),
+    [
+        (b"{not json", "application/json", "INVALID_REQUEST"),
+        (b"[" * 50_000, "application/json", "INVALID_REQUEST"),
+        (b'{"state": NaN}', "application/json", "INVALID_REQUEST"),
+        (b"[]", "application/json", "INVALID_REQUEST"),
+        (b'{"state": {}, "extra": 1}', "application/json", "INVALID_REQUEST"),
+        (b'{"state": {"format": "x"}}', "application/json", "INVALID_STATE"),
+        (b'{"state": {"id": 5}}', "application/json", "INVALID_REQUEST"),
+        (b'{"state": {"token": "x.y"}}', "application/json", "BAD_TOKEN"),
+        (b"state=1", "application/x-www-form-urlencoded", "UNSUPPORTED_MEDIA_TYPE"),
+    ],
+)
+async def test_bad_input_gets_a_stable_code_never_a_500(
+    client: httpx.AsyncClient, content: bytes, content_type: str, code: str
+) -> None:
+    response = await client.post(
+        "/v1/legal-moves", content=content, headers={"content-type": content_type}
+    )
+    assert 400 <= response.status_code < 500
+    assert response.json()["code"] == code
+
+
+async def test_an_invalid_state_names_the_json_path(
+    client: httpx.AsyncClient, mid_json: dict[str, Any]
+) -> None:
+    broken = {**mid_json, "round": 99}
+    body = (await client.post("/v1/score", json={"state": broken})).json()
+    assert body["code"] == "INVALID_STATE" and body["path"].startswith("$")
