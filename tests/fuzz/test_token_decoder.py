@@ -93,7 +93,7 @@ def test_tampered_tokens(data: st.DataObject) -> None:
     open_within_limit(token)
 
 
-@FUZZ
+@settings(FUZZ, max_examples=120)
 @given(st.one_of(st.binary(max_size=512), json_values.filter(packable).map(msgpack.packb)))
 def test_authentic_tokens_with_garbage_inside(plaintext: bytes) -> None:
     open_within_limit(forge(plaintext))

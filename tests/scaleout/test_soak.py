@@ -28,7 +28,7 @@ def test_soak_refuses_anything_but_loopback(url: str) -> None:
 
 
 def test_short_soak_against_its_own_service(capsys: pytest.CaptureFixture[str]) -> None:
-    status = soak.run(["--seconds", "2", "--games", "4", "--warmup", "0.5", "--json"])
+    status = soak.run(["--seconds", "1.5", "--games", "4", "--warmup", "0.3", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["errors"] == 0, report["error_samples"]
     assert status == 0
