@@ -39,6 +39,7 @@ from .graphql_types import (
     SuggestionType,
     SuggestResult,
     Transition,
+    as_json_scalar,
 )
 from .limits import graphql_limits
 from .operations import Operations, StateRef, rules_info
@@ -183,7 +184,7 @@ async def rejected_or(coro: Any) -> Any:
 class Query:
     @strawberry.field(description="Versions, formats and vocabularies of this service.")
     def rules(self) -> JSON:
-        return rules_info()
+        return as_json_scalar(rules_info())
 
     @strawberry.field(description="A new game (RULES §4); omitted options take their defaults.")
     async def new_game(self, info: Info, setup: GameSetup | None = None) -> SealedState:
@@ -265,12 +266,12 @@ class Query:
     @strawberry.field(description="Per building: height, owner, safety (engine manhattan.analyze).")
     async def analysis(self, info: Info, state: StateRefInput) -> JSON:
         result = await ops(info).analysis(state.to_ref())
-        return result.to_json() if hasattr(result, "to_json") else result
+        return as_json_scalar(result.to_json() if hasattr(result, "to_json") else result)
 
     @strawberry.field(description="What a move would change (engine manhattan.preview).")
     async def preview(self, info: Info, state: StateRefInput, move: MoveInput) -> JSON:
         result = await ops(info).preview(state.to_ref(), move.to_wire())
-        return result.to_json() if hasattr(result, "to_json") else result
+        return as_json_scalar(result.to_json() if hasattr(result, "to_json") else result)
 
 
 @strawberry.type

@@ -6,7 +6,7 @@ query that wants ``stateId`` does not pay for the board.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -16,6 +16,11 @@ import manhattan
 from .errors import ApiError
 from .operations import Applied, Replayed, ScoreReport, Sealed, Validation
 from .suggestions import Suggestion
+
+
+def as_json_scalar(value: object) -> JSON:
+    """A plain JSON-able value as strawberry's ``JSON`` scalar (a typing-only wrapper)."""
+    return cast(JSON, value)
 
 
 # -- moves and events -------------------------------------------------------------------------
@@ -58,7 +63,9 @@ class Event:
 
     @classmethod
     def from_domain(cls, event: manhattan.Event) -> Event:
-        return cls(type=event.type, visible_to=event.visible_to, data=event.to_json())
+        return cls(
+            type=event.type, visible_to=event.visible_to, data=as_json_scalar(event.to_json())
+        )
 
 
 @strawberry.type(description="An expected failure: the stable code and a message for players.")
@@ -110,11 +117,11 @@ class GameState:
 
     @strawberry.field(description="the state object of DESIGN §2")
     def json(self) -> JSON:
-        return self._json
+        return as_json_scalar(self._json)
 
     @strawberry.field
     def rules(self) -> JSON:
-        return self._json["rules"]
+        return as_json_scalar(self._json["rules"])
 
     @strawberry.field
     def round(self) -> int:
@@ -172,7 +179,7 @@ class GameState:
 
     @strawberry.field
     def urban(self) -> JSON | None:
-        return self._json["urban"]
+        return as_json_scalar(self._json["urban"])
 
     @strawberry.field
     def seed(self) -> str:
@@ -193,7 +200,7 @@ class PlayerView:
 
     @strawberry.field(description="the view as JSON (format manhattan/view@1)")
     def json(self) -> JSON:
-        return self._view.to_json()
+        return as_json_scalar(self._view.to_json())
 
     @strawberry.field
     def player(self) -> int:
@@ -333,7 +340,7 @@ class SuggestionType:
         return cls(
             move=MoveType.from_domain(suggestion.move),
             bot=suggestion.bot,
-            stats=suggestion.stats,
+            stats=as_json_scalar(suggestion.stats),
             alternatives=[
                 Alternative(
                     move=MoveType.from_domain(a.move), visits=a.visits, mean_score=a.mean_score

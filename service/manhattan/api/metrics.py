@@ -15,7 +15,7 @@ from prometheus_client import (
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
-disable_created_metrics()  # the *_created series double the output and nobody reads them
+disable_created_metrics()  # type: ignore[no-untyped-call]  # the *_created series double the output and nobody reads them
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 

@@ -14,13 +14,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import msgpack
-
 import manhattan
 from manhattan import Event, Move, State, View
 
 from ..sealing import Sealer
 from ..store import StateCache
+from .encoding import encode
 from .errors import ApiError
 from .suggestions import BotBudget, Suggestion, bot_levels, suggest_move
 
@@ -221,19 +220,26 @@ class Operations:
         return [self.read_move(obj, i) for i, obj in enumerate(objs)]
 
     async def legal_moves(self, ref: StateRef) -> list[Move]:
-        if ref.id is not None:
-            cached = await self.cache.load_result("legal", ref.id)
-            if cached is not None:
-                return [Move.from_json(m) for m in msgpack.unpackb(cached, raw=False)]
         resolved = await self.resolve(ref)
         state = resolved.state
         if resolved.player is not None and state.to_move != resolved.player:
             return []  # a player's token only lists that player's own moves
-        moves = manhattan.legal_moves(state)
+        return manhattan.legal_moves(state)
+
+    async def legal_moves_body(self, ref: StateRef) -> bytes:
+        """REST's ``{"moves": [...]}`` as JSON bytes. For a state named by id the encoded body is
+        a pure result, cached under ``legal:{id}``: a hit skips the state, the engine and the
+        encoder. (GraphQL must build typed objects anyway, so it uses ``legal_moves``; with the
+        parsed-state LRU an id is already cheap there.)"""
         if ref.id is not None:
-            encoded = msgpack.packb([m.to_json() for m in moves])
-            await self.cache.save_result("legal", ref.id, encoded)
-        return moves
+            cached = await self.cache.load_result("legal", ref.id)
+            if cached is not None:
+                return cached
+        moves = await self.legal_moves(ref)
+        body = encode({"moves": [m.to_json() for m in moves]}, as_msgpack=False)
+        if ref.id is not None:
+            await self.cache.save_result("legal", ref.id, body)
+        return body
 
     async def validate(self, ref: StateRef, move_obj: object) -> Validation:
         resolved = await self.resolve(ref)

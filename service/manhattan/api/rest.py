@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from .encoding import read_body, read_object, render
+from .encoding import JSON_TYPE, read_body, read_object, render, wants_msgpack
 from .errors import ApiError
 from .operations import Applied, Operations, Replayed, Sealed, StateRef, Validation, rules_info
 from .suggestions import DEFAULT_BOT, Suggestion
@@ -97,8 +97,12 @@ async def post_games(request: Request) -> Response:
 
 async def post_legal_moves(request: Request) -> Response:
     body = await read_object(request, STATE, STATE)
-    moves = await operations(request).legal_moves(StateRef.from_wire(body["state"]))
-    return render(request, {"moves": [m.to_json() for m in moves]})
+    ref = StateRef.from_wire(body["state"])
+    if wants_msgpack(request):
+        moves = await operations(request).legal_moves(ref)
+        return render(request, {"moves": [m.to_json() for m in moves]})
+    encoded = await operations(request).legal_moves_body(ref)
+    return Response(encoded, media_type=JSON_TYPE)
 
 
 async def post_validate(request: Request) -> Response:

@@ -1,0 +1,257 @@
+"""``manhattan bench service``: throughput and latency of the running service under ``wrk``.
+
+Starts the service (uvicorn, one worker, embedded cache unless ``--redis-url``) and, in the same
+run, a plain Starlette endpoint that echoes a body of the same size, both on loopback. Then drives
+``legalMoves`` on a mid-game 4-player state with ``wrk`` at ``--connections`` connections:
+inline state over REST and GraphQL, and a cached state id over both. Each case runs ``--runs``
+times, interleaved; the table shows medians of requests/s and of p50/p99 latency, and the ratios
+the issue sets as targets (REST >= 0.35x echo, GraphQL >= 0.5x REST, p99 < 25 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+TARGETS = {"rest_vs_echo": 0.35, "graphql_vs_rest": 0.5, "p99_ms": 25.0}
+GRAPHQL_QUERY = (
+    "query($s: StateRef!) { legalMoves(state: $s) "
+    "{ type player card neighborhood floors color pieces block notation } }"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    name: str
+    port_key: str  # "service" or "echo"
+    path: str
+    body: bytes
+
+
+class Measurement(NamedTuple):
+    requests_per_s: float
+    p50_ms: float
+    p99_ms: float
+
+
+def serve_echo(port: int) -> None:
+    """The baseline: a Starlette app whose one route returns the request body as JSON."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def echo(request: Request) -> Response:
+        return Response(await request.body(), media_type="application/json")
+
+    app = Starlette(routes=[Route("/echo", echo, methods=["POST"])])
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _start(code: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def _wait_ready(url: str, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except urllib.error.HTTPError:
+            return  # it answered
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{url} did not come up") from None
+            time.sleep(0.1)
+
+
+def _post(url: str, body: bytes) -> dict[str, object]:
+    request = urllib.request.Request(url, body, {"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        data: dict[str, object] = json.loads(response.read())
+        return data
+
+
+_DURATION = re.compile(r"([\d.]+)(us|ms|s)\b")
+
+
+def _ms(text: str) -> float:
+    m = _DURATION.fullmatch(text.strip())
+    if m is None:
+        raise ValueError(f"cannot read wrk duration {text!r}")
+    value, unit = float(m.group(1)), m.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+
+
+def parse_wrk(output: str) -> Measurement:
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
+    p50 = re.search(r"^\s+50%\s+(\S+)", output, re.MULTILINE)
+    p99 = re.search(r"^\s+99%\s+(\S+)", output, re.MULTILINE)
+    if p50 is None or p99 is None:
+        raise ValueError("wrk output has no latency distribution (run with --latency)")
+    if re.search(r"Non-2xx or 3xx responses", output):
+        raise RuntimeError("wrk saw error responses:\n" + output)
+    return Measurement(rps, _ms(p50.group(1)), _ms(p99.group(1)))
+
+
+def _run_wrk(
+    url: str, body: bytes, *, connections: int, threads: int, seconds: int, workdir: Path
+) -> Measurement:
+    script = workdir / "post.lua"
+    body_file = workdir / "body.json"
+    body_file.write_bytes(body)
+    script.write_text(
+        f'local f = io.open("{body_file}", "rb")\n'
+        "wrk.body = f:read('*a')\nf:close()\n"
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n'
+    )
+    output = subprocess.run(
+        [
+            "wrk",
+            f"-t{threads}",
+            f"-c{connections}",
+            f"-d{seconds}s",
+            "--latency",
+            "-s",
+            str(script),
+            url,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return parse_wrk(output)
+
+
+def _cases(service: str, redis_url: str | None) -> list[Case]:
+    from manhattan.bench.engine import mid_game_state
+
+    state = mid_game_state().to_json()
+    stored = _post(f"{service}/v1/states", json.dumps({"state": state}).encode())
+    state_id = stored["stateId"]
+    rest_inline = json.dumps({"state": state}).encode()
+    gql_inline = json.dumps({"query": GRAPHQL_QUERY, "variables": {"s": {"json": state}}}).encode()
+    rest_id = json.dumps({"state": {"id": state_id}}).encode()
+    gql_id = json.dumps({"query": GRAPHQL_QUERY, "variables": {"s": {"id": state_id}}}).encode()
+    return [
+        Case("echo (same body size)", "echo", "/echo", rest_inline),
+        Case("REST legal-moves, inline state", "service", "/v1/legal-moves", rest_inline),
+        Case("GraphQL legalMoves, inline state", "service", "/graphql", gql_inline),
+        Case("REST legal-moves, cached id", "service", "/v1/legal-moves", rest_id),
+        Case("GraphQL legalMoves, cached id", "service", "/graphql", gql_id),
+    ]
+
+
+def _table(results: dict[str, list[Measurement]], cases: list[Case]) -> dict[str, Measurement]:
+    medians = {}
+    print(f"{'case':36} {'body B':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+    for case in cases:
+        runs = results[case.name]
+        m = Measurement(
+            statistics.median(r.requests_per_s for r in runs),
+            statistics.median(r.p50_ms for r in runs),
+            statistics.median(r.p99_ms for r in runs),
+        )
+        medians[case.name] = m
+        print(
+            f"{case.name:36} {len(case.body):7d} {m.requests_per_s:9.0f} "
+            f"{m.p50_ms:8.2f} {m.p99_ms:8.2f}"
+        )
+    return medians
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="manhattan bench service", description=__doc__)
+    parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
+    parser.add_argument("--runs", type=int, default=3, help="runs per case (median)")
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--threads", type=int, default=1, help="wrk threads")
+    parser.add_argument("--redis-url", default=None, help="cache in Redis instead of the LRU")
+    parser.add_argument("--json", action="store_true", help="also print the medians as JSON")
+    args = parser.parse_args(argv)
+    if shutil.which("wrk") is None:
+        print("wrk is not installed: apt-get install -y wrk", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    env.update(
+        {
+            "MANHATTAN_ACCESS_LOG": "false",
+            "MANHATTAN_LOG_LEVEL": "WARNING",
+            "REDIS_URL": args.redis_url or "",
+        }
+    )
+    ports = {"service": _free_port(), "echo": _free_port()}
+    processes = [
+        _start(f"from manhattan.api.serve import run; run('127.0.0.1', {ports['service']})", env),
+        _start(f"from manhattan.api.bench import serve_echo; serve_echo({ports['echo']})", env),
+    ]
+    try:
+        service = f"http://127.0.0.1:{ports['service']}"
+        _wait_ready(f"{service}/healthz")
+        _wait_ready(f"http://127.0.0.1:{ports['echo']}/echo")  # 405 on GET still means "up"
+        cases = _cases(service, args.redis_url)
+        results: dict[str, list[Measurement]] = {c.name: [] for c in cases}
+        with tempfile.TemporaryDirectory() as workdir:
+            for _ in range(args.runs):
+                for case in cases:
+                    url = f"http://127.0.0.1:{ports[case.port_key]}{case.path}"
+                    results[case.name].append(
+                        _run_wrk(
+                            url,
+                            case.body,
+                            connections=args.connections,
+                            threads=args.threads,
+                            seconds=args.duration,
+                            workdir=Path(workdir),
+                        )
+                    )
+        print(
+            f"wrk -t{args.threads} -c{args.connections} -d{args.duration}s, {args.runs} runs, "
+            f"medians; one uvicorn worker; cache: {'redis' if args.redis_url else 'memory'}"
+        )
+        medians = _table(results, cases)
+        names = [c.name for c in cases]
+        echo, rest, gql = (medians[names[i]] for i in range(3))
+        rest_ratio = rest.requests_per_s / echo.requests_per_s
+        gql_ratio = gql.requests_per_s / rest.requests_per_s
+        worst_p99 = max(m.p99_ms for name, m in medians.items() if name != names[0])
+        print(f"REST / echo     {rest_ratio:5.2f}  (target >= {TARGETS['rest_vs_echo']})")
+        print(f"GraphQL / REST  {gql_ratio:5.2f}  (target >= {TARGETS['graphql_vs_rest']})")
+        print(f"worst p99       {worst_p99:5.1f} ms (target < {TARGETS['p99_ms']} ms)")
+        if args.json:
+            print(json.dumps({name: m._asdict() for name, m in medians.items()}))
+        return 0
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
