@@ -1,0 +1,206 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS).
+
+Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE Transactions on
+Computational Intelligence and AI in Games 4(2), 2012. Each iteration:
+
+1. **determinize**: deal the cards the player cannot see (other hands, the deck) and the urban
+   deck at random, consistently with the player's ``View`` (``sample_state``); the search never
+   receives the true state;
+2. **select**: descend the tree among the children whose move is legal in this determinization,
+   by UCB1 where a child's exploration term counts the iterations in which it was *available*
+   (not its parent's visits), as the paper prescribes;
+3. **expand** one move that is legal here and not yet in the tree;
+4. **simulate** on the engine's fast path (``Game``) with a playout policy (``playout.py``);
+5. **backpropagate** every player's reward: each node is scored for the player who made its move.
+
+Two additions keep a search of a thousand iterations focused on a hundred legal moves:
+progressive widening (a node holds ``WIDEN_BASE + WIDEN_RATE * sqrt(visits)`` children) in a
+good order (at the root, where the player's own moves are the same in every determinization,
+the greedy bot's ranking, which also adds a progressive bias that fades with visits; elsewhere
+the playout heuristic's local gain); and selections (RULES §5.1, often over a hundred options)
+cut to a short list around the balanced selection (``selection_candidates``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..engine import Move, View, legal_moves, sample_state
+from ..engine.legality import next_select_color
+from ..engine.play import Game
+from .greedy import balanced_selection, rank_moves
+from .knowledge import ViewGame
+from .playout import final_margins, placement_gain, play_out, rewards
+
+EXPLORATION = 0.5
+PRIOR_WEIGHT = 0.5
+WIDEN_BASE = 2
+WIDEN_RATE = 0.5
+DEFAULT_POLICY = "heuristic"
+DEFAULT_TO_ROUND_END = True
+_CLOCK_EVERY = 8  # iterations between two reads of the clock under a time budget
+
+
+class Node:
+    """One move in the tree, seen by the player who made it (``mover``)."""
+
+    __slots__ = ("available", "children", "margin_sum", "move", "mover", "reward_sum", "visits")
+
+    def __init__(self, move: Move | None, mover: int) -> None:
+        self.move = move
+        self.mover = mover
+        self.children: dict[Move, Node] = {}
+        self.visits = 0
+        self.available = 0
+        self.reward_sum = 0.0
+        self.margin_sum = 0.0
+
+    def ucb(self, exploration: float) -> float:
+        return self.reward_sum / self.visits + exploration * math.sqrt(
+            math.log(self.available) / self.visits
+        )
+
+
+def selection_candidates(supply: Sequence[int], count: int) -> list[tuple[int, int, int, int]]:
+    """The balanced selection and its neighbors (one piece traded for another size)."""
+    base = balanced_selection(supply, count)
+    out = [base]
+    for a in range(4):
+        for b in range(4):
+            if a != b and base[a] > 0 and base[b] < supply[b]:
+                pieces = list(base)
+                pieces[a] -= 1
+                pieces[b] += 1
+                out.append((pieces[0], pieces[1], pieces[2], pieces[3]))
+    return out
+
+
+def _select_moves(game: Game | ViewGame, player: int) -> list[Move]:
+    color = next_select_color(game, player)
+    assert color is not None
+    return [
+        Move("select", color=color, pieces=p, player=player)
+        for p in selection_candidates(game.supply[color], game.rules.pieces_per_round)
+    ]
+
+
+def tree_moves(game: Game) -> list[Move]:
+    """The moves the tree considers here: every legal move, selections cut to candidates."""
+    player = game.to_move
+    assert player is not None
+    return _select_moves(game, player) if game.phase == "select" else legal_moves(game)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    root: Node
+    iterations: int
+    seconds: float
+
+
+class Search:
+    """One ISMCTS search from a View; ``run`` performs the iterations."""
+
+    def __init__(
+        self,
+        view: View,
+        rng: random.Random,
+        *,
+        policy: str | None = None,
+        to_round_end: bool | None = None,
+    ) -> None:
+        self.view = view
+        self.rng = rng
+        self.policy = policy or DEFAULT_POLICY
+        self.to_round_end = DEFAULT_TO_ROUND_END if to_round_end is None else to_round_end
+        self.root = Node(None, -1)
+        game = ViewGame(view)
+        own = _select_moves(game, view.player) if view.phase == "select" else legal_moves(game)
+        ranked = rank_moves(view, own, rng)
+        self.root_order = [r.move for r in ranked]
+        self.prior = _normalized({r.move: r.value for r in ranked})
+
+    def run(self, *, iterations: int | None, seconds: float | None) -> SearchResult:
+        start = time.perf_counter()
+        done = 0
+        while iterations is None or done < iterations:
+            if seconds is not None and done % _CLOCK_EVERY == 0 and done:
+                if time.perf_counter() - start >= seconds:
+                    break
+            self.iterate()
+            done += 1
+        return SearchResult(self.root, done, time.perf_counter() - start)
+
+    def iterate(self) -> None:
+        game = Game(sample_state(self.view, self.rng))
+        node = self.root
+        path = [node]
+        while game.phase != "over":
+            at_root = node is self.root
+            moves = self.root_order if at_root else tree_moves(game)
+            available: list[Node] = []
+            untried: list[Move] = []
+            for move in moves:
+                child = node.children.get(move)
+                if child is None:
+                    untried.append(move)
+                else:
+                    child.available += 1
+                    available.append(child)
+            if untried and len(available) < WIDEN_BASE + WIDEN_RATE * math.sqrt(node.visits):
+                move = untried[0] if at_root else self._most_promising(game, untried)
+                mover = game.to_move
+                assert mover is not None
+                child = node.children[move] = Node(move, mover)
+                child.available = 1
+                game.apply(move)
+                path.append(child)
+                break
+            node = self._select(available, at_root)
+            game.apply(node.move)  # type: ignore[arg-type]
+            path.append(node)
+        play_out(game, self.rng, self.policy, to_round_end=self.to_round_end)
+        margins = final_margins(game)
+        results = rewards(margins)
+        for visited in path:
+            visited.visits += 1
+            if visited.mover >= 0:
+                visited.reward_sum += results[visited.mover]
+                visited.margin_sum += margins[visited.mover]
+
+    def _most_promising(self, game: Game, untried: list[Move]) -> Move:
+        if game.phase == "select":
+            return untried[0]
+        tallest = max(sum(f for _, f in b) for b in game.board)
+        rng = self.rng
+        return max(untried, key=lambda m: placement_gain(game, m, tallest) + rng.random() * 0.5)
+
+    def _select(self, available: list[Node], at_root: bool) -> Node:
+        best = available[0]
+        best_value = -math.inf
+        for child in available:
+            value = child.ucb(EXPLORATION)
+            if at_root:
+                value += PRIOR_WEIGHT * self.prior[child.move] / (child.visits + 1)  # type: ignore[index]
+            if value > best_value:
+                best, best_value = child, value
+        return best
+
+
+def _normalized(values: dict[Move, float]) -> dict[Move, float]:
+    """Values mapped onto [0, 1] (all equal: all 1)."""
+    low, high = min(values.values()), max(values.values())
+    span = high - low
+    return {m: 1.0 if span == 0 else (v - low) / span for m, v in values.items()}
+
+
+def ranked_children(root: Node) -> list[Node]:
+    """Root children, most visited first (then by mean reward)."""
+    return sorted(
+        root.children.values(),
+        key=lambda n: (-n.visits, -(n.reward_sum / n.visits if n.visits else 0.0)),
+    )

@@ -1,0 +1,156 @@
+"""Simulation policies for ISMCTS on the engine's fast path (``Game``, ``random_step``), and the
+reward that a finished simulation gives each player.
+
+``heuristic_step`` is a cheap greedy-ish policy: it draws a few legal placements at random (the
+same rejection sampling as ``random_step``) and keeps the one with the best local gain: a new
+building, a takeover, a new tallest building. It costs little more than a random step and plays
+far more like a real opponent, which makes the search's estimates much less noisy.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from ..engine import Move
+from ..engine.board import floors_needed
+from ..engine.legality import next_select_color, open_neighborhoods
+from ..engine.play import Game
+from ..engine.rollout import random_step
+from ..engine.rules import ROTATION
+from ..engine.scoring import score_board
+from .greedy import balanced_selection
+
+_CANDIDATES = 4  # legal placements compared per heuristic step
+_TRIES = 16  # random draws before falling back to random_step (which handles [D5])
+
+NEW_BUILDING = 1.0
+TAKEOVER = 2.0
+NEW_TALLEST = 3.0
+FLOOR_COST = 0.3
+
+
+def heuristic_step(game: Game, rng: random.Random) -> None:
+    """One move of the player to move: a balanced selection, or the best of a few random legal
+    placements by local gain."""
+    tallest = max(sum(f for _, f in b) for b in game.board)
+    _heuristic_step(game, rng, tallest)
+
+
+def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
+    """``heuristic_step`` given the board's tallest height; returns the new tallest height
+    (an upper bound when a monster has since removed floors, which is good enough here)."""
+    player = game.to_move
+    assert player is not None
+    rules = game.rules
+    if game.phase == "select":
+        color = next_select_color(game, player)
+        assert color is not None
+        game.select(color, balanced_selection(game.supply[color], rules.pieces_per_round))
+        return tallest
+    own = rules.colors[player]
+    pieces = [(c, f) for c in own for f, k in enumerate(game.selected[c], 1) if k]
+    hand = game.hands[player]
+    table = ROTATION[rules.seats[player]]
+    hoods = open_neighborhoods(rules, game.round)
+    board = game.board
+    anti_trust = rules.variants.anti_trust
+    best: tuple[int, int, int, int] | None = None
+    best_gain = -math.inf
+    best_height = tallest
+    found = 0
+    for _ in range(_TRIES):
+        card = hand[rng.randrange(len(hand))]
+        index = hoods[rng.randrange(len(hoods))] * 9 + table[card]
+        color, floors = pieces[rng.randrange(len(pieces))]
+        if index == game.monster:
+            continue
+        building = board[index]
+        if building:
+            top = building[-1][0]
+            if (anti_trust and top in own) or floors < floors_needed(building, color):
+                continue
+            gain = 0.0 if top in own else TAKEOVER
+        else:
+            gain = NEW_BUILDING
+        new_height = sum(f for _, f in building) + floors
+        if new_height > tallest:
+            gain += NEW_TALLEST
+        gain += rng.random() * 0.5 - FLOOR_COST * floors
+        if gain > best_gain:
+            best, best_gain = (card, index // 9, floors, color), gain
+            best_height = new_height
+        found += 1
+        if found == _CANDIDATES:
+            break
+    if best is None:
+        random_step(game, rng)
+        return tallest
+    card, n, floors, color = best
+    game.build(card, n, floors, color)
+    return max(tallest, best_height)
+
+
+def play_out(game: Game, rng: random.Random, policy: str, *, to_round_end: bool) -> None:
+    """Play ``policy`` until the game is over, or (``to_round_end``) until the round in progress
+    (the next one, from a selection) has been scored."""
+    target = game.round + 1
+    if policy == "random":
+        while game.phase != "over" and not (to_round_end and game.round >= target):
+            random_step(game, rng)
+        return
+    tallest = max(sum(f for _, f in b) for b in game.board)
+    while game.phase != "over" and not (to_round_end and game.round >= target):
+        tallest = _heuristic_step(game, rng, tallest)
+
+
+POLICIES = ("random", "heuristic")
+
+MARGIN_SCALE = 10.0
+
+
+#: Weight of each round still to score after a truncated simulation, in board scorings: the
+#: board changes, but what stands now is the best guess of what will score then.
+FUTURE_ROUND_WEIGHT = 0.6
+
+
+def final_margins(game: Game) -> list[float]:
+    """Each player's final total minus the best other player's; after a simulation cut at a
+    round's end, the totals so far plus the current board scored for each round still to come
+    (weighted by FUTURE_ROUND_WEIGHT)."""
+    rules = game.rules
+    scores: list[float] = [float(s) for s in game.scores]
+    if game.phase != "over":
+        rounds_left = rules.rounds - game.round + 1
+        board = score_board(game.board, rules.color_count)
+        for c, b in enumerate(board):
+            scores[c] += FUTURE_ROUND_WEIGHT * rounds_left * b.total
+    totals = [sum(scores[c] for c in cs) for cs in rules.colors]
+    return [t - max(u for q, u in enumerate(totals) if q != p) for p, t in enumerate(totals)]
+
+
+def rewards(margins: list[float]) -> list[float]:
+    """A reward in [0, 1] per player: half the result (win 1, shared first 0.5, loss 0), half
+    the score margin squashed, so that a search still prefers a bigger lead or a smaller loss."""
+    out = []
+    for m in margins:
+        result = 1.0 if m > 0 else 0.5 if m == 0 else 0.0
+        out.append(0.5 * result + 0.25 * (1.0 + math.tanh(m / MARGIN_SCALE)))
+    return out
+
+
+def placement_gain(game: Game, move: Move, tallest: int) -> float:
+    """The heuristic's local gain of a legal move (selections and forfeits: 0)."""
+    if move.type != "build":
+        return 0.0
+    player = game.to_move
+    assert player is not None and move.card is not None and move.neighborhood is not None
+    assert move.floors is not None
+    building = game.board[move.neighborhood * 9 + ROTATION[game.rules.seats[player]][move.card]]
+    if not building:
+        gain = NEW_BUILDING
+    else:
+        gain = 0.0 if building[-1][0] in game.rules.colors[player] else TAKEOVER
+    if sum(f for _, f in building) + move.floors > tallest:
+        gain += NEW_TALLEST
+    return gain - FLOOR_COST * move.floors
