@@ -36,6 +36,8 @@ def test_short_soak_against_its_own_service(capsys: pytest.CaptureFixture[str]) 
     assert {"legal-moves", "apply", "new-game"} <= set(report["latency_by_operation"])
     assert report["latency"]["p50_ms"] <= report["latency"]["p99_ms"] <= report["latency"]["max_ms"]
     assert report["memory"]["available"] is True and report["memory"]["end_mib"] > 10
+    assert report["service_cpu"]["available"] is True
+    assert report["service_cpu"]["ms_per_request"] > 0
 
 
 def test_soak_stops_at_the_request_budget(capsys: pytest.CaptureFixture[str]) -> None:

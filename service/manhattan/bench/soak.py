@@ -112,6 +112,17 @@ def resident_kib(pid: int) -> int | None:
     return None
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time the process has used, from /proc (Linux), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14, 15)
+
+
 @dataclass
 class MemoryWatch:
     pid: int | None
@@ -187,13 +198,84 @@ class Budget:
         return True
 
 
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: int
+    content_type: str
+    body: bytes
+
+
+class LoopbackConnection:
+    """A minimal HTTP/1.1 keep-alive client for one simulated player (one request at a time).
+
+    httpx costs the client more CPU per request than the service spends answering it (on this
+    2-core machine it was the soak's bottleneck), so the soak speaks the little HTTP it needs:
+    Content-Length or chunked bodies, reconnecting after any failure."""
+
+    def __init__(self, host: str, port: int, timeout: float) -> None:
+        self.host, self.port, self.timeout = host, port, timeout
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def request(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> Reply:
+        try:
+            return await asyncio.wait_for(self._exchange(method, path, body, headers), self.timeout)
+        except BaseException:
+            self.close()  # a half-read reply would poison the next request
+            raise
+
+    async def _exchange(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> Reply:
+        if self._writer is None:
+            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        assert self._reader is not None
+        lines = [f"{method} {path} HTTP/1.1", f"host: {self.host}:{self.port}"]
+        lines += [f"{name}: {value}" for name, value in headers.items()]
+        lines.append(f"content-length: {len(body or b'')}")
+        self._writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + (body or b""))
+        await self._writer.drain()
+        head = await self._reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        status = int(status_line.split(" ", 2)[1])
+        fields = {}
+        for line in header_lines:
+            if line:
+                name, _, value = line.partition(":")
+                fields[name.strip().lower()] = value.strip()
+        if fields.get("transfer-encoding", "").lower() == "chunked":
+            payload = await self._read_chunked()
+        else:
+            payload = await self._reader.readexactly(int(fields.get("content-length", "0")))
+        if fields.get("connection", "").lower() == "close":
+            self.close()
+        return Reply(status, fields.get("content-type", ""), payload)
+
+    async def _read_chunked(self) -> bytes:
+        assert self._reader is not None
+        parts: list[bytes] = []
+        while True:
+            size = int((await self._reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            chunk = await self._reader.readexactly(size + 2)
+            if size == 0:
+                return b"".join(parts)
+            parts.append(chunk[:-2])
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._reader = self._writer = None
+
+
 class Player:
-    """One simulated client playing games back to back."""
+    """One simulated client playing games back to back over its own connection."""
 
     def __init__(
-        self, client: httpx.AsyncClient, tally: Tally, budget: Budget, rng: random.Random
+        self, connection: LoopbackConnection, tally: Tally, budget: Budget, rng: random.Random
     ) -> None:
-        self.client = client
+        self.connection = connection
         self.tally = tally
         self.budget = budget
         self.rng = rng
@@ -221,21 +303,26 @@ class Player:
                 headers = {"content-type": "application/json"}
         started = time.perf_counter()
         try:
-            response = await self.client.request(method, path, content=content, headers=headers)
-        except httpx.HTTPError as exc:
+            reply = await self.connection.request(method, path, content, headers)
+        except (OSError, TimeoutError, ValueError, asyncio.IncompleteReadError) as exc:
             self.tally.requests += 1
             self.tally.fail(operation, f"{exc.__class__.__name__}: {exc}")
             return None
         elapsed = time.perf_counter() - started
         self.tally.requests += 1
         self.tally.record(operation, elapsed)
-        if not 200 <= response.status_code < 300:
-            self.tally.fail(operation, f"HTTP {response.status_code}: {response.text}")
+        if not 200 <= reply.status < 300:
+            self.tally.fail(operation, f"HTTP {reply.status}: {reply.body[:200]!r}")
             return None
-        if response.headers.get("content-type", "").startswith("application/msgpack"):
-            decoded: dict[str, Any] = msgpack.unpackb(response.content, raw=False)
-        else:
-            decoded = response.json()
+        try:
+            if reply.content_type.startswith("application/msgpack"):
+                decoded: dict[str, Any] = msgpack.unpackb(reply.body, raw=False)
+            else:
+                decoded = json.loads(reply.body)
+        except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
+            detail = f"undecodable {reply.content_type} body {reply.body[:60]!r}: {exc}"
+            self.tally.fail(operation, detail)
+            return None
         if operation.startswith("graphql") and decoded.get("errors"):
             self.tally.fail(operation, json.dumps(decoded["errors"])[:200])
             return None
@@ -380,24 +467,34 @@ class SoakOptions:
 
 async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any]:
     load_at_start = os.getloadavg()[0]
+    cpu_at_start = cpu_seconds(pid) if pid is not None else None
     tally = Tally()
     watch = MemoryWatch(pid)
     stop = asyncio.Event()
-    limits = httpx.Limits(max_connections=options.games, max_keepalive_connections=options.games)
-    timeout = httpx.Timeout(options.request_timeout)
     master = random.Random(options.seed)
-    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=timeout) as client:
-        budget = Budget(options.seconds, options.max_requests)
-        players = [
-            Player(client, tally, budget, random.Random(master.getrandbits(64)))
-            for _ in range(options.games)
-        ]
-        watcher = asyncio.create_task(watch.run(stop))
-        started = time.perf_counter()
+    address = urlsplit(url)
+    host, port = address.hostname or "127.0.0.1", address.port or 80
+    budget = Budget(options.seconds, options.max_requests)
+    players = [
+        Player(
+            LoopbackConnection(host, port, options.request_timeout),
+            tally,
+            budget,
+            random.Random(master.getrandbits(64)),
+        )
+        for _ in range(options.games)
+    ]
+    watcher = asyncio.create_task(watch.run(stop))
+    started = time.perf_counter()
+    try:
         await asyncio.gather(*(p.play_games() for p in players))
-        elapsed = time.perf_counter() - started
-        stop.set()
-        await watcher
+    finally:
+        for player in players:
+            player.connection.close()
+    elapsed = time.perf_counter() - started
+    cpu_at_end = cpu_seconds(pid) if pid is not None else None
+    stop.set()
+    await watcher
     everything = [s for values in tally.latencies.values() for s in values]
     return {
         "url": url,
@@ -415,6 +512,24 @@ async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any
             name: latency_summary(values) for name, values in sorted(tally.latencies.items())
         },
         "memory": watch.summary(options.warmup_seconds),
+        "service_cpu": service_cpu(cpu_at_start, cpu_at_end, elapsed, tally.requests),
+    }
+
+
+def service_cpu(
+    start: float | None, end: float | None, elapsed: float, requests: int
+) -> dict[str, Any]:
+    """The service's CPU use over the run: a figure that a busy shared machine distorts far
+    less than throughput does."""
+    if start is None or end is None or not requests:
+        return {"available": False}
+    used = end - start
+    return {
+        "available": True,
+        "seconds": used,
+        "share_of_one_core": used / elapsed if elapsed else 0.0,
+        "ms_per_request": 1000 * used / requests,
+        "capacity_per_core_s": requests / used if used else 0.0,
     }
 
 
@@ -449,6 +564,13 @@ def print_report(report: dict[str, Any]) -> None:
         )
     else:
         print("  service RSS: not measured (give --pid of the service process, Linux only)")
+    cpu = report["service_cpu"]
+    if cpu["available"]:
+        print(
+            f"  service CPU: {cpu['seconds']:.1f} s ({cpu['share_of_one_core']:.0%} of one core), "
+            f"{cpu['ms_per_request']:.2f} ms per request, so about "
+            f"{cpu['capacity_per_core_s']:.0f} req/s per fully used core for this mix"
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
