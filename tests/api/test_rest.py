@@ -299,3 +299,18 @@ async def test_an_invalid_state_names_the_json_path(
     broken = {**mid_json, "round": 99}
     body = (await client.post("/v1/score", json={"state": broken})).json()
     assert body["code"] == "INVALID_STATE" and body["path"].startswith("$")
+
+
+async def test_analysis_and_preview_are_the_engines(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    analysis = (await client.post("/v1/analysis", json={"state": mid_json})).json()
+    assert analysis["analysis"] == manhattan.analyze(mid_state).to_json()
+    move = manhattan.legal_moves(mid_state)[0]
+    preview = await client.post("/v1/preview", json={"state": mid_json, "move": move.notation})
+    assert preview.json()["preview"] == manhattan.preview(mid_state, move).to_json()
+    query = "query($s: JSON!) { analysis(state: {json: $s}) }"
+    body = (
+        await client.post("/graphql", json={"query": query, "variables": {"s": mid_json}})
+    ).json()
+    assert body["data"]["analysis"] == analysis["analysis"]
