@@ -25,9 +25,7 @@ SECURITY_WEIGHT = 0.02
 FLOORS_WEIGHT = 0.05
 
 
-def player_margins(
-    board: Sequence[Building], rules: Rules, urban_card: str | None
-) -> list[float]:
+def player_margins(board: Sequence[Building], rules: Rules, urban_card: str | None) -> list[float]:
     """Each player's round score minus the best other player's, if the round ended now."""
     breakdown = score_board(board, rules.color_count, urban_card)
     totals = [sum(breakdown[c].total for c in cs) for cs in rules.colors]

@@ -42,7 +42,6 @@ WIDEN_BASE = 2
 WIDEN_RATE = 0.5
 DEFAULT_POLICY = "heuristic"
 DEFAULT_TO_ROUND_END = True
-_CLOCK_EVERY = 8  # iterations between two reads of the clock under a time budget
 
 
 class Node:
@@ -128,9 +127,8 @@ class Search:
         start = time.perf_counter()
         done = 0
         while iterations is None or done < iterations:
-            if seconds is not None and done % _CLOCK_EVERY == 0 and done:
-                if time.perf_counter() - start >= seconds:
-                    break
+            if seconds is not None and done and time.perf_counter() - start >= seconds:
+                break
             self.iterate()
             done += 1
         return SearchResult(self.root, done, time.perf_counter() - start)

@@ -1,0 +1,34 @@
+"""Strength targets of issue 6 (slow: run with ``pytest -m slow tests/bots``). The tournament
+command measures the same with confidence intervals; these tests check the point estimates on
+a smaller number of seeded games."""
+
+from __future__ import annotations
+
+import pytest
+
+from manhattan.bots.arena import BotSpec, play_game
+
+pytestmark = pytest.mark.slow
+
+
+def win_rate(candidate: BotSpec, field: BotSpec, players: int, games: int) -> float:
+    wins = 0
+    for i in range(games):
+        seat = i % players
+        bots = [field] * players
+        bots[seat] = candidate
+        result = play_game(bots, seed=f"strength-{players}-{i}")
+        wins += result.places[seat] == 1 and result.places.count(1) == 1
+    return wins / games
+
+
+def test_greedy_beats_random_in_90_percent_of_2_player_games() -> None:
+    assert win_rate(BotSpec("greedy"), BotSpec("random"), 2, 60) >= 0.9
+
+
+def test_ismcts_beats_greedy_in_70_percent_of_2_player_games() -> None:
+    assert win_rate(BotSpec("ismcts", time_ms=1000), BotSpec("greedy"), 2, 40) >= 0.7
+
+
+def test_ismcts_wins_45_percent_of_4_player_games_against_greedy() -> None:
+    assert win_rate(BotSpec("ismcts", time_ms=1000), BotSpec("greedy"), 4, 40) >= 0.45
