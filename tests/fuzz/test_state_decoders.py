@@ -85,13 +85,6 @@ def test_from_msgpack_on_other_buffer_types(value: Any) -> None:
     decode_within_limit(manhattan.State.from_msgpack, value)
 
 
-@pytest.mark.xfail(
-    reason="engine/codec.py _int puts the value in its message; an int of more than 4300 digits "
-    "makes the f-string raise ValueError (Python's int-to-str limit) instead of InvalidStateError. "
-    "Only Python callers can send one: json.loads already refuses such ints on the wire.",
-    raises=ValueError,
-    strict=False,
-)
 @pytest.mark.parametrize("field", ["round", "firstPlayer", "shuffles"])
 def test_huge_int_beyond_the_str_conversion_limit(field: str) -> None:
     decode_within_limit(manhattan.State.from_json, {**VALID_STATES[0], field: 10**5000})

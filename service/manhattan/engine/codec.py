@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 import msgpack
 
 from .board import BLOCKS, block_coords
-from .errors import InvalidStateError
+from .errors import InvalidStateError, shown
 from .rules import CARD_COPIES, CARD_POSITIONS, HAND_SIZE, PIECES_PER_COLOR, PIECES_TOTAL, Rules
 from .setup import MAX_SEED, is_int, make_rules, read_block, read_variants
 from .state import PHASES, Breakdown, RoundRecord, State, Urban
@@ -141,7 +141,7 @@ def _int(value: object, path: str, low: int, high: int) -> int:
         _fail(path, "expected an integer")
     assert isinstance(value, int)
     if not low <= value <= high:
-        _fail(path, f"must be between {low} and {high}, not {value}")
+        _fail(path, f"must be between {low} and {high}, not {shown(value)}")
     return value
 
 

@@ -54,6 +54,15 @@ class IllegalMoveError(ManhattanError):
         self.code = code
 
 
+def shown(value: int) -> str:
+    """An integer for a message; a huge one is summarized (str() refuses > 4300 digits)."""
+    return (
+        str(value)
+        if abs(value) < 10**18
+        else ("a huge negative number" if value < 0 else "a huge number")
+    )
+
+
 def illegal(message: str) -> IllegalMoveError:
     return IllegalMoveError(message, code="ILLEGAL_MOVE")
 

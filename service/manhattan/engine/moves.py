@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import IllegalMoveError, malformed
+from .errors import IllegalMoveError, malformed, shown
 
 MOVE_TYPES = ("select", "build", "forfeit")
 
@@ -159,7 +159,7 @@ class Move:
     def _check_ranges(self) -> None:
         def within(name: str, value: int | None, low: int, high: int) -> None:
             if value is not None and not low <= value <= high:
-                raise malformed(f"'{name}' must be between {low} and {high}, not {value}")
+                raise malformed(f"'{name}' must be between {low} and {high}, not {shown(value)}")
 
         within("card", self.card, 0, 8)
         within("neighborhood", self.neighborhood, 0, 5)
