@@ -147,3 +147,40 @@ def test_copied_sources_exist_and_survive_the_dockerignore() -> None:
 
 def test_dockerfile_is_where_compose_expects_it() -> None:
     assert DOCKERFILE.is_file()
+
+
+def test_healthcheck_command_passes_on_200_and_fails_otherwise() -> None:
+    import http.server
+    import subprocess
+    import sys
+    import threading
+
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200 if self.path == "/healthz" else 404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    [check] = [i for i in RUNTIME if i.keyword == "HEALTHCHECK"]
+    command = check.exec_form()
+    assert command[0] == "python"
+    server = http.server.HTTPServer(("127.0.0.1", 0), Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = str(server.server_address[1])
+        passed = subprocess.run(
+            [sys.executable, *command[1:]], env={"MANHATTAN_PORT": port}, timeout=10
+        )
+        assert passed.returncode == 0
+    finally:
+        server.shutdown()
+        server.server_close()
+    failed = subprocess.run(
+        [sys.executable, *command[1:]],
+        env={"MANHATTAN_PORT": port},
+        capture_output=True,
+        timeout=10,
+    )
+    assert failed.returncode != 0, "a stopped service must fail the healthcheck"

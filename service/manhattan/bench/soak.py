@@ -154,6 +154,11 @@ class MemoryWatch:
             "peak_mib": max(kib for _, kib in self.samples) / 1024,
             "growth_mib": (final - baseline) / 1024,
             "growth_percent": 100.0 * (final - baseline) / baseline if baseline else 0.0,
+            # At most 40 points, evenly spaced: enough to tell a plateau from a leak.
+            "timeline_mib": [
+                [round(t, 1), round(kib / 1024, 1)]
+                for t, kib in self.samples[:: max(1, len(self.samples) // 40)]
+            ],
         }
 
 
