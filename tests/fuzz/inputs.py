@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 import manhattan
 from manhattan.bench.engine import mid_game_state
 
-#: Python's default limit on int <-> str conversion is 4300 digits; see test_huge_int_* for why
-#: the generated ints stay below it.
+#: Below Python's 4300-digit int <-> str limit: hypothesis's reports and json.dumps in the wire
+#: tests would fail on larger ones; test_huge_int_beyond_the_str_conversion_limit covers those.
 LARGEST_GENERATED_INT = 10**4000
 
 
