@@ -1,14 +1,19 @@
 """Sealed state tokens (DESIGN §7): the full state, encrypted and authenticated with AES-GCM.
 
-A token is ``<kid>.<base64url(nonce || ciphertext || tag)>``. The key id names the key that
-sealed it, so keys can rotate: the service seals with its current key and opens tokens sealed
-with the current key or any accepted old key. The plaintext is msgpack ``[1, player, state]``
-where ``state`` is the canonical msgpack of the state and ``player`` is the seat the token was
-issued to (or None for a full-information token). The key id and format version are bound as
-associated data, so a token cannot be relabelled under another key.
+A token is ``<kid>.<game>.<base64url(nonce || ciphertext || tag)>``. The key id names the key
+that sealed it, so keys can rotate: the service seals with its current key and opens tokens sealed
+with the current key or any accepted old key. ``game`` is the game id (32 hex characters, derived
+from the game's setup: see ``manhattan.api.operations.game_id``); it is readable so that a
+platform can route or check a token without the service, and it is bound with the key id and the
+format version as AES-GCM associated data, so a token cannot be relabelled under another key or
+presented as another game's. The plaintext is msgpack ``[2, player, state]`` followed by zero
+bytes of padding, where ``state`` is the canonical msgpack of the state and ``player`` is the seat
+the token was issued to (or None for a full-information token). The padding lets the caller make
+a token's length independent of hidden parts of variable size (the seed).
 
-Any failure to open a token (unknown key id, tampering, truncation, oversize, wrong shape) is
-``BadTokenError``: a client error with code ``BAD_TOKEN``, never a server error.
+Any failure to open a token (unknown key id, tampering, truncation, oversize, wrong shape, another
+game than the one expected) is ``BadTokenError``: a client error with code ``BAD_TOKEN``, never a
+server error.
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ import msgpack
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-TOKEN_VERSION = 1
+TOKEN_VERSION = 2
 NONCE_BYTES = 12
 TAG_BYTES = 16
 _KID = re.compile(r"[A-Za-z0-9_-]{1,32}")
-_AAD_PREFIX = b"manhattan/token@1|"
+_GAME = re.compile(r"[0-9a-f]{32}")
+_AAD_PREFIX = b"manhattan/token@2|"
+_MAX_PADDING = 4096
 _MAX_PLAINTEXT = 1 << 20
 
 
@@ -78,11 +85,13 @@ class SealingKey:
 
 @dataclass(frozen=True, slots=True)
 class Unsealed:
-    """What a token carries: the canonical msgpack of a state, and the player it was issued to."""
+    """What a token carries: the canonical msgpack of a state, the player it was issued to and
+    the game it belongs to."""
 
     state: bytes
     player: int | None
     kid: str
+    game: str
 
 
 class Sealer:
@@ -117,22 +126,36 @@ class Sealer:
     def key_ids(self) -> list[str]:
         return list(self._ciphers)
 
-    def seal(self, state: bytes, player: int | None = None) -> str:
-        plaintext: bytes = msgpack.packb([TOKEN_VERSION, player, state], use_bin_type=True)
+    def seal(self, state: bytes, player: int | None, game: str, *, padding: int = 0) -> str:
+        """A token for ``state`` (canonical msgpack) of ``game``, issued to ``player`` (None: a
+        full-information token); ``padding`` zero bytes are added before encryption."""
+        if not _GAME.fullmatch(game):
+            raise ValueError("a game id is 32 lowercase hex characters")
+        if not 0 <= padding <= _MAX_PADDING:
+            raise ValueError(f"padding is 0 to {_MAX_PADDING} bytes")
+        content: bytes = msgpack.packb([TOKEN_VERSION, player, state], use_bin_type=True)
         nonce = os.urandom(NONCE_BYTES)
         kid = self.current.kid
-        sealed = self._ciphers[kid].encrypt(nonce, plaintext, _AAD_PREFIX + kid.encode())
-        return f"{kid}.{base64.urlsafe_b64encode(nonce + sealed).decode().rstrip('=')}"
+        sealed = self._ciphers[kid].encrypt(
+            nonce, content + bytes(padding), _associated_data(kid, game)
+        )
+        return f"{kid}.{game}.{base64.urlsafe_b64encode(nonce + sealed).decode().rstrip('=')}"
 
-    def unseal(self, token: object) -> Unsealed:
+    def unseal(self, token: object, *, game: str | None = None) -> Unsealed:
+        """Open a token; with ``game``, a token of any other game is refused too."""
         if not isinstance(token, str) or not token:
             raise BadTokenError("a token is a non-empty string this service issued")
         if len(token) > self.max_token_chars:
             raise BadTokenError(f"a token is at most {self.max_token_chars} characters")
-        kid, sep, body = token.partition(".")
-        cipher = self._ciphers.get(kid) if sep else None
+        parts = token.split(".")
+        if len(parts) != 3 or not _GAME.fullmatch(parts[1]):
+            raise BadTokenError("the token is not one this service issued (kid.game.sealed)")
+        kid, token_game, body = parts
+        cipher = self._ciphers.get(kid)
         if cipher is None:
             raise BadTokenError("the token was not sealed with a key this service accepts")
+        if game is not None and token_game != game:
+            raise BadTokenError(f"the token belongs to game {token_game}, not {game}")
         try:
             raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         except (binascii.Error, ValueError):
@@ -141,28 +164,23 @@ class Sealer:
             raise BadTokenError("the token is truncated")
         try:
             plaintext = cipher.decrypt(
-                raw[:NONCE_BYTES], raw[NONCE_BYTES:], _AAD_PREFIX + kid.encode()
+                raw[:NONCE_BYTES], raw[NONCE_BYTES:], _associated_data(kid, token_game)
             )
         except InvalidTag:
             raise BadTokenError("the token was altered or truncated") from None
-        return _read_plaintext(plaintext, kid)
+        return _read_plaintext(plaintext, kid, token_game)
 
 
-def _read_plaintext(plaintext: bytes, kid: str) -> Unsealed:
+def _associated_data(kid: str, game: str) -> bytes:
+    return _AAD_PREFIX + kid.encode() + b"|" + game.encode()
+
+
+def _read_plaintext(plaintext: bytes, kid: str, game: str) -> Unsealed:
     # Authenticated, so only a bug or a future format reaches the errors below; still a
     # BAD_TOKEN rather than a 500.
     try:
-        content = msgpack.unpackb(
-            plaintext,
-            raw=False,
-            strict_map_key=True,
-            max_bin_len=_MAX_PLAINTEXT,
-            max_str_len=0,
-            max_array_len=3,
-            max_map_len=0,
-            max_ext_len=0,
-        )
-    except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError):
+        content = _unpack(plaintext)
+    except (ValueError, TypeError, msgpack.FormatError, msgpack.StackError):
         raise BadTokenError("the token's content cannot be read") from None
     if (
         not isinstance(content, list)
@@ -172,7 +190,26 @@ def _read_plaintext(plaintext: bytes, kid: str) -> Unsealed:
         or not isinstance(content[2], bytes)
     ):
         raise BadTokenError("the token's content has an unknown format")
-    return Unsealed(state=content[2], player=content[1], kid=kid)
+    return Unsealed(state=content[2], player=content[1], kid=kid, game=game)
+
+
+def _unpack(plaintext: bytes) -> object:
+    """The msgpack object at the start of ``plaintext``; what follows must be zero padding."""
+    try:
+        return msgpack.unpackb(
+            plaintext,
+            raw=False,
+            strict_map_key=True,
+            max_bin_len=_MAX_PLAINTEXT,
+            max_str_len=0,
+            max_array_len=3,
+            max_map_len=0,
+            max_ext_len=0,
+        )
+    except msgpack.ExtraData as extra:
+        if any(extra.extra):
+            raise ValueError("non-zero padding") from None
+        return extra.unpacked
 
 
 __all__ = ["BadTokenError", "Sealer", "SealingKey", "SealingKeyError", "Unsealed"]

@@ -10,9 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
+
+#: The reference web page (clients/web/play) in a source checkout; served at /play if it exists.
+DEFAULT_WEB_DIR = str(Path(__file__).resolve().parents[2] / "clients" / "web" / "play")
 
 
 class SettingsError(ValueError):
@@ -56,6 +60,8 @@ class Settings:
     bot_max_time_ms: int = 2_000
     log_level: str = "INFO"
     access_log: bool = True
+    #: The static web page served at /play when the directory exists; "off": not served.
+    web_dir: str = DEFAULT_WEB_DIR
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -99,6 +105,7 @@ class Settings:
             bot_max_time_ms=read("MANHATTAN_BOT_MAX_TIME_MS", _positive_int, cls.bot_max_time_ms),
             log_level=read("MANHATTAN_LOG_LEVEL", _log_level, cls.log_level),
             access_log=read("MANHATTAN_ACCESS_LOG", _bool, cls.access_log),
+            web_dir=read("MANHATTAN_WEB_DIR", str, cls.web_dir),
         )
 
 

@@ -22,6 +22,11 @@ REST = {
     ("post", "/v1/suggest"), ("post", "/v1/replay"), ("post", "/v1/analysis"),
     ("post", "/v1/preview"), ("post", "/v1/states"), ("get", "/v1/states/{id}"),
 }  # fmt: skip
+#: Additions DESIGN §4 allows: threats (issue 9), board pictures (issue 7), player sessions.
+REST_ADDITIONS = {
+    ("post", "/v1/threats"), ("get", "/v1/render.svg"), ("post", "/v1/render.svg"),
+    ("post", "/v1/advance"),
+}  # fmt: skip
 
 
 def graphql() -> object:
@@ -70,11 +75,11 @@ def test_graphql_shapes_clients_rely_on() -> None:
 def test_openapi_lists_exactly_the_contract_routes() -> None:
     document = openapi_document()
     found = {(method, path) for path, item in document["paths"].items() for method in item}
-    assert found == REST
+    assert found == REST | REST_ADDITIONS
 
 
 async def test_every_contract_route_exists_in_the_app(client: httpx.AsyncClient) -> None:
-    for method, path in sorted(REST):
+    for method, path in sorted(REST | REST_ADDITIONS):
         response = await client.request(method.upper(), path.replace("{id}", "0" * 32), json={})
         assert response.status_code not in (405, 500), (method, path)
         assert response.status_code != 404 or response.json()["code"] == "STATE_NOT_FOUND"

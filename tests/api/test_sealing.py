@@ -7,6 +7,7 @@ import pytest
 from manhattan.sealing import BadTokenError, Sealer, SealingKey, SealingKeyError
 
 STATE = b"\x81\xa6format\xb1manhattan/state@1" * 10
+GAME = "0123456789abcdef" * 2
 
 
 def sealer(kid: str = "k1", *old: SealingKey) -> Sealer:
@@ -15,20 +16,20 @@ def sealer(kid: str = "k1", *old: SealingKey) -> Sealer:
 
 def test_a_token_round_trips_the_state_and_the_player() -> None:
     s = sealer()
-    opened = s.unseal(s.seal(STATE, player=2))
+    opened = s.unseal(s.seal(STATE, 2, GAME))
     assert (opened.state, opened.player, opened.kid) == (STATE, 2, "k1")
-    assert s.unseal(s.seal(STATE)).player is None
+    assert s.unseal(s.seal(STATE, None, GAME)).player is None
 
 
 def test_a_token_does_not_show_the_state() -> None:
-    token = sealer().seal(STATE)
-    raw = base64.urlsafe_b64decode(token.split(".", 1)[1] + "==")
+    token = sealer().seal(STATE, None, GAME)
+    raw = base64.urlsafe_b64decode(token.rsplit(".", 1)[1] + "==")
     assert b"manhattan/state@1" not in raw
 
 
 def test_two_seals_of_one_state_differ() -> None:
     s = sealer()
-    assert s.seal(STATE) != s.seal(STATE)
+    assert s.seal(STATE, None, GAME) != s.seal(STATE, None, GAME)
 
 
 def _flip(token: str, position: int) -> str:
@@ -40,7 +41,7 @@ def _flip(token: str, position: int) -> str:
 @pytest.mark.parametrize("position", [3, 10, 40, -2])
 def test_any_altered_character_is_bad_token(position: int) -> None:
     s = sealer()
-    token = s.seal(STATE)
+    token = s.seal(STATE, None, GAME)
     with pytest.raises(BadTokenError):
         s.unseal(_flip(token, position))
 
@@ -48,17 +49,17 @@ def test_any_altered_character_is_bad_token(position: int) -> None:
 @pytest.mark.parametrize("keep", [0, 1, 3, 10, 30, -1])
 def test_a_truncated_token_is_bad_token(keep: int) -> None:
     s = sealer()
-    token = s.seal(STATE)
+    token = s.seal(STATE, None, GAME)
     with pytest.raises(BadTokenError):
         s.unseal(token[:keep])
 
 
 def test_a_foreign_key_is_bad_token() -> None:
-    theirs = sealer("k1").seal(STATE)  # same kid, different key
+    theirs = sealer("k1").seal(STATE, None, GAME)  # same kid, different key
     with pytest.raises(BadTokenError):
         sealer("k1").unseal(theirs)
     with pytest.raises(BadTokenError, match="key"):
-        sealer("k2").unseal(sealer("zz").seal(STATE))
+        sealer("k2").unseal(sealer("zz").seal(STATE, None, GAME))
 
 
 @pytest.mark.parametrize("token", [None, 5, "", ".", "k1.", "k1.!!!!", "no-dot", "k1." + "A" * 20])
@@ -76,17 +77,17 @@ def test_an_oversized_token_is_bad_token_before_any_work() -> None:
 def test_relabelling_a_token_under_another_accepted_key_fails() -> None:
     old = SealingKey.generate("old")
     current = Sealer(SealingKey.generate("new"), [old])
-    body = current.seal(STATE).split(".", 1)[1]
+    body = current.seal(STATE, None, GAME).split(".", 1)[1]
     with pytest.raises(BadTokenError):
         current.unseal(f"old.{body}")
 
 
 def test_rotation_old_keys_still_open_new_tokens_use_the_current_key() -> None:
     old_key = SealingKey.generate("2024")
-    old_token = Sealer(old_key).seal(STATE)
+    old_token = Sealer(old_key).seal(STATE, None, GAME)
     rotated = Sealer(SealingKey.generate("2025"), [old_key])
     assert rotated.unseal(old_token).state == STATE
-    assert rotated.seal(STATE).startswith("2025.")
+    assert rotated.seal(STATE, None, GAME).startswith("2025.")
     assert Sealer(SealingKey.generate("2026")).key_ids == ["2026"]
     with pytest.raises(BadTokenError):
         Sealer(SealingKey.generate("2026")).unseal(old_token)  # old key retired

@@ -5,13 +5,15 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 
 import manhattan
 
@@ -141,12 +143,18 @@ def create_app(
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
     ]
+    web_dir = Path(settings.web_dir)
+    if settings.web_dir != "off" and web_dir.is_dir():
+        # Only the page's own directory: clients/web/e2e (the test driver) is never served.
+        routes.append(Mount("/play", StaticFiles(directory=web_dir, html=True), name="play"))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if sealer.ephemeral:
             log.warning(
-                "no MANHATTAN_TOKEN_KEY: sealing tokens with an ephemeral key",
+                "no MANHATTAN_TOKEN_KEY: sealing tokens with an ephemeral key %s; tokens stop "
+                "working on restart and are not shared between replicas",
+                sealer.current.kid,
                 extra={"keyId": sealer.current.kid},
             )
         log.info("cache backend", extra={"backend": backend.name})

@@ -42,7 +42,7 @@ from .graphql_types import (
     as_json_scalar,
 )
 from .limits import graphql_limits
-from .operations import Operations, StateRef, rules_info
+from .operations import Caller, Operations, StateRef, rules_info
 from .suggestions import DEFAULT_BOT
 
 log = logging.getLogger("manhattan.api")
@@ -57,12 +57,15 @@ class StateRefInput:
     id: str | None = strawberry.UNSET
     token: str | None = strawberry.UNSET
 
-    def to_ref(self) -> StateRef:
+    def to_ref(self, info: Info | None = None) -> StateRef:
+        """The reference, with the ``Manhattan-Game``/``-Player`` headers of the request."""
         if self.id is not UNSET and self.id is not None:
-            return StateRef(id=self.id)
-        if self.token is not UNSET and self.token is not None:
-            return StateRef(token=self.token)
-        return StateRef.from_wire(None if self.json is UNSET else self.json)
+            ref = StateRef(id=self.id)
+        elif self.token is not UNSET and self.token is not None:
+            ref = StateRef(token=self.token)
+        else:
+            ref = StateRef.from_wire(None if self.json is UNSET else self.json)
+        return ref if info is None else ref.bound(caller(info))
 
 
 @strawberry.input(name="MoveInput", description="A move as fields (DESIGN §2) or as notation.")
@@ -163,9 +166,23 @@ class GameRecord:
         return out
 
 
+@strawberry.input(name="BotInput", description="Which bot plays the other seats, and its seed.")
+class BotInput:
+    level: str = DEFAULT_BOT
+    seed: int = 0
+    iterations: int | None = None
+    time_ms: int | None = None
+
+
 def ops(info: Info) -> Operations:
     operations: Operations = info.context["operations"]
     return operations
+
+
+def caller(info: Info) -> Caller:
+    """The ``Manhattan-Game`` / ``Manhattan-Player`` headers a platform may set."""
+    request: Request = info.context["request"]
+    return Caller.from_headers(request.headers)
 
 
 async def rejected_or(coro: Any) -> Any:
@@ -188,29 +205,31 @@ class Query:
 
     @strawberry.field(description="A new game (RULES §4); omitted options take their defaults.")
     async def new_game(self, info: Info, setup: GameSetup | None = None) -> SealedState:
-        sealed = await ops(info).new_game(setup.to_wire() if setup else {})
+        sealed = await ops(info).new_game(setup.to_wire() if setup else {}, caller(info))
         return SealedState.from_domain(sealed)
 
     @strawberry.field(description="A state by reference (id or token), with a fresh token.")
     async def state(self, info: Info, state: StateRefInput) -> SealedState:
-        return SealedState.from_domain(await ops(info).store(state.to_ref()))
+        return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
 
     @strawberry.field(description="Every legal move, in a deterministic order.")
     async def legal_moves(self, info: Info, state: StateRefInput) -> list[MoveType]:
-        moves = await ops(info).legal_moves(state.to_ref())
+        moves = await ops(info).legal_moves(state.to_ref(info))
         return [MoveType.from_domain(m) for m in moves]
 
     @strawberry.field(description="Whether a move is legal; the normalized move or the reason.")
     async def validate_move(
         self, info: Info, state: StateRefInput, move: MoveInput
     ) -> MoveValidation:
-        result = await ops(info).validate(state.to_ref(), move.to_wire())
+        result = await ops(info).validate(state.to_ref(info), move.to_wire())
         return MoveValidation.from_domain(result)
 
     @strawberry.field(description="Apply one move: the new state and the events, or a rejection.")
     async def apply_move(self, info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
         async def run() -> Transition:
-            return Transition.from_domain(await ops(info).apply(state.to_ref(), [move.to_wire()]))
+            return Transition.from_domain(
+                await ops(info).apply(state.to_ref(info), [move.to_wire()])
+            )
 
         result: ApplyResult = await rejected_or(run())
         return result
@@ -222,18 +241,18 @@ class Query:
         async def run() -> Transition:
             wire = [m.to_wire() for m in moves]
             ops(info).read_moves(wire)
-            return Transition.from_domain(await ops(info).apply(state.to_ref(), wire))
+            return Transition.from_domain(await ops(info).apply(state.to_ref(info), wire))
 
         result: ApplyResult = await rejected_or(run())
         return result
 
     @strawberry.field(description="Scores: totals, history, standings, this round if it ended now.")
     async def score(self, info: Info, state: StateRefInput) -> Score:
-        return Score.from_domain(await ops(info).score(state.to_ref()))
+        return Score.from_domain(await ops(info).score(state.to_ref(info)))
 
     @strawberry.field(description="One player's view (RULES §11) and a token issued to them.")
     async def view(self, info: Info, state: StateRefInput, player: int) -> SealedState:
-        return SealedState.from_domain(await ops(info).view(state.to_ref(), player))
+        return SealedState.from_domain(await ops(info).view(state.to_ref(info), player))
 
     @strawberry.field(description="A move for the player to move, from a bot.")
     async def suggest_move(
@@ -248,7 +267,7 @@ class Query:
     ) -> SuggestResult:
         async def run() -> SuggestionType:
             found = await ops(info).suggest(
-                state.to_ref(), player, bot, seed=seed, iterations=iterations, time_ms=time_ms
+                state.to_ref(info), player, bot, seed=seed, iterations=iterations, time_ms=time_ms
             )
             return SuggestionType.from_domain(found)
 
@@ -258,27 +277,83 @@ class Query:
     @strawberry.field(description="Replay a game record; the end state or the first illegal move.")
     async def replay(self, info: Info, game: GameRecord) -> ReplayResult:
         async def run() -> Replay:
-            return Replay.from_domain(await ops(info).replay(game.to_wire()))
+            return Replay.from_domain(await ops(info).replay(game.to_wire(), caller(info)))
 
         result: ReplayResult = await rejected_or(run())
         return result
 
     @strawberry.field(description="Per building: height, owner, safety (engine manhattan.analyze).")
     async def analysis(self, info: Info, state: StateRefInput) -> JSON:
-        result = await ops(info).analysis(state.to_ref())
+        result = await ops(info).analysis(state.to_ref(info))
         return as_json_scalar(result.to_json() if hasattr(result, "to_json") else result)
 
-    @strawberry.field(description="What a move would change (engine manhattan.preview).")
-    async def preview(self, info: Info, state: StateRefInput, move: MoveInput) -> JSON:
-        result = await ops(info).preview(state.to_ref(), move.to_wire())
+    @strawberry.field(
+        description="What a move would change (engine manhattan.preview); without a move, a "
+        "list: the preview of every legal move."
+    )
+    async def preview(
+        self, info: Info, state: StateRefInput, move: MoveInput | None = None
+    ) -> JSON:
+        result = await ops(info).preview(state.to_ref(info), move and move.to_wire())
+        if move is None:
+            return as_json_scalar([p.to_json() for p in result])
         return as_json_scalar(result.to_json() if hasattr(result, "to_json") else result)
+
+    @strawberry.field(description="The preview of every legal move, in legalMoves order.")
+    async def preview_all(self, info: Info, state: StateRefInput) -> JSON:
+        result = await ops(info).preview(state.to_ref(info))
+        return as_json_scalar([p.to_json() for p in result])
+
+    @strawberry.field(
+        description="For each building, the chance some opponent of its owner can take it on "
+        "their next turn, from what the player may know (engine manhattan.threats)."
+    )
+    async def threats(self, info: Info, state: StateRefInput, player: int) -> JSON:
+        result = await ops(info).threats(state.to_ref(info), player)
+        return as_json_scalar(result.to_json())
+
+    @strawberry.field(
+        description="The board as SVG: the state's, or a player's view when a player is given "
+        "or the token was issued to a player."
+    )
+    async def board_svg(self, info: Info, state: StateRefInput, player: int | None = None) -> str:
+        return await ops(info).render_svg(state.to_ref(info), player)
+
+    @strawberry.field(
+        description="A player's session step: apply their move (if given), then bots play every "
+        "other seat, each from its own view, until the player is to move or the game is over. "
+        "The result is addressed to the player (view, their events, a token issued to them)."
+    )
+    async def advance(
+        self,
+        info: Info,
+        state: StateRefInput,
+        bot: BotInput | None = None,
+        move: MoveInput | None = None,
+        player: int | None = None,
+    ) -> ApplyResult:
+        async def run() -> Transition:
+            chosen = bot or BotInput()
+            applied = await ops(info).advance(
+                state.to_ref(info),
+                player=player,
+                move=move and move.to_wire(),
+                bot=chosen.level,
+                seed=chosen.seed,
+                iterations=chosen.iterations,
+                time_ms=chosen.time_ms,
+            )
+            return Transition.from_domain(applied)
+
+        result: ApplyResult = await rejected_or(run())
+        return result
 
 
 @strawberry.type
 class Mutation:
     @strawberry.mutation(description="Cache a state; later requests may name it by id.")
     async def store_state(self, info: Info, state: StateRefInput) -> SealedState:
-        return SealedState.from_domain(await ops(info).store(state.to_ref()))
+        return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
 
 
 class QuietSchema(strawberry.Schema):

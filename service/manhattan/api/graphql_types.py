@@ -241,10 +241,15 @@ def _sealed_fields(sealed: Sealed) -> dict[str, Any]:
         "state_id": None if sealed.view is not None else sealed.state_id,
         "token": sealed.token,
         "view": None if sealed.view is None else PlayerView.from_domain(sealed.view),
+        "game_id": sealed.game_id,
     }
 
 
 _STATE_DOC = "null when the result is addressed to one player, or in strict mode"
+_GAME_DOC = (
+    "the id of the game (same for every state of it); a platform may send it back in the "
+    "Manhattan-Game header so that a state of another game is refused"
+)
 
 
 @strawberry.type(description="A state as the service hands it out: id, token, state or view.")
@@ -253,6 +258,7 @@ class SealedState:
     state_id: str | None
     token: str
     view: PlayerView | None
+    game_id: str = strawberry.field(description=_GAME_DOC)
 
     @classmethod
     def from_domain(cls, sealed: Sealed) -> SealedState:
@@ -265,6 +271,7 @@ class Transition:
     state_id: str | None
     token: str
     view: PlayerView | None
+    game_id: str = strawberry.field(description=_GAME_DOC)
     events: list[Event]
     moves: list[MoveType]
 
@@ -294,6 +301,7 @@ class Replay:
     state_id: str | None
     token: str
     view: PlayerView | None
+    game_id: str = strawberry.field(description=_GAME_DOC)
     moves_applied: int
     ranking: list[Placing]
 

@@ -40,6 +40,11 @@ def _engine_schemas() -> dict[str, Any]:
 
 def _service_schemas() -> dict[str, Any]:
     integers = {"type": "array", "items": {"type": "integer"}}
+    game = {
+        "type": "string",
+        "pattern": "^[0-9a-f]{32}$",
+        "description": "the game the caller expects: a state of another game is refused",
+    }
     placing = _obj(
         {"player": {"type": "integer"}, "place": {"type": "integer"}, "score": {"type": "integer"}},
         ["player", "place", "score"],
@@ -49,6 +54,11 @@ def _service_schemas() -> dict[str, Any]:
         "stateId": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
         "token": {"type": "string", "description": "the sealed full state (opaque)"},
         "view": {**ref("view"), "description": "present when addressed to one player"},
+        "gameId": {
+            "type": "string",
+            "pattern": "^[0-9a-f]{32}$",
+            "description": "the game's id (every state of a game shares it; see Manhattan-Game)",
+        },
     }
     round_score = _obj(
         {
@@ -73,8 +83,12 @@ def _service_schemas() -> dict[str, Any]:
             "description": "The state object itself, or {id} of a cached state, or {token}.",
             "oneOf": [
                 ref("state"),
-                _obj({"id": {"type": "string"}}, ["id"], additionalProperties=False),
-                _obj({"token": {"type": "string"}}, ["token"], additionalProperties=False),
+                _obj({"id": {"type": "string"}, "game": game}, ["id"], additionalProperties=False),
+                _obj(
+                    {"token": {"type": "string"}, "game": game},
+                    ["token"],
+                    additionalProperties=False,
+                ),
             ],
         },
         "MoveIn": {
@@ -150,7 +164,23 @@ def _service_schemas() -> dict[str, Any]:
             ["token", "movesApplied", "ranking"],
         ),
         "Analysis": _obj({"analysis": {}}, ["analysis"]),
-        "Preview": _obj({"preview": {}}, ["preview"]),
+        "Preview": {
+            "description": "{preview} for one move; {previews} (every legal move) without one",
+            "oneOf": [
+                _obj({"preview": {}}, ["preview"]),
+                _obj({"previews": {"type": "array"}}, ["previews"]),
+            ],
+        },
+        "Threats": _obj({"threats": {"type": "object"}}, ["threats"]),
+        "BotChoice": _obj(
+            {
+                "level": {"type": "string", "default": "greedy"},
+                "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+                "iterations": {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1},
+                "timeMs": {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1},
+            },
+            additionalProperties=False,
+        ),
         "Setup": _obj(
             {
                 "players": {"type": "integer", "minimum": 2, "maximum": 4},
@@ -218,10 +248,42 @@ def _post(
         "post": {
             "operationId": op,
             "summary": summary,
+            "parameters": CALLER_HEADERS,
             "requestBody": body,
             "responses": _responses(ok, status, errors),
         }
     }
+
+
+#: Set by a trusted platform that relays its players' requests (trust model: README).
+CALLER_HEADERS: list[dict[str, Any]] = [
+    {
+        "name": "Manhattan-Game",
+        "in": "header",
+        "required": False,
+        "description": "every state of the request must belong to this game (gameId)",
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+    },
+    {
+        "name": "Manhattan-Player",
+        "in": "header",
+        "required": False,
+        "description": "on behalf of this player: answers are addressed to them, and a token "
+        "issued to another player is refused",
+        "schema": {"type": "string", "pattern": "^[0-3]$"},
+    },
+]
+
+_SVG = "image/svg+xml"
+
+
+def _svg_responses() -> dict[str, Any]:
+    out = _responses("Error", errors=(*_STATE_ERRORS, 409))
+    out["200"] = {
+        "description": "the board picture",
+        "content": {_SVG: {"schema": {"type": "string"}}},
+    }
+    return out
 
 
 def _paths() -> dict[str, Any]:
@@ -311,11 +373,54 @@ def _paths() -> dict[str, Any]:
             op="analysis",
         ),
         "/v1/preview": _post(
-            "What a move would change (engine preview)",
-            _request({"state": state, "move": move}, ["state", "move"]),
+            "What a move would change (engine preview); without a move, every legal move's",
+            _request({"state": state, "move": move}, ["state"]),
             "Preview",
             errors=(*_MOVE_ERRORS, 501),
             op="preview",
+        ),
+        "/v1/threats": _post(
+            "The chance each building is taken on the next turn, from a player's knowledge",
+            _request({"state": state, "player": integer}, ["state"]),
+            "Threats",
+            op="threats",
+        ),
+        "/v1/render.svg": {
+            "get": {
+                "operationId": "renderSvg",
+                "summary": "The board as SVG (a player's view with player or a player's token)",
+                "parameters": [
+                    *CALLER_HEADERS,
+                    *(
+                        {"name": name, "in": "query", "required": False, "schema": schema}
+                        for name, schema in (
+                            ("id", {"type": "string"}),
+                            ("token", {"type": "string"}),
+                            ("game", {"type": "string"}),
+                            ("player", {"type": "integer", "minimum": 0, "maximum": 3}),
+                        )
+                    ),
+                ],
+                "responses": _svg_responses(),
+            },
+            "post": {
+                "operationId": "renderSvgOf",
+                "summary": "The board of the state in the body as SVG",
+                "parameters": CALLER_HEADERS,
+                "requestBody": _request({"state": state, "player": integer}, ["state"]),
+                "responses": _svg_responses(),
+            },
+        },
+        "/v1/advance": _post(
+            "A player's step: their move (optional), then bots for the other seats until the "
+            "player is to move; addressed to the player",
+            _request(
+                {"state": state, "player": integer, "move": move, "bot": ref("BotChoice")},
+                ["state"],
+            ),
+            "Transition",
+            errors=_MOVE_ERRORS,
+            op="advance",
         ),
         "/v1/states": _post(
             "Cache a state; later requests may name it by id",
@@ -329,7 +434,8 @@ def _paths() -> dict[str, Any]:
                 "operationId": "getState",
                 "summary": "A cached state by id",
                 "parameters": [
-                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+                    *CALLER_HEADERS,
                 ],
                 "responses": _responses("Sealed", errors=(404, 503)),
             }

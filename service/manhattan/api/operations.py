@@ -8,22 +8,38 @@ tokens issued to one player), calls the engine and mints ids and tokens. It hold
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+import msgpack
 
 import manhattan
 from manhattan import Event, Move, State, View
+from manhattan.engine.scoring import RoundScore, score_board
+from manhattan.engine.setup import MAX_SEED
 
-from ..sealing import Sealer
+from ..sealing import BadTokenError, Sealer
 from ..store import StateCache
 from .encoding import encode
 from .errors import ApiError
-from .suggestions import BotBudget, Suggestion, bot_levels, suggest_move
+from .suggestions import DEFAULT_BOT, BotBudget, Suggestion, bot_levels, suggest_move
 
 _STATE_ID = re.compile(r"[0-9a-f]{32}")
+_GAME_ID = re.compile(r"[0-9a-f]{32}")
+_REF_SHAPES = ({"id"}, {"token"}, {"id", "game"}, {"token", "game"})
+#: The msgpack size of the longest seed (MAX_SEED characters of up to 4 UTF-8 bytes): tokens are
+#: padded up to it, so a token's length does not tell the seed's length.
+_SEED_ROOM = len(msgpack.packb("x" * 4 * MAX_SEED))
+#: How many bot moves one ``advance`` may play before the caller's turn (a safety bound: a
+#: whole round of four players is far below it).
+MAX_ADVANCE_MOVES = 200
+#: Headers a trusted platform in front of the service sets on the requests it relays.
+GAME_HEADER = "manhattan-game"
+PLAYER_HEADER = "manhattan-player"
 SETUP_KEYS = {
     "players": "players",
     "seed": "seed",
@@ -38,25 +54,76 @@ SETUP_KEYS = {
 }
 
 
+def game_id(state: State) -> str:
+    """The id of the game a state belongs to: 128 bits of SHA-256 over the rules and the seed,
+    which every state of one game shares (the seed never changes during a game). It names the
+    game, not the position; it is public (it reveals no more about the seed than a player's own
+    hand does, and a seed must be unguessable anyway: the shuffle is public)."""
+    rules = msgpack.packb(state.rules.to_json(), use_bin_type=True)
+    digest = hashlib.sha256(b"manhattan/game@1\0" + rules + b"\0" + state.seed.encode())
+    return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """What a trusted platform in front of the service says about a request, in headers:
+    ``Manhattan-Game`` (every state must belong to that game) and ``Manhattan-Player`` (the
+    request is on behalf of that player: answers are addressed to them, and a token issued to
+    another player is refused)."""
+
+    game: str | None = None
+    player: int | None = None
+
+    @classmethod
+    def from_headers(cls, headers: Mapping[str, str]) -> Caller:
+        game = headers.get(GAME_HEADER)
+        player = headers.get(PLAYER_HEADER)
+        if game is None and player is None:
+            return NO_CALLER
+        if game is not None and not _GAME_ID.fullmatch(game):
+            raise ApiError("INVALID_REQUEST", "Manhattan-Game is a game id (32 hex characters)")
+        if player is not None and not (player.isascii() and player.isdigit() and int(player) < 4):
+            raise ApiError("INVALID_PLAYER", "Manhattan-Player is a player index from 0 to 3")
+        return cls(game, None if player is None else int(player))
+
+
+NO_CALLER = Caller()
+
+
 @dataclass(frozen=True, slots=True)
 class StateRef:
-    """A state as a request names it: exactly one of the JSON object, a cached id or a token."""
+    """A state as a request names it: exactly one of the JSON object, a cached id or a token;
+    ``game`` and ``player``, when set, are what the caller expects (see ``Caller``)."""
 
     json: object = None
     id: str | None = None
     token: str | None = None
+    game: str | None = None
+    player: int | None = None
 
     @classmethod
-    def from_wire(cls, value: object) -> StateRef:
-        """REST: the state object itself, or ``{"id": ...}``, or ``{"token": ...}``."""
-        if isinstance(value, dict) and len(value) == 1:
+    def from_wire(cls, value: object, caller: Caller = NO_CALLER) -> StateRef:
+        """REST: the state object itself, or ``{"id": ...}``, or ``{"token": ...}``; the last two
+        may add ``"game"``: the id of the game the caller expects."""
+        if isinstance(value, dict) and set(value) in _REF_SHAPES:
+            game = value.get("game")
+            if game is not None and not (isinstance(game, str) and _GAME_ID.fullmatch(game)):
+                raise ApiError("INVALID_REQUEST", "'state.game' is a game id", path="$.state.game")
+            if caller.game is not None and game is not None and game != caller.game:
+                raise ApiError("WRONG_GAME", "'state.game' differs from Manhattan-Game")
+            game = game or caller.game
             if "id" in value:
-                return cls(id=_text(value["id"], "state.id"))
-            if "token" in value:
-                return cls(token=_text(value["token"], "state.token"))
+                return cls(id=_text(value["id"], "state.id"), game=game, player=caller.player)
+            return cls(token=_text(value["token"], "state.token"), game=game, player=caller.player)
         if value is None:
             raise ApiError("INVALID_REQUEST", "'state' is required", path="$.state")
-        return cls(json=value)
+        return cls(json=value, game=caller.game, player=caller.player)
+
+    def bound(self, caller: Caller) -> StateRef:
+        """This reference with the caller's expectations (GraphQL reads them from headers)."""
+        if caller is NO_CALLER:
+            return self
+        return replace(self, game=caller.game or self.game, player=caller.player)
 
 
 @dataclass(slots=True)
@@ -73,6 +140,11 @@ class Resolved:
             self._id = manhattan.state_id(self.state)
         return self._id
 
+    @property
+    def known(self) -> State | View:
+        """What the caller may know: the player's view, or the full state."""
+        return self.state if self.player is None else manhattan.view(self.state, self.player)
+
 
 @dataclass(frozen=True, slots=True)
 class Sealed:
@@ -85,6 +157,7 @@ class Sealed:
     player: int | None = None
     view: View | None = None
     strict: bool = False
+    game_id: str = ""
 
     @property
     def shows_state(self) -> bool:
@@ -107,11 +180,24 @@ class Validation:
 
 @dataclass(frozen=True, slots=True)
 class ScoreReport:
+    """Scores; ``player`` set: as that player may know them (RULES §11)."""
+
     state: State
+    player: int | None = None
 
     @property
     def player_totals(self) -> list[int]:
         return manhattan.player_scores(self.state)
+
+    def if_round_ended_now(self) -> RoundScore:
+        state = self.state
+        urban = state.urban
+        if self.player is not None and urban is not None and urban.current == "fakeNews":
+            # RULES §10 fakeNews: the rule that scores is the next card of the hidden urban deck,
+            # so a player's scoring leaves the urban rule out (as preview does on a view).
+            colors = score_board(state.board, state.rules.color_count, None)
+            return RoundScore(state.round, colors, None, state.rules.colors)
+        return manhattan.score_round(state)
 
     def to_json(self) -> dict[str, Any]:
         state = self.state
@@ -121,7 +207,7 @@ class ScoreReport:
             "scores": list(state.scores),
             "players": self.player_totals,
             "history": [r.to_json() for r in state.history],
-            "ifRoundEndedNow": manhattan.score_round(state).to_json(),
+            "ifRoundEndedNow": self.if_round_ended_now().to_json(),
             "ranking": [p.to_json() for p in manhattan.ranking(state)],
         }
 
@@ -157,17 +243,37 @@ class Operations:
 
     # -- state references ----------------------------------------------------------------
     async def resolve(self, ref: StateRef) -> Resolved:
+        resolved = await self._resolve(ref)
+        if ref.player is not None:
+            if resolved.player is not None and resolved.player != ref.player:
+                raise ApiError(
+                    "WRONG_PLAYER",
+                    f"this token was issued to player {resolved.player}, not {ref.player}",
+                )
+            if not ref.player < resolved.state.rules.players:
+                raise ApiError("INVALID_PLAYER", f"this game has no player {ref.player}")
+            resolved.player = ref.player
+        return resolved
+
+    async def _resolve(self, ref: StateRef) -> Resolved:
         if ref.token is not None:
-            unsealed = self.sealer.unseal(ref.token)
-            return Resolved(State.from_msgpack(unsealed.state), unsealed.player)
+            unsealed = self.sealer.unseal(ref.token, game=ref.game)
+            state = State.from_msgpack(unsealed.state)
+            if game_id(state) != unsealed.game:  # sealed by us, so only a bug gets here
+                raise BadTokenError("the token's game does not match its state")
+            return Resolved(state, unsealed.player)
         if ref.id is not None:
-            return Resolved(await self._load(ref.id), None, ref.id)
-        if self.strict_states:
+            resolved = Resolved(await self._load(ref.id), None, ref.id)
+        elif self.strict_states:
             raise ApiError(
                 "STATE_JSON_REFUSED",
                 "this service accepts states only as sealed tokens or cached ids",
             )
-        return Resolved(State.from_json(ref.json))
+        else:
+            resolved = Resolved(State.from_json(ref.json))
+        if ref.game is not None and game_id(resolved.state) != ref.game:
+            raise ApiError("WRONG_GAME", f"this state is not of game {ref.game}")
+        return resolved
 
     async def _load(self, state_id: str) -> State:
         if not _STATE_ID.fullmatch(state_id):
@@ -195,9 +301,11 @@ class Operations:
         state_id = manhattan.state_id(state)
         await self.cache.save_state(state_id, data)
         self._remember(state_id, state)
-        token = self.sealer.seal(data, player)
+        game = game_id(state)
+        padding = _SEED_ROOM - len(msgpack.packb(state.seed))
+        token = self.sealer.seal(data, player, game, padding=padding)
         view = None if player is None else manhattan.view(state, player)
-        return Sealed(state, state_id, token, player, view, self.strict_states)
+        return Sealed(state, state_id, token, player, view, self.strict_states, game)
 
     # -- moves ---------------------------------------------------------------------------
     @staticmethod
@@ -231,13 +339,16 @@ class Operations:
         a pure result, cached under ``legal:{id}``: a hit skips the state, the engine and the
         encoder. (GraphQL must build typed objects anyway, so it uses ``legal_moves``; with the
         parsed-state LRU an id is already cheap there.)"""
-        if ref.id is not None:
+        cacheable = ref.id is not None and ref.player is None and ref.game is None
+        if cacheable:
+            assert ref.id is not None
             cached = await self.cache.load_result("legal", ref.id)
             if cached is not None:
                 return cached
         moves = await self.legal_moves(ref)
         body = encode({"moves": [m.to_json() for m in moves]}, as_msgpack=False)
-        if ref.id is not None:
+        if cacheable:
+            assert ref.id is not None
             await self.cache.save_result("legal", ref.id, body)
         return body
 
@@ -285,7 +396,8 @@ class Operations:
 
     # -- reading -------------------------------------------------------------------------
     async def score(self, ref: StateRef) -> ScoreReport:
-        return ScoreReport((await self.resolve(ref)).state)
+        resolved = await self.resolve(ref)
+        return ScoreReport(resolved.state, resolved.player)
 
     async def view(self, ref: StateRef, player: object) -> Sealed:
         resolved = await self.resolve(ref)
@@ -334,8 +446,9 @@ class Operations:
         resolved = await self.resolve(ref)
         return await self.seal(resolved.state, resolved.player)
 
-    async def load(self, state_id: str) -> Sealed:
-        return await self.seal(await self._load(state_id))
+    async def load(self, state_id: str, caller: Caller = NO_CALLER) -> Sealed:
+        resolved = await self.resolve(StateRef(id=state_id).bound(caller))
+        return await self.seal(resolved.state, resolved.player)
 
     # -- games ---------------------------------------------------------------------------
     def new_game_state(self, setup: object) -> State:
@@ -354,10 +467,20 @@ class Operations:
                 kwargs[SETUP_KEYS[key]] = value
         return manhattan.new_game(**kwargs)
 
-    async def new_game(self, setup: object) -> Sealed:
-        return await self.seal(self.new_game_state(setup))
+    async def new_game(self, setup: object, caller: Caller = NO_CALLER) -> Sealed:
+        resolved = self._fresh(self.new_game_state(setup), caller)
+        return await self.seal(resolved.state, resolved.player)
 
-    async def replay(self, game: object) -> Replayed:
+    @staticmethod
+    def _fresh(state: State, caller: Caller) -> Resolved:
+        """A state the service just made, with the caller's expectations applied."""
+        if caller.player is not None and not caller.player < state.rules.players:
+            raise ApiError("INVALID_PLAYER", f"this game has no player {caller.player}")
+        if caller.game is not None and game_id(state) != caller.game:
+            raise ApiError("WRONG_GAME", f"this setup is not of game {caller.game}")
+        return Resolved(state, caller.player)
+
+    async def replay(self, game: object, caller: Caller = NO_CALLER) -> Replayed:
         if not isinstance(game, Mapping) or not set(game) <= {"setup", "state", "moves"}:
             raise ApiError(
                 "INVALID_REQUEST",
@@ -367,9 +490,9 @@ class Operations:
             raise ApiError("INVALID_REQUEST", "give either 'setup' or 'state', not both")
         moves = self.read_moves(game.get("moves", []))
         if "state" in game:
-            resolved = await self.resolve(StateRef.from_wire(game["state"]))
+            resolved = await self.resolve(StateRef.from_wire(game["state"], caller))
         else:
-            resolved = Resolved(self.new_game_state(game.get("setup")))
+            resolved = self._fresh(self.new_game_state(game.get("setup")), caller)
         state = resolved.state
         for i, move in enumerate(moves):
             self._check_mover(resolved, move, state, i)
@@ -380,19 +503,82 @@ class Operations:
         sealed = await self.seal(state, resolved.player)
         return Replayed(sealed, len(moves), manhattan.ranking(state))
 
-    # -- engine operations that may not exist yet ----------------------------------------
-    async def analysis(self, ref: StateRef) -> Any:
-        analyze = getattr(manhattan, "analyze", None)
-        if analyze is None:
-            raise ApiError("NOT_IMPLEMENTED", "analysis is not available in this engine version")
-        return analyze((await self.resolve(ref)).state)
+    # -- analysis (issue 9): on what the caller may know ---------------------------------
+    async def analysis(self, ref: StateRef) -> manhattan.Analysis:
+        return manhattan.analyze((await self.resolve(ref)).known)
 
-    async def preview(self, ref: StateRef, move_obj: object) -> Any:
-        preview = getattr(manhattan, "preview", None)
-        if preview is None:
-            raise ApiError("NOT_IMPLEMENTED", "preview is not available in this engine version")
+    async def preview(self, ref: StateRef, move_obj: object = None) -> Any:
+        """What ``move_obj`` would change; without a move, a list: every legal move previewed."""
+        known = (await self.resolve(ref)).known
+        if move_obj is None:
+            return manhattan.preview_all(known)
+        return manhattan.preview(known, self.read_move(move_obj))
+
+    async def threats(self, ref: StateRef, player: object) -> manhattan.Threats:
         resolved = await self.resolve(ref)
-        return preview(resolved.state, self.read_move(move_obj))
+        seat = self._player(resolved, resolved.player if player is None else player)
+        return manhattan.threats(manhattan.view(resolved.state, seat))
+
+    async def render_svg(self, ref: StateRef, player: object = None) -> str:
+        """The board picture of the state, or of a player's view (always, for a player's token)."""
+        from ..render import render_svg
+
+        resolved = await self.resolve(ref)
+        if player is not None or resolved.player is not None:
+            seat = self._player(resolved, resolved.player if player is None else player)
+            return render_svg(manhattan.view(resolved.state, seat))
+        return render_svg(resolved.state)
+
+    async def advance(
+        self,
+        ref: StateRef,
+        *,
+        player: object = None,
+        move: object = None,
+        bot: str = DEFAULT_BOT,
+        seed: int = 0,
+        iterations: int | None = None,
+        time_ms: int | None = None,
+    ) -> Applied:
+        """A player's session step: apply the player's ``move`` (if given), then let bots play
+        every other seat, each from its own view, until the player is to move again or the game
+        is over. The result is addressed to the player: their view, the events they may see and
+        a token issued to them. Bot ``k``-th move of the call uses seed ``seed + k``."""
+        resolved = await self.resolve(ref)
+        seat = self._player(resolved, resolved.player if player is None else player)
+        resolved.player = seat
+        state = resolved.state
+        events: list[Event] = []
+        played: list[Move] = []
+        if move is not None:
+            self._check_mover(resolved, self.read_move(move))
+            try:
+                transition = manhattan.play(state, self.read_move(move))
+            except manhattan.IllegalMoveError as exc:
+                raise ApiError(exc.code, exc.message) from None
+            state, events, played = transition.state, list(transition.events), [transition.move]
+        bots = 0
+        while not state.is_over and state.to_move != seat:
+            if bots == MAX_ADVANCE_MOVES:
+                raise ApiError("INVALID_REQUEST", f"more than {MAX_ADVANCE_MOVES} bot moves")
+            mover = state.to_move
+            assert mover is not None
+            found = await suggest_move(
+                state,
+                mover,
+                bot,
+                seed=seed + bots,
+                iterations=iterations,
+                time_ms=time_ms,
+                budget=self.bot_budget,
+            )
+            transition = manhattan.play(state, found.move)
+            state = transition.state
+            events.extend(transition.events)
+            played.append(transition.move)
+            bots += 1
+        visible = [e for e in events if e.visible_for(seat)]
+        return Applied(await self.seal(state, seat), visible, played)
 
 
 def _text(value: object, path: str) -> str:

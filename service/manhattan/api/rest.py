@@ -14,7 +14,16 @@ from starlette.routing import BaseRoute, Route
 
 from .encoding import JSON_TYPE, read_body, read_object, render, wants_msgpack
 from .errors import ApiError
-from .operations import Applied, Operations, Replayed, Sealed, StateRef, Validation, rules_info
+from .operations import (
+    Applied,
+    Caller,
+    Operations,
+    Replayed,
+    Sealed,
+    StateRef,
+    Validation,
+    rules_info,
+)
 from .suggestions import DEFAULT_BOT, Suggestion
 
 STATE = frozenset({"state"})
@@ -25,9 +34,18 @@ def operations(request: Request) -> Operations:
     return ops
 
 
+def caller(request: Request) -> Caller:
+    """The ``Manhattan-Game`` / ``Manhattan-Player`` headers a platform may set."""
+    return Caller.from_headers(request.headers)
+
+
+def state_ref(request: Request, value: object) -> StateRef:
+    return StateRef.from_wire(value, caller(request))
+
+
 # -- renderers shared with nothing else: the REST shapes of DESIGN §4 --------------------------
 def sealed_json(sealed: Sealed) -> dict[str, Any]:
-    out: dict[str, Any] = {"token": sealed.token}
+    out: dict[str, Any] = {"token": sealed.token, "gameId": sealed.game_id}
     if sealed.view is not None:
         out["view"] = sealed.view.to_json()
     else:
@@ -91,13 +109,13 @@ async def get_rules(request: Request) -> Response:
 
 async def post_games(request: Request) -> Response:
     setup = await read_body(request)
-    sealed = await operations(request).new_game(setup)
+    sealed = await operations(request).new_game(setup, caller(request))
     return render(request, sealed_json(sealed), status=201)
 
 
 async def post_legal_moves(request: Request) -> Response:
     body = await read_object(request, STATE, STATE)
-    ref = StateRef.from_wire(body["state"])
+    ref = state_ref(request, body["state"])
     if wants_msgpack(request):
         moves = await operations(request).legal_moves(ref)
         return render(request, {"moves": [m.to_json() for m in moves]})
@@ -107,7 +125,7 @@ async def post_legal_moves(request: Request) -> Response:
 
 async def post_validate(request: Request) -> Response:
     body = await read_object(request, frozenset({"state", "move"}), frozenset({"state", "move"}))
-    result = await operations(request).validate(StateRef.from_wire(body["state"]), body["move"])
+    result = await operations(request).validate(state_ref(request, body["state"]), body["move"])
     return render(request, validation_json(result))
 
 
@@ -119,13 +137,13 @@ async def post_apply(request: Request) -> Response:
     moves = [body["move"]] if "move" in body else body["moves"]
     if "moves" in body:
         ops.read_moves(moves)  # shape and count before any work
-    applied = await ops.apply(StateRef.from_wire(body["state"]), moves)
+    applied = await ops.apply(state_ref(request, body["state"]), moves)
     return render(request, applied_json(applied))
 
 
 async def post_score(request: Request) -> Response:
     body = await read_object(request, STATE, STATE)
-    report = await operations(request).score(StateRef.from_wire(body["state"]))
+    report = await operations(request).score(state_ref(request, body["state"]))
     return render(request, report.to_json())
 
 
@@ -133,7 +151,7 @@ async def post_view(request: Request) -> Response:
     body = await read_object(
         request, frozenset({"state", "player"}), frozenset({"state", "player"})
     )
-    sealed = await operations(request).view(StateRef.from_wire(body["state"]), body["player"])
+    sealed = await operations(request).view(state_ref(request, body["state"]), body["player"])
     return render(request, sealed_json(sealed))
 
 
@@ -144,7 +162,7 @@ async def post_suggest(request: Request) -> Response:
     if not isinstance(bot, str):
         raise ApiError("INVALID_REQUEST", "'bot' is a bot name such as 'random'", path="$.bot")
     result = await operations(request).suggest(
-        StateRef.from_wire(body["state"]),
+        state_ref(request, body["state"]),
         body.get("player"),
         bot,
         seed=_optional_int(body, "seed"),
@@ -156,29 +174,100 @@ async def post_suggest(request: Request) -> Response:
 
 async def post_replay(request: Request) -> Response:
     game = await read_body(request)
-    return render(request, replayed_json(await operations(request).replay(game)))
+    return render(request, replayed_json(await operations(request).replay(game, caller(request))))
 
 
 async def post_analysis(request: Request) -> Response:
     body = await read_object(request, STATE, STATE)
-    result = await operations(request).analysis(StateRef.from_wire(body["state"]))
+    result = await operations(request).analysis(state_ref(request, body["state"]))
     return render(request, {"analysis": as_json(result)})
 
 
 async def post_preview(request: Request) -> Response:
-    body = await read_object(request, frozenset({"state", "move"}), frozenset({"state", "move"}))
-    result = await operations(request).preview(StateRef.from_wire(body["state"]), body["move"])
+    """One move's preview; without ``move``, every legal move's (``{"previews": [...]}``)."""
+    body = await read_object(request, frozenset({"state", "move"}), STATE)
+    ref = state_ref(request, body["state"])
+    if body.get("move") is None:
+        previews = await operations(request).preview(ref)
+        return render(request, {"previews": [p.to_json() for p in previews]})
+    result = await operations(request).preview(ref, body["move"])
     return render(request, {"preview": as_json(result)})
+
+
+async def post_threats(request: Request) -> Response:
+    fields = frozenset({"state", "player"})
+    body = await read_object(request, fields, STATE)
+    result = await operations(request).threats(
+        state_ref(request, body["state"]), body.get("player")
+    )
+    return render(request, {"threats": result.to_json()})
+
+
+SVG_TYPE = "image/svg+xml"
+
+
+async def get_render_svg(request: Request) -> Response:
+    """``?id=…`` or ``?token=…`` (exactly one), ``&player=k`` for that player's view."""
+    query = request.query_params
+    for key in query:
+        if key not in ("id", "token", "player", "game"):
+            raise ApiError(
+                "INVALID_REQUEST", f"unknown parameter {key!r}; expected id, token, player, game"
+            )
+    wire: dict[str, str] = {k: query[k] for k in ("id", "token", "game") if k in query}
+    if ("id" in wire) == ("token" in wire):
+        raise ApiError("INVALID_REQUEST", "give exactly one of 'id' or 'token'")
+    player: int | None = None
+    if "player" in query:
+        text = query["player"]
+        if not (text.isascii() and text.isdigit() and len(text) < 3):
+            raise ApiError("INVALID_PLAYER", "'player' is a player index")
+        player = int(text)
+    svg = await operations(request).render_svg(state_ref(request, wire), player)
+    return Response(svg, media_type=SVG_TYPE)
+
+
+async def post_render_svg(request: Request) -> Response:
+    body = await read_object(request, frozenset({"state", "player"}), STATE)
+    svg = await operations(request).render_svg(
+        state_ref(request, body["state"]), body.get("player")
+    )
+    return Response(svg, media_type=SVG_TYPE)
+
+
+async def post_advance(request: Request) -> Response:
+    """A player's session step: their move (optional), then bots for every other seat."""
+    body = await read_object(request, frozenset({"state", "player", "move", "bot"}), STATE)
+    bot = body.get("bot") or {}
+    if not isinstance(bot, dict) or not set(bot) <= {"level", "seed", "iterations", "timeMs"}:
+        raise ApiError(
+            "INVALID_REQUEST",
+            '\'bot\' is {"level", "seed"?, "iterations"?, "timeMs"?}',
+            path="$.bot",
+        )
+    level = bot.get("level", DEFAULT_BOT)
+    if not isinstance(level, str):
+        raise ApiError("INVALID_REQUEST", "'bot.level' is a bot name", path="$.bot.level")
+    applied = await operations(request).advance(
+        state_ref(request, body["state"]),
+        player=body.get("player"),
+        move=body.get("move"),
+        bot=level,
+        seed=_optional_int(bot, "seed") or 0,
+        iterations=_optional_int(bot, "iterations"),
+        time_ms=_optional_int(bot, "timeMs"),
+    )
+    return render(request, applied_json(applied))
 
 
 async def post_states(request: Request) -> Response:
     body = await read_object(request, STATE, STATE)
-    sealed = await operations(request).store(StateRef.from_wire(body["state"]))
+    sealed = await operations(request).store(state_ref(request, body["state"]))
     return render(request, sealed_json(sealed), status=201)
 
 
 async def get_state(request: Request) -> Response:
-    sealed = await operations(request).load(request.path_params["id"])
+    sealed = await operations(request).load(request.path_params["id"], caller(request))
     return render(request, sealed_json(sealed))
 
 
@@ -196,6 +285,10 @@ def rest_routes() -> list[BaseRoute]:
         Route("/v1/replay", post_replay, methods=post),
         Route("/v1/analysis", post_analysis, methods=post),
         Route("/v1/preview", post_preview, methods=post),
+        Route("/v1/threats", post_threats, methods=post),
+        Route("/v1/render.svg", get_render_svg, methods=["GET"]),
+        Route("/v1/render.svg", post_render_svg, methods=post),
+        Route("/v1/advance", post_advance, methods=post),
         Route("/v1/states", post_states, methods=post),
         Route("/v1/states/{id}", get_state, methods=["GET"]),
     ]

@@ -183,8 +183,60 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** What a move would change (engine preview) */
+        /** What a move would change (engine preview); without a move, every legal move's */
         post: operations["preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The chance each building is taken on the next turn, from a player's knowledge */
+        post: operations["threats"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/render.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The board as SVG (a player's view with player or a player's token) */
+        get: operations["renderSvg"];
+        put?: never;
+        /** The board of the state in the body as SVG */
+        post: operations["renderSvgOf"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A player's step: their move (optional), then bots for the other seats until the player is to move; addressed to the player */
+        post: operations["advance"];
         delete?: never;
         options?: never;
         head?: never;
@@ -350,7 +402,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "BAD_TOKEN" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_PLAYER";
+            code: "BAD_TOKEN" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /** @description JSON path of the first fault */
             path?: string;
@@ -360,8 +412,12 @@ export interface components {
         /** @description The state object itself, or {id} of a cached state, or {token}. */
         StateRef: components["schemas"]["state"] | {
             id: string;
+            /** @description the game the caller expects: a state of another game is refused */
+            game?: string;
         } | {
             token: string;
+            /** @description the game the caller expects: a state of another game is refused */
+            game?: string;
         };
         /** @description A move as JSON, as notation text ('b4n3f2'), or {notation}. */
         MoveIn: components["schemas"]["move"] | string | {
@@ -382,6 +438,8 @@ export interface components {
             token: string;
             /** @description present when addressed to one player */
             view?: components["schemas"]["view"];
+            /** @description the game's id (every state of a game shares it; see Manhattan-Game) */
+            gameId?: string;
         };
         Transition: {
             /** @description absent when addressed to a player or strict */
@@ -391,6 +449,8 @@ export interface components {
             token: string;
             /** @description present when addressed to one player */
             view?: components["schemas"]["view"];
+            /** @description the game's id (every state of a game shares it; see Manhattan-Game) */
+            gameId?: string;
             events: components["schemas"]["Event"][];
             moves: components["schemas"]["move"][];
         };
@@ -442,6 +502,8 @@ export interface components {
             token: string;
             /** @description present when addressed to one player */
             view?: components["schemas"]["view"];
+            /** @description the game's id (every state of a game shares it; see Manhattan-Game) */
+            gameId?: string;
             movesApplied: number;
             ranking: {
                 player: number;
@@ -452,8 +514,21 @@ export interface components {
         Analysis: {
             analysis: unknown;
         };
+        /** @description {preview} for one move; {previews} (every legal move) without one */
         Preview: {
             preview: unknown;
+        } | {
+            previews: unknown[];
+        };
+        Threats: {
+            threats: Record<string, never>;
+        };
+        BotChoice: {
+            /** @default greedy */
+            level: string;
+            seed?: number;
+            iterations?: number;
+            timeMs?: number;
         };
         Setup: {
             players?: number;
@@ -506,7 +581,12 @@ export interface operations {
     newGame: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -537,7 +617,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -582,7 +662,12 @@ export interface operations {
     legalMoves: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -615,7 +700,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -680,7 +765,12 @@ export interface operations {
     validateMove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -714,7 +804,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -779,7 +869,12 @@ export interface operations {
     applyMove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -814,7 +909,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -899,7 +994,12 @@ export interface operations {
     score: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -932,7 +1032,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -997,7 +1097,12 @@ export interface operations {
     view: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1031,7 +1136,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1096,7 +1201,12 @@ export interface operations {
     suggestMove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1135,7 +1245,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1220,7 +1330,12 @@ export interface operations {
     replay: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1251,7 +1366,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1336,7 +1451,12 @@ export interface operations {
     analysis: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1369,7 +1489,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1444,7 +1564,12 @@ export interface operations {
     preview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1453,7 +1578,7 @@ export interface operations {
             content: {
                 "application/json": {
                     state: components["schemas"]["StateRef"];
-                    move: components["schemas"]["MoveIn"];
+                    move?: components["schemas"]["MoveIn"];
                 };
             };
         };
@@ -1478,7 +1603,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1570,10 +1695,468 @@ export interface operations {
             };
         };
     };
+    threats: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    state: components["schemas"]["StateRef"];
+                    player?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Threats"];
+                    "application/msgpack": components["schemas"]["Threats"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renderSvg: {
+        parameters: {
+            query?: {
+                id?: string;
+                token?: string;
+                game?: string;
+                player?: number;
+            };
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the board picture */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    renderSvgOf: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    state: components["schemas"]["StateRef"];
+                    player?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the board picture */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    advance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    state: components["schemas"]["StateRef"];
+                    player?: number;
+                    move?: components["schemas"]["MoveIn"];
+                    bot?: components["schemas"]["BotChoice"];
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transition"];
+                    "application/msgpack": components["schemas"]["Transition"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description ILLEGAL_MOVE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     storeState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1606,7 +2189,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1671,7 +2254,12 @@ export interface operations {
     getState: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description every state of the request must belong to this game (gameId) */
+                "Manhattan-Game"?: string;
+                /** @description on behalf of this player: answers are addressed to them, and a token issued to another player is refused */
+                "Manhattan-Player"?: string;
+            };
             path: {
                 id: string;
             };
