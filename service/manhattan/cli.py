@@ -80,13 +80,9 @@ def _export_schema(args: argparse.Namespace) -> int:
 
     directory = Path(args.dir)
     directory.mkdir(parents=True, exist_ok=True)
-    written = [write_state_schema(directory)]
-    try:
-        from .api.export import export_schemas
-    except ImportError:  # the service layer is optional for the engine alone
-        export_schemas = None
-    if export_schemas is not None:
-        written += export_schemas(directory)
+    from .api.export import export_schemas
+
+    written = [write_state_schema(directory), *export_schemas(directory)]
     for path in written:
         print(path)
     return 0
