@@ -146,7 +146,9 @@ def mutated_states(draw: st.DrawFn) -> Any:
                 tree,
                 path,
                 lambda old: (
-                    float(old) if isinstance(old, int) and not isinstance(old, bool) else old
+                    float(old)
+                    if isinstance(old, int) and not isinstance(old, bool) and abs(old) < 2**1000
+                    else old
                 ),
             )
     return tree

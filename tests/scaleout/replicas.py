@@ -44,7 +44,7 @@ class Replica:
             "MANHATTAN_PORT": str(self.port),
             "MANHATTAN_TOKEN_KEY": SHARED_TOKEN_KEY,
             "MANHATTAN_ACCESS_LOG": "false",
-            "MANHATTAN_LOG_LEVEL": "WARNING",
+            "MANHATTAN_LOG_LEVEL": "INFO",
             "REDIS_URL": redis_url or "",
             **settings,
         }
