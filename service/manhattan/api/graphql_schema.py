@@ -27,6 +27,7 @@ from strawberry.types import ExecutionResult, Info
 from strawberry.types.unset import UNSET
 
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
+from .graphql_execution import PlainDataExecutionContext
 from .graphql_types import (
     ApplyResult,
     MoveRejected,
@@ -383,6 +384,7 @@ def build_schema(
         mutation=Mutation,
         extensions=extensions,
         config=StrawberryConfig(auto_camel_case=True),
+        execution_context_class=PlainDataExecutionContext,
     )
 
 
