@@ -110,3 +110,51 @@ def states(
 ) -> manhattan.State:
     """A reachable state: the last state of a drawn playthrough."""
     return draw(playthroughs(players=players, edition=edition, max_steps=max_steps)).final
+
+
+def rehide(state: manhattan.State, player: int, rng: random.Random) -> manhattan.State:
+    """The same game as ``player`` may know it (RULES §11) with every hidden part changed: the
+    other hands and the deck re-dealt from the same cards, another seed (of another length), the
+    urban-rule deck reordered. ``view(rehide(s, p, rng), p) == view(s, p)``."""
+    obj = state.to_json()
+    others = [p for p in range(state.rules.players) if p != player]
+    pool = [c for p in others for c in obj["hands"][p]] + obj["deck"]
+    rng.shuffle(pool)
+    for p in others:
+        size = len(obj["hands"][p])
+        obj["hands"][p], pool = sorted(pool[:size]), pool[size:]
+    obj["deck"] = pool
+    length = rng.choice([n for n in (1, 7, 16, 40, 128) if n != len(obj["seed"])])
+    obj["seed"] = "".join(rng.choice("0123456789abcdefxyz") for _ in range(length))
+    if obj["urban"] is not None:
+        rng.shuffle(obj["urban"]["deck"])
+    return manhattan.State.from_json(obj)
+
+
+@dataclass
+class Twins:
+    """Two states that ``player`` cannot tell apart: ``hidden`` is ``state`` re-hidden."""
+
+    state: manhattan.State
+    hidden: manhattan.State
+    player: int
+
+
+@st.composite
+def twins(
+    draw: st.DrawFn,
+    players: int | None = None,
+    max_steps: int = 160,
+    to_move: bool | None = None,
+) -> Twins:
+    """A reachable state, a player (``to_move``: True the mover, False another seat, None any)
+    and the state with everything hidden from that player changed (``rehide``)."""
+    state = draw(states(players=players, max_steps=max_steps))
+    seats = range(state.rules.players)
+    if to_move is True and state.to_move is not None:
+        player = state.to_move
+    elif to_move is False and state.to_move is not None:
+        player = draw(st.sampled_from([p for p in seats if p != state.to_move]))
+    else:
+        player = draw(st.sampled_from(list(seats)))
+    return Twins(state, rehide(state, player, draw(st.randoms(use_true_random=False))), player)

@@ -160,6 +160,10 @@ class Sealer:
             raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         except (binascii.Error, ValueError):
             raise BadTokenError("the token is not valid base64url") from None
+        # The decoder skips foreign characters and ignores spare bits: only the one canonical
+        # spelling of the sealed bytes is a token, so any altered character is refused.
+        if base64.urlsafe_b64encode(raw).decode().rstrip("=") != body:
+            raise BadTokenError("the token is not valid base64url")
         if len(raw) < NONCE_BYTES + TAG_BYTES:
             raise BadTokenError("the token is truncated")
         try:

@@ -107,3 +107,26 @@ def test_keys_from_settings_and_the_ephemeral_default() -> None:
 def test_malformed_keys_are_rejected_at_start(text: str) -> None:
     with pytest.raises(SealingKeyError):
         SealingKey.parse(text)
+
+
+def test_a_token_is_bound_to_its_game() -> None:
+    """The game id is readable and bound as associated data: asking for another game, or
+    relabelling the token with another game id, is BAD_TOKEN."""
+    s = sealer()
+    token = s.seal(STATE, 1, GAME)
+    assert token.split(".")[1] == GAME and s.unseal(token, game=GAME).game == GAME
+    other = "f" * 32
+    with pytest.raises(BadTokenError, match="game"):
+        s.unseal(token, game=other)
+    kid, _, body = token.split(".")
+    with pytest.raises(BadTokenError):
+        s.unseal(f"{kid}.{other}.{body}")
+
+
+def test_padding_evens_out_lengths_and_is_checked() -> None:
+    s = sealer()
+    short, padded = s.seal(STATE, 0, GAME, padding=50), s.seal(STATE + b"x" * 50, 0, GAME)
+    assert len(short) == len(padded)
+    assert s.unseal(short).state == STATE
+    with pytest.raises(ValueError):
+        s.seal(STATE, 0, "not a game id")

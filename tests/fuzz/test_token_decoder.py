@@ -27,7 +27,8 @@ KEY = SealingKey("k1", bytes(range(32)))
 OLD_KEY = SealingKey("k0", bytes(range(32, 64)))
 SEALER = Sealer(KEY, [OLD_KEY])
 STATE_BYTES = manhattan.State.from_json(VALID_STATES[-1]).to_msgpack()
-VALID_TOKEN = SEALER.seal(STATE_BYTES, player=1)
+GAME = "0123456789abcdef" * 2
+VALID_TOKEN = SEALER.seal(STATE_BYTES, 1, GAME)
 TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/ "
 
 
@@ -49,15 +50,15 @@ def forge(plaintext: bytes, key: SealingKey = KEY) -> str:
     """An authentic token around any plaintext: what a holder of the key (or a future format)
     could produce. Reproduces sealing's layout, including its associated data."""
     nonce = os.urandom(sealing.NONCE_BYTES)
-    aad = sealing._AAD_PREFIX + key.kid.encode()
+    aad = sealing._AAD_PREFIX + key.kid.encode() + b"|" + GAME.encode()
     sealed = AESGCM(key.key).encrypt(nonce, plaintext, aad)
-    return f"{key.kid}.{base64.urlsafe_b64encode(nonce + sealed).decode().rstrip('=')}"
+    return f"{key.kid}.{GAME}.{base64.urlsafe_b64encode(nonce + sealed).decode().rstrip('=')}"
 
 
 def test_the_valid_token_opens() -> None:
     unsealed = SEALER.unseal(VALID_TOKEN)
     assert unsealed.state == STATE_BYTES and unsealed.player == 1
-    assert SEALER.unseal(forge(msgpack.packb([1, None, STATE_BYTES]))).state == STATE_BYTES
+    assert SEALER.unseal(forge(msgpack.packb([2, None, STATE_BYTES]))).state == STATE_BYTES
 
 
 @FUZZ
@@ -105,13 +106,15 @@ def test_authentic_tokens_with_garbage_inside(plaintext: bytes) -> None:
     msgpack_inputs(),
 )
 def test_authentic_tokens_with_a_forged_state_inside(player: object, state: bytes) -> None:
-    open_within_limit(forge(msgpack.packb([1, player, state], use_bin_type=True)))
+    open_within_limit(forge(msgpack.packb([2, player, state], use_bin_type=True)))
 
 
 @pytest.mark.parametrize(
     "token",
     [
         "k1." + "A" * 20_000,  # over max_token_chars
+        f"k1.{'f' * 32}.{VALID_TOKEN.rsplit('.', 1)[1]}",  # relabelled to another game
+        f"k1.{VALID_TOKEN.rsplit('.', 1)[1]}",  # the game left out (version 1's layout)
         "k1." + "A" * 16_000,  # under it, but not a ciphertext
         "k1.",
         ".",
@@ -120,7 +123,18 @@ def test_authentic_tokens_with_a_forged_state_inside(player: object, state: byte
         "k1." + base64.urlsafe_b64encode(b"\x00" * 27).decode(),  # one byte short of nonce + tag
         "k0." + VALID_TOKEN[3:],  # right ciphertext, other accepted key
     ],
-    ids=["oversize", "long-garbage", "empty-body", "dot", "no-dot", "not-base64", "short", "kid"],
+    ids=[
+        "oversize",
+        "other-game",
+        "no-game",
+        "long-garbage",
+        "empty-body",
+        "dot",
+        "no-dot",
+        "not-base64",
+        "short",
+        "kid",
+    ],
 )
 def test_hand_made_bad_tokens(token: str) -> None:
     with pytest.raises(BadTokenError):
@@ -130,14 +144,14 @@ def test_hand_made_bad_tokens(token: str) -> None:
 @pytest.mark.parametrize(
     "plaintext",
     [
-        msgpack.packb([1, 0, b"\xdd\xff\xff\xff\xff"], use_bin_type=True),  # array bomb inside
-        msgpack.packb([1, 0, b"\x91" * 100_000 + b"\xc0"], use_bin_type=True),  # depth bomb
-        msgpack.packb([1, 0, b"\x00" * (1 << 20)], use_bin_type=True),  # 1 MiB state
+        msgpack.packb([2, 0, b"\xdd\xff\xff\xff\xff"], use_bin_type=True),  # array bomb inside
+        msgpack.packb([2, 0, b"\x91" * 100_000 + b"\xc0"], use_bin_type=True),  # depth bomb
+        msgpack.packb([2, 0, b"\x00" * (1 << 20)], use_bin_type=True),  # 1 MiB state
         b"\xdd\xff\xff\xff\xff",
         b"\x91" * 100_000 + b"\xc0",
-        msgpack.packb([2, 0, STATE_BYTES], use_bin_type=True),  # a future format version
-        msgpack.packb([1, 4, STATE_BYTES], use_bin_type=True),  # no such player
-        msgpack.packb([1, True, STATE_BYTES], use_bin_type=True),
+        msgpack.packb([3, 0, STATE_BYTES], use_bin_type=True),  # a future format version
+        msgpack.packb([2, 4, STATE_BYTES], use_bin_type=True),  # no such player
+        msgpack.packb([2, True, STATE_BYTES], use_bin_type=True),
     ],
     ids=[
         "array-bomb",
@@ -145,7 +159,7 @@ def test_hand_made_bad_tokens(token: str) -> None:
         "mib-state",
         "outer-array-bomb",
         "outer-depth-bomb",
-        "version-2",
+        "version-3",
         "player-4",
         "player-bool",
     ],

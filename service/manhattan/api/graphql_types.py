@@ -400,7 +400,7 @@ class Score:
 
     @strawberry.field
     def if_round_ended_now(self) -> RoundScore:
-        return RoundScore.from_domain(manhattan.score_round(self._report.state))
+        return RoundScore.from_domain(self._report.if_round_ended_now())
 
     @strawberry.field
     def ranking(self) -> list[Placing]:

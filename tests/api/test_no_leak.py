@@ -1,0 +1,198 @@
+"""The service's no-leak guarantee (issue 5; RULES §11, DESIGN §7): for random reachable states,
+changing everything a player may not know (other hands, deck order, seed, urban-rule deck:
+``tests.strategies.rehide``) never changes any answer the service gives that player, through
+REST and GraphQL, whether the player holds a token issued to them (here against a service in
+strict mode, which refuses plain JSON) or a trusted platform sends the full state on their behalf
+(``Manhattan-Player`` header).
+
+Answers compared: the view, legal moves, validation of moves, scores, analysis, the preview of
+every legal move, threats, the board picture, bot suggestions at a fixed bot seed (random and
+greedy), storing the state, and applying each of a few of the player's moves (whose events and
+view must agree but for the cards the player draws from the hidden deck, which are exactly the
+cards that enter their hand). Three fields are left out of the comparison, by design: ``token``
+(a random nonce; its length is compared instead), a bot's ``stats.time_ms`` (a clock) and
+``gameId`` (a hash of the rules and the seed that names the game: another seed is another game;
+it tells nothing about the seed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import httpx
+from hypothesis import HealthCheck, given, settings
+
+import manhattan
+from manhattan.api.app import create_app
+from manhattan.sealing import Sealer, SealingKey
+from manhattan.settings import Settings
+
+from ..strategies import Twins, twins
+from .service_client import connect
+
+T = TypeVar("T")
+KEY = SealingKey("leak", bytes(range(32)))
+TRUSTED = create_app(Settings(access_log=False), sealer=Sealer(KEY))
+STRICT = create_app(Settings(access_log=False, strict_states=True), sealer=Sealer(KEY))
+PROBES = ["b0n0f1", "b8n5f4", "x3f2", "s0:1,1,1,1"]
+SETTINGS = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+Answer = tuple[int, Any]
+
+
+def run(make: Callable[[], Awaitable[T]]) -> T:
+    return asyncio.run(make())  # type: ignore[arg-type]
+
+
+def scrub(value: Any) -> Any:
+    """An answer without its random or per-game parts (see the module docstring)."""
+    if isinstance(value, dict):
+        return {k: scrub(v) for k, v in value.items() if k not in ("token", "gameId", "time_ms")}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
+def masked_step(body: dict[str, Any], player: int, hand_before: list[int]) -> dict[str, Any]:
+    """An apply answer with the player's drawn cards masked, after checking that they are exactly
+    the cards that entered the player's hand."""
+    events = body.get("events", [])
+    drawn = sorted(e["card"] for e in events if e["type"] == "cardDrawn")
+    assert all(e["player"] == player for e in events if e["type"] == "cardDrawn")
+    played = [m["card"] for m in body.get("moves", []) if m.get("card") is not None]
+    rest = list(hand_before)
+    for card in played:
+        rest.remove(card)
+    view = body["view"]
+    assert sorted(view["hand"]) == sorted(rest + drawn)
+    masked = scrub(body)
+    masked["view"] = {k: v for k, v in masked["view"].items() if k != "hand"}
+    for event in masked["events"]:
+        if event["type"] == "cardDrawn":
+            event["card"] = "?"
+    return masked  # type: ignore[no-any-return]
+
+
+class Seat:
+    """One player's session with the service: ``ref`` is what they send as ``state``."""
+
+    def __init__(self, client: httpx.AsyncClient, ref: Any, player: int, headers: dict[str, str]):
+        self.client, self.ref, self.player, self.headers = client, ref, player, headers
+        self.gql_ref = ref if isinstance(ref, dict) and "token" in ref else {"json": ref}
+
+    async def post(self, path: str, **body: Any) -> Answer:
+        response = await self.client.post(
+            path, json={"state": self.ref, **body}, headers=self.headers
+        )
+        assert response.status_code < 500, response.text
+        if response.headers["content-type"].startswith("image/svg+xml"):
+            return response.status_code, response.text
+        return response.status_code, scrub(response.json())
+
+    async def gql(self, query: str, **variables: Any) -> Answer:
+        response = await self.client.post(
+            "/graphql",
+            json={"query": query, "variables": {"s": self.gql_ref, **variables}},
+            headers=self.headers,
+        )
+        assert response.status_code < 500, response.text
+        return response.status_code, scrub(response.json())
+
+
+GRAPHQL = {
+    "view": "query($s: StateRef!, $p: Int!) { view(state: $s, player: $p) { view { json } } }",
+    "legalMoves": "query($s: StateRef!) { legalMoves(state: $s) { notation player card block } }",
+    "score": "query($s: StateRef!) { score(state: $s) { round scores players "
+    "ifRoundEndedNow { urban players scores { total urban } } ranking { player place } } }",
+    "analysis": "query($s: StateRef!) { analysis(state: $s) }",
+    "previewAll": "query($s: StateRef!) { previewAll(state: $s) }",
+    "threats": "query($s: StateRef!, $p: Int!) { threats(state: $s, player: $p) }",
+    "boardSvg": "query($s: StateRef!) { boardSvg(state: $s) }",
+    "suggest": 'query($s: StateRef!) { suggestMove(state: $s, bot: "greedy", seed: 3) { '
+    "... on Suggestion { move { notation } alternatives { move { notation } visits } } "
+    "... on MoveRejected { code message } } }",
+    "validate": 'query($s: StateRef!) { validateMove(state: $s, move: {notation: "b0n0f1"}) '
+    "{ legal code message move { notation } } }",
+}
+
+
+async def answers(seat: Seat, state: manhattan.State) -> dict[str, Any]:
+    """Everything the service answers this player (the comparison keys name the operation)."""
+    p = seat.player
+    out: dict[str, Any] = {}
+    status, body = await seat.post("/v1/view", player=p)
+    out["view"] = status, scrub(body)
+    out["legal"] = await seat.post("/v1/legal-moves")
+    legal = [m["notation"] for m in out["legal"][1].get("moves", [])]
+    for text in [*legal[:2], *PROBES]:
+        out[f"validate {text}"] = await seat.post("/v1/validate", move=text)
+    for path in ("/v1/score", "/v1/analysis", "/v1/preview", "/v1/threats", "/v1/render.svg"):
+        out[path] = await seat.post(path)
+    for bot in ("random", "greedy"):
+        out[f"suggest {bot}"] = await seat.post("/v1/suggest", bot=bot, seed=3)
+    status, body = await seat.post("/v1/states")
+    out["store"] = status, scrub(body)
+    for text in legal[:: max(1, len(legal) // 3)][:3]:
+        status, body = await seat.post("/v1/apply", move=text)
+        assert status == 200, body
+        out[f"apply {text}"] = masked_step(body, p, list(state.hands[p]))
+    for name, query in GRAPHQL.items():
+        status, body = await seat.gql(query, p=p) if "$p" in query else await seat.gql(query)
+        out[f"graphql {name}"] = status, scrub(body)
+    return out
+
+
+async def token_seat(client: httpx.AsyncClient, state: manhattan.State, player: int) -> Seat:
+    """A token issued to ``player``, minted by the trusted service and used on the strict one."""
+    response = await client.post("/v1/view", json={"state": state.to_json(), "player": player})
+    assert response.status_code == 200, response.text
+    return Seat(connect(STRICT), {"token": response.json()["token"]}, player, {})
+
+
+def compare(one: dict[str, Any], two: dict[str, Any]) -> None:
+    assert one.keys() == two.keys()
+    for key in one:
+        assert one[key] == two[key], f"{key} depends on hidden information"
+
+
+@SETTINGS
+@given(twins())
+def test_player_tokens_answer_the_same_whatever_is_hidden(t: Twins) -> None:
+    async def both() -> None:
+        async with connect(TRUSTED) as client:
+            seats = [await token_seat(client, s, t.player) for s in (t.state, t.hidden)]
+            try:
+                found = [
+                    await answers(seat, s)
+                    for seat, s in zip(seats, (t.state, t.hidden), strict=True)
+                ]
+            finally:
+                for seat in seats:
+                    await seat.client.aclose()
+        compare(*found)
+        assert len(seats[0].ref["token"]) == len(seats[1].ref["token"])  # padded (seed length)
+
+    run(both)
+
+
+@SETTINGS
+@given(twins())
+def test_a_platform_acting_for_a_player_gets_the_same_answers(t: Twins) -> None:
+    """The full state as JSON with ``Manhattan-Player``: answers addressed to that player."""
+
+    async def both() -> None:
+        async with connect(TRUSTED) as client:
+            headers = {"Manhattan-Player": str(t.player)}
+            found = [
+                await answers(Seat(client, s.to_json(), t.player, headers), s)
+                for s in (t.state, t.hidden)
+            ]
+        compare(*found)
+        assert "state" not in found[0]["view"][1] and "stateId" not in found[0]["view"][1]
+
+    run(both)
