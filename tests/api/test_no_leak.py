@@ -7,12 +7,12 @@ strict mode, which refuses plain JSON) or a trusted platform sends the full stat
 
 Answers compared: the view, legal moves, validation of moves, scores, analysis, the preview of
 every legal move, threats, the board picture, bot suggestions at a fixed bot seed (random and
-greedy), storing the state, and applying each of a few of the player's moves (whose events and
-view must agree but for the cards the player draws from the hidden deck, which are exactly the
-cards that enter their hand). Three fields are left out of the comparison, by design: ``token``
-(a random nonce; its length is compared instead), a bot's ``stats.time_ms`` (a clock) and
-``gameId`` (a hash of the rules and the seed that names the game: another seed is another game;
-it tells nothing about the seed).
+greedy), storing the state, and applying a few of the player's moves, whose events and view must
+agree but for what comes from a hidden deck: the cards the player draws (exactly the cards that
+enter their hand) and an urban rule revealed when a round starts (tests/reveals.py). Three
+fields are left out of the comparison, by design: ``token`` (a random nonce; its length is
+compared instead), a bot's ``stats.time_ms`` (a clock) and ``gameId`` (a hash of the rules and
+the seed that names the game: another seed is another game; it tells nothing about the seed).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from manhattan.api.app import create_app
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.settings import Settings
 
+from ..reveals import mask_reveals
 from ..strategies import Twins, twins
 from .service_client import connect
 
@@ -58,24 +59,11 @@ def scrub(value: Any) -> Any:
     return value
 
 
-def masked_step(body: dict[str, Any], player: int, hand_before: list[int]) -> dict[str, Any]:
-    """An apply answer with the player's drawn cards masked, after checking that they are exactly
-    the cards that entered the player's hand."""
-    events = body.get("events", [])
-    drawn = sorted(e["card"] for e in events if e["type"] == "cardDrawn")
-    assert all(e["player"] == player for e in events if e["type"] == "cardDrawn")
-    played = [m["card"] for m in body.get("moves", []) if m.get("card") is not None]
-    rest = list(hand_before)
-    for card in played:
-        rest.remove(card)
-    view = body["view"]
-    assert sorted(view["hand"]) == sorted(rest + drawn)
-    masked = scrub(body)
-    masked["view"] = {k: v for k, v in masked["view"].items() if k != "hand"}
-    for event in masked["events"]:
-        if event["type"] == "cardDrawn":
-            event["card"] = "?"
-    return masked  # type: ignore[no-any-return]
+def masked_step(body: dict[str, Any], player: int, hand_before: list[int]) -> Any:
+    """An apply answer with what it reveals from hidden decks masked (tests/reveals)."""
+    played = [m["card"] for m in body["moves"] if m.get("card") is not None]
+    events, view = mask_reveals(body["events"], body["view"], player, hand_before, played)
+    return {**scrub(body), "events": events, "view": view}
 
 
 class Seat:

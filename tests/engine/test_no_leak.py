@@ -13,28 +13,10 @@ from hypothesis import HealthCheck, given, settings
 
 import manhattan
 
+from ..reveals import mask_reveals
 from ..strategies import Twins, twins
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def seen_events(events: list[manhattan.Event], player: int) -> list[dict[str, Any]]:
-    """The events addressed to ``player``, with the cards they draw masked: those come from the
-    hidden deck, so they are what the move reveals (checked against the hand separately)."""
-    out = []
-    for event in events:
-        if event.visible_for(player):
-            obj = event.to_json()
-            if event.type == "cardDrawn" and obj["player"] == player:
-                obj["card"] = "?"
-            out.append(obj)
-    return out
-
-
-def drawn(events: list[manhattan.Event], player: int) -> list[int]:
-    return sorted(
-        e.to_json()["card"] for e in events if e.type == "cardDrawn" and e.visible_for(player)
-    )
 
 
 @SETTINGS
@@ -70,43 +52,38 @@ def test_s11_analysis_threats_and_explanations_on_a_view_use_nothing_hidden(t: T
         assert manhattan.explain(a, move).to_json() == manhattan.explain(b, move).to_json()
 
 
+def step(t: Twins, state: manhattan.State, move: manhattan.Move) -> Any:
+    """What ``t.player`` sees of ``move`` played in ``state``, reveals masked (tests/reveals)."""
+    transition = manhattan.play(state, move)
+    events = [e.to_json() for e in transition.events if e.visible_for(t.player)]
+    view = manhattan.view(transition.state, t.player).to_json()
+    played = [move.card] if move.card is not None and move.player == t.player else []
+    return mask_reveals(events, view, t.player, list(state.hands[t.player]), played)
+
+
 @SETTINGS
 @given(twins(to_move=True))
-def test_s11_a_players_own_move_reveals_only_the_cards_they_draw(t: Twins) -> None:
-    """RULES §11: for each of the player's legal moves, the events addressed to them agree but
-    for the drawn cards, which are exactly the cards that enter their hand; legal moves (which
-    read only the mover's hand) agree too."""
+def test_s11_a_players_own_move_reveals_only_what_it_draws(t: Twins) -> None:
+    """RULES §11: for each of the player's legal moves, the events addressed to them and their
+    view after agree but for what comes from a hidden deck: the cards they draw (exactly the
+    cards that enter their hand) and an urban rule revealed when a round starts (§10). Legal
+    moves, which read only the mover's hand, agree too."""
     if t.state.is_over:
         return
     moves = manhattan.legal_moves(t.state)
     assert moves == manhattan.legal_moves(t.hidden)
     for move in moves[:: max(1, len(moves) // 6)]:
-        one, two = manhattan.play(t.state, move), manhattan.play(t.hidden, move)
-        assert seen_events(one.events, t.player) == seen_events(two.events, t.player)
-        for transition in (one, two):
-            hand = list(manhattan.view(transition.state, t.player).hand)
-            before = list(t.state.hands[t.player])
-            if move.card is not None:
-                before.remove(move.card)
-            assert sorted(hand) == sorted(before + drawn(transition.events, t.player))
-        after = manhattan.view(one.state, t.player).to_json()
-        again = manhattan.view(two.state, t.player).to_json()
-        assert {k: v for k, v in after.items() if k != "hand"} == {
-            k: v for k, v in again.items() if k != "hand"
-        }
+        assert step(t, t.state, move) == step(t, t.hidden, move)
 
 
 @SETTINGS
 @given(twins(to_move=False))
 def test_s11_another_players_move_shows_the_same_events_and_view(t: Twins) -> None:
     """RULES §11: a move of another player that is legal in both twins (their hand differs, so
-    not every move is) gives the watching player the same events and the same view after."""
+    not every move is) gives the watching player the same events and the same view after, but
+    for an urban rule revealed when a round starts."""
     if t.state.is_over:
         return
     common = [m for m in manhattan.legal_moves(t.state) if m in manhattan.legal_moves(t.hidden)]
     for move in common[:6]:
-        one, two = manhattan.play(t.state, move), manhattan.play(t.hidden, move)
-        assert [e.to_json() for e in one.events if e.visible_for(t.player)] == [
-            e.to_json() for e in two.events if e.visible_for(t.player)
-        ]
-        assert manhattan.view(one.state, t.player) == manhattan.view(two.state, t.player)
+        assert step(t, t.state, move) == step(t, t.hidden, move)
