@@ -1,28 +1,19 @@
-"""The service with the web page at /play, for the end-to-end test, until the API serves /play
-itself: ``python -m tests.clients.web_app --port N``. When ``create_app`` already routes /play,
-it is served as is."""
+"""The service as the end-to-end test runs it: ``python -m tests.clients.web_app --port N``.
+``create_app`` serves the web page at /play itself (from ``MANHATTAN_WEB_DIR``, by default the
+checkout's clients/web/play)."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import uvicorn
-from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
 
 from manhattan.api.app import create_app
 from manhattan.settings import Settings
 
-WEB = Path(__file__).resolve().parents[2] / "clients" / "web" / "play"
-
 
 def build() -> object:
-    app = create_app(Settings(access_log=False))
-    paths = {getattr(route, "path", None) for route in app.router.routes}
-    if "/play" not in paths:
-        app.router.routes.append(Mount("/play", StaticFiles(directory=WEB, html=True)))
-    return app
+    return create_app(Settings(access_log=False))
 
 
 def main() -> None:

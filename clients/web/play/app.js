@@ -1,10 +1,12 @@
 // Manhattan reference frontend: a whole game against bots through the public REST API (/v1).
 //
-// What this page holds (DESIGN §7): the table's sealed token (an opaque string it cannot read)
-// and player 0's view. It never keeps a full state: when an answer carries one (a service not in
-// strict mode), the field is dropped on arrival. Bots move through POST /v1/suggest, which decides
-// from the bot's own view on the server; the human's legal moves come from a token issued to the
-// human, so they list only the human's own moves.
+// What this page holds (DESIGN §7): player 0's view and a sealed token issued to player 0 (an
+// opaque string it cannot read, and which the service answers only as player 0). It never
+// receives a full state or a full-information token: every request carries the header
+// `Manhattan-Player: 0`, so the service addresses every answer to player 0, and the page refuses
+// an answer that carries a state. Bots move on the server through POST /v1/advance, each
+// deciding from its own seat's view; the page sends the game id it started with, so a token of
+// another game is refused.
 
 const API = new URL("..", document.baseURI).pathname.replace(/\/$/, "") + "/v1";
 const ME = 0;
@@ -13,17 +15,21 @@ const COLOR_NAMES = ["Red", "Blue", "Green", "Yellow"];
 const FILLS = ["#d1495b", "#2e6fd8", "#2a9d5c", "#f2c14e"];
 const $ = (id) => document.getElementById(id);
 
-const table = { token: null, view: null, myToken: null, bot: "random", seed: 0, busy: false };
+const table = { token: null, gameId: null, view: null, bot: "random", seed: 0, busy: false };
 
 async function api(path, body) {
   const response = await fetch(API + path, {
     method: body === undefined ? "GET" : "POST",
-    headers: { "content-type": "application/json", accept: "application/json" },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json",
+      "manhattan-player": String(ME),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(`${answer.code || response.status}: ${answer.message || ""}`);
-  delete answer.state; // never hold the full state (see the header comment)
+  if ("state" in answer || "stateId" in answer) throw new Error("the service sent a full state");
   return answer;
 }
 
@@ -49,35 +55,34 @@ async function start(event) {
   $("log").replaceChildren();
   $("ranking").hidden = true;
   try {
-    const game = await api("/games", setup);
-    table.token = game.token;
-    await refresh();
+    const game = await api("/games", setup); // addressed to player 0: a view and their token
+    table.gameId = game.gameId;
+    take(game);
     await advance();
   } catch (error) {
     say(`Could not start: ${error.message}`);
   }
 }
 
-async function refresh() {
-  const seat = await api("/view", { state: { token: table.token }, player: ME });
-  table.view = seat.view;
-  table.myToken = seat.token;
+function take(answer) {
+  table.token = answer.token;
+  table.view = answer.view;
   draw();
 }
 
-// Bots play until it is the human's turn or the game is over.
-async function advance() {
-  while (table.view.phase !== "over" && table.view.toMove !== ME) {
-    const player = table.view.toMove;
-    say(`Player ${player} (bot) is thinking…`);
-    const suggestion = await api("/suggest", {
-      state: { token: table.token },
-      player,
-      bot: table.bot,
-      seed: table.seed++,
-    });
-    await play(suggestion.move, `player ${player}`);
-  }
+// The human's move (if any), then the bots for every other seat until it is the human's turn or
+// the game is over: one request.
+async function advance(move) {
+  say(move ? "Playing your move; the bots are thinking…" : "The bots are thinking…");
+  const step = await api("/advance", {
+    state: { token: table.token, game: table.gameId },
+    ...(move ? { move } : {}),
+    bot: { level: table.bot, seed: table.seed },
+  });
+  table.seed += step.moves.length;
+  for (const played of step.moves) log(`${played.player === ME ? "you" : `player ${played.player}`}: ${played.notation}`);
+  for (const event of step.events) describe(event);
+  take(step);
   if (table.view.phase === "over") {
     finish();
   } else {
@@ -85,16 +90,8 @@ async function advance() {
   }
 }
 
-async function play(move, who) {
-  const step = await api("/apply", { state: { token: table.token }, move });
-  table.token = step.token;
-  log(`${who}: ${step.moves[0].notation}`);
-  for (const event of step.events) describe(event);
-  await refresh();
-}
-
 async function offerMoves() {
-  const { moves } = await api("/legal-moves", { state: { token: table.myToken } });
+  const { moves } = await api("/legal-moves", { state: { token: table.token, game: table.gameId } });
   const phase = table.view.phase === "select" ? "select your pieces" : "build";
   say(`Round ${table.view.round} of ${table.view.rules.rounds}: your turn to ${phase}.`);
   const buttons = moves.map((move) => {
@@ -114,8 +111,7 @@ async function choose(move) {
   table.busy = true;
   $("moves").replaceChildren();
   try {
-    await play(move, "you");
-    await advance();
+    await advance(move);
   } catch (error) {
     say(`Error: ${error.message}`);
   } finally {
