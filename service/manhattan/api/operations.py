@@ -9,6 +9,7 @@ tokens issued to one player), calls the engine and mints ids and tokens. It hold
 from __future__ import annotations
 
 import hashlib
+import marshal
 import re
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -240,6 +241,9 @@ class Operations:
         # Ids are content hashes, so a parsed state is valid forever: keep recent ones parsed.
         self._parsed: OrderedDict[str, State] = OrderedDict()
         self._parsed_max = parsed_states
+        # Parsing is pure, so a state object sent again (a client asks several questions about
+        # one position) parses to the same state: keep recent ones by a digest of the object.
+        self._by_json: OrderedDict[bytes, State] = OrderedDict()
 
     # -- state references ----------------------------------------------------------------
     async def resolve(self, ref: StateRef) -> Resolved:
@@ -270,7 +274,7 @@ class Operations:
                 "this service accepts states only as sealed tokens or cached ids",
             )
         else:
-            resolved = Resolved(State.from_json(ref.json))
+            resolved = Resolved(self._from_json(ref.json))
         if ref.game is not None and game_id(resolved.state) != ref.game:
             raise ApiError("WRONG_GAME", f"this state is not of game {ref.game}")
         return resolved
@@ -289,6 +293,22 @@ class Operations:
                 self._remember(state_id, state)
                 return state
         raise ApiError("STATE_NOT_FOUND", f"no cached state with id {state_id}; send the state")
+
+    def _from_json(self, obj: object) -> State:
+        """``State.from_json``, memoized on an exact digest of the object (see ``json_digest``);
+        failures are not memoized, so an invalid state is reported in full every time."""
+        key = json_digest(obj)
+        if key is None:
+            return State.from_json(obj)
+        state = self._by_json.get(key)
+        if state is not None:
+            self._by_json.move_to_end(key)
+            return state
+        state = State.from_json(obj)
+        self._by_json[key] = state
+        if len(self._by_json) > self._parsed_max:
+            self._by_json.popitem(last=False)
+        return state
 
     def _remember(self, state_id: str, state: State) -> None:
         self._parsed[state_id] = state
@@ -579,6 +599,19 @@ class Operations:
             bots += 1
         visible = [e for e in events if e.visible_for(seat)]
         return Applied(await self.seal(state, seat), visible, played)
+
+
+def json_digest(obj: object) -> bytes | None:
+    """A 128-bit digest of a decoded JSON value that tells apart any two values that differ, or
+    None for a value it cannot digest. ``marshal`` writes exact types (``1``, ``1.0`` and
+    ``True`` differ; ``-0.0`` and ``0.0`` differ) and round-trips, so equal bytes mean equal
+    values in the same key order; it refuses subclasses and very deep nesting (None here).
+    Several times cheaper than ``json.dumps`` of the same object."""
+    try:
+        data = marshal.dumps(obj)  # type: ignore[arg-type]  # refused below if not
+    except ValueError:
+        return None
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def _text(value: object, path: str) -> str:

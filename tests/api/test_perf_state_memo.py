@@ -1,0 +1,63 @@
+"""The parsed-state memo for inline states: exact digests, no memoized failures."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+import manhattan
+from manhattan.api.errors import ApiError
+from manhattan.api.operations import Operations, StateRef, json_digest
+from manhattan.sealing import Sealer
+from manhattan.store import MemoryBackend, StateCache
+
+pytestmark = pytest.mark.anyio
+
+
+def _operations() -> Operations:
+    cache = StateCache(MemoryBackend(), rules_version=manhattan.RULES_VERSION)
+    return Operations(cache, Sealer.from_settings("", ()))
+
+
+def test_digest_tells_apart_values_that_json_dumps_would_not() -> None:
+    values: list[Any] = [1, 1.0, True, 0.0, -0.0, None, "1", [1], {"a": 1}, {"a": 1.0}]
+    values += [{"a": True}, [{"a": [1, 2]}], [{"a": [1, 2.0]}], float("nan"), 2**100]
+    digests = [json_digest(v) for v in values]
+    assert None not in digests
+    assert len(set(digests)) == len(values)
+
+
+def test_digest_refuses_what_it_cannot_digest_exactly() -> None:
+    class Subclass(dict[str, int]):
+        pass
+
+    deep: list[Any] = []
+    for _ in range(5_000):
+        deep = [deep]
+    assert json_digest(Subclass(a=1)) is None
+    assert json_digest(deep) is None
+
+
+async def test_the_same_object_parses_once_and_a_changed_one_again(
+    mid_json: dict[str, Any],
+) -> None:
+    ops = _operations()
+    first = (await ops.resolve(StateRef(json=mid_json))).state
+    again = (await ops.resolve(StateRef(json=copy.deepcopy(mid_json)))).state
+    assert again is first
+    changed = copy.deepcopy(mid_json)
+    changed["deck"] = list(reversed(changed["deck"]))  # a different (valid) draw order
+    other = (await ops.resolve(StateRef(json=changed))).state
+    assert other is not first
+    assert other == manhattan.State.from_json(changed) != first
+
+
+async def test_invalid_states_are_not_memoized(mid_json: dict[str, Any]) -> None:
+    ops = _operations()
+    broken = copy.deepcopy(mid_json)
+    broken["round"] = "two"
+    for _ in range(2):
+        with pytest.raises((ApiError, manhattan.InvalidStateError)):
+            await ops.resolve(StateRef(json=broken))
