@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import msgpack
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -112,7 +113,18 @@ def encode(payload: Any, as_msgpack: bool) -> bytes:
     if as_msgpack:
         data: bytes = msgpack.packb(payload, use_bin_type=True)
         return data
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    return dump_json(payload)
+
+
+def dump_json(payload: Any) -> bytes:
+    """Compact UTF-8 JSON. orjson is several times faster than the standard library on response
+    bodies; what it refuses (integers beyond 64 bits, non-string keys, lone surrogates) goes
+    through ``json.dumps`` as before. The one difference: orjson writes a non-finite float as
+    ``null`` where ``json.dumps`` wrote ``NaN``, which is not JSON."""
+    try:
+        return orjson.dumps(payload)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def render(

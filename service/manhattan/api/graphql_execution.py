@@ -18,6 +18,7 @@ path is only ever taken when it would agree with it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -36,10 +37,14 @@ from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 from strawberry.types.field import StrawberryField
 
-# One selected field of a plain object: response name, attribute reader, how to complete it.
-# ``kind`` is 0 for a scalar and 1 for a list of scalars; ``non_null`` and ``items_non_null``
-# say where a null is an error (the fallback then reports it).
-_PlainField = tuple[str, Callable[[Any], Any], int, bool, bool, Callable[[Any], Any]]
+# One selected field of a plain object: response name, the attribute (or None: call the
+# reader), the reader, how to complete it. ``kind`` is 0 for a scalar and 1 for a list of
+# scalars; ``non_null`` and ``items_non_null`` say where a null is an error (the fallback then
+# reports it); ``exact`` is the Python type that the scalar returns unchanged (int for Int, str
+# for String, else None) and ``coerce`` the scalar's own output coercion for everything else.
+_PlainField = tuple[
+    str, str | None, Callable[[Any], Any], int, bool, bool, type | None, Callable[[Any], Any]
+]
 _NO_PLAN: tuple[_PlainField, ...] = ()
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # GraphQL Int is a 32-bit signed integer
 
@@ -70,14 +75,21 @@ def _plain_field(
 ) -> _PlainField | None:
     if len(field_details_list) != 1:
         return None  # the same response name selected twice: leave merging to graphql-core
-    details = field_details_list[0]
-    node = details.node
+    node = field_details_list[0].node
     if node.arguments or node.directives or node.selection_set:
         return None
-    if node.name.value == "__typename":
+    return _field_plan(parent, response_name, node.name.value)
+
+
+@functools.lru_cache(maxsize=4096)  # bounded: response names (aliases) come from clients
+def _field_plan(parent: GraphQLObjectType, response_name: str, name: str) -> _PlainField | None:
+    """How to complete field ``name`` of ``parent`` selected without arguments, directives or
+    sub-selection; None if it is not plain. Depends on the schema only, so it is kept across
+    requests."""
+    if name == "__typename":
         typename = parent.name
-        return response_name, lambda source: typename, 0, True, False, lambda value: value
-    field_def = parent.fields.get(node.name.value)
+        return response_name, None, lambda _: typename, 0, True, False, str, _identity
+    field_def = parent.fields.get(name)
     if field_def is None or field_def.args or field_def.resolve is None:
         return None
     if not getattr(field_def.resolve, "_is_default", False):
@@ -87,7 +99,16 @@ def _plain_field(
         return None
     scalar, non_null = _scalar(field_def.type)
     if scalar is not None:
-        return response_name, _reader(strawberry_field), 0, non_null, False, _coercer(scalar)
+        return (
+            response_name,
+            _attribute(strawberry_field),
+            _reader(strawberry_field),
+            0,
+            non_null,
+            False,
+            _exact(scalar),
+            _coercer(scalar),
+        )
     list_type = field_def.type.of_type if non_null else field_def.type
     if not isinstance(list_type, GraphQLList):
         return None
@@ -96,24 +117,37 @@ def _plain_field(
         return None
     return (
         response_name,
+        _attribute(strawberry_field),
         _reader(strawberry_field),
         1,
         non_null,
         items_non_null,
+        _exact(item),
         _coercer(item),
     )
 
 
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _attribute(strawberry_field: StrawberryField) -> str | None:
+    """The attribute to read with ``getattr``, when that is what strawberry would do."""
+    if strawberry_field.default_resolver is getattr:
+        return strawberry_field.python_name
+    return None
+
+
+def _exact(scalar: GraphQLScalarType) -> type | None:
+    """What graphql-core's Int and String coercion return unchanged: an exact int in 32-bit
+    range, an exact str. Checking that inline skips their general conversions."""
+    return int if scalar is GraphQLInt else str if scalar is GraphQLString else None
+
+
 def _coercer(scalar: GraphQLScalarType) -> Callable[[Any], Any]:
     coerce = scalar.coerce_output_value
-    # What graphql-core's Int and String coercion return for the common case, without the
-    # trip through their general conversions: an exact int in 32-bit range, an exact str.
-    is_int, is_str = scalar is GraphQLInt, scalar is GraphQLString
 
     def coerced(value: Any) -> Any:
-        kind = type(value)
-        if (kind is int and is_int and _INT_MIN <= value <= _INT_MAX) or (kind is str and is_str):
-            return value
         out = coerce(value)
         if out is None or out is Undefined:
             raise _Fallback  # graphql-core reports this as an error; let it
@@ -154,6 +188,34 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
         self._plans[id(collected)] = plan
         return plan
 
+    def complete_list_value(
+        self,
+        return_type: GraphQLList[Any],
+        field_details_list: FieldDetailsList,
+        info: GraphQLResolveInfo[Any],
+        path: Path,
+        result: Any,
+        position_context: Any,
+    ) -> Any:
+        """A list of plain objects in one loop, without per-item paths and completion calls."""
+        item_type = return_type.of_type
+        non_null = isinstance(item_type, GraphQLNonNull)
+        object_type = item_type.of_type if non_null else item_type
+        if (
+            isinstance(object_type, GraphQLObjectType)
+            and isinstance(result, list | tuple)
+            and not any(d.node.directives for d in field_details_list)  # @stream
+        ):
+            plan = self._plan(object_type, field_details_list)
+            if plan:
+                try:
+                    return [_complete_item(plan, item, non_null) for item in result]
+                except Exception:  # the general path below reports it, as it always did
+                    pass
+        return super().complete_list_value(
+            return_type, field_details_list, info, path, result, position_context
+        )
+
     def complete_object_value(
         self,
         return_type: GraphQLObjectType,
@@ -174,16 +236,31 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
         )
 
 
+def _complete_item(plan: tuple[_PlainField, ...], item: Any, non_null: bool) -> Any:
+    if item is None:
+        if non_null:
+            raise _Fallback
+        return None
+    if isinstance(item, Exception):
+        raise _Fallback  # graphql-core raises it as the item's error
+    return _complete_plain(plan, item)
+
+
 def _complete_plain(plan: tuple[_PlainField, ...], source: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, read, kind, non_null, items_non_null, coerce in plan:
-        value = read(source)
+    value: Any
+    item: Any
+    for name, attr, read, kind, non_null, items_non_null, exact, coerce in plan:
+        value = read(source) if attr is None else getattr(source, attr)
         if value is None or value is Undefined:
             if non_null:
                 raise _Fallback
             out[name] = None
         elif kind == 0:
-            out[name] = coerce(value)
+            # mypy narrows ``value`` to ``exact``'s static type (object) after the type test
+            if type(value) is not exact or (exact is int and not _INT_MIN <= value <= _INT_MAX):  # type: ignore[operator]
+                value = coerce(value)
+            out[name] = value
         else:
             if not isinstance(value, list | tuple):
                 raise _Fallback  # other iterables: graphql-core decides
@@ -192,8 +269,8 @@ def _complete_plain(plan: tuple[_PlainField, ...], source: Any) -> dict[str, Any
                 if item is None:
                     if items_non_null:
                         raise _Fallback
-                    items.append(None)
-                else:
-                    items.append(coerce(item))
+                elif type(item) is not exact or (exact is int and not _INT_MIN <= item <= _INT_MAX):  # type: ignore[operator]
+                    item = coerce(item)
+                items.append(item)
             out[name] = items
     return out
