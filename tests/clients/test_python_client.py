@@ -107,6 +107,23 @@ def test_view_holds_no_state_and_its_token_acts_for_that_player_only(client: Cli
     assert caught.value.code == "ILLEGAL_MOVE" and caught.value.status == 422
 
 
+def test_a_player_session_with_bots_threats_and_previews(app: Any) -> None:
+    """A client for one player (Manhattan-Player header): it never sees a full state; advance
+    lets bots play the other seats."""
+    transport = SyncASGITransport(app)
+    with Client("http://test", transport=transport, headers={"Manhattan-Player": "1"}) as me:
+        game = me.new_game(players=3, seed="session")
+        assert game.state is None and game.view is not None and game.game_id
+        step = me.advance(game, bot="random", seed=4)
+        assert step.view is not None and step.view["toMove"] == 1 and step.state is None
+        assert step.game_id == game.game_id and step.moves
+        previews = me.preview_all(step)
+        assert len(previews) == len(me.legal_moves(step))
+        assert me.threats(step)["viewer"] == 1
+        after = me.advance(step, me.legal_moves(step)[0], bot="random", seed=9)
+        assert after.moves[0].player == 1
+
+
 def test_validate_suggest_and_replay(client: Client) -> None:
     game = client.new_game(players=4, seed="more")
     verdict = client.validate(game, "s0:6,0,0,0")

@@ -8,6 +8,7 @@
  */
 import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
 import type {
+  BotChoice,
   GameRecord,
   LegalMoves,
   MoveIn,
@@ -68,6 +69,13 @@ export interface SuggestOptions {
   player?: number;
   bot?: string;
   seed?: number;
+}
+
+/** `advance`: the player's move (optional), the seat for a full state, and the bots' choice. */
+export interface AdvanceOptions {
+  move?: MoveIn;
+  player?: number;
+  bot?: BotChoice;
 }
 
 export class ManhattanClient {
@@ -131,6 +139,25 @@ export class ManhattanClient {
 
   preview(state: StateLike, move: MoveIn): Promise<{ preview: unknown }> {
     return this.request("POST", "/v1/preview", { state: stateRef(state), move });
+  }
+
+  /** The preview of every legal move, in legal-moves order. */
+  previewAll(state: StateLike): Promise<{ previews: unknown[] }> {
+    return this.request("POST", "/v1/preview", { state: stateRef(state) });
+  }
+
+  /** Per building, the chance an opponent takes it next turn, as the player may know it. */
+  threats(state: StateLike, player?: number): Promise<{ threats: Record<string, unknown> }> {
+    const body = player === undefined ? { state: stateRef(state) } : { state: stateRef(state), player };
+    return this.request("POST", "/v1/threats", body);
+  }
+
+  /**
+   * A player's turn: their move (if given), then bots play every other seat, each from its own
+   * view, until the player is to move again. The answer is addressed to the player.
+   */
+  advance(state: StateLike, options: AdvanceOptions = {}): Promise<Transition> {
+    return this.request("POST", "/v1/advance", { state: stateRef(state), ...options });
   }
 
   store(state: StateLike): Promise<Sealed> {

@@ -25,6 +25,7 @@ export type Suggestion = Schemas["Suggestion"];
 export type Replay = Schemas["Replay"];
 export type Setup = Schemas["Setup"];
 export type GameRecord = Schemas["GameRecord"];
+export type BotChoice = Schemas["BotChoice"];
 
 /** What a `state` argument may be: a state, `{id}`, `{token}`, or any result carrying a token. */
 export type StateLike = StateRef | Sealed | Transition | Replay;

@@ -143,6 +143,39 @@ def preview(state: StateLike, move: MoveLike) -> Call[Any]:
     return Call("POST", "/v1/preview", lambda a: _object(a)["preview"], body)
 
 
+def preview_all(state: StateLike) -> Call[list[Any]]:
+    """``/v1/preview`` without a move: the preview of every legal move."""
+    return Call(
+        "POST", "/v1/preview", lambda a: _object(a)["previews"], {"state": state_wire(state)}
+    )
+
+
+def threats(state: StateLike, player: int | None) -> Call[Any]:
+    body: JSON = {"state": state_wire(state)}
+    if player is not None:
+        body["player"] = player
+    return Call("POST", "/v1/threats", lambda a: _object(a)["threats"], body)
+
+
+def advance(
+    state: StateLike,
+    move: MoveLike | None,
+    player: int | None,
+    bot: str | None,
+    seed: int | None,
+) -> Call[Transition]:
+    """``/v1/advance``: the player's move (optional), then bots for the other seats."""
+    body: JSON = {"state": state_wire(state)}
+    if move is not None:
+        body["move"] = move_wire(move)
+    if player is not None:
+        body["player"] = player
+    choice = {k: v for k, v in (("level", bot), ("seed", seed)) if v is not None}
+    if choice:
+        body["bot"] = choice
+    return Call("POST", "/v1/advance", lambda a: Transition.from_json(_object(a)), body)
+
+
 def store(state: StateLike) -> Call[Game]:
     return Call(
         "POST", "/v1/states", lambda a: Game.from_json(_object(a)), {"state": state_wire(state)}

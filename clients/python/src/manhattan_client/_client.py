@@ -181,6 +181,27 @@ class Client:
     def preview(self, state: StateLike, move: MoveLike) -> Any:
         return self._run(calls.preview(state, move))
 
+    def preview_all(self, state: StateLike) -> list[Any]:
+        """The preview of every legal move, in legal-moves order."""
+        return self._run(calls.preview_all(state))
+
+    def threats(self, state: StateLike, player: int | None = None) -> Any:
+        """Per building, the chance an opponent takes it next turn, as ``player`` may know."""
+        return self._run(calls.threats(state, player))
+
+    def advance(
+        self,
+        state: StateLike,
+        move: MoveLike | None = None,
+        *,
+        player: int | None = None,
+        bot: str | None = None,
+        seed: int | None = None,
+    ) -> Transition:
+        """A player's turn: their ``move`` (if given), then bots play every other seat until the
+        player is to move again; the answer is addressed to the player (view, events, token)."""
+        return self._run(calls.advance(state, move, player, bot, seed))
+
     def store(self, state: StateLike) -> Game:
         return self._run(calls.store(state))
 
@@ -301,6 +322,27 @@ class AsyncClient:
 
     async def preview(self, state: StateLike, move: MoveLike) -> Any:
         return await self._run(calls.preview(state, move))
+
+    async def preview_all(self, state: StateLike) -> list[Any]:
+        """The preview of every legal move, in legal-moves order."""
+        return await self._run(calls.preview_all(state))
+
+    async def threats(self, state: StateLike, player: int | None = None) -> Any:
+        """Per building, the chance an opponent takes it next turn, as ``player`` may know."""
+        return await self._run(calls.threats(state, player))
+
+    async def advance(
+        self,
+        state: StateLike,
+        move: MoveLike | None = None,
+        *,
+        player: int | None = None,
+        bot: str | None = None,
+        seed: int | None = None,
+    ) -> Transition:
+        """A player's turn: their ``move`` (if given), then bots play every other seat until the
+        player is to move again; the answer is addressed to the player (view, events, token)."""
+        return await self._run(calls.advance(state, move, player, bot, seed))
 
     async def store(self, state: StateLike) -> Game:
         return await self._run(calls.store(state))

@@ -147,6 +147,8 @@ class Game:
     state: JSON | None = None
     view: JSON | None = None
     raw: JSON = field(default_factory=dict, repr=False)
+    #: The game's id: the same for every state of the game (send it as ``Manhattan-Game``).
+    game_id: str | None = None
 
     @property
     def ref(self) -> StateRef:
@@ -161,6 +163,7 @@ class Game:
             state=obj.get("state"),
             view=obj.get("view"),
             raw=obj,
+            game_id=obj.get("gameId"),
         )
 
 
@@ -175,6 +178,7 @@ class Transition:
     state: JSON | None = None
     view: JSON | None = None
     raw: JSON = field(default_factory=dict, repr=False)
+    game_id: str | None = None
 
     @property
     def ref(self) -> StateRef:
@@ -190,6 +194,7 @@ class Transition:
             state=obj.get("state"),
             view=obj.get("view"),
             raw=obj,
+            game_id=obj.get("gameId"),
         )
 
 
