@@ -24,7 +24,9 @@ def module_redis() -> Iterator[RedisServer]:
 
 @pytest.fixture(scope="module")
 def replica_pair(module_redis: RedisServer) -> Iterator[list[Replica]]:
-    replicas = start_replicas(2, module_redis.url)
+    # A generous Redis timeout: on a CPU-starved machine a stalled event loop makes the 0.25 s
+    # default fire spuriously, and these tests are about sharing, not about timeouts.
+    replicas = start_replicas(2, module_redis.url, MANHATTAN_REDIS_TIMEOUT="2")
     try:
         yield replicas
     finally:

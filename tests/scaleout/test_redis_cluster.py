@@ -72,7 +72,7 @@ def cluster_replicas(request: pytest.FixtureRequest) -> Iterator[list[Replica]]:
     if not store_supports_cluster("redis+cluster://127.0.0.1:7000/0"):  # checked before any start
         pytest.skip(CLUSTER_UNSUPPORTED)
     redis_cluster: RedisCluster = request.getfixturevalue("redis_cluster")
-    replicas = start_replicas(2, redis_cluster.url)
+    replicas = start_replicas(2, redis_cluster.url, MANHATTAN_REDIS_TIMEOUT="2")
     try:
         yield replicas
     finally:
