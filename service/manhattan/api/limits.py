@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from graphql import GraphQLError, ValidationContext, ValidationRule
 from graphql.validation import NoSchemaIntrospectionCustomRule
-from strawberry.extensions import AddValidationRules, MaxTokensLimiter, SchemaExtension
+from strawberry.extensions import SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as alias_validator
 from strawberry.extensions.query_depth_limiter import IgnoreContext
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
@@ -63,13 +63,20 @@ def graphql_limits(
     ]
     if not introspection:
         rules.append(_coded(NoSchemaIntrospectionCustomRule, "INTROSPECTION_DISABLED"))
-    frozen_rules = list(rules)
+    frozen_rules = tuple(rules)
 
-    class ServiceValidationRules(AddValidationRules):
-        def __init__(self) -> None:
-            super().__init__(frozen_rules)
+    class ServiceLimits(SchemaExtension):
+        """The token limit and the rules above in one extension (what strawberry's
+        ``MaxTokensLimiter`` and ``AddValidationRules`` do): every extension costs its hooks on
+        every request."""
 
-    return [ServiceValidationRules, lambda: MaxTokensLimiter(max_token_count=max_tokens)]
+        def on_operation(self) -> Iterator[None]:
+            context = self.execution_context
+            context.parse_options["max_tokens"] = max_tokens
+            context.validation_rules = context.validation_rules + frozen_rules
+            yield
+
+    return [ServiceLimits]
 
 
 class RateLimiter:
