@@ -563,42 +563,37 @@ class Operations:
         """A player's session step: apply the player's ``move`` (if given), then let bots play
         every other seat, each from its own view, until the player is to move again or the game
         is over. The result is addressed to the player: their view, the events they may see and
-        a token issued to them. Bot ``k``-th move of the call uses seed ``seed + k``."""
+        a token issued to them. The call's ``k``-th bot move uses seed ``seed + k``."""
         resolved = await self.resolve(ref)
         seat = self._player(resolved, resolved.player if player is None else player)
         resolved.player = seat
-        state = resolved.state
-        events: list[Event] = []
-        played: list[Move] = []
+        transitions: list[manhattan.Transition] = []
         if move is not None:
-            self._check_mover(resolved, self.read_move(move))
+            mine = self.read_move(move)
+            self._check_mover(resolved, mine)
             try:
-                transition = manhattan.play(state, self.read_move(move))
+                transitions.append(manhattan.play(resolved.state, mine))
             except manhattan.IllegalMoveError as exc:
                 raise ApiError(exc.code, exc.message) from None
-            state, events, played = transition.state, list(transition.events), [transition.move]
-        bots = 0
+        state = transitions[-1].state if transitions else resolved.state
+        mine_count = len(transitions)
         while not state.is_over and state.to_move != seat:
-            if bots == MAX_ADVANCE_MOVES:
+            if len(transitions) > MAX_ADVANCE_MOVES:
                 raise ApiError("INVALID_REQUEST", f"more than {MAX_ADVANCE_MOVES} bot moves")
-            mover = state.to_move
-            assert mover is not None
+            assert state.to_move is not None
             found = await suggest_move(
                 state,
-                mover,
+                state.to_move,
                 bot,
-                seed=seed + bots,
+                seed=seed + len(transitions) - mine_count,
                 iterations=iterations,
                 time_ms=time_ms,
                 budget=self.bot_budget,
             )
-            transition = manhattan.play(state, found.move)
-            state = transition.state
-            events.extend(transition.events)
-            played.append(transition.move)
-            bots += 1
-        visible = [e for e in events if e.visible_for(seat)]
-        return Applied(await self.seal(state, seat), visible, played)
+            transitions.append(manhattan.play(state, found.move))
+            state = transitions[-1].state
+        events = [e for t in transitions for e in t.events if e.visible_for(seat)]
+        return Applied(await self.seal(state, seat), events, [t.move for t in transitions])
 
 
 def json_digest(obj: object) -> bytes | None:
