@@ -6,13 +6,14 @@ strict mode, which refuses plain JSON) or a trusted platform sends the full stat
 (``Manhattan-Player`` header).
 
 Answers compared: the view, legal moves, validation of moves, scores, analysis, the preview of
-every legal move, threats, the board picture, bot suggestions at a fixed bot seed (random and
-greedy), storing the state, and applying a few of the player's moves, whose events and view must
-agree but for what comes from a hidden deck: the cards the player draws (exactly the cards that
-enter their hand) and an urban rule revealed when a round starts (tests/reveals.py). Three
-fields are left out of the comparison, by design: ``token`` (a random nonce; its length is
-compared instead), a bot's ``stats.time_ms`` (a clock) and ``gameId`` (a hash of the rules and
-the seed that names the game: another seed is another game; it tells nothing about the seed).
+every legal move, threats, the board picture, bot suggestions at a fixed bot seed (random,
+greedy and ismcts), storing the state, and applying a few of the player's moves, whose events
+and view must agree but for what comes from a hidden deck: the cards the player draws (exactly
+the cards that enter their hand) and an urban rule revealed when a round starts
+(tests/reveals.py). Three fields are left out of the comparison, by design: ``token`` (a random
+nonce; its length is compared instead), a bot's ``stats.time_ms`` (a clock) and ``gameId`` (a
+hash of the rules and the seed that names the game: another seed is another game; it tells
+nothing about the seed).
 """
 
 from __future__ import annotations
@@ -121,8 +122,8 @@ async def answers(seat: Seat, state: manhattan.State) -> dict[str, Any]:
         out[f"validate {text}"] = await seat.post("/v1/validate", move=text)
     for path in ("/v1/score", "/v1/analysis", "/v1/preview", "/v1/threats", "/v1/render.svg"):
         out[path] = await seat.post(path)
-    for bot in ("random", "greedy"):
-        out[f"suggest {bot}"] = await seat.post("/v1/suggest", bot=bot, seed=3)
+    for bot, budget in (("random", {}), ("greedy", {}), ("ismcts", {"iterations": 40})):
+        out[f"suggest {bot}"] = await seat.post("/v1/suggest", bot=bot, seed=3, **budget)
     status, body = await seat.post("/v1/states")
     out["store"] = status, scrub(body)
     for text in legal[:: max(1, len(legal) // 3)][:3]:
