@@ -80,8 +80,10 @@ async function advance(move) {
     bot: { level: table.bot, seed: table.seed },
   });
   table.seed += step.moves.length;
-  for (const played of step.moves) log(`${played.player === ME ? "you" : `player ${played.player}`}: ${played.notation}`);
+  // The log shows the newest first: this step's events, headed by the moves that made them.
   for (const event of step.events) describe(event);
+  const who = (p) => (p === ME ? "you" : `player ${p}`);
+  if (step.moves.length) log(step.moves.map((m) => `${who(m.player)}: ${m.notation}`).join(" · "));
   take(step);
   if (table.view.phase === "over") {
     finish();
