@@ -117,13 +117,18 @@ def test_fast_path_matches_graphql_core(query: str) -> None:
 
 def test_fast_path_is_taken_for_plain_objects(monkeypatch: pytest.MonkeyPatch) -> None:
     completed: list[object] = []
-    original = graphql_execution._complete_plain
+    compile_plan = graphql_execution._compile.__wrapped__
 
-    def counting(plan: Any, source: Any) -> Any:
-        completed.append(source)
-        return original(plan, source)
+    def counting_compile(plan: Any) -> Any:
+        complete = compile_plan(plan)
 
-    monkeypatch.setattr(graphql_execution, "_complete_plain", counting)
+        def counting(source: Any) -> Any:
+            completed.append(source)
+            return complete(source)
+
+        return counting
+
+    monkeypatch.setattr(graphql_execution, "_compile", counting_compile)
     data, errors = _run(_schema(fast=True), "{ good { kind count values } }")
     assert errors == []
     assert len(completed) == 2 == len(data["good"])

@@ -19,6 +19,7 @@ path is only ever taken when it would agree with it.
 from __future__ import annotations
 
 import functools
+import keyword
 from collections.abc import Callable
 from typing import Any
 
@@ -45,7 +46,7 @@ from strawberry.types.field import StrawberryField
 _PlainField = tuple[
     str, str | None, Callable[[Any], Any], int, bool, bool, type | None, Callable[[Any], Any]
 ]
-_NO_PLAN: tuple[_PlainField, ...] = ()
+_Completer = Callable[[Any], dict[str, Any]]
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # GraphQL Int is a 32-bit signed integer
 
 
@@ -163,16 +164,17 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
         super().__init__(*args, **kwargs)
         # Keyed by the identity of graphql-core's memoized collected fields, which it keeps
         # alive for the whole execution, so an id is never reused while cached here.
-        self._plans: dict[int, tuple[_PlainField, ...]] = {}
+        self._plans: dict[int, _Completer | None] = {}
 
     def _plan(
         self, return_type: GraphQLObjectType, field_details_list: FieldDetailsList
-    ) -> tuple[_PlainField, ...]:
+    ) -> _Completer | None:
+        """The completer of this selection on ``return_type``, or None if it is not plain."""
         collected = self.collect_subfields(return_type, field_details_list)
-        plan = self._plans.get(id(collected))
-        if plan is not None:
-            return plan
-        plan = _NO_PLAN
+        key = id(collected)
+        if key in self._plans:
+            return self._plans[key]
+        plan: _Completer | None = None
         middleware = self.middleware_manager
         if (
             (middleware is None or not middleware.middlewares)  # extensions' resolve hooks
@@ -184,8 +186,8 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
                 for name, details in collected.grouped_field_set.items()
             ]
             if fields and all(f is not None for f in fields):
-                plan = tuple(f for f in fields if f is not None)
-        self._plans[id(collected)] = plan
+                plan = _compile(tuple(f for f in fields if f is not None))
+        self._plans[key] = plan
         return plan
 
     def complete_list_value(
@@ -206,10 +208,10 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
             and isinstance(result, list | tuple)
             and not any(d.node.directives for d in field_details_list)  # @stream
         ):
-            plan = self._plan(object_type, field_details_list)
-            if plan:
+            complete = self._plan(object_type, field_details_list)
+            if complete is not None:
                 try:
-                    return [_complete_item(plan, item, non_null) for item in result]
+                    return [_complete_item(complete, item, non_null) for item in result]
                 except Exception:  # the general path below reports it, as it always did
                     pass
         return super().complete_list_value(
@@ -225,10 +227,10 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
         result: Any,
         position_context: Any,
     ) -> Any:
-        plan = self._plan(return_type, field_details_list)
-        if plan:
+        complete = self._plan(return_type, field_details_list)
+        if complete is not None:
             try:
-                return _complete_plain(plan, result)
+                return complete(result)
             except Exception:  # the general path below reports it, as it always did
                 pass
         return super().complete_object_value(
@@ -236,41 +238,57 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
         )
 
 
-def _complete_item(plan: tuple[_PlainField, ...], item: Any, non_null: bool) -> Any:
+def _complete_item(complete: _Completer, item: Any, non_null: bool) -> Any:
     if item is None:
         if non_null:
             raise _Fallback
         return None
     if isinstance(item, Exception):
         raise _Fallback  # graphql-core raises it as the item's error
-    return _complete_plain(plan, item)
+    return complete(item)
 
 
-def _complete_plain(plan: tuple[_PlainField, ...], source: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    value: Any
-    item: Any
-    for name, attr, read, kind, non_null, items_non_null, exact, coerce in plan:
-        value = read(source) if attr is None else getattr(source, attr)
-        if value is None or value is Undefined:
-            if non_null:
-                raise _Fallback
-            out[name] = None
-        elif kind == 0:
-            # mypy narrows ``value`` to ``exact``'s static type (object) after the type test
-            if type(value) is not exact or (exact is int and not _INT_MIN <= value <= _INT_MAX):  # type: ignore[operator]
-                value = coerce(value)
-            out[name] = value
+@functools.lru_cache(maxsize=256)  # plans are built from the schema, so few distinct ones
+def _compile(plan: tuple[_PlainField, ...]) -> _Completer:
+    """A function completing one object of ``plan``, written out field by field (as
+    ``dataclasses`` writes ``__init__``): a third of the cost of interpreting the plan per
+    object. Only names the schema defines reach the source text (attributes that are Python
+    identifiers); response names and functions are bound as constants."""
+    namespace: dict[str, Any] = {
+        "Undefined": Undefined,
+        "Fallback": _Fallback,
+        "MIN": _INT_MIN,
+        "MAX": _INT_MAX,
+    }
+    lines = ["def complete(source):"]
+    for i, (name, attr, read, kind, non_null, items_non_null, exact, coerce) in enumerate(plan):
+        namespace[f"N{i}"], namespace[f"R{i}"], namespace[f"C{i}"] = name, read, coerce
+        plain_attr = attr is not None and attr.isidentifier() and not keyword.iskeyword(attr)
+        lines.append(f"    v = source.{attr}" if plain_attr else f"    v = R{i}(source)")
+        lines.append("    if v is None or v is Undefined:")
+        lines.append("        raise Fallback" if non_null else f"        v{i} = None")
+        lines.append("    else:")
+        if kind == 0:
+            lines.append(f"        if {_needs_coercion('v', exact)}:")
+            lines.append(f"            v = C{i}(v)")
+            lines.append(f"        v{i} = v")
         else:
-            if not isinstance(value, list | tuple):
-                raise _Fallback  # other iterables: graphql-core decides
-            items: list[Any] = []
-            for item in value:
-                if item is None:
-                    if items_non_null:
-                        raise _Fallback
-                elif type(item) is not exact or (exact is int and not _INT_MIN <= item <= _INT_MAX):  # type: ignore[operator]
-                    item = coerce(item)
-                items.append(item)
-            out[name] = items
-    return out
+            item = f"C{i}(x) if {_needs_coercion('x', exact)} else x"
+            if not items_non_null:
+                item = f"None if x is None else ({item})"
+            lines.append("        if not isinstance(v, (list, tuple)):")
+            lines.append("            raise Fallback  # other iterables: graphql-core decides")
+            lines.append(f"        v{i} = [{item} for x in v]")
+    lines.append("    return {" + ", ".join(f"N{i}: v{i}" for i in range(len(plan))) + "}")
+    exec("\n".join(lines), namespace)  # source built above from the plan only
+    complete: _Completer = namespace["complete"]
+    return complete
+
+
+def _needs_coercion(var: str, exact: type | None) -> str:
+    """Source of the test that ``var`` is not returned unchanged by the scalar's coercion."""
+    if exact is int:
+        return f"type({var}) is not int or not MIN <= {var} <= MAX"
+    if exact is str:
+        return f"type({var}) is not str"
+    return "True"
