@@ -17,7 +17,7 @@ from .engine import (
     ranking,
 )
 
-BENCHES = ("engine", "service", "bots", "analysis")
+BENCHES = ("engine", "service", "bots", "analysis", "soak")
 
 
 def _random_game(args: argparse.Namespace) -> int:
@@ -51,6 +51,8 @@ def _bench(args: argparse.Namespace) -> int:
         from .bots.bench import run
     elif args.what == "analysis":
         from .bench.analysis import run
+    elif args.what == "soak":
+        from .bench.soak import run
     else:
         from .api.bench import run
     return run(args.rest)

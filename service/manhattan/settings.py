@@ -60,6 +60,8 @@ class Settings:
     bot_max_time_ms: int = 2_000
     log_level: str = "INFO"
     access_log: bool = True
+    #: Seconds ``manhattan serve`` lets in-flight requests finish after SIGTERM.
+    graceful_timeout: float = 20.0
     #: The static web page served at /play when the directory exists; "off": not served.
     web_dir: str = DEFAULT_WEB_DIR
 
@@ -105,6 +107,9 @@ class Settings:
             bot_max_time_ms=read("MANHATTAN_BOT_MAX_TIME_MS", _positive_int, cls.bot_max_time_ms),
             log_level=read("MANHATTAN_LOG_LEVEL", _log_level, cls.log_level),
             access_log=read("MANHATTAN_ACCESS_LOG", _bool, cls.access_log),
+            graceful_timeout=read(
+                "MANHATTAN_GRACEFUL_TIMEOUT", _positive_float, cls.graceful_timeout
+            ),
             web_dir=read("MANHATTAN_WEB_DIR", str, cls.web_dir),
         )
 

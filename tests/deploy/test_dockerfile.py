@@ -97,11 +97,6 @@ def test_command_is_manhattan_serve_on_the_exposed_port(monkeypatch: pytest.Monk
     assert one("STOPSIGNAL") == "SIGTERM"
 
 
-@pytest.mark.xfail(
-    reason="serve.run does not pass timeout_graceful_shutdown to uvicorn yet; the drain is "
-    "bounded only by the orchestrator's grace period",
-    strict=False,
-)
 def test_serve_bounds_the_graceful_drain(monkeypatch: pytest.MonkeyPatch) -> None:
     graceful = served_with(monkeypatch).get("timeout_graceful_shutdown")
     assert isinstance(graceful, int | float) and 0 < graceful <= DRAIN_BUDGET_SECONDS

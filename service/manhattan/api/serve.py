@@ -28,4 +28,5 @@ def run(host: str | None, port: int | None) -> None:
         proxy_headers=False,
         server_header=False,
         timeout_keep_alive=30,
+        timeout_graceful_shutdown=settings.graceful_timeout,
     )
