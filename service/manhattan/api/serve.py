@@ -28,5 +28,5 @@ def run(host: str | None, port: int | None) -> None:
         proxy_headers=False,
         server_header=False,
         timeout_keep_alive=30,
-        timeout_graceful_shutdown=settings.graceful_timeout,
+        timeout_graceful_shutdown=max(1, round(settings.graceful_timeout)),
     )
