@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 import redis.asyncio as redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
@@ -92,6 +93,10 @@ class MemoryBackend:
         return len(self._entries)
 
 
+#: ``REDIS_URL`` schemes that select Redis Cluster (the rest of the URL is a seed node).
+CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
+
+
 class RedisBackend:
     """Redis through a bounded, blocking pool with short timeouts and no client-side retries
     (a retry would multiply the latency of an outage; the cache is an optimization)."""
@@ -112,6 +117,18 @@ class RedisBackend:
         self._clock = clock
         self._down_until = 0.0
         self._down = False
+        self._client: redis.Redis | RedisCluster
+        if url.startswith(CLUSTER_SCHEMES):
+            # Redis Cluster: every operation touches one key, so one slot; no hash tags needed.
+            self.name = "redis-cluster"
+            self._client = RedisCluster.from_url(
+                url.replace("+cluster", "", 1),
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                max_connections=pool_size,
+                retry=Retry(NoBackoff(), 0),
+            )
+            return
         pool = redis.BlockingConnectionPool.from_url(
             url,
             max_connections=pool_size,
