@@ -37,7 +37,7 @@ class Metrics:
         )
         self.cache = Counter(
             "manhattan_cache",
-            "State cache lookups by kind (state, legal) and outcome (hit, miss, error)",
+            "State cache lookups by kind (state, legal, suggest) and outcome (hit, miss, error)",
             ["kind", "outcome"],
             registry=self.registry,
         )

@@ -27,7 +27,16 @@ from ..sealing import BadTokenError, Sealer
 from ..store import StateCache
 from .encoding import encode
 from .errors import ApiError
-from .suggestions import DEFAULT_BOT, BotBudget, Suggestion, bot_levels, suggest_move
+from .suggestions import (
+    DEFAULT_BOT,
+    BotBudget,
+    Suggestion,
+    bot_levels,
+    decode_suggestion,
+    encode_suggestion,
+    suggest_move,
+    suggestion_key,
+)
 
 _STATE_ID = re.compile(r"[0-9a-f]{32}")
 _GAME_ID = re.compile(r"[0-9a-f]{32}")
@@ -452,7 +461,15 @@ class Operations:
         seat = self._player(resolved, resolved.player if seat is None else seat)
         if state.to_move != seat:
             raise ApiError("NOT_YOUR_TURN", f"it is player {state.to_move}'s turn, not {seat}'s")
-        return await suggest_move(
+        # Only a suggestion without a time budget is reproducible, so only that one is cached.
+        key = (
+            None
+            if time_ms is not None
+            else suggestion_key(resolved.state_id, seat, bot, iterations, seed)
+        )
+        if key is not None and (cached := await self.cache.load_result("suggest", key)):
+            return decode_suggestion(cached, state)
+        found = await suggest_move(
             state,
             seat,
             bot,
@@ -461,6 +478,9 @@ class Operations:
             time_ms=time_ms,
             budget=self.bot_budget,
         )
+        if key is not None:
+            await self.cache.save_result("suggest", key, encode_suggestion(found))
+        return found
 
     async def store(self, ref: StateRef) -> Sealed:
         resolved = await self.resolve(ref)

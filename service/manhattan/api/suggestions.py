@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
+import msgpack
 
 import manhattan
 from manhattan import Move, State
@@ -47,6 +48,39 @@ class Suggestion:
 class BotBudget:
     max_iterations: int = 20_000
     max_time_ms: int = 2_000
+
+
+def suggestion_key(
+    state_id: str, player: int, bot: str, iterations: int | None, seed: int | None
+) -> str:
+    """The cache key of a reproducible suggestion: state, player, level, budget and seed."""
+    return f"{state_id}:{player}:{bot}:{iterations}:{seed}"
+
+
+def encode_suggestion(suggestion: Suggestion) -> bytes:
+    data: bytes = msgpack.packb(
+        {
+            "move": suggestion.move.to_json(),
+            "bot": suggestion.bot,
+            "stats": suggestion.stats,
+            "alternatives": [
+                [a.move.to_json(), a.visits, a.mean_score] for a in suggestion.alternatives
+            ],
+        }
+    )
+    return data
+
+
+def decode_suggestion(data: bytes, state: State) -> Suggestion:
+    """A cached suggestion, its move re-checked against ``state``. It is returned exactly as it
+    was computed: a "cached" flag would tell a player whether someone asked about the same full
+    state before (the cache metrics count hits instead)."""
+    obj = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    move = manhattan.check_move(state, Move.from_json(obj["move"]))
+    alternatives = [
+        Alternative(Move.from_json(m), int(v), float(s)) for m, v, s in obj["alternatives"]
+    ]
+    return Suggestion(move, obj["bot"], obj["stats"], alternatives)
 
 
 def bots_suggest() -> Callable[..., Any] | None:
