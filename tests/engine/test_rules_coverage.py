@@ -10,14 +10,19 @@ import pytest
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
-CANDIDATES = [ROOT / "RULES.md", ROOT / "docs" / "RULES.md", ROOT.parent / "shared" / "RULES.md"]
+#: The project's snapshot of the specification (a checkout may not have ../shared beside it).
+SNAPSHOT = ROOT / "docs" / "RULES.md"
+SHARED = ROOT.parent / "shared" / "RULES.md"
 
 
 def _rules_text() -> str:
-    for path in CANDIDATES:
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    pytest.fail(f"RULES.md not found in {[str(p) for p in CANDIDATES]}")
+    return SNAPSHOT.read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not SHARED.is_file(), reason="no ../shared/RULES.md beside this checkout")
+def test_the_snapshot_is_the_shared_specification() -> None:
+    """docs/RULES.md is a copy of ../shared/RULES.md: refresh it when the specification moves."""
+    assert SNAPSHOT.read_text(encoding="utf-8") == SHARED.read_text(encoding="utf-8")
 
 
 def _tests_text() -> str:
