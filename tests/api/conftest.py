@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -54,3 +54,45 @@ def make_app() -> MakeApp:
 async def client(make_app: MakeApp) -> AsyncIterator[httpx.AsyncClient]:
     async with connect(make_app()) as c:
         yield c
+
+
+@pytest.fixture(autouse=True)
+def graphql_paths_agree() -> Iterator[None]:
+    """Every request a test sends to ``/graphql`` is replayed when the test ends through both the
+    lean path and strawberry's view, which must answer alike (``test_perf_graphql_http``).
+    Apps on an external cache backend are left out (their connections belong to the test's
+    event loop); replays are capped per test."""
+    from manhattan.api.graphql_schema import GraphQLApp
+
+    from .test_perf_graphql_http import REPLAY, replay_recorded
+
+    recorded: list[tuple[Starlette, dict[str, Any], bytes]] = []
+    original = GraphQLApp.__call__
+
+    async def recording(self: GraphQLApp, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or REPLAY in scope or len(recorded) >= _MAX_REPLAYS:
+            await original(self, scope, receive, send)
+            return
+        chunks: list[bytes] = []
+
+        async def tap() -> Any:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            return message
+
+        try:
+            await original(self, scope, tap, send)
+        finally:
+            app = scope.get("app")
+            if app is not None and app.state.operations.cache.backend.name == "memory":
+                recorded.append((app, dict(scope), b"".join(chunks)))
+
+    GraphQLApp.__call__ = recording  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        GraphQLApp.__call__ = original  # type: ignore[method-assign]
+    replay_recorded(recorded)
+
+
+_MAX_REPLAYS = 200

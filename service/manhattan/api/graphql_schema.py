@@ -19,12 +19,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
-from strawberry.exceptions import StrawberryGraphQLError
+from strawberry.exceptions import MissingQueryError, StrawberryGraphQLError
 from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.types import ExecutionResult, Info
+from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET
 
 from .encoding import dump_json
@@ -421,8 +423,28 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
     return dict(formatted)
 
 
+_POST_OPERATIONS = frozenset(OperationType.from_http("POST"))
+
+
 class GraphQLApp(GraphQL[dict[str, Any], None]):
-    """strawberry's ASGI app with coded errors and JSON bodies for transport errors."""
+    """strawberry's ASGI app with coded errors and JSON bodies for transport errors.
+
+    The common request, one operation POSTed as ``application/json``, takes a lean path
+    (``_lean_post``) that does what strawberry's view does for it without its generic request
+    adapter, content-type parsing and dispatch; everything else goes through the view.
+    """
+
+    def __init__(self, schema: strawberry.Schema, **options: Any) -> None:
+        super().__init__(schema, **options)
+        # The lean path only handles plain results: no HTTP stream transports (SSE, multipart
+        # subscriptions), no incremental delivery, no subscriptions, no multipart uploads.
+        self._lean = (
+            not self._stream_transport_map
+            and not self.multipart_uploads_enabled
+            and not schema.config.enable_experimental_incremental_execution
+            and schema.subscription is None
+            and type(self).get_root_value is GraphQL.get_root_value
+        )
 
     def encode_json(self, data: object) -> bytes:
         return dump_json(data)  # orjson: a large share of a list response's cost otherwise
@@ -456,13 +478,65 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             data["extensions"] = result.extensions
         return data
 
+    async def _lean_post(self, request: Request) -> Response | None:
+        """The response to a POST of one operation as ``application/json``, as strawberry's
+        view would make it (same context, execution, result processing and response), or None
+        when the request is anything else: the view then handles it, from the start."""
+        content_type = request.headers.get("content-type", "")
+        if content_type.partition(";")[0].strip(" \t") != "application/json":
+            return None  # strawberry matches the media type case-sensitively, as here
+        try:
+            data = self.decode_json(await request.body())  # cached on the request for the view
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(data, dict):
+            return None  # a batch, or a body the view rejects
+        query = data.get("query")
+        variables = data.get("variables")
+        operation_name = data.get("operationName")
+        extensions = data.get("extensions")
+        if (
+            not isinstance(query, str)
+            or not query
+            or not isinstance(variables, dict | None)
+            or not isinstance(operation_name, str | None)
+            or not isinstance(extensions, dict | None)
+        ):
+            return None
+        sub_response = await self.get_sub_response(request)
+        context = await self.get_context(request, response=sub_response)
+        try:
+            result = await self.schema.execute(
+                query,
+                root_value=None,  # the view's get_root_value, not overridden (see __init__)
+                variable_values=variables,
+                context_value=context,
+                operation_name=operation_name,
+                allowed_operation_types=_POST_OPERATIONS,
+                operation_extensions=extensions,
+            )
+        except CannotGetOperationTypeError as e:
+            raise HTTPException(400, e.as_http_error_reason()) from e
+        except InvalidOperationTypeError as e:
+            raise HTTPException(400, e.as_http_error_reason("POST")) from e
+        except MissingQueryError as e:
+            raise HTTPException(400, "No GraphQL query found in the request") from e
+        response_data = await self.process_result(request, result)
+        if result.errors:
+            self._handle_errors(result.errors, response_data)
+        return self.create_response(response_data=response_data, sub_response=sub_response)
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
         request = Request(scope, receive=receive)
         try:
-            response = await self.run(request)
+            response = None
+            if self._lean and scope["method"] == "POST":
+                response = await self._lean_post(request)
+            if response is None:
+                response = await self.run(request)
         except HTTPException as exc:
             code = {405: "METHOD_NOT_ALLOWED", 404: "NOT_FOUND"}.get(
                 exc.status_code, "INVALID_REQUEST"
