@@ -6,6 +6,12 @@ run, a plain Starlette endpoint that echoes a body of the same size, both on loo
 inline state over REST and GraphQL, and a cached state id over both. Each case runs ``--runs``
 times, interleaved; the table shows medians of requests/s and of p50/p99 latency, and the ratios
 the issue sets as targets (REST >= 0.35x echo, GraphQL >= 0.5x REST, p99 < 25 ms).
+
+The service memoizes parsed inline states by an exact digest of the decoded JSON, so the inline
+cases, which send one body over and over, measure a repeated state. The "distinct states" cases
+send ``--distinct`` different mid-game states of the same size class instead, in turn (a wrk Lua
+``request()`` picking the next pre-built request): more states than the memo holds, cycled, so
+every request misses it and pays for parsing and checking the state.
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 TARGETS = {"rest_vs_echo": 0.35, "graphql_vs_rest": 0.5, "p99_ms": 25.0}
+# More than the parsed-state memo holds (Operations(parsed_states=1_024)): cycling through them in
+# order, a least-recently-used memo never hits.
+DISTINCT_STATES = 1_500
 GRAPHQL_QUERY = (
     "query($s: StateRef!) { legalMoves(state: $s) "
     "{ type player card neighborhood floors color pieces block notation } }"
@@ -40,6 +49,7 @@ class Case:
     port_key: str  # "service" or "echo"
     path: str
     body: bytes
+    rotate: tuple[bytes, ...] = ()  # bodies sent in turn instead of ``body`` (same size class)
 
 
 class Measurement(NamedTuple):
@@ -119,18 +129,52 @@ def parse_wrk(output: str) -> Measurement:
     return Measurement(rps, _ms(p50.group(1)), _ms(p99.group(1)))
 
 
+def _rotating_script(bodies: tuple[bytes, ...], workdir: Path) -> str:
+    """A wrk script sending ``bodies`` in turn. The requests are formatted once per thread in
+    ``init`` so that ``request()`` costs wrk no more than a fixed body does."""
+    folder = workdir / "bodies"
+    folder.mkdir(exist_ok=True)
+    for i, body in enumerate(bodies, 1):
+        (folder / f"{i}.json").write_bytes(body)
+    return (
+        f"local requests, n, i = {{}}, {len(bodies)}, 0\n"
+        "init = function(args)\n"
+        "  for k = 1, n do\n"
+        f'    local f = io.open("{folder}/" .. k .. ".json", "rb")\n'
+        '    requests[k] = wrk.format("POST", nil, {["Content-Type"] = "application/json"}, '
+        'f:read("*a"))\n'
+        "    f:close()\n"
+        "  end\n"
+        "end\n"
+        "request = function()\n"
+        "  i = i % n + 1\n"
+        "  return requests[i]\n"
+        "end\n"
+    )
+
+
 def _run_wrk(
-    url: str, body: bytes, *, connections: int, threads: int, seconds: int, workdir: Path
+    url: str,
+    body: bytes,
+    *,
+    connections: int,
+    threads: int,
+    seconds: int,
+    workdir: Path,
+    rotate: tuple[bytes, ...] = (),
 ) -> Measurement:
     script = workdir / "post.lua"
-    body_file = workdir / "body.json"
-    body_file.write_bytes(body)
-    script.write_text(
-        f'local f = io.open("{body_file}", "rb")\n'
-        "wrk.body = f:read('*a')\nf:close()\n"
-        'wrk.method = "POST"\n'
-        'wrk.headers["Content-Type"] = "application/json"\n'
-    )
+    if rotate:
+        script.write_text(_rotating_script(rotate, workdir))
+    else:
+        body_file = workdir / "body.json"
+        body_file.write_bytes(body)
+        script.write_text(
+            f'local f = io.open("{body_file}", "rb")\n'
+            "wrk.body = f:read('*a')\nf:close()\n"
+            'wrk.method = "POST"\n'
+            'wrk.headers["Content-Type"] = "application/json"\n'
+        )
     output = subprocess.run(
         [
             "wrk",
@@ -149,10 +193,16 @@ def _run_wrk(
     return parse_wrk(output)
 
 
-def _cases(service: str, redis_url: str | None) -> list[Case]:
+def _gql_body(ref: dict[str, object]) -> bytes:
+    return json.dumps({"query": GRAPHQL_QUERY, "variables": {"s": ref}}).encode()
+
+
+def _cases(service: str, redis_url: str | None, distinct: int) -> list[Case]:
     from manhattan.bench.engine import mid_game_state
 
     state = mid_game_state().to_json()
+    # Other games at the same point (round 2's build phase), so bodies of the same size class.
+    others = [mid_game_state(f"bench-{i}").to_json() for i in range(distinct)]
     stored = _post(f"{service}/v1/states", json.dumps({"state": state}).encode())
     state_id = stored["stateId"]
     rest_inline = json.dumps({"state": state}).encode()
@@ -165,12 +215,26 @@ def _cases(service: str, redis_url: str | None) -> list[Case]:
         Case("GraphQL legalMoves, inline state", "service", "/graphql", gql_inline),
         Case("REST legal-moves, cached id", "service", "/v1/legal-moves", rest_id),
         Case("GraphQL legalMoves, cached id", "service", "/graphql", gql_id),
+        Case(
+            "REST legal-moves, distinct states",
+            "service",
+            "/v1/legal-moves",
+            rest_inline,
+            tuple(json.dumps({"state": s}).encode() for s in others),
+        ),
+        Case(
+            "GraphQL legalMoves, distinct states",
+            "service",
+            "/graphql",
+            gql_inline,
+            tuple(_gql_body({"json": s}) for s in others),
+        ),
     ]
 
 
 def _table(results: dict[str, list[Measurement]], cases: list[Case]) -> dict[str, Measurement]:
     medians = {}
-    print(f"{'case':36} {'body B':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+    print(f"{'case':36} {'body B':>11} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
     for case in cases:
         runs = results[case.name]
         m = Measurement(
@@ -179,10 +243,9 @@ def _table(results: dict[str, list[Measurement]], cases: list[Case]) -> dict[str
             statistics.median(r.p99_ms for r in runs),
         )
         medians[case.name] = m
-        print(
-            f"{case.name:36} {len(case.body):7d} {m.requests_per_s:9.0f} "
-            f"{m.p50_ms:8.2f} {m.p99_ms:8.2f}"
-        )
+        sizes = [len(b) for b in case.rotate] or [len(case.body)]
+        size = f"{min(sizes)}" if min(sizes) == max(sizes) else f"{min(sizes)}-{max(sizes)}"
+        print(f"{case.name:36} {size:>11} {m.requests_per_s:9.0f} {m.p50_ms:8.2f} {m.p99_ms:8.2f}")
     return medians
 
 
@@ -193,6 +256,12 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--threads", type=int, default=1, help="wrk threads")
     parser.add_argument("--redis-url", default=None, help="cache in Redis instead of the LRU")
+    parser.add_argument(
+        "--distinct",
+        type=int,
+        default=DISTINCT_STATES,
+        help="states the 'distinct states' cases cycle through (more than the memo holds)",
+    )
     parser.add_argument("--json", action="store_true", help="also print the medians as JSON")
     args = parser.parse_args(argv)
     if shutil.which("wrk") is None:
@@ -215,7 +284,7 @@ def run(argv: list[str]) -> int:
         service = f"http://127.0.0.1:{ports['service']}"
         _wait_ready(f"{service}/healthz")
         _wait_ready(f"http://127.0.0.1:{ports['echo']}/echo")  # 405 on GET still means "up"
-        cases = _cases(service, args.redis_url)
+        cases = _cases(service, args.redis_url, args.distinct)
         results: dict[str, list[Measurement]] = {c.name: [] for c in cases}
         with tempfile.TemporaryDirectory() as workdir:
             for _ in range(args.runs):
@@ -229,6 +298,7 @@ def run(argv: list[str]) -> int:
                             threads=args.threads,
                             seconds=args.duration,
                             workdir=Path(workdir),
+                            rotate=case.rotate,
                         )
                     )
         print(
@@ -243,6 +313,18 @@ def run(argv: list[str]) -> int:
         worst_p99 = max(m.p99_ms for name, m in medians.items() if name != names[0])
         print(f"REST / echo     {rest_ratio:5.2f}  (target >= {TARGETS['rest_vs_echo']})")
         print(f"GraphQL / REST  {gql_ratio:5.2f}  (target >= {TARGETS['graphql_vs_rest']})")
+        for label, r, g in (
+            ("cached id", medians[names[3]], medians[names[4]]),
+            ("distinct states", medians[names[5]], medians[names[6]]),
+        ):
+            print(
+                f"  {label}: REST / echo {r.requests_per_s / echo.requests_per_s:4.2f}, "
+                f"GraphQL / REST {g.requests_per_s / r.requests_per_s:4.2f}"
+            )
+        print(
+            f"p99 at {args.connections} connections: "
+            + ", ".join(f"{name} {medians[name].p99_ms:.1f} ms" for name in names[1:])
+        )
         print(f"worst p99       {worst_p99:5.1f} ms (target < {TARGETS['p99_ms']} ms)")
         if args.json:
             print(json.dumps({name: m._asdict() for name, m in medians.items()}))
