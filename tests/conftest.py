@@ -4,6 +4,10 @@
 ``redis_server``: always a server of its own that a test may stop and restart (outage tests).
 Tests that need Redis are marked ``redis``; without REDIS_URL and without ``redis-server`` on
 PATH they are skipped with the reason.
+
+Hypothesis runs derandomized by default, so the test command (and CI, which gates landing on it)
+gives the same verdict every time; ``HYPOTHESIS_PROFILE=explore`` searches with fresh random
+examples, more of them, to hunt for new failures.
 """
 
 from __future__ import annotations
@@ -17,6 +21,11 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("default", derandomize=True, print_blob=True)
+settings.register_profile("explore", derandomize=False, max_examples=300, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def _free_port() -> int:

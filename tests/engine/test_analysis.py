@@ -108,7 +108,7 @@ def test_s6_reach_agrees_with_legal_moves(state: manhattan.State) -> None:
         assert player is not None
         for color in state.rules.colors[player]:
             sizes = [f for c, f in b.reach.pieces if c == color]
-            if color != b.owner:
+            if color != b.owner and state.phase == "build":  # nothing reaches while selecting
                 assert b.take_with_selected[color] == min(sizes, default=None)
             if b.take_with[color] is not None:
                 assert b.take_with[color] <= min(sizes, default=4)
@@ -149,3 +149,16 @@ def test_to_json_is_camel_case() -> None:
         "reach",
     }
     assert set(first["reach"]) == {"cards", "pieces", "canBuild"}
+
+
+def test_s5_nothing_reaches_a_building_between_a_players_two_selections() -> None:
+    """RULES §5 [D4]: a 2-player player who has chosen one color's pieces still cannot build
+    until the build phase, so ``reach`` offers no piece (found by the property test above)."""
+    rng = random.Random(7)
+    state = manhattan.new_game(players=2, seed="reach")
+    while not (state.round == 2 and state.phase == "select" and any(state.selected[0])):
+        state = manhattan.apply_move(state, rng.choice(manhattan.legal_moves(state)))
+    buildings = analyze(state).buildings
+    assert buildings
+    for b in buildings:
+        assert b.reach is not None and b.reach.pieces == ()

@@ -186,7 +186,9 @@ def _reach(game: GameLike, hand: Sequence[int], index: int) -> Reach:
     table = ROTATION[rules.seats[player]]
     cards = tuple(sorted({card for card in hand if table[card] == index % 9}))
     pieces: list[tuple[int, int]] = []
-    for color in rules.colors[player]:
+    # RULES §5: nothing is built during the selection phase, even with a color's pieces chosen
+    # (a 2-player player between their two choices [D4]).
+    for color in rules.colors[player] if game.phase == "build" else ():
         need = placement_need(game, index, color)
         if need is not None:
             pieces.extend((color, f) for f in range(need, 5) if game.selected[color][f - 1])
