@@ -51,14 +51,24 @@ async def test_long_documents_are_too_complex(client: httpx.AsyncClient) -> None
     assert body["errors"][0]["extensions"]["code"] == "QUERY_TOO_COMPLEX"
 
 
-async def test_the_validation_cache_hits_with_the_limits_on(client: httpx.AsyncClient) -> None:
-    from strawberry.extensions.validation_cache import _get_validate_cache
+async def test_the_validation_cache_hits_with_the_limits_on(make_app: MakeApp) -> None:
+    from manhattan.api.graphql_schema import build_schema
+    from manhattan.settings import Settings
 
-    cached = _get_validate_cache(256)
+    defaults = Settings()
+    schema = build_schema(  # the app's schema (build_schema is cached per limits)
+        max_depth=defaults.graphql_max_depth,
+        max_aliases=defaults.graphql_max_aliases,
+        max_tokens=defaults.graphql_max_tokens,
+        introspection=defaults.introspection,
+    )
+    (limits,) = schema.extensions
+    cached = limits.validation_cache  # type: ignore[union-attr]
     query = "{ rules __typename }"
-    await gql(client, query)
-    before = cached.cache_info().hits
-    await gql(client, query)
+    async with connect(make_app()) as client:
+        await gql(client, query)
+        before = cached.cache_info().hits
+        await gql(client, query)
     assert cached.cache_info().hits == before + 1
 
 

@@ -14,6 +14,7 @@ import pytest
 import strawberry
 from strawberry.schema.config import StrawberryConfig
 
+import manhattan
 from manhattan.api import graphql_execution
 from manhattan.api.graphql_execution import PlainDataExecutionContext
 
@@ -151,3 +152,17 @@ def _details(name: str) -> Any:
     from graphql.execution.collect_fields import FieldDetails
 
     return FieldDetails(FieldNode(name=NameNode(value=name), arguments=(), directives=()), None)
+
+
+def test_engine_moves_have_every_field_of_the_graphql_move_type() -> None:
+    """``legalMoves`` serves engine moves as they are (``MoveType.from_domain_list``)."""
+    from manhattan.api.graphql_schema import build_schema
+    from manhattan.api.graphql_types import MoveType
+
+    move = manhattan.Move.build(3, 1, 2, color=0).with_context(1, (1, 0, 2))
+    copied = MoveType.from_domain(move)
+    fields = build_schema()._schema.type_map["Move"].fields  # type: ignore[union-attr]
+    for field in fields.values():
+        name = field.extensions["strawberry-definition"].python_name
+        value = getattr(move, name)
+        assert (list(value) if isinstance(value, tuple) else value) == getattr(copied, name)

@@ -20,7 +20,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 from strawberry.exceptions import MissingQueryError, StrawberryGraphQLError
-from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
@@ -220,7 +219,7 @@ class Query:
     @strawberry.field(description="Every legal move, in a deterministic order.")
     async def legal_moves(self, info: Info, state: StateRefInput) -> list[MoveType]:
         moves = await ops(info).legal_moves(state.to_ref(info))
-        return [MoveType.from_domain(m) for m in moves]
+        return MoveType.from_domain_list(moves)
 
     @strawberry.field(description="Whether a move is legal; the normalized move or the reason.")
     async def validate_move(
@@ -376,13 +375,8 @@ def build_schema(
     max_tokens: int = 2_000,
     introspection: bool = True,
 ) -> strawberry.Schema:
-    # Extensions are factories; the limit rules are built once inside graphql_limits so that the
-    # validation cache, keyed by the rule classes, hits (strawberry issue #4635).
-    extensions = [
-        *graphql_limits(max_depth, max_aliases, max_tokens, introspection),
-        lambda: ParserCache(maxsize=256),
-        lambda: ValidationCache(maxsize=256),
-    ]
+    # One extension: the limits and the parse and validation caches (see graphql_limits).
+    extensions = graphql_limits(max_depth, max_aliases, max_tokens, introspection)
     return QuietSchema(
         query=Query,
         mutation=Mutation,

@@ -52,6 +52,13 @@ class MoveType:
             notation=move.notation,
         )
 
+    @classmethod
+    def from_domain_list(cls, moves: list[manhattan.Move]) -> list[MoveType]:
+        """Engine moves served as they are: ``manhattan.Move`` has every field of this type
+        under the same name (tuples for the lists), which is all that completing a field reads
+        (a test holds the two together). A long list of moves skips a copy per move."""
+        return cast(list[MoveType], moves)
+
 
 @strawberry.type(description="Something that happened when a move was applied.")
 class Event:

@@ -6,17 +6,19 @@ before anything parses it.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from graphql import GraphQLError, ValidationContext, ValidationRule
+from graphql import GraphQLError, ValidationContext, ValidationRule, parse
 from graphql.validation import NoSchemaIntrospectionCustomRule
 from strawberry.extensions import SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as alias_validator
 from strawberry.extensions.query_depth_limiter import IgnoreContext
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
+from strawberry.schema.schema import validate_document
 
 TOO_COMPLEX = "QUERY_TOO_COMPLEX"
 
@@ -53,10 +55,16 @@ def _is_introspection(ignore: IgnoreContext) -> bool:
 
 
 def graphql_limits(
-    max_depth: int, max_aliases: int, max_tokens: int, introspection: bool
+    max_depth: int,
+    max_aliases: int,
+    max_tokens: int,
+    introspection: bool,
+    cache_size: int = 256,
 ) -> list[Callable[[], SchemaExtension]]:
-    """Extension factories for the schema. The rule classes are created here, once: a factory
-    that built new rule classes per request would miss the validation cache every time."""
+    """Extension factories for the schema: the limits, and the parse and validation caches.
+
+    The rule classes are created here, once: a factory that built new rule classes per request
+    would miss the validation cache every time (strawberry issue #4635)."""
     rules: list[type[Any]] = [
         _coded(depth_validator(max_depth, _is_introspection, None), TOO_COMPLEX),
         _coded(alias_validator(max_aliases), TOO_COMPLEX),
@@ -64,16 +72,47 @@ def graphql_limits(
     if not introspection:
         rules.append(_coded(NoSchemaIntrospectionCustomRule, "INTROSPECTION_DISABLED"))
     frozen_rules = tuple(rules)
+    # Bounded LRU caches: query texts come from clients. The parse cache is keyed by the query
+    # text and the parse options; the validation cache by the (cached, so identical) document.
+    cached_parse = functools.lru_cache(maxsize=cache_size)(parse)
+
+    @functools.lru_cache(maxsize=cache_size)
+    def cached_validate(
+        schema: Any, query: str, options: tuple[Any, ...], rules: tuple[Any, ...]
+    ) -> list[GraphQLError]:
+        # Keyed by the query text (its hash is kept by the string), not by the document, whose
+        # hash walks the whole syntax tree on every request; the document is the parse cache's.
+        document = cached_parse(query, **dict(options))
+        return validate_document(schema, document, rules)
 
     class ServiceLimits(SchemaExtension):
-        """The token limit and the rules above in one extension (what strawberry's
-        ``MaxTokensLimiter`` and ``AddValidationRules`` do): every extension costs its hooks on
-        every request."""
+        """The token limit, the rules above and the parse and validation caches in one
+        extension (what strawberry's ``MaxTokensLimiter``, ``AddValidationRules``,
+        ``ParserCache`` and ``ValidationCache`` do): every extension costs its hooks on every
+        request, so one extension instead of four."""
+
+        validation_cache = cached_validate  # for tests: cache_info()
 
         def on_operation(self) -> Iterator[None]:
             context = self.execution_context
             context.parse_options["max_tokens"] = max_tokens
             context.validation_rules = context.validation_rules + frozen_rules
+            yield
+
+        def on_parse(self) -> Iterator[None]:
+            context = self.execution_context
+            context.graphql_document = cached_parse(context.query, **context.parse_options)
+            yield
+
+        def on_validate(self) -> Iterator[None]:
+            context = self.execution_context
+            if context.query:  # else a document given directly: strawberry validates it
+                context.pre_execution_errors = cached_validate(
+                    context.schema._schema,
+                    context.query,
+                    tuple(sorted(context.parse_options.items())),
+                    tuple(context.validation_rules),
+                )
             yield
 
     return [ServiceLimits]
