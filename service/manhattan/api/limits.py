@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from graphql import GraphQLError, ValidationContext, ValidationRule, parse
+from graphql import DocumentNode, GraphQLError, ValidationContext, ValidationRule, parse
 from graphql.validation import NoSchemaIntrospectionCustomRule
 from strawberry.extensions import SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as alias_validator
@@ -72,9 +72,12 @@ def graphql_limits(
     if not introspection:
         rules.append(_coded(NoSchemaIntrospectionCustomRule, "INTROSPECTION_DISABLED"))
     frozen_rules = tuple(rules)
+
     # Bounded LRU caches: query texts come from clients. The parse cache is keyed by the query
     # text and the parse options; the validation cache by the (cached, so identical) document.
-    cached_parse = functools.lru_cache(maxsize=cache_size)(parse)
+    @functools.lru_cache(maxsize=cache_size)
+    def cached_parse(query: str, options: tuple[tuple[str, Any], ...]) -> DocumentNode:
+        return parse(query, **dict(options))
 
     @functools.lru_cache(maxsize=cache_size)
     def cached_validate(
@@ -82,14 +85,18 @@ def graphql_limits(
     ) -> list[GraphQLError]:
         # Keyed by the query text (its hash is kept by the string), not by the document, whose
         # hash walks the whole syntax tree on every request; the document is the parse cache's.
-        document = cached_parse(query, **dict(options))
-        return validate_document(schema, document, rules)
+        return validate_document(schema, cached_parse(query, options), rules)
 
     class ServiceLimits(SchemaExtension):
         """The token limit, the rules above and the parse and validation caches in one
-        extension (what strawberry's ``MaxTokensLimiter``, ``AddValidationRules``,
-        ``ParserCache`` and ``ValidationCache`` do): every extension costs its hooks on every
-        request, so one extension instead of four."""
+        extension and one hook (what strawberry's ``MaxTokensLimiter``, ``AddValidationRules``,
+        ``ParserCache`` and ``ValidationCache`` do in four extensions and four hooks): every
+        hook costs a context manager on every request.
+
+        The operation hook runs before strawberry parses and validates, and strawberry skips
+        both when a document and the validation errors are already there. A query that does not
+        parse is left to strawberry, which parses it again and reports the error as usual.
+        """
 
         validation_cache = cached_validate  # for tests: cache_info()
 
@@ -97,22 +104,18 @@ def graphql_limits(
             context = self.execution_context
             context.parse_options["max_tokens"] = max_tokens
             context.validation_rules = context.validation_rules + frozen_rules
-            yield
-
-        def on_parse(self) -> Iterator[None]:
-            context = self.execution_context
-            context.graphql_document = cached_parse(context.query, **context.parse_options)
-            yield
-
-        def on_validate(self) -> Iterator[None]:
-            context = self.execution_context
-            if context.query:  # else a document given directly: strawberry validates it
-                context.pre_execution_errors = cached_validate(
-                    context.schema._schema,
-                    context.query,
-                    tuple(sorted(context.parse_options.items())),
-                    tuple(context.validation_rules),
-                )
+            query = context.query
+            if query and context.graphql_document is None:
+                options = tuple(sorted(context.parse_options.items()))
+                try:
+                    document = cached_parse(query, options)
+                except GraphQLError:
+                    pass
+                else:
+                    context.graphql_document = document
+                    context.pre_execution_errors = cached_validate(
+                        context.schema._schema, query, options, tuple(context.validation_rules)
+                    )
             yield
 
     return [ServiceLimits]
