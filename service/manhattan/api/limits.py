@@ -73,8 +73,8 @@ def graphql_limits(
         rules.append(_coded(NoSchemaIntrospectionCustomRule, "INTROSPECTION_DISABLED"))
     frozen_rules = tuple(rules)
 
-    # Bounded LRU caches: query texts come from clients. The parse cache is keyed by the query
-    # text and the parse options; the validation cache by the (cached, so identical) document.
+    # Bounded LRU caches, as query texts come from clients, both keyed by the query text and the
+    # parse options (and the validation cache by the schema and the rules too).
     @functools.lru_cache(maxsize=cache_size)
     def cached_parse(query: str, options: tuple[tuple[str, Any], ...]) -> DocumentNode:
         return parse(query, **dict(options))
@@ -109,13 +109,14 @@ def graphql_limits(
                 options = tuple(sorted(context.parse_options.items()))
                 try:
                     document = cached_parse(query, options)
-                except GraphQLError:
+                    errors = cached_validate(
+                        context.schema._schema, query, options, tuple(context.validation_rules)
+                    )
+                except (GraphQLError, TypeError):  # a syntax error, or unhashable options
                     pass
                 else:
                     context.graphql_document = document
-                    context.pre_execution_errors = cached_validate(
-                        context.schema._schema, query, options, tuple(context.validation_rules)
-                    )
+                    context.pre_execution_errors = errors
             yield
 
     return [ServiceLimits]
