@@ -33,6 +33,7 @@ from manhattan.settings import Settings
 from ..reveals import mask_reveals
 from ..strategies import Twins, twins
 from .service_client import connect
+from .test_graphql_analysis import ANALYSIS_FIELDS, PREVIEW_FIELDS, THREATS_FIELDS
 
 T = TypeVar("T")
 KEY = SealingKey("leak", bytes(range(32)))
@@ -98,9 +99,10 @@ GRAPHQL = {
     "legalMoves": "query($s: StateRef!) { legalMoves(state: $s) { notation player card block } }",
     "score": "query($s: StateRef!) { score(state: $s) { round scores players "
     "ifRoundEndedNow { urban players scores { total urban } } ranking { player place } } }",
-    "analysis": "query($s: StateRef!) { analysis(state: $s) }",
-    "previewAll": "query($s: StateRef!) { previewAll(state: $s) }",
-    "threats": "query($s: StateRef!, $p: Int!) { threats(state: $s, player: $p) }",
+    "analysis": f"query($s: StateRef!) {{ analysis(state: $s) {{ {ANALYSIS_FIELDS} }} }}",
+    "previewAll": f"query($s: StateRef!) {{ previewAll(state: $s) {{ {PREVIEW_FIELDS} }} }}",
+    "threats": "query($s: StateRef!, $p: Int!) { threats(state: $s, player: $p) "
+    f"{{ {THREATS_FIELDS} }} }}",
     "boardSvg": "query($s: StateRef!) { boardSvg(state: $s) }",
     "suggest": 'query($s: StateRef!) { suggestMove(state: $s, bot: "greedy", seed: 3) { '
     "... on Suggestion { move { notation } alternatives { move { notation } visits } } "

@@ -114,12 +114,15 @@ async def test_threats_and_every_preview(
     assert previews == [p.to_json() for p in manhattan.preview_all(mid_state)]
     body = await gql(
         client,
-        "query($s: JSON!) { previewAll(state: {json: $s}) threats(state: {json: $s}, player: 1)"
-        " one: preview(state: {json: $s}) }",
+        "query($s: JSON!) { previewAll(state: {json: $s}) { json move { notation } } "
+        "threats(state: {json: $s}, player: 1) { json viewer } }",
         s=mid_json,
     )
-    assert body["data"]["previewAll"] == previews == body["data"]["one"]
-    assert body["data"]["threats"] == threats["threats"]
+    assert [p["json"] for p in body["data"]["previewAll"]] == previews
+    assert [p["move"]["notation"] for p in body["data"]["previewAll"]] == [
+        m.notation for m in manhattan.legal_moves(mid_state)
+    ]
+    assert body["data"]["threats"] == {"json": threats["threats"], "viewer": 1}
 
 
 async def test_play_serves_the_web_page_but_not_its_test_driver(

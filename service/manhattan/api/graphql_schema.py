@@ -30,6 +30,7 @@ from strawberry.types.unset import UNSET
 
 from .encoding import dump_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
+from .graphql_analysis_types import Analysis, Preview, Threats
 from .graphql_execution import PlainDataExecutionContext
 from .graphql_types import (
     ApplyResult,
@@ -287,34 +288,23 @@ class Query:
         return result
 
     @strawberry.field(description="Per building: height, owner, safety (engine manhattan.analyze).")
-    async def analysis(self, info: Info, state: StateRefInput) -> JSON:
-        result = await ops(info).analysis(state.to_ref(info))
-        return as_json_scalar(result.to_json() if hasattr(result, "to_json") else result)
+    async def analysis(self, info: Info, state: StateRefInput) -> Analysis:
+        return Analysis.from_domain(await ops(info).analysis(state.to_ref(info)))
 
-    @strawberry.field(
-        description="What a move would change (engine manhattan.preview); without a move, a "
-        "list: the preview of every legal move."
-    )
-    async def preview(
-        self, info: Info, state: StateRefInput, move: MoveInput | None = None
-    ) -> JSON:
-        result = await ops(info).preview(state.to_ref(info), move and move.to_wire())
-        if move is None:
-            return as_json_scalar([p.to_json() for p in result])
-        return as_json_scalar(result.to_json() if hasattr(result, "to_json") else result)
+    @strawberry.field(description="What a move would change (engine manhattan.preview).")
+    async def preview(self, info: Info, state: StateRefInput, move: MoveInput) -> Preview:
+        return Preview.from_domain(await ops(info).preview(state.to_ref(info), move.to_wire()))
 
     @strawberry.field(description="The preview of every legal move, in legalMoves order.")
-    async def preview_all(self, info: Info, state: StateRefInput) -> JSON:
-        result = await ops(info).preview(state.to_ref(info))
-        return as_json_scalar([p.to_json() for p in result])
+    async def preview_all(self, info: Info, state: StateRefInput) -> list[Preview]:
+        return [Preview.from_domain(p) for p in await ops(info).preview(state.to_ref(info))]
 
     @strawberry.field(
         description="For each building, the chance some opponent of its owner can take it on "
         "their next turn, from what the player may know (engine manhattan.threats)."
     )
-    async def threats(self, info: Info, state: StateRefInput, player: int) -> JSON:
-        result = await ops(info).threats(state.to_ref(info), player)
-        return as_json_scalar(result.to_json())
+    async def threats(self, info: Info, state: StateRefInput, player: int) -> Threats:
+        return Threats.from_domain(await ops(info).threats(state.to_ref(info), player))
 
     @strawberry.field(
         description="The board as SVG: the state's, or a player's view when a player is given "

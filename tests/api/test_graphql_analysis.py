@@ -1,0 +1,230 @@
+"""GraphQL's typed ``analysis``, ``preview``, ``previewAll`` and ``threats``: every field mirrors
+the engine's JSON (the same answer as REST), on classic, monster and urban-rules games, and a
+player's token answers from their view."""
+
+from __future__ import annotations
+
+import functools
+import random
+from typing import Any
+
+import httpx
+import pytest
+from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLOutputType
+
+import manhattan
+from manhattan.api.graphql_schema import build_schema
+from manhattan.bench.engine import mid_game_state
+
+from .service_client import gql
+
+pytestmark = pytest.mark.anyio
+
+_PIECE = "{ color floors }"
+_PROBABILITY = "{ value exact }"
+_CHANGE = "{ block cause ownerBefore ownerAfter heightBefore heightAfter takeover explanation }"
+_BREAKDOWN = "{ buildings majorities tallest total urban }"
+
+#: Every field of each type, so that a typed answer can be compared with its ``json`` whole.
+ANALYSIS_FIELDS = (
+    "round phase toMove player buildings { block height floors owner safe takeWith "
+    f"takeWithSelected reach {{ cards pieces {_PIECE} canBuild }} }} json"
+)
+PREVIEW_FIELDS = (
+    "move { type player card neighborhood floors color pieces block notation } "
+    f"changes {_CHANGE} takeovers {_CHANGE} monster {{ from to }} "
+    f"scoresBefore {_BREAKDOWN} scoresAfter {_BREAKDOWN} deltas "
+    "majorities { neighborhood color change winner counts explanation } "
+    "tallest { color change height owner explanation } urbanKnown explanation json"
+)
+THREATS_FIELDS = (
+    f"viewer unseen buildings {{ block owner probability {_PROBABILITY} "
+    f"probabilityOthers {_PROBABILITY} byPlayer {{ player card pieces {_PIECE} "
+    f"probability {_PROBABILITY} known }} }} json"
+)
+QUERY = f"""query($s: StateRef!, $p: Int!, $m: MoveInput!) {{
+  analysis(state: $s) {{ {ANALYSIS_FIELDS} }}
+  previewAll(state: $s) {{ {PREVIEW_FIELDS} }}
+  preview(state: $s, move: $m) {{ {PREVIEW_FIELDS} }}
+  threats(state: $s, player: $p) {{ {THREATS_FIELDS} }}
+}}"""
+
+
+def _played(state: manhattan.State, seed: str) -> manhattan.State:
+    """``state`` played at random into round 2's build phase, some pieces placed."""
+    rng = random.Random(seed)
+    while not (state.round == 2 and state.phase == "build" and sum(map(sum, state.selected)) <= 12):
+        state = manhattan.apply_move(state, rng.choice(manhattan.legal_moves(state)))
+    return state
+
+
+@functools.cache
+def states() -> dict[str, manhattan.State]:
+    return {
+        "classic": mid_game_state(),
+        "select": manhattan.new_game(players=4, seed="select"),
+        "godzilla": _played(
+            manhattan.new_game(
+                players=3, seed="godzilla", variants={"monster": "godzilla", "antiTrust": True}
+            ),
+            "godzilla",
+        ),
+        "baby": _played(
+            manhattan.new_game(
+                players=4, seed="baby", variants={"monster": "baby", "slowGrowth": True}
+            ),
+            "baby",
+        ),
+        "urban": _played(
+            manhattan.new_game(
+                players=2, seed="urban", edition="modern", variants={"urbanRules": True}
+            ),
+            "urban",
+        ),
+    }
+
+
+def _opponent(state: manhattan.State) -> int:
+    """The player after the one to move: threats as an opponent sees them."""
+    return ((state.to_move or 0) + 1) % state.rules.players
+
+
+def typed_as_json(typed: dict[str, Any]) -> dict[str, Any]:
+    """A typed answer without its ``json`` field, as the engine writes it: the ``Move`` type has
+    a null for each key that a move's JSON leaves out."""
+    out = {key: value for key, value in typed.items() if key != "json"}
+    if "move" in out:
+        out["move"] = {key: value for key, value in out["move"].items() if value is not None}
+    return out
+
+
+def _object_type(type_: GraphQLOutputType) -> GraphQLObjectType | None:
+    while isinstance(type_, GraphQLNonNull | GraphQLList):
+        type_ = type_.of_type
+    return type_ if isinstance(type_, GraphQLObjectType) else None
+
+
+def assert_mirrors(type_: GraphQLObjectType, obj: dict[str, Any], path: str) -> None:
+    """Every field of ``type_`` is a key of the engine's ``obj`` and the other way round
+    (``json`` aside; ``Move`` has a field for every key any move may have), down the tree."""
+    fields = set(type_.fields) - {"json"}
+    if type_.name == "Move":
+        assert set(obj) <= fields, path
+        return
+    assert fields == set(obj), f"{path}: {type_.name} and the engine's JSON differ"
+    for name, value in obj.items():
+        inner = _object_type(type_.fields[name].type)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if inner is not None and item is not None:
+                assert_mirrors(inner, item, f"{path}.{name}")
+
+
+async def _rest(client: httpx.AsyncClient, path: str, **body: Any) -> dict[str, Any]:
+    response = await client.post(path, json=body)
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+@pytest.mark.parametrize("name", list(states()))
+async def test_typed_fields_are_the_engines_json(client: httpx.AsyncClient, name: str) -> None:
+    state = states()[name]
+    ref = state.to_json()
+    move = manhattan.legal_moves(state)[-1]
+    viewer = _opponent(state)
+    body = await gql(client, QUERY, s={"json": ref}, p=viewer, m={"notation": move.notation})
+    assert "errors" not in body, body
+    data = body["data"]
+    expected = {
+        "analysis": manhattan.analyze(state).to_json(),
+        "preview": manhattan.preview(state, move).to_json(),
+        "threats": manhattan.threats(state, viewer).to_json(),
+    }
+    previews = [p.to_json() for p in manhattan.preview_all(state)]
+    assert [p["json"] for p in data["previewAll"]] == previews
+    assert [typed_as_json(p) for p in data["previewAll"]] == previews
+    for field, engine in expected.items():
+        assert data[field]["json"] == engine, field
+        assert typed_as_json(data[field]) == engine, field
+    rest = {
+        "analysis": (await _rest(client, "/v1/analysis", state=ref))["analysis"],
+        "preview": (await _rest(client, "/v1/preview", state=ref, move=move.notation))["preview"],
+        "threats": (await _rest(client, "/v1/threats", state=ref, player=viewer))["threats"],
+    }
+    assert rest == {field: data[field]["json"] for field in rest}
+    assert (await _rest(client, "/v1/preview", state=ref))["previews"] == previews
+
+
+def test_every_type_mirrors_the_engines_json() -> None:
+    """Field for key, on states where the nullable parts (reach, monster, owners) take values."""
+    query = build_schema()._schema.query_type
+    assert query is not None
+    seen: set[str] = set()
+    for state in states().values():
+        viewer = _opponent(state)
+        pairs = [
+            ("analysis", manhattan.analyze(state).to_json()),
+            ("threats", manhattan.threats(state, viewer).to_json()),
+            *(("previewAll", p.to_json()) for p in manhattan.preview_all(state)),
+        ]
+        for field, obj in pairs:
+            type_ = _object_type(query.fields[field].type)
+            assert type_ is not None
+            assert_mirrors(type_, obj, field)
+            if field == "previewAll":
+                seen.update(f"{key}:{bool(obj[key])}" for key in ("monster", "takeovers"))
+    # the states cover a moving monster, takeovers and their absence
+    assert {"monster:True", "monster:False", "takeovers:True", "takeovers:False"} <= seen
+
+
+async def test_a_players_token_answers_from_their_view(client: httpx.AsyncClient) -> None:
+    state = states()["classic"]
+    mover = state.to_move
+    assert mover is not None
+    other = (mover + 1) % state.rules.players
+    move = manhattan.legal_moves(state)[0]
+    tokens = {}
+    for p in (mover, other):
+        tokens[p] = (await _rest(client, "/v1/view", state=state.to_json(), player=p))["token"]
+    mine = manhattan.view(state, mover)
+    body = await gql(
+        client, QUERY, s={"token": tokens[mover]}, p=mover, m={"notation": move.notation}
+    )
+    assert "errors" not in body, body
+    data = body["data"]
+    assert data["analysis"]["json"] == manhattan.analyze(mine).to_json()
+    assert typed_as_json(data["analysis"]) == data["analysis"]["json"]
+    assert data["analysis"]["player"] == mover
+    previews = [p.to_json() for p in manhattan.preview_all(mine)]
+    assert [p["json"] for p in data["previewAll"]] == previews
+    assert [typed_as_json(p) for p in data["previewAll"]] == previews
+    assert data["preview"]["json"] == manhattan.preview(mine, move).to_json()
+    assert data["threats"]["json"] == manhattan.threats(mine).to_json()
+
+    # Another player's token: their view (the mover's hand unknown), and errors as before.
+    query = (
+        "query($s: StateRef!, $p: Int!) { analysis(state: $s) { player buildings { reach "
+        "{ canBuild } } json } threats(state: $s, player: $p) { viewer json } }"
+    )
+    body = await gql(client, query, s={"token": tokens[other]}, p=other)
+    assert "errors" not in body, body
+    theirs = manhattan.view(state, other)
+    assert body["data"]["analysis"]["json"] == manhattan.analyze(theirs).to_json()
+    assert body["data"]["analysis"]["player"] == other
+    assert all(b["reach"] is None for b in body["data"]["analysis"]["buildings"])
+    assert body["data"]["threats"]["json"] == manhattan.threats(theirs).to_json()
+    for query, path in (
+        ("query($s: StateRef!) { previewAll(state: $s) { json } }", "/v1/preview"),
+        (
+            f"query($s: StateRef!) {{ threats(state: $s, player: {mover}) {{ json }} }}",
+            "/v1/threats",
+        ),
+    ):
+        body = await gql(client, query, s={"token": tokens[other]})
+        rest_body = {"state": {"token": tokens[other]}}
+        if path == "/v1/threats":
+            rest_body["player"] = mover
+        rest = await client.post(path, json=rest_body)
+        assert body["data"] is None
+        assert body["errors"][0]["extensions"]["code"] == rest.json()["code"], path
