@@ -314,3 +314,35 @@ async def test_analysis_and_preview_are_the_engines(
         await client.post("/graphql", json={"query": query, "variables": {"s": mid_json}})
     ).json()
     assert body["data"]["analysis"]["json"] == analysis["analysis"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"players": 2, "seed": "\\ud800"}',  # a lone surrogate: not Unicode text
+        b'{"players": 2, "seed": "ok", "\\udfff": 1}',
+        b'{"players": NaN}',
+    ],
+)
+async def test_bodies_that_are_not_json_text_are_invalid_requests(
+    client: httpx.AsyncClient, body: bytes
+) -> None:
+    response = await client.post(
+        "/v1/games", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["code"] == "INVALID_REQUEST"
+    graphql = await client.post(
+        "/graphql",
+        content=b'{"query": "{ rules }", "variables": {"x": ' + body + b"}}",
+        headers={"content-type": "application/json"},
+    )
+    assert graphql.status_code == 400
+
+
+def test_json_bodies_keep_integers_beyond_64_bits() -> None:
+    from manhattan.api.encoding import load_json
+
+    big = 2**64 + 1
+    assert load_json(f'{{"a": {big}, "b": -{big}}}'.encode()) == {"a": big, "b": -big}
+    assert load_json(b'{"a": [1, 2.5, "x"]}') == {"a": [1, 2.5, "x"]}

@@ -7,6 +7,7 @@ nesting and oversized msgpack containers are all ``INVALID_REQUEST`` (400).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import msgpack
@@ -32,9 +33,34 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_LONG_DIGITS = re.compile(rb"\d{19}")
+
+
+def load_json(data: str | bytes) -> Any:
+    """``json.loads``, faster. orjson parses strict UTF-8 JSON several times faster than the
+    standard library, and what it accepts the standard library reads the same way, except
+    integers beyond 64 bits, which orjson reads as floats: a body with a run of 19 digits or
+    more skips it. Everything else (lone surrogates, other encodings, nesting beyond 1,024,
+    malformed text) goes to ``json.loads``, which decides and reports as it always did; strings
+    that are not valid Unicode are refused. Non-finite constants (``NaN``, ``Infinity``) are
+    refused by both."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    if _LONG_DIGITS.search(data) is None:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    value = json.loads(data, parse_constant=_reject_constant)
+    # Strings with lone surrogates (``"\ud800"``) are not Unicode text: refused here (a
+    # ValueError, like any malformed body) before they reach a message or an encoder.
+    json.dumps(value, ensure_ascii=False).encode()
+    return value
+
+
 def decode_json(data: bytes) -> Any:
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        return load_json(data)
     except (ValueError, RecursionError, UnicodeDecodeError) as exc:
         raise ApiError("INVALID_REQUEST", f"the body is not valid JSON: {_reason(exc)}") from None
 

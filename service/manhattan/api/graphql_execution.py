@@ -14,16 +14,23 @@ coerce, a resolver that raises, ``@defer``, a field with arguments, an abstract 
 type, resolver middleware from a schema extension) falls back to graphql-core's general path
 for that object, which produces the same result and the same errors it always did: the fast
 path is only ever taken when it would agree with it.
+
+Objects of a type registered with ``complete_by_identity`` (immutable values, such as the
+engine's shared ``Move`` instances) are completed once per selection and the completed dict is
+reused for the same instance afterwards: the completer reads only the object's fields, so an
+object that cannot change completes the same way every time. Completed dicts are shared between
+responses and must not be mutated; nothing after execution does.
 """
 
 from __future__ import annotations
 
 import functools
 import keyword
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from graphql import (
+    FieldNode,
     GraphQLInt,
     GraphQLList,
     GraphQLNonNull,
@@ -31,6 +38,7 @@ from graphql import (
     GraphQLResolveInfo,
     GraphQLScalarType,
     GraphQLString,
+    SelectionNode,
 )
 from graphql.execution.collect_fields import FieldDetailsList
 from graphql.pyutils import Path, Undefined
@@ -46,12 +54,49 @@ from strawberry.types.field import StrawberryField
 _PlainField = tuple[
     str, str | None, Callable[[Any], Any], int, bool, bool, type | None, Callable[[Any], Any]
 ]
-_Completer = Callable[[Any], dict[str, Any]]
+Completer = Callable[[Any], Any]
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # GraphQL Int is a 32-bit signed integer
+_IMMUTABLE: set[type] = set()
+_MEMO_SIZE = 20_000  # completed objects kept per selection; cleared when full
 
 
-class _Fallback(Exception):
+def complete_by_identity(cls: type) -> None:
+    """Declare ``cls`` immutable: its instances' completions may be reused (see above)."""
+    _IMMUTABLE.add(cls)
+
+
+class GiveUp(Exception):
     """The fast path cannot complete this object; graphql-core's path will."""
+
+
+def plain_completer(
+    object_type: GraphQLObjectType, selections: Sequence[SelectionNode]
+) -> Completer | None:
+    """The completer of a selection set written out in a document (fields only: no fragments,
+    directives, arguments or repeated response names), or None if it is not all plain."""
+    if object_type.is_type_of is not None:
+        return None
+    fields: list[_PlainField] = []
+    seen: set[str] = set()
+    for node in selections:
+        if not isinstance(node, FieldNode) or node.arguments or node.directives:
+            return None
+        if node.selection_set is not None:
+            return None
+        response_name = node.alias.value if node.alias else node.name.value
+        if response_name in seen:
+            return None
+        seen.add(response_name)
+        field = _field_plan(object_type, response_name, node.name.value)
+        if field is None:
+            return None
+        fields.append(field)
+    return _memoizing(_compile(tuple(fields))) if fields else None
+
+
+def plain_scalar(type_: Any) -> Completer | None:
+    """How to complete a value of a scalar type (not wrapped), or None for other types."""
+    return _coercer(type_) if isinstance(type_, GraphQLScalarType) else None
 
 
 def _scalar(type_: Any) -> tuple[GraphQLScalarType | None, bool]:
@@ -151,7 +196,7 @@ def _coercer(scalar: GraphQLScalarType) -> Callable[[Any], Any]:
     def coerced(value: Any) -> Any:
         out = coerce(value)
         if out is None or out is Undefined:
-            raise _Fallback  # graphql-core reports this as an error; let it
+            raise GiveUp  # graphql-core reports this as an error; let it
         return out
 
     return coerced
@@ -164,17 +209,17 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
         super().__init__(*args, **kwargs)
         # Keyed by the identity of graphql-core's memoized collected fields, which it keeps
         # alive for the whole execution, so an id is never reused while cached here.
-        self._plans: dict[int, _Completer | None] = {}
+        self._plans: dict[int, Completer | None] = {}
 
     def _plan(
         self, return_type: GraphQLObjectType, field_details_list: FieldDetailsList
-    ) -> _Completer | None:
+    ) -> Completer | None:
         """The completer of this selection on ``return_type``, or None if it is not plain."""
         collected = self.collect_subfields(return_type, field_details_list)
         key = id(collected)
         if key in self._plans:
             return self._plans[key]
-        plan: _Completer | None = None
+        plan: Completer | None = None
         middleware = self.middleware_manager
         if (
             (middleware is None or not middleware.middlewares)  # extensions' resolve hooks
@@ -186,7 +231,7 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
                 for name, details in collected.grouped_field_set.items()
             ]
             if fields and all(f is not None for f in fields):
-                plan = _compile(tuple(f for f in fields if f is not None))
+                plan = _memoizing(_compile(tuple(f for f in fields if f is not None)))
         self._plans[key] = plan
         return plan
 
@@ -238,25 +283,25 @@ class PlainDataExecutionContext(StrawberryGraphQLCoreExecutionContext):
         )
 
 
-def _complete_item(complete: _Completer, item: Any, non_null: bool) -> Any:
+def _complete_item(complete: Completer, item: Any, non_null: bool) -> Any:
     if item is None:
         if non_null:
-            raise _Fallback
+            raise GiveUp
         return None
     if isinstance(item, Exception):
-        raise _Fallback  # graphql-core raises it as the item's error
+        raise GiveUp  # graphql-core raises it as the item's error
     return complete(item)
 
 
 @functools.lru_cache(maxsize=256)  # plans are built from the schema, so few distinct ones
-def _compile(plan: tuple[_PlainField, ...]) -> _Completer:
+def _compile(plan: tuple[_PlainField, ...]) -> Completer:
     """A function completing one object of ``plan``, written out field by field (as
     ``dataclasses`` writes ``__init__``): a third of the cost of interpreting the plan per
     object. Only names the schema defines reach the source text (attributes that are Python
     identifiers); response names and functions are bound as constants."""
     namespace: dict[str, Any] = {
         "Undefined": Undefined,
-        "Fallback": _Fallback,
+        "Fallback": GiveUp,
         "MIN": _INT_MIN,
         "MAX": _INT_MAX,
     }
@@ -281,8 +326,30 @@ def _compile(plan: tuple[_PlainField, ...]) -> _Completer:
             lines.append(f"        v{i} = [{item} for x in v]")
     lines.append("    return {" + ", ".join(f"N{i}: v{i}" for i in range(len(plan))) + "}")
     exec("\n".join(lines), namespace)  # source built above from the plan only
-    complete: _Completer = namespace["complete"]
+    complete: Completer = namespace["complete"]
     return complete
+
+
+@functools.lru_cache(maxsize=256)  # one per compiled completer
+def _memoizing(complete: Completer) -> Completer:
+    """``complete``, reusing its result for an instance of an immutable type seen before. The
+    memo holds each instance it keys by ``id``, so an id cannot be reused while it is cached."""
+    memo: dict[int, tuple[Any, Any]] = {}
+    immutable = _IMMUTABLE
+
+    def completed(source: Any) -> Any:
+        if type(source) not in immutable:
+            return complete(source)
+        entry = memo.get(id(source))
+        if entry is not None and entry[0] is source:
+            return entry[1]
+        out = complete(source)  # raises GiveUp for what it cannot complete: not cached
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[id(source)] = (source, out)
+        return out
+
+    return completed
 
 
 def _needs_coercion(var: str, exact: type | None) -> str:

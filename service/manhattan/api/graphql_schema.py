@@ -28,9 +28,10 @@ from strawberry.types import ExecutionResult, Info
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET
 
-from .encoding import dump_json
+from .encoding import dump_json, load_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_analysis_types import Analysis, Preview, Threats
+from .graphql_compiled import CompiledQueries, ValidatedDocuments
 from .graphql_execution import PlainDataExecutionContext
 from .graphql_types import (
     ApplyResult,
@@ -410,6 +411,19 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
 _POST_OPERATIONS = frozenset(OperationType.from_http("POST"))
 
 
+def _compiled_queries(schema: strawberry.Schema) -> CompiledQueries | None:
+    """Compiled plans for this schema, if its only extension is the service's limits (whose one
+    hook only supplies the cached, validated document): any other extension may need to see
+    every request go through the general executor."""
+    classes = {e if isinstance(e, type) else type(e) for e in schema.extensions}
+    if len(classes) != 1:
+        return None
+    validated = getattr(classes.pop(), "validated_documents", None)
+    if not isinstance(validated, ValidatedDocuments):
+        return None
+    return CompiledQueries(schema._schema, validated)
+
+
 class GraphQLApp(GraphQL[dict[str, Any], None]):
     """strawberry's ASGI app with coded errors and JSON bodies for transport errors.
 
@@ -429,16 +443,22 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             and schema.subscription is None
             and type(self).get_root_value is GraphQL.get_root_value
         )
+        self._compiled = _compiled_queries(schema) if self._lean else None
 
     def encode_json(self, data: object) -> bytes:
         return dump_json(data)  # orjson: a large share of a list response's cost otherwise
 
     def decode_json(self, data: str | bytes) -> object:
-        """A body nested too deeply for the parser is bad JSON (400), not a server error."""
+        """A body nested too deeply for the parser, or with ``NaN``/``Infinity``, is bad JSON
+        (400), not a server error."""
         try:
-            return json.loads(data)
+            return load_json(data)
+        except json.JSONDecodeError:
+            raise
         except RecursionError:
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
+        except ValueError as exc:  # a non-finite constant, or bytes that are not text
+            raise json.JSONDecodeError(str(exc), "", 0) from None
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
@@ -489,6 +509,14 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             return None
         sub_response = await self.get_sub_response(request)
         context = await self.get_context(request, response=sub_response)
+        if self._compiled is not None:
+            plan = self._compiled.plan(query, operation_name)
+            if plan is not None:
+                planned = await self._compiled.execute(plan, variables, context)
+                if planned is not None:
+                    return self.create_response(
+                        response_data={"data": planned}, sub_response=sub_response
+                    )
         try:
             result = await self.schema.execute(
                 query,

@@ -20,6 +20,8 @@ from strawberry.extensions.query_depth_limiter import IgnoreContext
 from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
 from strawberry.schema.schema import validate_document
 
+from .graphql_compiled import ValidatedDocuments
+
 TOO_COMPLEX = "QUERY_TOO_COMPLEX"
 
 
@@ -99,6 +101,8 @@ def graphql_limits(
         """
 
         validation_cache = cached_validate  # for tests: cache_info()
+        # What passed parsing and validation here, for compiled plans (graphql_compiled).
+        validated_documents = ValidatedDocuments(cache_size)
 
         def on_operation(self) -> Iterator[None]:
             context = self.execution_context
@@ -117,6 +121,8 @@ def graphql_limits(
                 else:
                     context.graphql_document = document
                     context.pre_execution_errors = errors
+                    if not errors:
+                        ServiceLimits.validated_documents.add(query, document)
             yield
 
     return [ServiceLimits]

@@ -184,8 +184,8 @@ def state_from_json(obj: object) -> State:
     monster = _read_monster(data["monster"], rules)
     urban = _read_urban(data["urban"], rules)
     seed = data["seed"]
-    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED:
-        _fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters")
+    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED or not _encodable(seed):
+        _fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters (valid Unicode)")
     shuffles = _int(data["shuffles"], "$.shuffles", 0, 1 << 30)
     state = State(
         rules,
@@ -491,3 +491,12 @@ def _check_select_turn(state: State, chosen: list[bool]) -> None:
                 f"player {state.to_move} cannot be selecting now: players choose "
                 "in turn from the first player, lower color first (RULES §5.1 [D4])",
             )
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogates): the shuffle hashes its UTF-8."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True

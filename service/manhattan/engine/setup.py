@@ -188,8 +188,8 @@ def new_game(
     fail = _setup_fail
     if seed is None:
         seed = secrets.token_hex(8)
-    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED:
-        fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters")
+    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED or not _encodable(seed):
+        fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters (valid Unicode)")
     parsed = read_variants(variants, "$.variants", fail)
     rules = make_rules(
         fail,
@@ -256,3 +256,12 @@ def read_block(obj: object, path: str, fail: Fail) -> int:
     if not (0 <= n < 6 and 0 <= r < 3 and 0 <= c < 3):
         fail(path, "a block is [neighborhood 0-5, row 0-2, column 0-2]")
     return block_index(n, r, c)
+
+
+def _encodable(text: str) -> bool:
+    """Whether ``text`` is valid Unicode (no lone surrogates): the shuffle hashes its UTF-8."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True

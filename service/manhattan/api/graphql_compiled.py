@@ -1,0 +1,268 @@
+"""Compiled plans for simple GraphQL queries: the common request without the general executor.
+
+Most requests a game client sends are one small query over and over, e.g. ``legalMoves(state:
+$s) { type card neighborhood floors ... }``: root fields with arguments, each returning an
+object or a list of objects whose selected fields are plain data. For such a document,
+strawberry's and graphql-core's general machinery (extension hooks, an execution context,
+field collection, per-field resolve info, completion) costs several times the resolver's own
+work. A *plan* does the same steps written out for that one document:
+
+1. the variables are coerced by graphql-core's ``get_variable_values`` and each field's
+   arguments by its ``get_argument_values``, exactly as the executor does;
+2. each root field's resolver (strawberry's own wrapper, so argument conversion, ``Info`` and
+   permissions are strawberry's) is called with a resolve info built as graphql-core builds it;
+3. the value is completed by the plain-data completer of ``graphql_execution``.
+
+A plan is only made for a document that has already passed parsing and validation with the
+service's limits on the general path (``ServiceLimits`` records it), and only when the whole
+operation is a query of that simple shape: no fragments, directives, introspection, unions or
+interfaces, no repeated response names. Anything a plan does not handle the way the general
+path would (a variable that does not coerce, a resolver that raises, a null in a non-null
+position, a value that does not serialize) makes it give up and the request runs on the general
+path from the start, which reports it as it always did. Only queries are planned, so running a
+resolver again on that path changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeGuard
+
+from graphql import (
+    DocumentNode,
+    FieldNode,
+    GraphQLField,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLResolveInfo,
+    GraphQLSchema,
+    OperationDefinitionNode,
+    OperationType,
+)
+from graphql.execution.values import get_argument_values, get_variable_values
+from graphql.pyutils import Path
+from graphql.type.definition import GraphQLResolveInfoHelpers
+from graphql.utilities import get_operation_ast
+
+from .graphql_execution import Completer, GiveUp, plain_completer, plain_scalar
+
+
+class ValidatedDocuments:
+    """Documents that parsed and validated without errors on the general path, by query text
+    (bounded, least recently used dropped). Written by the limits extension's hook."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._documents: OrderedDict[str, DocumentNode] = OrderedDict()
+
+    def add(self, query: str, document: DocumentNode) -> None:
+        self._documents[query] = document
+        self._documents.move_to_end(query)
+        while len(self._documents) > self.size:
+            self._documents.popitem(last=False)
+
+    def get(self, query: str) -> DocumentNode | None:
+        return self._documents.get(query)
+
+
+@dataclass(frozen=True, slots=True)
+class _RootField:
+    response_name: str
+    node: FieldNode
+    field_def: GraphQLField | None  # None: __typename
+    is_list: bool
+    non_null: bool
+    items_non_null: bool
+    complete: Completer
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    document: DocumentNode  # held, so the nodes below stay the ones validated
+    operation: OperationDefinitionNode
+    fields: tuple[_RootField, ...]
+
+
+def make_plan(
+    schema: GraphQLSchema, document: DocumentNode, operation_name: str | None
+) -> Plan | None:
+    """The plan of ``document``'s operation, or None when it is not of the simple shape."""
+    operation = get_operation_ast(document, operation_name)
+    if (
+        operation is None
+        or operation.operation is not OperationType.QUERY
+        or operation.directives
+        or schema.query_type is None
+        or not all(isinstance(s, FieldNode) for s in operation.selection_set.selections)
+    ):
+        return None
+    root = schema.query_type
+    if root.is_type_of is not None:
+        return None
+    fields: list[_RootField] = []
+    seen: set[str] = set()
+    for node in operation.selection_set.selections:
+        assert isinstance(node, FieldNode)
+        name = node.name.value
+        response_name = node.alias.value if node.alias else name
+        if node.directives or response_name in seen:
+            return None
+        seen.add(response_name)
+        if name == "__typename":
+            if node.selection_set or node.arguments:
+                return None
+            typename = _constant(root.name)
+            fields.append(_RootField(response_name, node, None, False, True, False, typename))
+            continue
+        if name.startswith("__"):
+            return None  # introspection: the general path
+        field_def = root.fields.get(name)
+        if field_def is None or field_def.resolve is None:
+            return None
+        field = _root_field(response_name, node, field_def)
+        if field is None:
+            return None
+        fields.append(field)
+    return Plan(document, operation, tuple(fields)) if fields else None
+
+
+def _constant(value: str) -> Completer:
+    def constant(_: Any) -> str:
+        return value
+
+    return constant
+
+
+def _root_field(response_name: str, node: FieldNode, field_def: GraphQLField) -> _RootField | None:
+    type_: Any = field_def.type
+    non_null = isinstance(type_, GraphQLNonNull)
+    inner = type_.of_type if non_null else type_
+    is_list = isinstance(inner, GraphQLList)
+    items_non_null = False
+    if is_list:
+        item: Any = inner.of_type
+        items_non_null = isinstance(item, GraphQLNonNull)
+        inner = item.of_type if items_non_null else item
+    complete: Completer | None
+    if isinstance(inner, GraphQLObjectType):
+        if node.selection_set is None or inner.is_type_of is not None:
+            return None
+        complete = plain_completer(inner, node.selection_set.selections)
+    else:
+        if node.selection_set is not None or is_list:
+            return None
+        complete = plain_scalar(inner)
+    if complete is None:
+        return None
+    return _RootField(response_name, node, field_def, is_list, non_null, items_non_null, complete)
+
+
+async def _gather(values: Sequence[Awaitable[Any]]) -> list[Any]:
+    return list(await asyncio.gather(*values))
+
+
+def _track(values: Sequence[Any]) -> None:
+    raise GiveUp  # background work a resolver hands the executor: the general path tracks it
+
+
+_HELPERS = GraphQLResolveInfoHelpers(_gather, _track)
+
+
+class CompiledQueries:
+    """Plans by (query text, operation name), made on first use from validated documents
+    (bounded, least recently used dropped)."""
+
+    def __init__(self, schema: GraphQLSchema, validated: ValidatedDocuments, size: int = 256):
+        self.schema = schema
+        self.validated = validated
+        self.size = size
+        self._plans: OrderedDict[tuple[str, str | None], Plan | None] = OrderedDict()
+
+    def plan(self, query: str, operation_name: str | None) -> Plan | None:
+        key = (query, operation_name)
+        if key in self._plans:
+            self._plans.move_to_end(key)
+            return self._plans[key]
+        document = self.validated.get(query)
+        if document is None:
+            return None  # not validated yet (or with errors): the general path; ask again later
+        plan = self._plans[key] = make_plan(self.schema, document, operation_name)
+        while len(self._plans) > self.size:
+            self._plans.popitem(last=False)
+        return plan
+
+    async def execute(
+        self, plan: Plan, variables: dict[str, Any] | None, context: Any
+    ) -> dict[str, Any] | None:
+        """The ``data`` of the response, or None: the general path must answer."""
+        schema = self.schema
+        coerced = get_variable_values(
+            schema, plan.operation.variable_definitions or (), variables or {}, max_errors=50
+        )
+        if isinstance(coerced, list):
+            return None  # variable errors: reported by the general path
+        root = schema.query_type
+        assert root is not None
+        data: dict[str, Any] = {}
+        try:
+            for field in plan.fields:
+                if field.field_def is None:
+                    data[field.response_name] = field.complete(None)
+                    continue
+                args = get_argument_values(field.field_def, field.node, coerced)
+                info = GraphQLResolveInfo(
+                    field.node.name.value,
+                    [field.node],
+                    field.field_def.type,
+                    root,
+                    Path(None, field.response_name, root.name),
+                    schema,
+                    {},
+                    None,
+                    plan.operation,
+                    coerced,
+                    context,
+                    _is_awaitable,
+                    None,
+                    _HELPERS,
+                )
+                resolve: Callable[..., Any] = field.field_def.resolve  # type: ignore[assignment]
+                value = resolve(None, info, **args)
+                if inspect.isawaitable(value):
+                    value = await value
+                data[field.response_name] = _complete(field, value)
+        except Exception:  # anything unusual: the general path runs and reports it
+            return None
+        return data
+
+
+def _is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:
+    return inspect.isawaitable(value)
+
+
+def _complete(field: _RootField, value: Any) -> Any:
+    if value is None:
+        if field.non_null:
+            raise GiveUp
+        return None
+    if isinstance(value, Exception):
+        raise GiveUp
+    if not field.is_list:
+        return field.complete(value)
+    if not isinstance(value, list | tuple):
+        raise GiveUp
+    complete = field.complete
+    out: list[Any] = []
+    for item in value:
+        if item is None or isinstance(item, Exception):
+            if field.items_non_null or item is not None:
+                raise GiveUp
+            out.append(None)
+        else:
+            out.append(complete(item))
+    return out
