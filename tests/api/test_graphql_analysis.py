@@ -16,6 +16,7 @@ import manhattan
 from manhattan.api.graphql_schema import build_schema
 from manhattan.bench.engine import mid_game_state
 
+from ..engine.positions import build, position
 from .service_client import gql
 
 pytestmark = pytest.mark.anyio
@@ -228,3 +229,36 @@ async def test_a_players_token_answers_from_their_view(client: httpx.AsyncClient
         rest = await client.post(path, json=rest_body)
         assert body["data"] is None
         assert body["errors"][0]["extensions"]["code"] == rest.json()["code"], path
+
+
+async def test_validate_move_explains_a_refusal_in_rest_and_graphql(
+    client: httpx.AsyncClient,
+) -> None:
+    """Issue 9: ``validateMove`` names the rule, the numbers and the nearest legal moves, the
+    same as ``manhattan.explain``, in REST and GraphQL, also on the mover's token."""
+    hands = [[4, 5, 5, 0], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]
+    board = {(0, 1, 1): [(0, 1), (1, 3)]}
+    state = position(board=board, hands=hands, selected={0: (1, 1, 0, 0)})
+    move = build(4, 0, 1)
+    engine = manhattan.explain(state, move).to_json()
+    del engine["move"]
+    rest = await _rest_any(client, "/v1/validate", state=state.to_json(), move=move.notation)
+    assert rest == engine
+    query = """query($s: StateRef!, $m: MoveInput!) { validateMove(state: $s, move: $m) {
+      legal code message reason section decision option numbers
+      alternatives { kind move { notation } } } }"""
+    token = (await _rest(client, "/v1/view", state=state.to_json(), player=0))["token"]
+    for ref in ({"json": state.to_json()}, {"token": token}):
+        body = await gql(client, query, s=ref, m={"notation": move.notation})
+        assert "errors" not in body, body
+        got = body["data"]["validateMove"]
+        assert got["reason"] == "notEnoughFloors" and got["section"] == "§6"
+        assert got["numbers"] == engine["numbers"]
+        assert [(a["kind"], a["move"]["notation"]) for a in got["alternatives"]] == [
+            (a["kind"], a["move"]["notation"]) for a in engine["alternatives"]
+        ]
+
+
+async def _rest_any(client: httpx.AsyncClient, path: str, **body: Any) -> dict[str, Any]:
+    answer: dict[str, Any] = (await client.post(path, json=body)).json()
+    return answer

@@ -14,6 +14,7 @@ from strawberry.scalars import JSON
 import manhattan
 
 from .errors import ApiError
+from .graphql_execution import complete_by_identity
 from .operations import Applied, Replayed, ScoreReport, Sealed, Validation
 from .suggestions import Suggestion
 
@@ -58,6 +59,9 @@ class MoveType:
         under the same name (tuples for the lists), which is all that completing a field reads
         (a test holds the two together). A long list of moves skips a copy per move."""
         return cast(list[MoveType], moves)
+
+
+complete_by_identity(manhattan.Move)  # frozen, slotted, tuples inside: completes the same way
 
 
 @strawberry.type(description="Something that happened when a move was applied.")
@@ -327,13 +331,45 @@ class MoveValidation:
     move: MoveType | None = strawberry.field(description="the normalized legal move")
     code: str | None
     message: str | None
+    reason: str | None = strawberry.field(default=None, description="the rule broken, a key")
+    section: str | None = strawberry.field(default=None, description="its RULES section")
+    decision: str | None = strawberry.field(default=None, description="its decision, D#")
+    option: str | None = strawberry.field(default=None, description="the variant option")
+    numbers: JSON | None = strawberry.field(default=None, description="name -> value")
+    alternatives: list[MoveAlternative] = strawberry.field(
+        default_factory=list, description="the nearest legal moves"
+    )
 
     @classmethod
     def from_domain(cls, result: Validation) -> MoveValidation:
         if result.legal and result.move is not None:
             return cls(legal=True, move=MoveType.from_domain(result.move), code=None, message=None)
         assert result.error is not None
-        return cls(legal=False, move=None, code=result.error.code, message=result.error.message)
+        verdict = result.verdict
+        rule = verdict.rule if verdict is not None else None
+        return cls(
+            legal=False,
+            move=None,
+            code=result.error.code,
+            message=result.error.message,
+            reason=None if rule is None else rule.reason,
+            section=None if rule is None else rule.section,
+            decision=None if rule is None else rule.decision,
+            option=None if rule is None else rule.option,
+            numbers=None if verdict is None else as_json_scalar(dict(verdict.numbers)),
+            alternatives=[]
+            if verdict is None
+            else [
+                MoveAlternative(kind=a.kind, move=MoveType.from_domain(a.move))
+                for a in verdict.alternatives
+            ],
+        )
+
+
+@strawberry.type(description="A legal move near a refused one (sameCardOtherPiece, ...).")
+class MoveAlternative:
+    kind: str
+    move: MoveType
 
 
 @strawberry.type(description="A candidate move a bot considered.")

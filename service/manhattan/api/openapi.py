@@ -121,6 +121,22 @@ def _service_schemas() -> dict[str, Any]:
                 "move": ref("move"),
                 "code": {"type": "string"},
                 "message": {"type": "string"},
+                "reason": {"type": "string", "description": "the rule broken (issue 9)"},
+                "section": {"type": "string", "description": "its RULES section, e.g. §6"},
+                "decision": {"type": ["string", "null"], "description": "its decision, D#"},
+                "option": {"type": ["string", "null"], "description": "its variant option"},
+                "numbers": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer"},
+                    "description": "the numbers involved: floorsNeeded, floorsYouWouldHave...",
+                },
+                "alternatives": {
+                    "type": "array",
+                    "description": "the nearest legal moves",
+                    "items": _obj(
+                        {"kind": {"type": "string"}, "move": ref("move")}, ["kind", "move"]
+                    ),
+                },
             },
             ["legal"],
         ),

@@ -186,6 +186,7 @@ class Validation:
     legal: bool
     move: Move | None = None
     error: ApiError | None = None
+    verdict: manhattan.Verdict | None = None  # issue 9: the refusal explained
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,10 +386,11 @@ class Operations:
         resolved = await self.resolve(ref)
         move = self.read_move(move_obj)
         self._check_mover(resolved, move)
-        try:
-            return Validation(True, manhattan.check_move(resolved.state, move))
-        except manhattan.IllegalMoveError as exc:
-            return Validation(False, None, ApiError(exc.code, exc.message))
+        verdict = manhattan.explain(resolved.known, move)  # check_move, then why not
+        if verdict.legal:
+            return Validation(True, verdict.move)
+        assert verdict.code is not None and verdict.message is not None
+        return Validation(False, None, ApiError(verdict.code, verdict.message), verdict)
 
     async def apply(self, ref: StateRef, move_objs: Sequence[object]) -> Applied:
         resolved = await self.resolve(ref)

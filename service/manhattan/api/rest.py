@@ -12,6 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+import manhattan
+
 from .encoding import JSON_TYPE, read_body, read_object, render, wants_msgpack
 from .errors import ApiError
 from .operations import (
@@ -66,7 +68,19 @@ def validation_json(result: Validation) -> dict[str, Any]:
     if result.legal and result.move is not None:
         return {"legal": True, "move": result.move.to_json()}
     assert result.error is not None
-    return {"legal": False, **result.error.to_json()}
+    out: dict[str, Any] = {"legal": False, **result.error.to_json()}
+    if result.verdict is not None:
+        out.update(explanation_json(result.verdict))
+    return out
+
+
+EXPLANATION_KEYS = ("reason", "section", "decision", "option", "numbers", "alternatives")
+
+
+def explanation_json(verdict: manhattan.Verdict) -> dict[str, Any]:
+    """The explained refusal (issue 9): rule, numbers, nearest legal alternatives."""
+    whole = verdict.to_json()
+    return {key: whole[key] for key in EXPLANATION_KEYS}
 
 
 def replayed_json(result: Replayed) -> dict[str, Any]:

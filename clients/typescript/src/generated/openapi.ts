@@ -462,6 +462,23 @@ export interface components {
             move?: components["schemas"]["move"];
             code?: string;
             message?: string;
+            /** @description the rule broken (issue 9) */
+            reason?: string;
+            /** @description its RULES section, e.g. §6 */
+            section?: string;
+            /** @description its decision, D# */
+            decision?: string | null;
+            /** @description its variant option */
+            option?: string | null;
+            /** @description the numbers involved: floorsNeeded, floorsYouWouldHave... */
+            numbers?: {
+                [key: string]: number;
+            };
+            /** @description the nearest legal moves */
+            alternatives?: {
+                kind: string;
+                move: components["schemas"]["move"];
+            }[];
         };
         Score: {
             round: number;
