@@ -265,6 +265,12 @@ def draw_moves(moves: list[JSON]) -> str:
     )
 
 
+def _where(block: list[int]) -> str:
+    """A block as the build lines name it: ``Cairo (2,1)``."""
+    n, r, c = block
+    return f"{NEIGHBORHOOD_NAMES[n]} ({r},{c})"
+
+
 def describe_event(event: JSON, me: int) -> str | None:
     """One line per public event (and the human's own draws); None for what is not shown."""
     kind = event["type"]
@@ -283,11 +289,11 @@ def describe_event(event: JSON, me: int) -> str | None:
     if kind == "pieceForfeited":
         return f"player {event['player']} cannot build: forfeits a {event['floors']}-floor piece"
     if kind == "monsterMoved":
-        return f"  the monster moves to {event['to']}"
+        return f"  the monster moves to {_where(event['to'])}"
     if kind == "buildingDestroyed":
-        return f"  the monster destroys the building on {event['block']}"
+        return f"  the monster destroys the building on {_where(event['block'])}"
     if kind == "pieceRemoved":
-        return f"  the monster knocks the top piece off {event['block']}"
+        return f"  the monster knocks the top piece off {_where(event['block'])}"
     if kind == "cardDrawn" and event.get("player") == me:
         return f"  you draw card {event['card']}"
     if kind == "deckReshuffled":

@@ -191,6 +191,14 @@ def test_graphql_passthrough(client: Client) -> None:
         client.graphql("{ noSuchField }")
 
 
+def test_graphql_errors_become_typed_exceptions_by_extensions_code(client: Client) -> None:
+    with pytest.raises(BadTokenError) as caught:
+        client.graphql('{ legalMoves(state: {token: "k1.forged"}) { notation } }')
+    assert caught.value.code == "BAD_TOKEN" and caught.value.path is None
+    with pytest.raises(StateNotFoundError):
+        client.graphql('{ legalMoves(state: {id: "0123"}) { notation } }')
+
+
 # -- fakes: error table, retries -------------------------------------------------------------
 CONTRACT = {
     "INVALID_STATE": (400, InvalidStateError),
@@ -317,6 +325,23 @@ def test_the_client_never_imports_the_engine() -> None:
         assert "import manhattan\n" not in text and "from manhattan" not in text.replace(
             "from manhattan_client", ""
         ), source
+
+
+def test_the_client_is_clean_under_mypy_strict() -> None:
+    """It ships ``py.typed``, so its callers' type checkers read these annotations."""
+    import subprocess
+    import sys
+
+    from .conftest import CLIENT_SRC
+
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "manhattan_client"],
+        cwd=CLIENT_SRC,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 # -- a real server in a subprocess ------------------------------------------------------------

@@ -49,7 +49,7 @@ def test_web_page_plays_a_whole_game_against_bots() -> None:
         url = wait_healthy(server, f"http://127.0.0.1:{port}")
         ARTIFACTS.mkdir(exist_ok=True)
         screenshot = ARTIFACTS / "web-game-over.png"
-        page = f"{url}/play/?players=2&rounds=2&seed=e2e&bot=random"
+        page = f"{url}/play/?players=2&rounds=2&seed=e2e&bot=random&monster=baby"
         result = subprocess.run(
             ["node", str(E2E / "drive.mjs"), page, str(screenshot), str(CHROMIUM)],
             capture_output=True,
@@ -63,5 +63,6 @@ def test_web_page_plays_a_whole_game_against_bots() -> None:
     assert outcome["clicks"] == 20  # 2 rounds x (2 selections + 8 builds) for the human
     assert "Final ranking" in outcome["ranking"] and "player 0 (you)" in outcome["ranking"]
     assert outcome["status"] == "Game over after 2 rounds."
+    assert outcome["monsters"] == 1  # the baby monster, drawn on its block
     assert screenshot.stat().st_size > 10_000
     assert (ARTIFACTS / "web-game-over-first-selection.png").exists()

@@ -1,7 +1,7 @@
 // Plays a whole game on the /play page in headless Chromium, always clicking the first legal
 // move, from the first selection to the final ranking; keeps a screenshot.
 //   node drive.mjs <page url> <screenshot path> [chromium path]
-// Prints one JSON line: {"clicks": n, "ranking": "...", "status": "..."}.
+// Prints one JSON line: {"clicks": n, "ranking": "...", "status": "...", "monsters": n}.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -40,8 +40,9 @@ try {
   await page.screenshot({ path: screenshot, fullPage: true });
   const ranking = await page.textContent("#ranking");
   const status = await page.textContent("#status");
+  const monsters = await page.locator("#board .monster").count();
   if (errors.length) throw new Error(`page errors: ${errors.join("; ")}`);
-  console.log(JSON.stringify({ clicks, ranking, status }));
+  console.log(JSON.stringify({ clicks, ranking, status, monsters }));
 } finally {
   await context.close();
 }

@@ -50,6 +50,7 @@ async function start(event) {
   const setup = { players: Number(form.get("players")) };
   if (form.get("seed")) setup.seed = String(form.get("seed"));
   if (form.get("rounds")) setup.rounds = Number(form.get("rounds"));
+  if (form.get("monster")) setup.variants = { monster: String(form.get("monster")) };
   table.bot = String(form.get("bot"));
   table.seed = 0;
   $("log").replaceChildren();
@@ -82,7 +83,6 @@ async function advance(move) {
   table.seed += step.moves.length;
   // The log shows the newest first: this step's events, headed by the moves that made them.
   for (const event of step.events) describe(event);
-  const who = (p) => (p === ME ? "you" : `player ${p}`);
   if (step.moves.length) log(step.moves.map((m) => `${who(m.player)}: ${m.notation}`).join(" · "));
   take(step);
   if (table.view.phase === "over") {
@@ -139,13 +139,14 @@ function label(move) {
   return `${move.notation}  discard card ${move.card}, forfeit a ${move.floors}-floor piece`;
 }
 
+const who = (player) => (player === ME ? "you" : `player ${player}`);
+const where = ([n, r, c]) => `${NAMES[n]} (${r},${c})`;
+
 function describe(event) {
   switch (event.type) {
-    case "piecePlaced": {
-      const [n, r, c] = event.block;
-      log(`  ${COLOR_NAMES[event.color]} builds on ${NAMES[n]} (${r},${c}), now ${event.height} high`);
+    case "piecePlaced":
+      log(`  ${COLOR_NAMES[event.color]} builds on ${where(event.block)}, now ${event.height} high`);
       break;
-    }
     case "takeover":
       log(`  ${COLOR_NAMES[event.to]} takes the building from ${COLOR_NAMES[event.from]}`);
       break;
@@ -158,8 +159,17 @@ function describe(event) {
     case "gameOver":
       showRanking(event.ranking);
       break;
+    case "pieceForfeited":
+      log(`  ${who(event.player)} cannot build: forfeits a ${event.floors}-floor piece`);
+      break;
     case "monsterMoved":
-      log(`  the monster moves to ${event.to.join(",")}`);
+      log(`  the monster moves to ${where(event.to)}`);
+      break;
+    case "buildingDestroyed":
+      log(`  the monster destroys the building on ${where(event.block)}`);
+      break;
+    case "pieceRemoved":
+      log(`  the monster knocks the top piece off ${where(event.block)}`);
       break;
     default:
       break;
@@ -286,7 +296,7 @@ function drawScores(view) {
 async function init() {
   $("setup").addEventListener("submit", start);
   const params = new URLSearchParams(location.search);
-  for (const name of ["players", "rounds", "seed"]) {
+  for (const name of ["players", "rounds", "seed", "monster"]) {
     if (params.has(name)) $("setup").elements[name].value = params.get(name);
   }
   try {

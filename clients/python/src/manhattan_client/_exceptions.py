@@ -158,11 +158,13 @@ def _seconds(value: str | None) -> float | None:
 
 def error_from_graphql(errors: list[Any]) -> ManhattanClientError:
     """The typed exception for a GraphQL ``errors`` list (the first error's extensions.code)."""
-    first = errors[0] if errors and isinstance(errors[0], dict) else {}
+    first: dict[str, Any] = errors[0] if errors and isinstance(errors[0], dict) else {}
     message = str(first.get("message", "GraphQL error"))
-    extensions = first.get("extensions") if isinstance(first.get("extensions"), dict) else {}
-    code = extensions.get("code") if isinstance(extensions.get("code"), str) else None
-    if code is None:
+    raw = first.get("extensions")
+    extensions: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    code = extensions.get("code")
+    if not isinstance(code, str):
         return RequestRejectedError("GRAPHQL_ERROR", message, status=200)
+    path = extensions.get("path")
     cls = ERRORS_BY_CODE.get(code, RequestRejectedError)
-    return cls(code, message, status=200, path=extensions.get("path"))
+    return cls(code, message, status=200, path=path if isinstance(path, str) else None)
