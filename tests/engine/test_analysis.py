@@ -51,6 +51,25 @@ def test_s6_online_guide_examples() -> None:
     assert center.take_with_selected == (2, None, None, None)  # white selected a 1 and a 2
 
 
+def test_s6_safe_means_a_lead_of_more_than_four_floors() -> None:
+    """RULES §6 (seed 001: "safe if the difference between the players is > 4"): a lead of
+    exactly 4 floors is taken with a 4-floor piece, a lead of 5 is not. Every other color counts,
+    in 2 players the owner's other color too (colors are independent, [D6])."""
+    board = {
+        (0, 0, 0): [(1, 4)],  # 4 over nobody: a 4-floor piece ties it
+        (0, 0, 1): [(1, 4), (1, 1)],  # 5 over nobody: safe
+        (0, 0, 2): [(0, 1), (1, 4), (1, 1)],  # 5 over color 0's 1: a lead of 4
+    }
+    result = by_block(analyze(position(board=board, hands=[[0, 1, 2, 3]] * 4)))
+    four, five, mixed = result[(0, 0, 0)], result[(0, 0, 1)], result[(0, 0, 2)]
+    assert (four.safe, four.take_with) == (False, (4, None, 4, 4))
+    assert (five.safe, five.take_with) == (True, (None, None, None, None))
+    assert (mixed.safe, mixed.take_with) == (False, (4, None, None, None))
+    partner = {(0, 0, 0): [(2, 2), (0, 4), (0, 2)]}  # color 0: 6 floors, its partner color 2: 2
+    (two,) = analyze(position(players=2, board=partner, hands=[[0, 1, 2, 3]] * 2)).buildings
+    assert (two.safe, two.take_with) == (False, (None, None, 4, None))
+
+
 def test_s2_reach_lists_the_movers_cards_and_pieces() -> None:
     """RULES §2, §5.2: the mover's cards designating the block (in their frame) and the selected
     pieces that may be placed there."""
@@ -112,6 +131,8 @@ def test_s6_reach_agrees_with_legal_moves(state: manhattan.State) -> None:
                 assert b.take_with_selected[color] == min(sizes, default=None)
             if b.take_with[color] is not None:
                 assert b.take_with[color] <= min(sizes, default=4)
+        if b.safe:  # RULES §6: no piece has more than 4 floors, so no color takes it
+            assert b.take_with == (None,) * state.rules.color_count
 
 
 @SETTINGS

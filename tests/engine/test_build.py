@@ -76,7 +76,8 @@ def test_s5_2_play_a_card_place_a_piece_draw_one() -> None:
 
 
 def test_s5_2_empty_deck_reshuffles_the_discard_pile() -> None:
-    """RULES §5.2: when the deck is empty, the discard pile is shuffled to form a new deck."""
+    """RULES §5.2: when the deck is empty, the discard pile is shuffled to form a new deck; N6:
+    the card just played is already in it."""
     hands = [[0, 1, 2, 3], [0, 1, 2, 3], [4, 5, 6, 7], [4, 5, 6, 7]]
     rest = [p for p in range(9) for _ in range(5 - sum(h.count(p) for h in hands))]
     state = position(hands=hands, discard=rest, selected={0: (1, 1, 0, 0)})
@@ -133,7 +134,7 @@ def test_s5_2_round_end_scores_and_passes_the_first_player_marker_left() -> None
 
 
 def test_s5_2_first_player_marker_follows_seats_clockwise() -> None:
-    """RULES §2/§5.2: clockwise is by seat (S, W, N, E), not by player index."""
+    """RULES §2/§5.2, N1: clockwise is by seat (S, W, N, E), not by player index."""
     state = position(players=3, seats=[EAST, SOUTH, WEST], round_=1, first_player=0, to_move=0)
     js = manhattan.apply_move(state, build(0, 0, 1)).to_json()
     assert (js["firstPlayer"], js["toMove"]) == (1, 1)
@@ -147,7 +148,7 @@ def _blocked_position(selected: tuple[int, int, int, int]) -> manhattan.State:
 
 
 def test_d5_no_legal_placement_means_discard_and_forfeit_of_choice() -> None:
-    """RULES §5.2 [D5]: no card allows a legal placement: the only moves are to discard a card
+    """RULES §5.2 [D5], N9: no card allows a legal placement: the only moves are to discard a card
     and forfeit a selected piece of the player's choice (it leaves the game), then draw."""
     state = _blocked_position((1, 1, 0, 0))
     moves = manhattan.legal_moves(state)

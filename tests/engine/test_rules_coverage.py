@@ -72,3 +72,18 @@ def test_every_scoring_item_and_urban_card_is_cited() -> None:
     cards = [c for c in cards if c != "card"]
     assert len(cards) == 10
     assert [c for c in cards if not re.search(rf"\b{c}\b", tests)] == []
+
+
+def test_every_rules_note_is_cited_by_a_test() -> None:
+    """Each decision N# of docs/rules-notes.md (where RULES.md is silent) is cited by a test name
+    (``n7_``) or docstring (``N7``)."""
+    notes = (ROOT / "docs" / "rules-notes.md").read_text(encoding="utf-8")
+    numbers = re.findall(r"^\| (N\d+) \|", notes, flags=re.MULTILINE)
+    assert numbers == [f"N{i}" for i in range(1, len(numbers) + 1)] and numbers
+    tests = _tests_text()
+    missing = [
+        n
+        for n in numbers
+        if not re.search(rf"\b{n}\b", tests) and not re.search(rf"_{n.lower()}_", tests)
+    ]
+    assert missing == []

@@ -111,7 +111,8 @@ HEIGHTS_BOARD = {(0, 0, 0): [(1, 3)], (1, 0, 0): [(2, 2)]}
 
 
 def test_d8_classic_tie_is_a_shared_place() -> None:
-    """RULES §8 [D8]: classic edition: a tie is a shared place (no tiebreaker)."""
+    """RULES §8 [D8]: classic edition: a tie is a shared place (no tiebreaker); N12: the next
+    place is skipped."""
     end = _final(HEIGHTS_BOARD, mover=3)
     assert end.to_json()["scores"] == [0, 6, 3, 3]
     assert _places(end) == {1: 1, 2: 2, 3: 2, 0: 4}
@@ -126,7 +127,7 @@ def test_d8_classic_three_way_tie_shares_first_place() -> None:
 
 
 def test_d8_modern_tie_broken_by_the_tallest_owned_building() -> None:
-    """RULES §8 [D8]: modern: among tied players, the one who owns the tallest building wins
+    """RULES §8 [D8], N5: modern: among tied players, the one who owns the tallest building wins
     (color 2's 2-floor building beats color 3's 1-floor one)."""
     end = _final(HEIGHTS_BOARD, edition="modern", mover=3)
     assert end.to_json()["scores"] == [0, 6, 3, 3]

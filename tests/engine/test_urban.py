@@ -93,7 +93,7 @@ def test_s10_hobbit_home_lowest_tied_scores_nobody() -> None:
 
 
 def test_s10_hobbit_home_tallest_tied_inside_one_neighborhood_still_counts() -> None:
-    """RULES §10 hobbitHome: only a tie ACROSS neighborhoods cancels; two tallest in the same
+    """RULES §10 hobbitHome, N3: only a tie ACROSS neighborhoods cancels; two tallest in the same
     neighborhood still name it."""
     board = {(3, 0, 0): one(0, 4), (3, 0, 1): one(1, 4), (3, 0, 2): one(2, 1)}
     assert urban_points("hobbitHome", board) == [0, 0, 2, 0]
@@ -146,7 +146,7 @@ def test_s10_megacity_tie_for_most_scores_nobody() -> None:
 
 
 def test_s10_megacity_two_complete_neighborhoods_score_nobody() -> None:
-    """RULES §10 megacity (RULES says "a fully built neighborhood"; decided from seed 003's note
+    """RULES §10 megacity, N2 (RULES says "a fully built neighborhood"; decided from seed 003's note
     "if more than one neighborhood fulfils the condition, no points"): two complete
     neighborhoods tie and nobody scores."""
     board = {(n, r, c): one((n + r) % 4) for n in (0, 1) for r in range(3) for c in range(3)}
@@ -161,7 +161,7 @@ def test_s10_worldwide_expansion_one_per_neighborhood_with_a_property() -> None:
 
 
 def test_s10_fake_news_the_next_card_applies_at_scoring() -> None:
-    """RULES §10 fakeNews: no rule is known during the round; at scoring the next card is
+    """RULES §10 fakeNews, N11: no rule is known during the round; at scoring the next card is
     revealed and applies."""
     board = {(n, 0, 0): one(0) for n in range(6)}
     state = position(
@@ -179,7 +179,7 @@ def test_s10_fake_news_the_next_card_applies_at_scoring() -> None:
     revealed = after["urban"]["revealed"]
     assert revealed[1:4] == ["fakeNews", "worldwideExpansion", after["urban"]["current"]]
     assert after["round"] == 3
-    assert after["urban"]["current"] not in ("fakeNews", "worldwideExpansion")
+    assert after["urban"]["current"] not in ("fakeNews", "worldwideExpansion")  # N15: used up
 
 
 def test_s10_one_card_revealed_at_the_start_of_each_round() -> None:

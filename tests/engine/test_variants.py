@@ -160,7 +160,7 @@ def test_s9_godzilla_destroys_the_whole_building_it_enters() -> None:
 
 
 def test_s9_godzilla_can_destroy_the_piece_just_built() -> None:
-    """RULES §9: the monster moves after the build; if it steps onto the new building, it is
+    """RULES §9, N14: the monster moves after the build; if it steps onto the new building, it is
     destroyed like any other."""
     state = position(variants=GODZILLA, monster=(0, 1, 1), hand=[0] * 4)
     after = manhattan.apply_move(state, build(0, 0, 1))
