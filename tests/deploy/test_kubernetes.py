@@ -166,3 +166,30 @@ def test_secret_placeholder_is_refused_and_the_documented_recipe_is_accepted() -
     recipe = base64.b64encode(os.urandom(32)).decode().translate(str.maketrans("+/", "-_"))
     key = SealingKey.parse("k1:" + recipe.rstrip("="))
     assert len(key.key) == 32
+
+
+def test_ingress_routes_to_the_service_and_limits_each_client() -> None:
+    """The rate-limiting example (the README leaves per-client limits to the ingress): it must
+    reach the Service's named port, limit by client, and cap bodies like the service does."""
+    ingress = k8s_object("Ingress", "manhattan")
+    service = k8s_object("Service", "manhattan")
+    service_ports = {p["name"] for p in service["spec"]["ports"]}
+    backends = [
+        path["backend"]["service"]
+        for rule in ingress["spec"]["rules"]
+        for path in rule["http"]["paths"]
+    ]
+    assert backends
+    for backend in backends:
+        assert backend["name"] == "manhattan"
+        assert backend["port"]["name"] in service_ports
+    annotations = ingress["metadata"]["annotations"]
+    prefix = "nginx.ingress.kubernetes.io/"
+    assert float(annotations[prefix + "limit-rps"]) > 0
+    assert int(annotations[prefix + "limit-burst-multiplier"]) >= 1
+    assert int(annotations[prefix + "limit-connections"]) > 0
+    body_size = annotations[prefix + "proxy-body-size"]
+    units = {"k": 1024, "m": 1024 * 1024}
+    limit = int(body_size[:-1]) * units[body_size[-1].lower()]
+    configmap = k8s_object("ConfigMap", "manhattan-settings")["data"]
+    assert limit == Settings.from_env(configmap).max_body_bytes

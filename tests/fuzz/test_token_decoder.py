@@ -73,9 +73,8 @@ def test_values_that_are_not_strings(token: object) -> None:
     open_within_limit(token)
 
 
-@FUZZ
-@given(st.data())
-def test_tampered_tokens(data: st.DataObject) -> None:
+def tampered_token(data: st.DataObject) -> str:
+    """The valid token with one kind of damage drawn from ``data``."""
     kind = data.draw(st.sampled_from(["flip", "truncate", "extend", "kid", "padding", "case"]))
     token = VALID_TOKEN
     if kind == "flip":
@@ -91,7 +90,13 @@ def test_tampered_tokens(data: st.DataObject) -> None:
         token += "=" * data.draw(st.integers(1, 4))
     else:
         token = token.swapcase()
-    open_within_limit(token)
+    return token
+
+
+@FUZZ
+@given(st.data())
+def test_tampered_tokens(data: st.DataObject) -> None:
+    open_within_limit(tampered_token(data))
 
 
 @settings(FUZZ, max_examples=120)
@@ -166,3 +171,23 @@ def test_hand_made_bad_tokens(token: str) -> None:
 )
 def test_authentic_bombs(plaintext: bytes) -> None:
     open_within_limit(forge(plaintext))
+
+
+FUZZ_LONG = settings(FUZZ, max_examples=20_000)
+
+
+@pytest.mark.slow
+@FUZZ_LONG
+@given(st.data())
+def test_tampered_tokens_long(data: st.DataObject) -> None:
+    open_within_limit(tampered_token(data))
+
+
+@pytest.mark.slow
+@FUZZ_LONG
+@given(
+    st.one_of(st.none(), st.integers(-(2**63), 2**64 - 1), st.text(max_size=4)),
+    msgpack_inputs(),
+)
+def test_authentic_tokens_with_a_forged_state_inside_long(player: object, state: bytes) -> None:
+    open_within_limit(forge(msgpack.packb([2, player, state], use_bin_type=True)))

@@ -580,7 +580,8 @@ def print_report(report: dict[str, Any]) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="manhattan bench soak", description=__doc__.split("\n")[0]
+        prog="manhattan bench soak",
+        description=" ".join((__doc__ or "").split("\n\n")[0].split()),
     )
     parser.add_argument("--url", help="a running service on loopback; default: start one")
     parser.add_argument("--pid", type=int, help="the running service's process id, for RSS")
