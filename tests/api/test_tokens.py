@@ -6,6 +6,7 @@ issued to a player answers only as that player; strict mode refuses plain JSON e
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from typing import Any
 
@@ -255,3 +256,45 @@ async def test_token_length_does_not_tell_the_seed_length() -> None:
             state = manhattan.new_game(players=3, seed=seed)
             lengths.add(len(await token_of(client, state, 0)))
         assert len(lengths) == 1
+
+
+async def test_keys_rotate_through_settings(make_app: MakeApp) -> None:
+    """MANHATTAN_TOKEN_KEY seals, MANHATTAN_TOKEN_OLD_KEYS still open: a token of the old key
+    works after rotation (and comes back sealed with the new key), and is BAD_TOKEN once the old
+    key is retired; /readyz names the keys, never their bytes."""
+    old, new = SealingKey.generate("old"), SealingKey.generate("new")
+    async with connect(make_app(token_key=old.to_text())) as client:
+        token = await token_of(client, GAME, 1)
+    rotated = make_app(token_key=new.to_text(), token_old_keys=(old.to_text(),))
+    async with connect(rotated) as client:
+        ready = (await client.get("/readyz")).text
+        tokens = json.loads(ready)["tokens"]
+        assert (tokens["keyId"], tokens["acceptedKeyIds"]) == ("new", ["new", "old"])
+        assert tokens["ephemeral"] is False
+        assert all(k.to_text().split(":")[1] not in ready for k in (old, new))
+        response = await client.post("/v1/states", json={"state": {"token": token}})
+        assert response.status_code == 201, response.text
+        body = response.json()
+        assert body["token"].startswith("new.") and body["view"]["player"] == 1
+    async with connect(make_app(token_key=new.to_text())) as client:
+        response = await client.post("/v1/states", json={"state": {"token": token}})
+        assert (response.status_code, response.json()["code"]) == (400, "BAD_TOKEN")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "query($s: JSON!) { legalMoves(state: {json: $s}) { notation } }",
+        "query($s: JSON!) { view(state: {json: $s}, player: 0) { token } }",
+        "mutation($s: JSON!) { storeState(state: {json: $s}) { token } }",
+        "query($s: JSON!) { replay(game: {state: {json: $s}, moves: []}) "
+        "{ ... on MoveRejected { code } ... on Replay { token } } }",
+    ],
+)
+async def test_strict_mode_refuses_plain_json_in_graphql(query: str) -> None:
+    async with connect(app(strict_states=True)) as client:
+        body = await gql(client, query, s=GAME.to_json())
+        if body.get("data") and "replay" in body["data"]:
+            assert body["data"]["replay"] == {"code": "STATE_JSON_REFUSED"}
+        else:
+            assert body["errors"][0]["extensions"]["code"] == "STATE_JSON_REFUSED", body
