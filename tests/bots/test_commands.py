@@ -39,4 +39,27 @@ def test_tournament_reports_win_rates_and_plots(
 
 def test_bench_bots_prints_iterations_per_second(capsys: pytest.CaptureFixture[str]) -> None:
     main(["bench", "bots", "--runs", "1", "--seconds", "0.1"])
-    assert "ismcts_iterations_per_s" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "ismcts_iterations_per_s" in out and "load average" in out
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--candidate", "minimax", "--budgets", "-"],
+        ["--budgets", "abc"],
+        ["--budgets", "0it"],
+        ["--budgets", "10it,10it"],
+        ["--candidate", "greedy", "--budgets", "100it"],
+        ["--opponent", "greedy@5it"],
+        ["--players", "2", "5"],
+        ["--games", "0"],
+    ],
+)
+def test_tournament_refuses_bad_arguments_before_playing(
+    bad: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["tournament", "--players", "2", "--games", "1", *bad])
+    assert exited.value.code == 2
+    assert "error:" in capsys.readouterr().err

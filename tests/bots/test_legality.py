@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -51,3 +53,42 @@ def test_selection_phase(level: str, players: int) -> None:
     suggestion = suggest(manhattan.view(state, 0), level=level, **BUDGETS[level])
     assert suggestion.move.type == "select"
     assert suggestion.move in manhattan.legal_moves(state)
+
+
+FULL_GAMES: list[dict[str, Any]] = [
+    {"players": 2, "edition": "classic", "variants": {}},
+    {"players": 3, "edition": "classic", "variants": {"antiTrust": True, "monster": "baby"}},
+    {"players": 4, "edition": "modern", "variants": {"urbanRules": True, "slowGrowth": True}},
+    {
+        "players": 4,
+        "edition": "modern",
+        "variants": {"urbanRules": True, "monster": "godzilla", "antiTrust": True},
+    },
+    {
+        "players": 2,
+        "edition": "modern",
+        "variants": {"urbanRules": True, "reshuffleEachRound": True, "monster": "baby"},
+    },
+    {"players": 2, "edition": "classic", "variants": {}, "colors": [[0, 1], [2, 3]]},
+    {"players": 3, "edition": "classic", "variants": {}, "rounds": 2, "pieces_per_round": 5},
+]
+
+
+def test_whole_games_in_every_variant_including_fake_news() -> None:
+    """Whole games, the three levels taking turns, in every variant, the urban rules (with a
+    fakeNews round, RULES §10) and custom rules; every suggestion must be legal."""
+    fake_news = 0
+    for i, setup in enumerate(FULL_GAMES):
+        state = manhattan.new_game(seed="fake-0", **setup)
+        moves = 0
+        while not state.is_over:
+            player = state.to_move
+            assert player is not None
+            level = sorted(BUDGETS)[(player + i) % 3]
+            v = manhattan.view(state, player)
+            fake_news += v.urban_current == "fakeNews"
+            suggestion = suggest(v, level=level, seed=moves, **BUDGETS[level])
+            assert suggestion.move in manhattan.legal_moves(state), (setup, suggestion.move)
+            state = manhattan.apply_move(state, suggestion.move)
+            moves += 1
+    assert fake_news > 0  # the seeds reach a round scored by a hidden card

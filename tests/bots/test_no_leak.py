@@ -4,6 +4,7 @@ seed, the urban-rule deck) never changes its suggestion at a fixed seed."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 
 import manhattan
 from manhattan.bots import suggest
+from tests.engine.positions import position
 
 BUDGETS = {"random": {}, "greedy": {}, "ismcts": {"iterations": 80}}
 
@@ -70,3 +72,45 @@ def test_hidden_information_never_changes_a_suggestion(
         assert [(x.move, x.visits) for x in a.alternatives] == [
             (x.move, x.visits) for x in b.alternatives
         ]
+
+
+def test_the_view_type_has_no_room_for_hidden_information() -> None:
+    """A bot's input, ``View``, holds other hands and the deck as counts only, no seed and no
+    urban deck (RULES §11); frozen with slots, nothing can be attached to it."""
+    public = {"player", "rules", "round", "phase", "first_player", "to_move", "board", "supply"}
+    public |= {"selected", "discard", "scores", "history", "monster", "shuffles"}
+    counts = {"hand_sizes", "deck_size", "urban_revealed", "urban_current", "urban_deck_size"}
+    assert {f.name for f in dataclasses.fields(manhattan.View)} == public | counts | {"hand"}
+    state = manhattan.new_game(
+        players=4, seed="room", edition="modern", variants={"urbanRules": True}
+    )
+    v = manhattan.view(state, 0)
+    with pytest.raises((AttributeError, TypeError)):
+        v.hands = state.hands  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        suggest(state)  # type: ignore[arg-type]  # the full state is refused, not read
+
+
+@pytest.mark.parametrize("level", sorted(BUDGETS))
+def test_the_hidden_card_of_a_fake_news_round_never_changes_a_suggestion(level: str) -> None:
+    """RULES §10: during a fakeNews round the card that will score it is the next of the hidden
+    urban deck. The same position with each possible next card gives the same suggestion."""
+    board = {(0, 0, 0): [(1, 2)], (1, 1, 1): [(0, 1)], (2, 2, 2): [(2, 3)]}
+    found = []
+    for hidden in ("villa", "fogFreeView", "founder", "megacity"):
+        state = position(
+            edition="modern",
+            variants={"urbanRules": True},
+            board=board,
+            hand=(0, 1, 2, 3),
+            selected={0: (1, 1, 0, 0)},
+            round_=2,
+            urban="fakeNews",
+            urban_next=hidden,
+        )
+        assert state.urban is not None and state.urban.deck[0] == hidden
+        v = manhattan.view(state, 0)
+        assert v.urban_current == "fakeNews"
+        s = suggest(v, level=level, seed=2, **BUDGETS[level])
+        found.append((s.move, [(a.move, a.visits, a.mean_score) for a in s.alternatives]))
+    assert all(f == found[0] for f in found)

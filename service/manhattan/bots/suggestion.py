@@ -82,6 +82,8 @@ def suggest(
 ) -> Suggestion:
     """A move for ``view.player``, who must be to move. ``iterations`` and ``time_ms`` budget the
     ismcts search (both given: whichever runs out first; neither: 1000 iterations)."""
+    if not isinstance(view, View):  # a State (or anything else) could carry hidden information
+        raise TypeError(f"a bot takes a player's View (manhattan.view), not {type(view).__name__}")
     if level not in LEVELS:
         raise BotError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
     _check_budget(iterations, time_ms)

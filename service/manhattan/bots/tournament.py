@@ -23,6 +23,11 @@ from typing import Any
 
 from .arena import BotSpec, play_game
 from .stats import wilson_interval
+from .suggestion import LEVELS, MAX_ITERATIONS, MAX_TIME_MS
+
+#: Levels that use a budget (the others ignore it, so it would only mislabel the bot).
+SEARCH_LEVELS = ("ismcts",)
+DEFAULT_BUDGETS = "200it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +126,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--candidate", default="ismcts", help="level of the bot under test")
     parser.add_argument(
         "--budgets",
-        default="200it",
-        help="comma-separated candidate budgets: 500it, 1000ms, or '-' for none",
+        default=None,
+        help="comma-separated candidate budgets: 500it, 1000ms, or '-' for none "
+        f"(default: {DEFAULT_BUDGETS} for ismcts, '-' for random and greedy)",
     )
     parser.add_argument("--opponent", default="greedy", help="the field: a level@budget")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
@@ -136,14 +142,45 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _candidates(level: str, budgets: str) -> list[BotSpec]:
-    return [BotSpec.parse(level if b == "-" else f"{level}@{b}") for b in budgets.split(",")]
+def _bot(text: str) -> BotSpec:
+    """``BotSpec.parse`` with the checks ``suggest`` would make only in the first game."""
+    try:
+        spec = BotSpec.parse(text)
+    except ValueError:
+        raise ValueError(f"bad budget in {text!r}: use 500it or 1000ms") from None
+    if spec.level not in LEVELS:
+        raise ValueError(f"unknown bot level {spec.level!r}; choose one of {', '.join(LEVELS)}")
+    budget = spec.iterations if spec.iterations is not None else spec.time_ms
+    if budget is not None and spec.level not in SEARCH_LEVELS:
+        raise ValueError(f"{spec.level} takes no budget ({text!r}); use '-'")
+    high = MAX_ITERATIONS if spec.iterations is not None else MAX_TIME_MS
+    if budget is not None and not 1 <= budget <= high:
+        raise ValueError(f"budget out of range in {text!r}: 1 to {high}")
+    return spec
+
+
+def _candidates(level: str, budgets: str | None) -> list[BotSpec]:
+    if budgets is None:
+        budgets = DEFAULT_BUDGETS if level in SEARCH_LEVELS else "-"
+    specs = [_bot(level if b == "-" else f"{level}@{b}") for b in budgets.split(",")]
+    labels = [s.label for s in specs]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"a budget is repeated in {budgets!r}")
+    return specs
 
 
 def run(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
-    opponent = BotSpec.parse(args.opponent)
-    candidates = _candidates(args.candidate, args.budgets)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        opponent = _bot(args.opponent)
+        candidates = _candidates(args.candidate, args.budgets)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.games < 1 or args.jobs < 1:
+        parser.error("--games and --jobs must be at least 1")
+    if any(not 2 <= n <= 4 for n in args.players):
+        parser.error("--players takes player counts from 2 to 4")
     cells = {
         (n, c.label): Cell(n, c.label, opponent.label) for n in args.players for c in candidates
     }
