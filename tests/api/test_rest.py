@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -346,3 +347,15 @@ def test_json_bodies_keep_integers_beyond_64_bits() -> None:
     big = 2**64 + 1
     assert load_json(f'{{"a": {big}, "b": -{big}}}'.encode()) == {"a": big, "b": -big}
     assert load_json(b'{"a": [1, 2.5, "x"]}') == {"a": [1, 2.5, "x"]}
+
+
+def test_the_legal_moves_body_encodes_each_move_as_its_json() -> None:
+    from manhattan.api.encoding import moves_json
+
+    for seed in ("a", "b"):
+        state = manhattan.new_game(players=3, seed=seed)
+        while state.phase != "over":
+            moves = manhattan.legal_moves(state)
+            decoded = json.loads(moves_json(moves))
+            assert decoded == {"moves": [m.to_json() for m in moves]}
+            state = manhattan.apply_move(state, moves[len(moves) // 2])

@@ -7,13 +7,15 @@ nesting and oversized msgpack containers are all ``INVALID_REQUEST`` (400).
 from __future__ import annotations
 
 import json
-import re
+from collections.abc import Sequence
 from typing import Any
 
 import msgpack
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
+
+from manhattan import Move
 
 from .errors import ApiError
 
@@ -33,7 +35,10 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_LONG_DIGITS = re.compile(rb"\d{19}")
+# Digits to "9", everything else to " ": a run of 19 digits is then a plain substring test,
+# an order of magnitude faster than a regular expression over the body.
+_DIGITS_ONLY = bytes(0x39 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_RUN = b"9" * 19
 
 
 def load_json(data: str | bytes) -> Any:
@@ -46,7 +51,7 @@ def load_json(data: str | bytes) -> Any:
     refused by both."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
-    if _LONG_DIGITS.search(data) is None:
+    if _LONG_RUN not in data.translate(_DIGITS_ONLY):
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -140,6 +145,26 @@ def encode(payload: Any, as_msgpack: bool) -> bytes:
         data: bytes = msgpack.packb(payload, use_bin_type=True)
         return data
     return dump_json(payload)
+
+
+_MOVE_JSON_SIZE = 20_000
+_move_json: dict[int, tuple[Move, bytes]] = {}
+
+
+def moves_json(moves: Sequence[Move]) -> bytes:
+    """``{"moves": [...]}`` as JSON bytes, each move's JSON encoded once per instance and reused
+    (moves are immutable, and ``legal_moves`` hands out shared instances). The memo holds each
+    move it keys by ``id``, so an id cannot be reused while it is cached."""
+    memo = _move_json
+    parts = []
+    for move in moves:
+        entry = memo.get(id(move))
+        if entry is None or entry[0] is not move:
+            if len(memo) >= _MOVE_JSON_SIZE:
+                memo.clear()
+            entry = memo[id(move)] = (move, dump_json(move.to_json()))
+        parts.append(entry[1])
+    return b'{"moves":[' + b",".join(parts) + b"]}"
 
 
 def dump_json(payload: Any) -> bytes:

@@ -25,7 +25,7 @@ from manhattan.engine.setup import MAX_SEED
 
 from ..sealing import BadTokenError, Sealer
 from ..store import StateCache
-from .encoding import encode
+from .encoding import moves_json
 from .errors import ApiError
 from .suggestions import (
     DEFAULT_BOT,
@@ -376,7 +376,7 @@ class Operations:
             if cached is not None:
                 return cached
         moves = await self.legal_moves(ref)
-        body = encode({"moves": [m.to_json() for m in moves]}, as_msgpack=False)
+        body = moves_json(moves)
         if cacheable:
             assert ref.id is not None
             await self.cache.save_result("legal", ref.id, body)
