@@ -21,3 +21,21 @@ def test_bench_engine_runs_briefly(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for figure in ("legal_moves_us", "apply_move_us", "public_games_per_s", "fast_games_per_s"):
         assert figure in out
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("MANHATTAN_TOKEN_KEY", "garbage"),
+        ("MANHATTAN_TOKEN_OLD_KEYS", "k1:x"),
+        ("MANHATTAN_PORT", "x"),
+    ],
+)
+def test_serve_reports_a_bad_setting_by_name(
+    variable: str, value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(variable, value)
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error INVALID_SETTINGS:") and variable in err
+    assert "Traceback" not in err

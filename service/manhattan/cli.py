@@ -72,8 +72,14 @@ def _tournament(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from .api.serve import run
+    from .sealing import SealingKeyError
+    from .settings import SettingsError
 
-    run(args.host, args.port)
+    try:
+        run(args.host, args.port)
+    except (SettingsError, SealingKeyError) as exc:  # a bad environment variable: say which
+        print(f"error INVALID_SETTINGS: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

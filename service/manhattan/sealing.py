@@ -117,9 +117,10 @@ class Sealer:
         cls, token_key: str, old_keys: Iterable[str], *, max_token_chars: int = 16_384
     ) -> Sealer:
         """The configured keys, or an ephemeral key when none is configured."""
-        accepted = [SealingKey.parse(text) for text in old_keys]
+        accepted = [_parse_setting("MANHATTAN_TOKEN_OLD_KEYS", text) for text in old_keys]
         if token_key:
-            return cls(SealingKey.parse(token_key), accepted, max_token_chars=max_token_chars)
+            current = _parse_setting("MANHATTAN_TOKEN_KEY", token_key)
+            return cls(current, accepted, max_token_chars=max_token_chars)
         return cls(SealingKey.generate(), accepted, ephemeral=True, max_token_chars=max_token_chars)
 
     @property
@@ -217,3 +218,11 @@ def _unpack(plaintext: bytes) -> object:
 
 
 __all__ = ["BadTokenError", "Sealer", "SealingKey", "SealingKeyError", "Unsealed"]
+
+
+def _parse_setting(variable: str, text: str) -> SealingKey:
+    """A key from a setting; the error names the variable (never the key itself)."""
+    try:
+        return SealingKey.parse(text)
+    except SealingKeyError as exc:
+        raise SealingKeyError(f"{variable}: {exc}") from None
