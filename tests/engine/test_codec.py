@@ -270,3 +270,14 @@ def test_design_s2_bad_notation_is_invalid_move(text: str) -> None:
     with pytest.raises(manhattan.IllegalMoveError) as err:
         manhattan.Move.parse(text)
     assert err.value.code == "INVALID_MOVE"
+
+
+@pytest.mark.parametrize("seed", ["\ud800", "ok\udfffok", "", "x" * 129])
+def test_a_seed_must_be_short_valid_unicode(seed: str) -> None:
+    data = manhattan.new_game(players=2, seed="s").to_json()
+    data["seed"] = seed
+    with pytest.raises(manhattan.InvalidStateError) as state_error:
+        manhattan.State.from_json(data)
+    assert state_error.value.path == "$.seed"
+    with pytest.raises(manhattan.InvalidSetupError):
+        manhattan.new_game(players=2, seed=seed)

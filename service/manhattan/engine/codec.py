@@ -15,7 +15,7 @@ import msgpack
 from .board import BLOCKS, block_coords
 from .errors import InvalidStateError, shown
 from .rules import CARD_COPIES, CARD_POSITIONS, HAND_SIZE, PIECES_PER_COLOR, PIECES_TOTAL, Rules
-from .setup import MAX_SEED, is_int, make_rules, read_block, read_variants
+from .setup import MAX_SEED, is_int, is_seed, make_rules, read_block, read_variants
 from .state import PHASES, Breakdown, RoundRecord, State, Urban
 from .urban import URBAN_CARDS
 
@@ -184,7 +184,7 @@ def state_from_json(obj: object) -> State:
     monster = _read_monster(data["monster"], rules)
     urban = _read_urban(data["urban"], rules)
     seed = data["seed"]
-    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED or not _encodable(seed):
+    if not is_seed(seed):
         _fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters (valid Unicode)")
     shuffles = _int(data["shuffles"], "$.shuffles", 0, 1 << 30)
     state = State(
@@ -491,12 +491,3 @@ def _check_select_turn(state: State, chosen: list[bool]) -> None:
                 f"player {state.to_move} cannot be selecting now: players choose "
                 "in turn from the first player, lower color first (RULES §5.1 [D4])",
             )
-
-
-def _encodable(text: str) -> bool:
-    """Whether ``text`` is valid Unicode (no lone surrogates): the shuffle hashes its UTF-8."""
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return True

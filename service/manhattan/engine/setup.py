@@ -188,7 +188,7 @@ def new_game(
     fail = _setup_fail
     if seed is None:
         seed = secrets.token_hex(8)
-    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED or not _encodable(seed):
+    if not is_seed(seed):
         fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters (valid Unicode)")
     parsed = read_variants(variants, "$.variants", fail)
     rules = make_rules(
@@ -258,10 +258,13 @@ def read_block(obj: object, path: str, fail: Fail) -> int:
     return block_index(n, r, c)
 
 
-def _encodable(text: str) -> bool:
-    """Whether ``text`` is valid Unicode (no lone surrogates): the shuffle hashes its UTF-8."""
+def is_seed(seed: object) -> bool:
+    """Whether ``seed`` is a valid seed: 1 to MAX_SEED characters of valid Unicode (no lone
+    surrogates; the shuffle hashes its UTF-8)."""
+    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEED:
+        return False
     try:
-        text.encode()
+        seed.encode()
     except UnicodeEncodeError:
         return False
     return True
