@@ -281,3 +281,21 @@ def test_a_seed_must_be_short_valid_unicode(seed: str) -> None:
     assert state_error.value.path == "$.seed"
     with pytest.raises(manhattan.InvalidSetupError):
         manhattan.new_game(players=2, seed=seed)
+
+
+def test_remembered_rules_keep_json_types_apart() -> None:
+    """Rules are remembered by an exact encoding: `false` read before never lets `0` through,
+    and a remembered value is the one a fresh read gives."""
+    data = manhattan.new_game(players=3, seed="r").to_json()
+    first = manhattan.State.from_json(data)
+    assert manhattan.State.from_json(copy.deepcopy(data)).rules == first.rules
+    for key, value in (("antiTrust", 0), ("slowGrowth", 0.0)):
+        bad = copy.deepcopy(data)
+        bad["rules"]["variants"][key] = value
+        with pytest.raises(manhattan.InvalidStateError) as error:
+            manhattan.State.from_json(bad)
+        assert error.value.path == f"$.rules.variants.{key}"
+    bad = copy.deepcopy(data)
+    bad["rules"]["rounds"] = float(bad["rules"]["rounds"])
+    with pytest.raises(manhattan.InvalidStateError):
+        manhattan.State.from_json(bad)

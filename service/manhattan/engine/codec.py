@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import hashlib
+import marshal
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -137,6 +138,8 @@ def _list(value: object, path: str, length: int | None = None, most: int = 4096)
 
 
 def _int(value: object, path: str, low: int, high: int) -> int:
+    if type(value) is int and low <= value <= high:
+        return value  # the common case, checked without the general tests below
     if not is_int(value):
         _fail(path, "expected an integer")
     assert isinstance(value, int)
@@ -146,6 +149,19 @@ def _int(value: object, path: str, low: int, high: int) -> int:
 
 
 def _counts(value: object, path: str) -> tuple[int, int, int, int]:
+    if type(value) is list and len(value) == 4:
+        a, b, c, d = value
+        if (
+            type(a) is int
+            and type(b) is int
+            and type(c) is int
+            and type(d) is int
+            and 0 <= a <= PIECES_PER_COLOR[0]
+            and 0 <= b <= PIECES_PER_COLOR[1]
+            and 0 <= c <= PIECES_PER_COLOR[2]
+            and 0 <= d <= PIECES_PER_COLOR[3]
+        ):
+            return a, b, c, d  # well formed: no paths built
     items = _list(value, path, 4)
     a, b, c, d = (_int(v, f"{path}[{i}]", 0, PIECES_PER_COLOR[i]) for i, v in enumerate(items))
     return a, b, c, d
@@ -210,7 +226,27 @@ def state_from_json(obj: object) -> State:
     return state
 
 
+_RULES_MEMO: dict[bytes, Rules] = {}
+_RULES_MEMO_SIZE = 256
+
+
 def _read_rules(value: object) -> Rules:
+    """The rules, remembered by an exact encoding of their JSON (``marshal`` keeps types apart:
+    ``true`` and ``1`` encode differently), as most states a service sees share a few rules."""
+    try:
+        key = marshal.dumps(value)  # type: ignore[arg-type]  # any JSON value, or ValueError
+    except ValueError:  # not plain data; the checks below say what is wrong
+        return _read_rules_checked(value)
+    rules = _RULES_MEMO.get(key)
+    if rules is None:
+        rules = _read_rules_checked(value)
+        if len(_RULES_MEMO) >= _RULES_MEMO_SIZE:
+            _RULES_MEMO.clear()
+        _RULES_MEMO[key] = rules
+    return rules
+
+
+def _read_rules_checked(value: object) -> Rules:
     data = _obj(value, "$.rules", RULES_KEYS)
     variants = read_variants(data["variants"], "$.rules.variants", _fail)
     _obj(
