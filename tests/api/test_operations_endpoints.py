@@ -41,13 +41,18 @@ async def test_a_configured_key_is_not_ephemeral(make_app: MakeApp) -> None:
 async def test_metrics_count_requests_cache_outcomes_and_errors(
     client: httpx.AsyncClient, mid_json: dict[str, Any]
 ) -> None:
-    await client.post("/v1/legal-moves", json={"state": mid_json})
+    for _ in range(3):  # the labelled children are looked up once, then reused
+        await client.post("/v1/legal-moves", json={"state": mid_json})
     await client.post("/v1/legal-moves", json={"state": {"id": "f" * 32}})
     await gql(client, '{ legalMoves(state: {token: "bad"}) { type } }')
     text = (await client.get("/metrics")).text
     assert (
-        'manhattan_requests_total{method="POST",route="/v1/legal-moves",status="200"} 1.0' in text
+        'manhattan_requests_total{method="POST",route="/v1/legal-moves",status="200"} 3.0' in text
     )
+    assert (
+        'manhattan_requests_total{method="POST",route="/v1/legal-moves",status="404"} 1.0' in text
+    )
+    assert 'manhattan_request_duration_seconds_count{route="/v1/legal-moves"} 4.0' in text
     assert 'manhattan_cache_total{kind="state",outcome="miss"} 1.0' in text
     assert 'manhattan_errors_total{code="STATE_NOT_FOUND"} 1.0' in text
     assert 'manhattan_errors_total{code="BAD_TOKEN"} 1.0' in text

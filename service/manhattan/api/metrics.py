@@ -22,6 +22,7 @@ _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        self._request_children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
         self.requests = Counter(
             "manhattan_requests",
             "HTTP requests by route, method and status",
@@ -54,8 +55,19 @@ class Metrics:
         )
 
     def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
-        self.requests.labels(route, method, str(status)).inc()
-        self.latency.labels(route).observe(seconds)
+        # The labelled children, looked up once per (route, method, status): ``labels()``
+        # validates and joins its arguments on every call. Bounded, as methods come from clients.
+        key = (route, method, status)
+        children = self._request_children.get(key)
+        if children is None:
+            children = (
+                self.requests.labels(route, method, str(status)),
+                self.latency.labels(route),
+            )
+            if len(self._request_children) < 1_000:
+                self._request_children[key] = children
+        children[0].inc()
+        children[1].observe(seconds)
 
     def observe_cache(self, kind: str, outcome: str) -> None:
         self.cache.labels(kind, outcome).inc()

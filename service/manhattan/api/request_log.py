@@ -5,10 +5,10 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import os
 import re
 import sys
 import time
-import uuid
 from typing import Any
 
 #: The id of the request being served (set by the middleware), or "-" outside a request.
@@ -22,7 +22,7 @@ def request_id_from(header: str | None) -> str:
     """The caller's ``X-Request-ID`` when it is a sane token, else a fresh one."""
     if header and _VALID_ID.fullmatch(header):
         return header
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()  # as random as uuid4's 122 bits, without building a UUID
 
 
 class JsonFormatter(logging.Formatter):
