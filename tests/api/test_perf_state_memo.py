@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
 import manhattan
 from manhattan.api.errors import ApiError
-from manhattan.api.operations import Operations, StateRef, json_digest
+from manhattan.api.operations import DerivedResults, Operations, StateRef, json_digest
 from manhattan.sealing import Sealer
 from manhattan.store import MemoryBackend, StateCache
 
@@ -61,3 +62,40 @@ async def test_invalid_states_are_not_memoized(mid_json: dict[str, Any]) -> None
     for _ in range(2):
         with pytest.raises((ApiError, manhattan.InvalidStateError)):
             await ops.resolve(StateRef(json=broken))
+
+
+async def test_legal_moves_are_kept_by_the_parsed_state_and_always_right(
+    mid_json: dict[str, Any],
+) -> None:
+    ops = _operations()
+    expected = manhattan.legal_moves(manhattan.State.from_json(mid_json))
+    first = await ops.legal_moves(StateRef(json=mid_json))
+    first.clear()  # a caller's list is its own: clearing it changes nothing kept
+    again = await ops.legal_moves(StateRef(json=copy.deepcopy(mid_json)))
+    assert again == expected
+    body = await ops.legal_moves_body(StateRef(json=mid_json))
+    assert body == await ops.legal_moves_body(StateRef(json=copy.deepcopy(mid_json)))
+    assert json.loads(body) == {"moves": [m.to_json() for m in expected]}
+    changed = copy.deepcopy(mid_json)
+    changed["toMove"] = (changed["toMove"] + 1) % changed["rules"]["players"]
+    changed["hands"] = [changed["hands"][-1], *changed["hands"][:-1]]
+    other = manhattan.State.from_json(changed)
+    assert await ops.legal_moves(StateRef(json=changed)) == manhattan.legal_moves(other)
+
+
+def test_derived_results_need_the_very_state_and_stay_bounded(mid_json: dict[str, Any]) -> None:
+    memo = DerivedResults(2)
+    calls: list[manhattan.State] = []
+
+    def compute(state: manhattan.State) -> int:
+        calls.append(state)
+        return len(calls)
+
+    states = [manhattan.State.from_json(copy.deepcopy(mid_json)) for _ in range(3)]
+    assert states[0] == states[1] and states[0] is not states[1]
+    assert memo.get("n", states[0], compute) == 1
+    assert memo.get("n", states[0], compute) == 1  # the same object: kept
+    assert memo.get("n", states[1], compute) == 2  # an equal state parsed apart: computed
+    assert memo.get("m", states[1], compute) == 3  # another kind of result
+    assert memo.get("n", states[0], compute) == 4  # dropped: only 2 are kept
+    assert len(calls) == 4

@@ -12,7 +12,7 @@ import hashlib
 import marshal
 import re
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -254,6 +254,9 @@ class Operations:
         # Parsing is pure, so a state object sent again (a client asks several questions about
         # one position) parses to the same state: keep recent ones by a digest of the object.
         self._by_json: OrderedDict[bytes, State] = OrderedDict()
+        # The two memos above hand out the same State object for a state asked about again, so
+        # pure results of a state (its legal moves, their JSON) are kept by that object.
+        self._derived = DerivedResults(parsed_states)
 
     # -- state references ----------------------------------------------------------------
     async def resolve(self, ref: StateRef) -> Resolved:
@@ -357,26 +360,34 @@ class Operations:
             raise ApiError("PAYLOAD_TOO_LARGE", f"at most {self.max_moves} moves in one request")
         return [self.read_move(obj, i) for i, obj in enumerate(objs)]
 
-    async def legal_moves(self, ref: StateRef) -> list[Move]:
+    async def _listed(self, ref: StateRef) -> State | None:
+        """The state whose legal moves the caller may list, or None (no moves to list): a
+        player's token only lists that player's own moves."""
         resolved = await self.resolve(ref)
         state = resolved.state
-        if resolved.player is not None and state.to_move != resolved.player:
-            return []  # a player's token only lists that player's own moves
-        return manhattan.legal_moves(state)
+        return None if resolved.player is not None and state.to_move != resolved.player else state
+
+    async def legal_moves(self, ref: StateRef) -> list[Move]:
+        state = await self._listed(ref)
+        return [] if state is None else list(self._derived.get("legal", state, _legal_moves))
 
     async def legal_moves_body(self, ref: StateRef) -> bytes:
         """REST's ``{"moves": [...]}`` as JSON bytes. For a state named by id the encoded body is
         a pure result, cached under ``legal:{id}``: a hit skips the state, the engine and the
-        encoder. (GraphQL must build typed objects anyway, so it uses ``legal_moves``; with the
-        parsed-state LRU an id is already cheap there.)"""
+        encoder. For a state already parsed (sent again inline) the body is kept by the state
+        object. (GraphQL must build typed objects anyway, so it uses ``legal_moves``.)"""
         cacheable = ref.id is not None and ref.player is None and ref.game is None
         if cacheable:
             assert ref.id is not None
             cached = await self.cache.load_result("legal", ref.id)
             if cached is not None:
                 return cached
-        moves = await self.legal_moves(ref)
-        body = moves_json(moves)
+        state = await self._listed(ref)
+        body = (
+            moves_json([])
+            if state is None
+            else self._derived.get("legal.json", state, _legal_moves_json)
+        )
         if cacheable:
             assert ref.id is not None
             await self.cache.save_result("legal", ref.id, body)
@@ -616,6 +627,37 @@ class Operations:
             state = transitions[-1].state
         events = [e for t in transitions for e in t.events if e.visible_for(seat)]
         return Applied(await self.seal(state, seat), events, [t.move for t in transitions])
+
+
+class DerivedResults:
+    """Pure results computed from a state, kept by the state object itself (bounded, least
+    recently used dropped). A hit needs the very object: each entry holds its state, so the
+    ``id`` it is keyed by cannot be reused while it is kept, and equal states parsed apart are
+    simply computed again. Results are shared: callers must not mutate them (tuples, bytes)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._memo: OrderedDict[tuple[str, int], tuple[State, Any]] = OrderedDict()
+
+    def get(self, kind: str, state: State, compute: Callable[[State], Any]) -> Any:
+        key = (kind, id(state))
+        entry = self._memo.get(key)
+        if entry is not None and entry[0] is state:
+            self._memo.move_to_end(key)
+            return entry[1]
+        value = compute(state)
+        self._memo[key] = (state, value)
+        if len(self._memo) > self.size:
+            self._memo.popitem(last=False)
+        return value
+
+
+def _legal_moves(state: State) -> tuple[Move, ...]:
+    return tuple(manhattan.legal_moves(state))
+
+
+def _legal_moves_json(state: State) -> bytes:
+    return moves_json(manhattan.legal_moves(state))
 
 
 def json_digest(obj: object) -> bytes | None:
