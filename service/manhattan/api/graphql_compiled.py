@@ -9,8 +9,11 @@ work. A *plan* does the same steps written out for that one document:
 
 1. the variables are coerced by graphql-core's ``get_variable_values`` and each field's
    arguments by its ``get_argument_values``, exactly as the executor does;
-2. each root field's resolver (strawberry's own wrapper, so argument conversion, ``Info`` and
-   permissions are strawberry's) is called with a resolve info built as graphql-core builds it;
+2. each root field's resolver is called with a resolve info built as graphql-core builds it:
+   through strawberry's own wrapper, or, for a field without extensions (permissions are
+   extensions) or special argument types, through a ``DirectResolver`` (``graphql_resolvers``)
+   that converts the arguments and makes the ``Info`` as the wrapper does, with the argument
+   types walked once instead of on every call;
 3. the value is completed by the plain-data completer of ``graphql_execution``.
 
 A plan is only made for a document that has already passed parsing and validation with the
@@ -29,7 +32,7 @@ import asyncio
 import inspect
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
 
 from graphql import (
@@ -50,6 +53,7 @@ from graphql.type.definition import GraphQLResolveInfoHelpers
 from graphql.utilities import get_operation_ast
 
 from .graphql_execution import Completer, GiveUp, plain_completer, plain_scalar
+from .graphql_resolvers import DirectResolver, DirectResolvers
 
 
 class ValidatedDocuments:
@@ -79,6 +83,7 @@ class _RootField:
     non_null: bool
     items_non_null: bool
     complete: Completer
+    direct: DirectResolver | None = None  # None: strawberry's wrapper (field_def.resolve)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +94,13 @@ class Plan:
 
 
 def make_plan(
-    schema: GraphQLSchema, document: DocumentNode, operation_name: str | None
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None,
+    resolvers: DirectResolvers | None = None,
 ) -> Plan | None:
-    """The plan of ``document``'s operation, or None when it is not of the simple shape."""
+    """The plan of ``document``'s operation, or None when it is not of the simple shape;
+    ``resolvers`` makes direct calls where it can (without: strawberry's wrappers)."""
     operation = get_operation_ast(document, operation_name)
     if (
         operation is None
@@ -127,6 +136,8 @@ def make_plan(
         field = _root_field(response_name, node, field_def)
         if field is None:
             return None
+        if resolvers is not None:
+            field = replace(field, direct=resolvers.for_field(field_def))
         fields.append(field)
     return Plan(document, operation, tuple(fields)) if fields else None
 
@@ -177,10 +188,17 @@ class CompiledQueries:
     """Plans by (query text, operation name), made on first use from validated documents
     (bounded, least recently used dropped)."""
 
-    def __init__(self, schema: GraphQLSchema, validated: ValidatedDocuments, size: int = 256):
+    def __init__(
+        self,
+        schema: GraphQLSchema,
+        validated: ValidatedDocuments,
+        size: int = 256,
+        resolvers: DirectResolvers | None = None,
+    ) -> None:
         self.schema = schema
         self.validated = validated
         self.size = size
+        self.resolvers = resolvers
         self._plans: OrderedDict[tuple[str, str | None], Plan | None] = OrderedDict()
 
     def plan(self, query: str, operation_name: str | None) -> Plan | None:
@@ -191,7 +209,8 @@ class CompiledQueries:
         document = self.validated.get(query)
         if document is None:
             return None  # not validated yet (or with errors): the general path; ask again later
-        plan = self._plans[key] = make_plan(self.schema, document, operation_name)
+        plan = make_plan(self.schema, document, operation_name, self.resolvers)
+        self._plans[key] = plan
         while len(self._plans) > self.size:
             self._plans.popitem(last=False)
         return plan
@@ -231,8 +250,11 @@ class CompiledQueries:
                     None,
                     _HELPERS,
                 )
-                resolve: Callable[..., Any] = field.field_def.resolve  # type: ignore[assignment]
-                value = resolve(None, info, **args)
+                if field.direct is not None:
+                    value = field.direct(None, info, args)
+                else:
+                    resolve: Callable[..., Any] = field.field_def.resolve  # type: ignore[assignment]
+                    value = resolve(None, info, **args)
                 if inspect.isawaitable(value):
                     value = await value
                 data[field.response_name] = _complete(field, value)

@@ -33,6 +33,7 @@ from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_analysis_types import Analysis, Preview, Threats
 from .graphql_compiled import CompiledQueries, ValidatedDocuments
 from .graphql_execution import PlainDataExecutionContext
+from .graphql_resolvers import DirectResolvers
 from .graphql_types import (
     ApplyResult,
     MoveRejected,
@@ -421,7 +422,7 @@ def _compiled_queries(schema: strawberry.Schema) -> CompiledQueries | None:
     validated = getattr(classes.pop(), "validated_documents", None)
     if not isinstance(validated, ValidatedDocuments):
         return None
-    return CompiledQueries(schema._schema, validated)
+    return CompiledQueries(schema._schema, validated, resolvers=DirectResolvers(schema))
 
 
 class GraphQLApp(GraphQL[dict[str, Any], None]):
