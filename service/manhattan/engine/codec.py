@@ -270,7 +270,8 @@ def _read_rules_checked(value: object) -> Rules:
     )
 
 
-_PIECES = {(c, f): (c, f) for c in range(4) for f in range(1, 5)}
+# One tuple per (color, floors): pieces read from JSON share them (index [c][f], f from 1).
+_PIECE_GRID: list[list[Any]] = [[None, *((c, f) for f in range(1, 5))] for c in range(4)]
 _EMPTY: tuple[tuple[int, int], ...] = ()
 
 
@@ -284,28 +285,28 @@ def _read_board_fast(value: object, k: int) -> tuple[tuple[tuple[int, int], ...]
     if type(value) is not list or len(value) != 6:
         return None
     blocks: list[tuple[tuple[int, int], ...]] = []
-    pieces = _PIECES
+    append = blocks.append
+    grid = _PIECE_GRID
     for hood in value:
         if type(hood) is not list or len(hood) != 9:
             return None
         for building in hood:
-            if type(building) is not list or len(building) > PIECES_TOTAL * 4:
+            if type(building) is not list:
                 return None
             if not building:
-                blocks.append(_EMPTY)
+                append(_EMPTY)
                 continue
+            if len(building) > PIECES_TOTAL * 4:
+                return None
             out = []
             for piece in building:
                 if type(piece) is not list or len(piece) != 2:
                     return None
                 c, f = piece
-                if type(c) is not int or type(f) is not int or not 0 <= c < k:
+                if type(c) is not int or type(f) is not int or not 0 <= c < k or not 1 <= f <= 4:
                     return None
-                interned = pieces.get((c, f))
-                if interned is None:
-                    return None
-                out.append(interned)
-            blocks.append(tuple(out))
+                out.append(grid[c][f])
+            append(tuple(out))
     return tuple(blocks)
 
 
@@ -346,18 +347,30 @@ def _check_pieces(
                 )
 
 
+_CARD_VALUES = frozenset(range(CARD_POSITIONS))
+_INT_ONLY = {int}
+_ALL_CARDS = [c for c in range(CARD_POSITIONS) for _ in range(CARD_COPIES)]
+
+
 def _cards(value: object, path: str, length: int | None = None, most: int = 45) -> tuple[int, ...]:
     """Card positions; a fast pass for well-formed input, the checked pass to locate a fault."""
-    well_formed = (
-        type(value) is list
-        and (length is None or len(value) == length)
-        and len(value) <= most
-        and all(type(v) is int and 0 <= v <= 8 for v in value)
-    )
-    if well_formed:
-        return tuple(value)  # type: ignore[arg-type]
+    fast = _cards_fast(value, length, most)
+    if fast is not None:
+        return fast
     items = _list(value, path, length, most)
     return tuple(_int(v, f"{path}[{i}]", 0, 8) for i, v in enumerate(items))
+
+
+def _cards_fast(value: object, length: int | None, most: int) -> tuple[int, ...] | None:
+    if type(value) is not list or (length is not None and len(value) != length):
+        return None
+    if len(value) > most:
+        return None
+    if not value:
+        return ()
+    if set(map(type, value)) == _INT_ONLY and _CARD_VALUES.issuperset(value):
+        return tuple(value)  # well formed (the type test keeps true and 1.0 out)
+    return None
 
 
 def _read_cards(
@@ -370,6 +383,8 @@ def _read_cards(
     total = CARD_POSITIONS * CARD_COPIES
     deck = _cards(data["deck"], "$.deck", most=total)
     discard = _cards(data["discard"], "$.discard", most=total)
+    if sorted([*deck, *discard, *(card for h in hands for card in h)]) == _ALL_CARDS:
+        return hands, deck, discard  # each position exactly CARD_COPIES times
     counts = Counter(deck) + Counter(discard)
     for h in hands:
         counts.update(h)
@@ -384,6 +399,56 @@ def _read_cards(
 
 
 def _read_history(value: object, k: int, rounds: int) -> tuple[RoundRecord, ...]:
+    """The scored rounds; a fast pass for well-formed input, the checked pass to locate a fault."""
+    fast = _read_history_fast(value, k, rounds)
+    return fast if fast is not None else _read_history_checked(value, k, rounds)
+
+
+def _read_history_fast(value: object, k: int, rounds: int) -> tuple[RoundRecord, ...] | None:
+    """The history if every test of ``_read_history_checked`` passes, else None (no paths)."""
+    if type(value) is not list or len(value) > rounds:
+        return None
+    out = []
+    for number, entry in enumerate(value, 1):
+        if type(entry) is not dict or len(entry) != 2:
+            return None
+        round_, scores = entry.get("round"), entry.get("scores")
+        if type(round_) is not int or round_ != number or type(scores) is not list:
+            return None
+        if len(scores) != k:
+            return None
+        breakdowns = []
+        for bd in scores:
+            if type(bd) is not dict or bd.keys() != BREAKDOWN_KEYS:
+                return None
+            buildings, majorities = bd["buildings"], bd["majorities"]
+            tallest, urban, total = bd["tallest"], bd["urban"], bd["total"]
+            if (
+                type(buildings) is not int
+                or not 0 <= buildings <= BLOCKS
+                or type(tallest) is not int
+                or (tallest != 0 and tallest != 3)
+                or type(urban) is not int
+                or not 0 <= urban <= 1000
+                or type(majorities) is not list
+                or len(majorities) > 6
+                or type(total) is not int
+            ):
+                return None
+            previous = -1
+            for n in majorities:
+                if type(n) is not int or not previous < n <= 5:
+                    return None  # also catches repeats and disorder
+                previous = n
+            breakdown = Breakdown(buildings, tuple(majorities), tallest, urban)
+            if total != breakdown.total:
+                return None
+            breakdowns.append(breakdown)
+        out.append(RoundRecord(number, tuple(breakdowns)))
+    return tuple(out)
+
+
+def _read_history_checked(value: object, k: int, rounds: int) -> tuple[RoundRecord, ...]:
     out = []
     for i, entry in enumerate(_list(value, "$.history", most=rounds)):
         path = f"$.history[{i}]"
