@@ -12,6 +12,11 @@ cases, which send one body over and over, measure a repeated state. The "distinc
 send ``--distinct`` different mid-game states of the same size class instead, in turn (a wrk Lua
 ``request()`` picking the next pre-built request): more states than the memo holds, cycled, so
 every request misses it and pays for parsing and checking the state.
+
+``--baseline DIR`` also starts the service from another source tree (``DIR`` is put first on the
+Python path, e.g. the ``service`` folder of a git worktree of an older commit) and runs every
+service case against both, alternating which goes first from run to run, so that the two are
+compared on the same machine in the same minutes; a second table gives the ratios.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -197,7 +202,7 @@ def _gql_body(ref: dict[str, object]) -> bytes:
     return json.dumps({"query": GRAPHQL_QUERY, "variables": {"s": ref}}).encode()
 
 
-def _cases(service: str, redis_url: str | None, distinct: int) -> list[Case]:
+def _cases(service: str, distinct: int) -> list[Case]:
     from manhattan.bench.engine import mid_game_state
 
     state = mid_game_state().to_json()
@@ -232,17 +237,48 @@ def _cases(service: str, redis_url: str | None, distinct: int) -> list[Case]:
     ]
 
 
+def _interleaved(cases: list[Case], baseline: list[Case], *, first_baseline: bool) -> list[Case]:
+    """Each case, with its baseline twin (same name after "baseline: ") right before or after."""
+    twins = {c.name.removeprefix("baseline: "): c for c in baseline}
+    out: list[Case] = []
+    for case in cases:
+        twin = twins.get(case.name)
+        pair = [case] if twin is None else ([twin, case] if first_baseline else [case, twin])
+        out.extend(pair)
+    return out
+
+
+def _median(runs: list[Measurement]) -> Measurement:
+    return Measurement(
+        statistics.median(r.requests_per_s for r in runs),
+        statistics.median(r.p50_ms for r in runs),
+        statistics.median(r.p99_ms for r in runs),
+    )
+
+
+def _comparison(results: dict[str, list[Measurement]], cases: list[Case]) -> dict[str, Measurement]:
+    """The table of this service against the baseline; the baseline's medians by name."""
+    print(f"{'case':36} {'base req/s':>10} {'req/s':>8} {'ratio':>6} {'base p99':>9} {'p99':>7}")
+    medians = {}
+    for case in cases:
+        runs = results.get(f"baseline: {case.name}")
+        if not runs:
+            continue
+        base, now = _median(runs), _median(results[case.name])
+        medians[f"baseline: {case.name}"] = base
+        ratio = now.requests_per_s / base.requests_per_s
+        print(
+            f"{case.name:36} {base.requests_per_s:10.0f} {now.requests_per_s:8.0f} {ratio:6.2f} "
+            f"{base.p99_ms:9.2f} {now.p99_ms:7.2f}"
+        )
+    return medians
+
+
 def _table(results: dict[str, list[Measurement]], cases: list[Case]) -> dict[str, Measurement]:
     medians = {}
     print(f"{'case':36} {'body B':>11} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
     for case in cases:
-        runs = results[case.name]
-        m = Measurement(
-            statistics.median(r.requests_per_s for r in runs),
-            statistics.median(r.p50_ms for r in runs),
-            statistics.median(r.p99_ms for r in runs),
-        )
-        medians[case.name] = m
+        m = medians[case.name] = _median(results[case.name])
         sizes = [len(b) for b in case.rotate] or [len(case.body)]
         size = f"{min(sizes)}" if min(sizes) == max(sizes) else f"{min(sizes)}-{max(sizes)}"
         print(f"{case.name:36} {size:>11} {m.requests_per_s:9.0f} {m.p50_ms:8.2f} {m.p99_ms:8.2f}")
@@ -263,7 +299,16 @@ def run(argv: list[str]) -> int:
         help="states the 'distinct states' cases cycle through (more than the memo holds)",
     )
     parser.add_argument("--json", action="store_true", help="also print the medians as JSON")
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="a source tree (the folder holding the 'manhattan' package) to run as a second "
+        "service, compared case by case with this one",
+    )
     args = parser.parse_args(argv)
+    if args.baseline is not None and not (Path(args.baseline) / "manhattan").is_dir():
+        print(f"--baseline: no 'manhattan' package in {args.baseline}", file=sys.stderr)
+        return 2
     if shutil.which("wrk") is None:
         print("wrk is not installed: apt-get install -y wrk", file=sys.stderr)
         return 2
@@ -276,19 +321,33 @@ def run(argv: list[str]) -> int:
         }
     )
     ports = {"service": _free_port(), "echo": _free_port()}
+    serve = "from manhattan.api.serve import run; run('127.0.0.1', {})"
     processes = [
-        _start(f"from manhattan.api.serve import run; run('127.0.0.1', {ports['service']})", env),
+        _start(serve.format(ports["service"]), env),
         _start(f"from manhattan.api.bench import serve_echo; serve_echo({ports['echo']})", env),
     ]
+    if args.baseline is not None:
+        ports["baseline"] = _free_port()
+        baseline_env = dict(env, PYTHONPATH=str(Path(args.baseline).resolve()))
+        processes.append(_start(serve.format(ports["baseline"]), baseline_env))
     try:
         service = f"http://127.0.0.1:{ports['service']}"
         _wait_ready(f"{service}/healthz")
         _wait_ready(f"http://127.0.0.1:{ports['echo']}/echo")  # 405 on GET still means "up"
-        cases = _cases(service, args.redis_url, args.distinct)
-        results: dict[str, list[Measurement]] = {c.name: [] for c in cases}
+        cases = _cases(service, args.distinct)
+        baseline_cases: list[Case] = []
+        if args.baseline is not None:
+            baseline = f"http://127.0.0.1:{ports['baseline']}"
+            _wait_ready(f"{baseline}/healthz")
+            baseline_cases = [
+                replace(c, name=f"baseline: {c.name}", port_key="baseline")
+                for c in _cases(baseline, args.distinct)
+                if c.port_key == "service"
+            ]
+        results: dict[str, list[Measurement]] = {c.name: [] for c in cases + baseline_cases}
         with tempfile.TemporaryDirectory() as workdir:
-            for _ in range(args.runs):
-                for case in cases:
+            for run_index in range(args.runs):
+                for case in _interleaved(cases, baseline_cases, first_baseline=run_index % 2 == 1):
                     url = f"http://127.0.0.1:{ports[case.port_key]}{case.path}"
                     results[case.name].append(
                         _run_wrk(
@@ -326,6 +385,9 @@ def run(argv: list[str]) -> int:
             + ", ".join(f"{name} {medians[name].p99_ms:.1f} ms" for name in names[1:])
         )
         print(f"worst p99       {worst_p99:5.1f} ms (target < {TARGETS['p99_ms']} ms)")
+        if baseline_cases:
+            print(f"\nbaseline: {args.baseline} (same runs, alternating)")
+            medians.update(_comparison(results, cases))
         if args.json:
             print(json.dumps({name: m._asdict() for name, m in medians.items()}))
         return 0
