@@ -148,7 +148,9 @@ def _int(value: object, path: str, low: int, high: int) -> int:
     return value
 
 
-def _counts(value: object, path: str) -> tuple[int, int, int, int]:
+def _counts(value: object, field: str, color: int) -> tuple[int, int, int, int]:
+    """``$.{field}[{color}]``: a color's pieces of each size (the path is built only for an
+    error)."""
     if type(value) is list and len(value) == 4:
         a, b, c, d = value
         if (
@@ -162,6 +164,7 @@ def _counts(value: object, path: str) -> tuple[int, int, int, int]:
             and 0 <= d <= PIECES_PER_COLOR[3]
         ):
             return a, b, c, d  # well formed: no paths built
+    path = f"$.{field}[{color}]"
     items = _list(value, path, 4)
     a, b, c, d = (_int(v, f"{path}[{i}]", 0, PIECES_PER_COLOR[i]) for i, v in enumerate(items))
     return a, b, c, d
@@ -184,16 +187,15 @@ def state_from_json(obj: object) -> State:
         to_move = _int(to_move, "$.toMove", 0, rules.players - 1)
     board = _read_board(data["board"], k)
     supply = tuple(
-        _counts(v, f"$.supply[{c}]") for c, v in enumerate(_list(data["supply"], "$.supply", k))
+        _counts(v, "supply", c) for c, v in enumerate(_list(data["supply"], "$.supply", k))
     )
     selected = tuple(
-        _counts(v, f"$.selected[{c}]")
-        for c, v in enumerate(_list(data["selected"], "$.selected", k))
+        _counts(v, "selected", c) for c, v in enumerate(_list(data["selected"], "$.selected", k))
     )
     _check_pieces(board, supply, selected, k)
     hands, deck, discard = _read_cards(data, rules.players)
     scores = tuple(
-        _int(v, f"$.scores[{c}]", 0, 1 << 30)
+        v if type(v) is int and 0 <= v <= 1 << 30 else _int(v, f"$.scores[{c}]", 0, 1 << 30)
         for c, v in enumerate(_list(data["scores"], "$.scores", k))
     )
     history = _read_history(data["history"], k, rules.rounds)
@@ -377,7 +379,7 @@ def _read_cards(
     data: dict[str, Any], players: int
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
     hands = tuple(
-        tuple(sorted(_cards(h, f"$.hands[{p}]", HAND_SIZE)))
+        tuple(sorted(_cards_fast(h, HAND_SIZE, 45) or _cards(h, f"$.hands[{p}]", HAND_SIZE)))
         for p, h in enumerate(_list(data["hands"], "$.hands", players))
     )
     total = CARD_POSITIONS * CARD_COPIES
