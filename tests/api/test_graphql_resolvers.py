@@ -206,3 +206,11 @@ def test_a_direct_call_answers_as_the_executor() -> None:
     assert resolvers.for_field(fields["withRoot"])(None, Info(), {"n": 2}) == "None:2"
     value = {"a": [1, 2.5, True]}
     assert resolvers.for_field(fields["json"])(None, Info(), {"value": value}) == data["json"]
+
+
+def test_without_strawberrys_internals_every_field_keeps_its_wrapper() -> None:
+    class Bare:  # a strawberry schema of another version, without the attributes used here
+        config = SCHEMA.config
+
+    resolvers = DirectResolvers(Bare())
+    assert all(resolvers.for_field(field) is None for _, _, field in ROOT_FIELDS)

@@ -90,10 +90,10 @@ class DirectResolvers:
 
     def __init__(self, strawberry_schema: Any) -> None:
         self._config = strawberry_schema.config
-        converter = strawberry_schema.schema_converter
-        self._registry = converter.scalar_registry
-        # Exception handlers turn exceptions into results inside the wrapper. The attribute is
-        # strawberry's own; if it is missing (another version) no field is called directly.
+        converter = getattr(strawberry_schema, "schema_converter", None)
+        self._registry = getattr(converter, "scalar_registry", {})
+        # Exception handlers turn exceptions into results inside the wrapper. The attributes are
+        # strawberry's own; if one is missing (another version) no field is called directly.
         self._handlers = getattr(converter, "_exception_handler_specs", None)
 
     def for_field(self, field_def: GraphQLField) -> DirectResolver | None:
