@@ -109,7 +109,7 @@ async def test_leave_before_start_opens_the_seat_and_revokes_the_token(live: Liv
 
 
 async def test_a_token_of_another_table_is_a_bad_seat(live: LiveServer) -> None:
-    tid, _, (ann, _) = await new_table(live, 2, start=False)
+    _tid, _, (ann, _) = await new_table(live, 2, start=False)
     other, _, _ = await new_table(live, 2, start=False)
     err(await ann.client.get(f"/v1/tables/{other}"), 401, "BAD_SEAT")
     err(await ann.client.post(f"/v1/tables/{other}/start"), 401, "BAD_SEAT")

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_a_move_answers_the_movers_view_and_events(live: LiveServer) -> None:
-    tid, _, (ann, bob) = await new_table(live, 2)
+    _tid, _, (ann, bob) = await new_table(live, 2)
     table = await ann.table()
     assert table["toMove"] == 0 and table["version"] == 4 and table["moves"]
     assert (await bob.table())["moves"] == []  # not bob's turn
@@ -25,7 +25,7 @@ async def test_a_move_answers_the_movers_view_and_events(live: LiveServer) -> No
 
 
 async def test_stale_version_carries_the_current_table(live: LiveServer) -> None:
-    tid, _, people = await new_table(live, 2)
+    _tid, _, people = await new_table(live, 2)
     table = await people[0].table()
     ok(await people[0].move(table["moves"][0], 4))
     mover = people[(await people[0].table())["toMove"]]
@@ -72,7 +72,7 @@ async def test_rules_errors_as_everywhere_else(live: LiveServer) -> None:
 
 
 async def test_a_retried_move_id_is_answered_as_the_first_time(live: LiveServer) -> None:
-    tid, _, (ann, bob) = await new_table(live, 2)
+    _tid, _, (ann, bob) = await new_table(live, 2)
     table = await ann.table()
     first = ok(await ann.move(table["moves"][0], 4, "a-1"))
     again = ok(await ann.move(table["moves"][0], 4, "a-1"))  # the old version: still answered
@@ -89,13 +89,13 @@ async def test_a_retried_move_id_is_answered_as_the_first_time(live: LiveServer)
 
 
 async def test_a_move_before_the_start_or_after_the_end(live: LiveServer) -> None:
-    tid, _, (ann, _) = await new_table(live, 2, start=False)
+    _, _, (ann, _) = await new_table(live, 2, start=False)
     err(
         await ann.move({"type": "select", "color": 0, "pieces": [1, 1, 1, 1]}, 3),
         409,
         "TABLE_NOT_PLAYING",
     )
-    tid, _, (ann,) = await new_table(live, 1, seats=["open", {"bot": {"level": "random"}}])
+    _tid, _, (ann,) = await new_table(live, 1, seats=["open", {"bot": {"level": "random"}}])
     final = await play_out(ann)
     assert final["status"] == "over" and final["ranking"] and final["toMove"] is None
     err(
