@@ -40,7 +40,7 @@ async def test_a_bot_only_table_plays_to_the_end(live: LiveServer) -> None:
 
 
 async def test_turn_seconds_run_out_a_bot_plays_and_the_seat_is_away(live: LiveServer) -> None:
-    tid, _, (ann, bob) = await new_table(live, 2, turnSeconds=1)
+    tid, _, (ann, _bob) = await new_table(live, 2, turnSeconds=1)
     table = await ann.table()
     assert table["deadline"] is not None
     assert abs(table["deadline"] - (time.time() * 1000 + 1000)) < 1500

@@ -32,7 +32,10 @@ async def ticket(person: object, tid: str) -> str:
 
 async def test_a_seat_stream_starts_with_its_snapshot_and_pushes_moves(live: LiveServer) -> None:
     tid, _, (ann, bob) = await new_table(live, 2)
-    async with live.client() as c, sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(bob, tid)}") as stream:
+    async with (
+        live.client() as c,
+        sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(bob, tid)}") as stream,
+    ):
         snapshot = await stream.next()
         assert snapshot["event"] == "snapshot" and snapshot["id"] == 4
         assert snapshot["data"]["you"] == 1 and len(snapshot["data"]["view"]["hand"]) > 0
@@ -43,7 +46,9 @@ async def test_a_seat_stream_starts_with_its_snapshot_and_pushes_moves(live: Liv
         assert pushed["data"]["player"] == 0 and not pushed["data"]["bot"]
         assert pushed["data"]["move"]["notation"] == table["moves"][0]["notation"]
         assert [e["type"] for e in pushed["data"]["events"]] == ["piecesSelected"]
-        assert pushed["data"]["version"] == 5 and pushed["data"]["toMove"] == answer["view"]["toMove"]
+        assert (
+            pushed["data"]["version"] == 5 and pushed["data"]["toMove"] == answer["view"]["toMove"]
+        )
         ok(await bob.client.post(f"/v1/tables/{tid}/chat", json={"text": "hello"}))
         chat = await stream.next()
         assert chat["event"] == "chat" and chat["id"] == 6 and chat["data"]["text"] == "hello"
@@ -59,7 +64,11 @@ async def test_tickets_are_single_use_and_for_one_table(live: LiveServer) -> Non
         err(await c.get(f"/v1/tables/{tid}/events?ticket=nonsense-ticket"), 401, "BAD_SEAT")
         err(await c.get(f"/v1/tables/{tid}/events"), 403, "NOT_SEATED")  # private: no spectators
         other, _, _ = await new_table(live, 2)
-        err(await c.get(f"/v1/tables/{other}/events?ticket={await ticket(ann, tid)}"), 401, "BAD_SEAT")
+        err(
+            await c.get(f"/v1/tables/{other}/events?ticket={await ticket(ann, tid)}"),
+            401,
+            "BAD_SEAT",
+        )
         err(await c.post(f"/v1/tables/{tid}/ticket"), 403, "NOT_SEATED")
 
 
@@ -83,7 +92,9 @@ async def test_last_event_id_resumes_and_a_gap_gets_a_snapshot(live: LiveServer)
     async with live.client() as c:
         # resume from version 5: exactly 6 and 7 are replayed, with their ids
         headers = {"last-event-id": "5"}
-        async with sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(bob, tid)}", headers) as stream:
+        async with sse(
+            c, f"/v1/tables/{tid}/events?ticket={await ticket(bob, tid)}", headers
+        ) as stream:
             replayed = [await stream.next(), await stream.next()]
             assert [(e["id"], e["event"]) for e in replayed] == [(6, "move"), (7, "move")]
         # the start of the table (joined, started) is still in the log
@@ -94,7 +105,11 @@ async def test_last_event_id_resumes_and_a_gap_gets_a_snapshot(live: LiveServer)
         async with sse(c, f"/v1/tables/{tid}/events", {"last-event-id": "99"}) as stream:
             first = await stream.next()
             assert first["event"] == "snapshot" and first["id"] == 7
-        err(await c.get(f"/v1/tables/{tid}/events", headers={"last-event-id": "x"}), 400, "INVALID_REQUEST")
+        err(
+            await c.get(f"/v1/tables/{tid}/events", headers={"last-event-id": "x"}),
+            400,
+            "INVALID_REQUEST",
+        )
 
 
 async def test_an_old_last_event_id_beyond_the_log_gets_a_snapshot(live: LiveServer) -> None:
@@ -103,14 +118,20 @@ async def test_an_old_last_event_id_beyond_the_log_gets_a_snapshot(live: LiveSer
     while (table := await ann.table())["version"] < 40 and time.monotonic() < deadline:
         if table["toMove"] == 0 and table["moves"]:
             await ann.move(table["moves"][0], table["version"])
-    async with live.client() as c, sse(c, f"/v1/tables/{tid}/events", {"last-event-id": "2"}) as stream:
+    async with (
+        live.client() as c,
+        sse(c, f"/v1/tables/{tid}/events", {"last-event-id": "2"}) as stream,
+    ):
         first = await stream.next()
         assert first["event"] == "snapshot" and first["id"] >= 40
 
 
 async def test_heartbeats_keep_an_idle_stream_alive(quick: LiveServer) -> None:
     tid, _, (ann, _) = await new_table(quick, 2)
-    async with quick.client() as c, sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(ann, tid)}") as stream:
+    async with (
+        quick.client() as c,
+        sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(ann, tid)}") as stream,
+    ):
         await stream.next()
         with pytest.raises(asyncio.TimeoutError):
             await stream.next(timeout=0.9)
@@ -123,7 +144,10 @@ async def test_heartbeats_keep_an_idle_stream_alive(quick: LiveServer) -> None:
 async def test_opening_a_stream_changes_no_version(live: LiveServer) -> None:
     tid, _, (ann, _) = await new_table(live, 2)
     before = (await ann.table())["version"]
-    async with live.client() as c, sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(ann, tid)}") as stream:
+    async with (
+        live.client() as c,
+        sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(ann, tid)}") as stream,
+    ):
         await stream.next()
     assert (await ann.table())["version"] == before
 
@@ -131,7 +155,7 @@ async def test_opening_a_stream_changes_no_version(live: LiveServer) -> None:
 async def test_a_stream_does_not_block_graceful_shutdown() -> None:
     server = LiveServer()
     await server.__aenter__()
-    tid, _, (ann, _) = await new_table(server, 2)
+    tid, _, (_ann, _) = await new_table(server, 2)
     client = httpx.AsyncClient(base_url=server.url, timeout=10)
     streams = []
     for _ in range(3):
@@ -151,7 +175,10 @@ async def test_a_stream_does_not_block_graceful_shutdown() -> None:
 
 async def test_leaving_ends_the_seat_stream(live: LiveServer) -> None:
     tid, _, (ann, _) = await new_table(live, 2)
-    async with live.client() as c, sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(ann, tid)}") as stream:
+    async with (
+        live.client() as c,
+        sse(c, f"/v1/tables/{tid}/events?ticket={await ticket(ann, tid)}") as stream,
+    ):
         await stream.next()
         ok(await ann.client.post(f"/v1/tables/{tid}/leave"))
         last = await stream.next()
