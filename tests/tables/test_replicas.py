@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.conftest import RedisServer, _free_port, _ping
-from tests.scaleout.replicas import Replica, ok, start_replicas
+from tests.scaleout.replicas import ok, start_replicas
 
 from .conftest import LiveServer, err, new_table, sse
 
@@ -30,20 +30,22 @@ def collect(url: str, path: str, sink: list[dict[str, Any]], stop: threading.Eve
     while not stop.is_set():
         headers = {"last-event-id": last} if last else {}
         try:
-            with httpx.Client(base_url=url, timeout=httpx.Timeout(5, read=2)) as c:
-                with c.stream("GET", path, headers=headers) as response:
-                    fields: dict[str, str] = {}
-                    for line in response.iter_lines():
-                        if stop.is_set():
-                            return
-                        if line == "":
-                            if "data" in fields:
-                                sink.append({**fields, "data": json.loads(fields["data"])})
-                                last = fields["id"]
-                            fields = {}
-                        elif not line.startswith(":"):
-                            name, _, value = line.partition(":")
-                            fields[name] = value.lstrip(" ")
+            with (
+                httpx.Client(base_url=url, timeout=httpx.Timeout(5, read=2)) as c,
+                c.stream("GET", path, headers=headers) as response,
+            ):
+                fields: dict[str, str] = {}
+                for line in response.iter_lines():
+                    if stop.is_set():
+                        return
+                    if line == "":
+                        if "data" in fields:
+                            sink.append({**fields, "data": json.loads(fields["data"])})
+                            last = fields["id"]
+                        fields = {}
+                    elif not line.startswith(":"):
+                        name, _, value = line.partition(":")
+                        fields[name] = value.lstrip(" ")
         except httpx.HTTPError:
             time.sleep(0.1)
 
