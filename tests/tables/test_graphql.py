@@ -36,7 +36,10 @@ async def test_lobby_and_moves_over_graphql(live: LiveServer) -> None:
     assert created["table"] == {"status": "waiting", "version": 1}
     listed = (await gql(live, "{ tables { tableId } }"))["data"]["tables"]
     assert tid in [t["tableId"] for t in listed]
-    join = "mutation($id: ID!, $name: String!) { joinTable(id: $id, name: $name) { player seatToken } }"
+    join = (
+        "mutation($id: ID!, $name: String!) "
+        "{ joinTable(id: $id, name: $name) { player seatToken } }"
+    )
     ann = (await gql(live, join, id=tid, name="ann"))["data"]["joinTable"]
     bob = (await gql(live, join, id=tid, name="bob"))["data"]["joinTable"]
     started = await gql(
@@ -133,7 +136,10 @@ async def ws_events(
     return out
 
 
-SUBSCRIBE = "subscription($id: ID!, $ticket: String, $last: Int) { tableEvents(id: $id, ticket: $ticket, lastEventId: $last) { id event data } }"
+SUBSCRIBE = (
+    "subscription($id: ID!, $ticket: String, $last: Int) "
+    "{ tableEvents(id: $id, ticket: $ticket, lastEventId: $last) { id event data } }"
+)
 
 
 async def test_table_events_match_the_sse_stream(live: LiveServer) -> None:
