@@ -27,7 +27,7 @@ async def test_lobby_and_moves_over_graphql(live: LiveServer) -> None:
     created = (
         await gql(
             live,
-            'mutation($seats: JSON) { createTable(seats: $seats, name: "g") '
+            'mutation($seats: [String!]) { createTable(seats: $seats, name: "g") '
             "{ tableId hostToken table { status version } } }",
             seats=["open", "open"],
         )
@@ -55,7 +55,7 @@ async def test_lobby_and_moves_over_graphql(live: LiveServer) -> None:
         )
     )["data"]["table"]
     assert mine["you"] == 0 and mine["moves"]
-    move = """mutation($id: ID!, $move: JSON!, $version: Int!, $moveId: String) {
+    move = """mutation($id: ID!, $move: MoveInput!, $version: Int!, $moveId: String) {
       tableMove(id: $id, move: $move, version: $version, moveId: $moveId) {
         __typename
         ... on TableMoved { version view events }
