@@ -102,6 +102,9 @@ class Hub:
             self._reads[table_id] = pending
             pending.add_done_callback(lambda _: self._reads.pop(table_id, None))
         table, version = await asyncio.shield(pending)
+        if version < at_least:
+            # That read began before the change we were told of: read again, once.
+            table, version = await self.tables.load(table_id)
         if table_id in self._listeners:
             self._latest[table_id] = (version, table)
         return table, version
