@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 
 import manhattan
 
+from ..bot_pool import pool_from_settings
 from ..sealing import Sealer
 from ..settings import Settings
 from ..store import Backend, StateCache, make_backend
@@ -77,6 +78,7 @@ async def readyz(request: Request) -> Response:
             "acceptedKeyIds": sealer.key_ids,
         },
         "strictStates": ops.strict_states,
+        "bots": ops.bot_pool.load().to_json(),
     }
     if sealer.ephemeral:
         detail["tokens"]["warning"] = (
@@ -127,6 +129,7 @@ def create_app(
         strict_states=settings.strict_states,
         max_moves=settings.max_moves_per_request,
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
+        bot_pool=pool_from_settings(settings),
     )
     schema = build_schema(
         max_depth=settings.graphql_max_depth,
@@ -158,8 +161,12 @@ def create_app(
                 extra={"keyId": sealer.current.kid},
             )
         log.info("cache backend", extra={"backend": backend.name})
-        yield
-        await cache.close()
+        await operations.bot_pool.start()
+        try:
+            yield
+        finally:
+            await operations.bot_pool.close()
+            await cache.close()
 
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error

@@ -50,7 +50,7 @@ from .graphql_types import (
 )
 from .limits import graphql_limits
 from .operations import Caller, Operations, StateRef, rules_info
-from .suggestions import DEFAULT_BOT
+from .suggestions import DEFAULT_BOT, bot_turn
 
 log = logging.getLogger("manhattan.api")
 
@@ -273,9 +273,17 @@ class Query:
         time_ms: int | None = None,
     ) -> SuggestResult:
         async def run() -> SuggestionType:
-            found = await ops(info).suggest(
-                state.to_ref(info), player, bot, seed=seed, iterations=iterations, time_ms=time_ms
-            )
+            turn = bot_turn(info.context, ops(info).bot_pool)
+            async with turn.lock:  # aliases one after another, within one deadline
+                found = await ops(info).suggest(
+                    state.to_ref(info),
+                    player,
+                    bot,
+                    seed=seed,
+                    iterations=iterations,
+                    time_ms=time_ms,
+                    deadline=turn.deadline,
+                )
             return SuggestionType.from_domain(found)
 
         result: SuggestResult = await rejected_or(run())
@@ -330,15 +338,18 @@ class Query:
     ) -> ApplyResult:
         async def run() -> Transition:
             chosen = bot or BotInput()
-            applied = await ops(info).advance(
-                state.to_ref(info),
-                player=player,
-                move=move and move.to_wire(),
-                bot=chosen.level,
-                seed=chosen.seed,
-                iterations=chosen.iterations,
-                time_ms=chosen.time_ms,
-            )
+            turn = bot_turn(info.context, ops(info).bot_pool)
+            async with turn.lock:
+                applied = await ops(info).advance(
+                    state.to_ref(info),
+                    player=player,
+                    move=move and move.to_wire(),
+                    bot=chosen.level,
+                    seed=chosen.seed,
+                    iterations=chosen.iterations,
+                    time_ms=chosen.time_ms,
+                    deadline=turn.deadline,
+                )
             return Transition.from_domain(applied)
 
         result: ApplyResult = await rejected_or(run())
