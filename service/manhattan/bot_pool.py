@@ -36,7 +36,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from .bots import BotChoice, BotError, Suggestion
-from .bots.worker import CANCEL, Task
+from .bots.worker import CANCEL, READY, Task
 from .engine import IllegalMoveError, State, check_move
 from .settings import Settings
 
@@ -45,6 +45,8 @@ log = logging.getLogger("manhattan.bots")
 DEFAULT_QUEUE = 16
 DEFAULT_DEADLINE_SECONDS = 5.0
 GRACE_SECONDS = 1.0
+#: How long a new worker may take to import the bots (a loaded machine is slow to start one).
+STARTUP_SECONDS = 60.0
 
 
 def default_workers() -> int:
@@ -99,7 +101,7 @@ class PoolLoad:
 
 
 class _Worker:
-    __slots__ = ("answers", "process", "tasks", "until")
+    __slots__ = ("answers", "deadline", "process", "tasks")
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
@@ -113,7 +115,7 @@ class _Worker:
         self.answers = Connection(os.dup(self.process.stdout.fileno()), writable=False)
         self.process.stdin.close()
         self.process.stdout.close()
-        self.until = 0.0  # when its current task must be answered by
+        self.deadline = 0.0  # when its current task's search must stop
 
     @property
     def alive(self) -> bool:
@@ -293,7 +295,7 @@ class BotPool:
         loop = asyncio.get_running_loop()
         fd = worker.answers.fileno()
         ready: asyncio.Future[None] = loop.create_future()
-        worker.until = until
+        worker.deadline = until - self.grace_seconds
         loop.add_reader(fd, _set_ready, ready)
         try:
             try:
@@ -303,7 +305,9 @@ class BotPool:
                 self._retire(worker, "its pipe is closed")
                 raise BotFailed("a bot worker exited") from None
             try:
-                await asyncio.wait_for(ready, max(0.0, until - time.monotonic()))
+                # a task sent late (its worker just started) still gets one iteration
+                wait = max(until - time.monotonic(), self.grace_seconds)
+                await asyncio.wait_for(ready, wait)
             except TimeoutError:
                 loop.remove_reader(fd)
                 self._retire(worker, "it did not stop by its deadline")
@@ -350,17 +354,30 @@ class BotPool:
 
     # -- workers ------------------------------------------------------------------------------
     async def _start_worker(self) -> _Worker:
+        """A new worker, once it has said it is ready (its start does not count against any
+        request's deadline: ``start()`` at the app's startup makes them all beforehand)."""
         self._starting += 1
         try:
-            worker = await asyncio.to_thread(self._spawn)
+            worker = _Worker()
+            loop = asyncio.get_running_loop()
+            ready: asyncio.Future[None] = loop.create_future()
+            fd = worker.answers.fileno()
+            loop.add_reader(fd, _set_ready, ready)
+            try:
+                await asyncio.wait_for(ready, STARTUP_SECONDS)
+                hello = worker.answers.recv()
+            except (TimeoutError, EOFError, OSError, asyncio.CancelledError):
+                worker.kill()
+                raise
+            finally:
+                loop.remove_reader(fd)
+            if hello != READY:
+                worker.kill()
+                raise BotFailed(f"a bot worker started with {hello!r}")
         finally:
             self._starting -= 1
         self._workers.append(worker)
         return worker
-
-    @staticmethod
-    def _spawn() -> _Worker:
-        return _Worker()
 
     def _release(self, worker: _Worker) -> None:
         """A free worker: to the first live waiter, else idle."""
@@ -374,24 +391,31 @@ class BotPool:
         self._idle.append(worker)
 
     def _retire(self, worker: _Worker, why: str) -> None:
+        worker.kill()
+        if worker not in self._workers:
+            return  # the pool was closed meanwhile
         log.warning("replacing a bot worker: %s", why, extra={"pid": worker.process.pid})
-        if worker in self._workers:
-            self._workers.remove(worker)
+        self._workers.remove(worker)
         if worker in self._idle:
             self._idle.remove(worker)
-        worker.kill()
-        if any(not w.done() for w in self._waiters):  # someone waits for the lost worker
+        with contextlib.suppress(RuntimeError):  # no loop: the next request starts one
             task = asyncio.get_running_loop().create_task(self._replace())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
     async def _replace(self) -> None:
+        """A worker in place of a lost one, started now rather than by the next request."""
         if len(self._workers) + self._starting < self.size:
-            self._release(await self._start_worker())
+            try:
+                worker = await self._start_worker()
+            except Exception:  # the next request tries again
+                log.exception("could not start a bot worker")
+                return
+            self._release(worker)
 
     def _retry_after(self) -> int:
-        """Seconds until the busy worker due first must have answered (at least 1)."""
-        busy = [w.until for w in self._workers if w not in self._idle]
+        """Seconds until the busy worker due first stops its search (at least 1)."""
+        busy = [w.deadline for w in self._workers if w not in self._idle]
         soonest = min(busy, default=time.monotonic() + self.deadline_seconds)
         return max(1, math.ceil(soonest - time.monotonic()))
 

@@ -7,8 +7,8 @@ deadline)``. The worker computes the player's view itself, so a bot only ever se
 or as soon as anything more arrives on stdin while it works: the pool writes a cancel there
 when the request is gone. It answers ``("ok", Suggestion)``, ``("refused", code, message)`` for
 a ``BotError``, or ``("failed", traceback)`` for anything else: a bug, which the service logs and
-answers with a 500. It imports the engine and the bots only, so it starts quickly, and it exits
-when its stdin closes (the service is gone).
+answers with a 500. It imports the engine and the bots only, says ``"ready"`` once it has, and
+exits when its stdin closes (the service is gone).
 """
 
 from __future__ import annotations
@@ -27,12 +27,14 @@ from .registry import make_bot
 
 Task = tuple[bytes, int, tuple[str, int, int | None, int | None], float]
 CANCEL = "cancel"
+READY = "ready"
 
 
 def serve(tasks: Connection, answers: Connection) -> None:
     """Answer tasks until ``tasks`` closes or sends None; a cancel between tasks is dropped."""
     # Ctrl-C reaches the whole process group; the service shuts its workers down itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    answers.send(READY)  # imports done: tasks are answered from now on
 
     def cancelled() -> bool:
         return tasks.poll(0)
