@@ -7,7 +7,7 @@ import asyncio
 import os
 import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -35,6 +35,14 @@ async def pool() -> AsyncIterator[BotPool]:
     await made.start()
     yield made
     await made.close()
+
+
+async def until(condition: Callable[[], bool], seconds: float = 2.0) -> None:
+    """Wait for ``condition`` (a busy machine may take a while to schedule a task)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
 
 
 def _pids(pool: BotPool) -> list[int]:
@@ -77,10 +85,9 @@ async def test_a_small_budget_is_reproducible_within_the_deadline(pool: BotPool)
 
 async def test_a_full_queue_is_busy_with_a_retry_after(pool: BotPool) -> None:
     running = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG))
-    await asyncio.sleep(0.05)
+    await until(lambda: pool.load().busy == 1)
     queued = asyncio.ensure_future(pool.suggest(STATE, MOVER, BotChoice("greedy")))
-    await asyncio.sleep(0.05)
-    assert pool.load().busy == 1 and pool.load().queued == 1
+    await until(lambda: pool.load().queued == 1)
     with pytest.raises(BotsBusy) as caught:
         await pool.suggest(STATE, MOVER, BotChoice("greedy"))
     assert caught.value.retry_after >= 1
@@ -173,3 +180,26 @@ def test_settings_and_defaults() -> None:
     assert default_workers() <= max(1, (os.cpu_count() or 1) - 1)
     with pytest.raises(ValueError):
         BotPool(workers=0)
+
+
+async def test_quick_bots_are_served_before_waiting_searches() -> None:
+    pool = BotPool(workers=1, queue=4, deadline_seconds=1.0)
+    try:
+        await pool.start()
+        running = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG))
+        await asyncio.sleep(0.1)
+        search = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG, deadline=pool.deadline()))
+        await asyncio.sleep(0.05)
+        greedy = asyncio.ensure_future(pool.suggest(STATE, MOVER, BotChoice("greedy")))
+        done, _ = await asyncio.wait({search, greedy}, return_when=asyncio.FIRST_COMPLETED)
+        assert done == {greedy}  # queued after the search, served before it
+        await asyncio.gather(running, search, greedy)
+    finally:
+        await pool.close()
+
+
+async def test_moves_left_share_the_time_left_when_a_worker_takes_the_move(pool: BotPool) -> None:
+    start = time.monotonic()
+    found = await pool.suggest(STATE, MOVER, LONG, moves_left=3)
+    # a third of the 0.6 s deadline, not all of it
+    assert time.monotonic() - start < 0.45 and found.stats["stoppedBy"] == "deadline"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .bots import BotChoice, BotError, Suggestion
+from .bots import BOTS, BotChoice, BotError, Suggestion
 from .bots.worker import CANCEL, READY, Task
 from .engine import IllegalMoveError, State, check_move
 from .settings import Settings
@@ -177,7 +177,8 @@ class BotPool:
         self._workers: list[_Worker] = []  # alive (or not yet found dead)
         self._idle: list[_Worker] = []
         self._starting = 0
-        self._waiters: deque[asyncio.Future[_Worker]] = deque()
+        self._waiters: deque[asyncio.Future[_Worker]] = deque()  # searches
+        self._quick: deque[asyncio.Future[_Worker]] = deque()  # bots that answer at once
         self._tasks: set[asyncio.Task[None]] = set()
         self._finalizer = weakref.finalize(self, _stop_processes, self._workers)
         _POOLS.add(self)
@@ -202,10 +203,11 @@ class BotPool:
 
     def _detach(self) -> list[_Worker]:
         """Every worker, taken from the pool; waiting requests get ``BotsBusy``."""
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done() and not waiter.get_loop().is_closed():
-                waiter.get_loop().call_soon_threadsafe(_fail_waiter, waiter)
+        for lane in (self._quick, self._waiters):
+            while lane:
+                waiter = lane.popleft()
+                if not waiter.done() and not waiter.get_loop().is_closed():
+                    waiter.get_loop().call_soon_threadsafe(_fail_waiter, waiter)
         workers = list(self._workers)
         self._workers.clear()  # the same list the finalizer holds
         self._idle.clear()
@@ -216,7 +218,7 @@ class BotPool:
             workers=self.size,
             running=len(self._workers),
             busy=len(self._workers) - len(self._idle),
-            queued=sum(1 for w in self._waiters if not w.done()),
+            queued=self._queued(),
             queue_limit=self.queue_limit,
             deadline_seconds=self.deadline_seconds,
         )
@@ -227,21 +229,32 @@ class BotPool:
 
     # -- the call -----------------------------------------------------------------------------
     async def suggest(
-        self, state: State, player: int, choice: BotChoice, *, deadline: float | None = None
+        self,
+        state: State,
+        player: int,
+        choice: BotChoice,
+        *,
+        deadline: float | None = None,
+        moves_left: int = 1,
     ) -> Suggestion:
         """The move of ``choice``'s bot for ``player`` (who must be to move), computed in a worker
         from the player's view of ``state``, its move checked against ``state``.
 
         ``deadline`` (``time.monotonic()`` seconds, capped at ``deadline_seconds`` from now) is
         when the answer is due: a search stops there, and a request still queued then gets
-        ``BotsBusy``. Raises ``BotError`` (``INVALID_BOT``, ``NOT_YOUR_TURN``), ``BotsBusy`` or
-        ``BotFailed``; cancelling the call stops the worker's search."""
+        ``BotsBusy``. ``moves_left`` > 1 says this is the first of that many bot moves due by
+        ``deadline`` (an ``advance``): its search gets an equal share of the time left when a
+        worker takes it. Bots that do not search (``random``, ``greedy``) are served before
+        searches that wait. Raises ``BotError`` (``INVALID_BOT``, ``NOT_YOUR_TURN``),
+        ``BotsBusy`` or ``BotFailed``; cancelling the call stops the worker's search."""
         cap = self.deadline()
         deadline = cap if deadline is None else min(deadline, cap)
         fields = (choice.level, choice.seed, choice.iterations, choice.time_ms)
-        task: Task = (state.to_msgpack(), player, fields, deadline)
-        worker = await self._acquire(deadline)
-        reply = await self._call(worker, task, deadline + self.grace_seconds)
+        worker = await self._acquire(deadline, quick=not BOTS[choice.level].searches)
+        now = time.monotonic()
+        stop_at = now + max(0.0, deadline - now) / max(1, moves_left)
+        task: Task = (state.to_msgpack(), player, fields, stop_at)
+        reply = await self._call(worker, task, stop_at + self.grace_seconds)
         kind = reply[0]
         if kind == "refused":
             raise BotError(reply[2], code=reply[1])
@@ -256,7 +269,7 @@ class BotPool:
             raise BotFailed(f"the {choice.level} bot suggested an illegal move") from exc
         return Suggestion(move, suggestion.alternatives, suggestion.stats)
 
-    async def _acquire(self, deadline: float) -> _Worker:
+    async def _acquire(self, deadline: float, *, quick: bool) -> _Worker:
         while self._idle:
             worker = self._idle.pop()
             if worker.alive:
@@ -264,14 +277,15 @@ class BotPool:
             self._retire(worker, "exited while idle")
         if len(self._workers) + self._starting < self.size:
             return await self._start_worker()
-        if sum(1 for w in self._waiters if not w.done()) >= self.queue_limit:
+        if self._queued() >= self.queue_limit:
             raise BotsBusy(
                 f"all {self.size} bot workers are busy and {self.queue_limit} requests wait",
                 self._retry_after(),
             )
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[_Worker] = loop.create_future()
-        self._waiters.append(waiter)
+        lane = self._quick if quick else self._waiters
+        lane.append(waiter)
 
         def expire() -> None:
             if not waiter.done():
@@ -289,7 +303,7 @@ class BotPool:
         finally:
             timer.cancel()
             with contextlib.suppress(ValueError):
-                self._waiters.remove(waiter)
+                lane.remove(waiter)
 
     async def _call(self, worker: _Worker, task: Task, until: float) -> tuple[Any, ...]:
         loop = asyncio.get_running_loop()
@@ -383,11 +397,12 @@ class BotPool:
         """A free worker: to the first live waiter, else idle."""
         if worker not in self._workers:
             return  # retired meanwhile (the pool was shut down)
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done() and not waiter.get_loop().is_closed():
-                waiter.set_result(worker)
-                return
+        for lane in (self._quick, self._waiters):
+            while lane:
+                waiter = lane.popleft()
+                if not waiter.done() and not waiter.get_loop().is_closed():
+                    waiter.set_result(worker)
+                    return
         self._idle.append(worker)
 
     def _retire(self, worker: _Worker, why: str) -> None:
@@ -412,6 +427,9 @@ class BotPool:
                 log.exception("could not start a bot worker")
                 return
             self._release(worker)
+
+    def _queued(self) -> int:
+        return sum(1 for lane in (self._quick, self._waiters) for w in lane if not w.done())
 
     def _retry_after(self) -> int:
         """Seconds until the busy worker due first stops its search (at least 1)."""

@@ -28,9 +28,9 @@ def counting(pool: BotPool) -> list[str]:
     calls: list[str] = []
     original = pool.suggest
 
-    async def spy(state: Any, player: int, choice: Any, *, deadline: Any = None) -> Any:
+    async def spy(state: Any, player: int, choice: Any, **options: Any) -> Any:
         calls.append(choice.level)
-        return await original(state, player, choice, deadline=deadline)
+        return await original(state, player, choice, **options)
 
     pool.suggest = spy  # type: ignore[method-assign]
     return calls

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import marshal
 import re
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -627,15 +626,13 @@ class Operations:
                 raise ApiError("INVALID_REQUEST", f"more than {MAX_ADVANCE_MOVES} bot moves")
             mover = state.to_move
             assert mover is not None
-            seats_left = (seat - mover) % state.rules.players or state.rules.players
-            now = time.monotonic()
-            share = now + max(0.0, deadline - now) / seats_left
             found = await suggest_move(
                 self.bot_pool,
                 state,
                 mover,
                 replace(choice, seed=seed + len(transitions) - mine_count),
-                deadline=share,
+                deadline=deadline,
+                moves_left=(seat - mover) % state.rules.players or state.rules.players,
             )
             transitions.append(manhattan.play(state, found.move))
             state = transitions[-1].state

@@ -101,12 +101,18 @@ def bot_levels() -> list[str]:
 
 
 async def suggest_move(
-    pool: BotPool, state: State, player: int, choice: BotChoice, *, deadline: float | None
+    pool: BotPool,
+    state: State,
+    player: int,
+    choice: BotChoice,
+    *,
+    deadline: float | None,
+    moves_left: int = 1,
 ) -> Suggestion:
     """The bot's move, computed by the pool; its refusals and a full pool as API errors (a bug
     in a bot, ``BotFailed``, is left to the 500 handler, which logs it)."""
     try:
-        found = await pool.suggest(state, player, choice, deadline=deadline)
+        found = await pool.suggest(state, player, choice, deadline=deadline, moves_left=moves_left)
     except BotError as exc:
         code = exc.code if exc.code in ("INVALID_BOT", "NOT_YOUR_TURN") else "INVALID_BOT"
         raise ApiError(code, exc.message) from None

@@ -39,6 +39,7 @@ class IsmctsBot(Bot):
     ``timeMs`` depends on the machine's speed and is never reproducible."""
 
     level = "ismcts"
+    searches = True
 
     def decide(self, view: View, stop: Stop) -> Decision:
         iterations = self.choice.iterations

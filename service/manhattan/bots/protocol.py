@@ -93,6 +93,9 @@ class Bot(ABC):
     view and fills in the common stats."""
 
     level: ClassVar[str]
+    #: Whether the bot searches until its budget or ``Stop`` ends it (the others answer in
+    #: milliseconds, so a pool serves them first).
+    searches: ClassVar[bool] = False
 
     def __init__(self, choice: BotChoice) -> None:
         self.choice = choice
