@@ -8,14 +8,23 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 
 import manhattan
 from manhattan.bench.engine import mid_game_state
-from manhattan.bot_pool import BotFailed, BotPool, BotsBusy, default_workers
+from manhattan.bot_pool import (
+    BotFailed,
+    BotPool,
+    BotsBusy,
+    default_workers,
+    pool_from_settings,
+    usable_cpus,
+)
 from manhattan.bots import BotChoice, BotError
 from manhattan.bots.worker import run as run_task
+from manhattan.settings import Settings, SettingsError
 
 pytestmark = pytest.mark.anyio
 
@@ -175,11 +184,29 @@ async def test_close_leaves_no_process() -> None:
     pool.shutdown()
 
 
-def test_settings_and_defaults() -> None:
+def test_settings_and_defaults(tmp_path: Path) -> None:
     assert 1 <= default_workers() <= 4
     assert default_workers() <= max(1, (os.cpu_count() or 1) - 1)
     with pytest.raises(ValueError):
         BotPool(workers=0)
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("150000 100000\n")  # a container limited to 1.5 cores
+    assert usable_cpus(str(cpu_max)) == min(2, len(os.sched_getaffinity(0)))
+    cpu_max.write_text("max 100000\n")
+    assert usable_cpus(str(cpu_max)) == len(os.sched_getaffinity(0))
+    assert usable_cpus(str(tmp_path / "absent")) == len(os.sched_getaffinity(0))
+    settings = Settings.from_env(
+        {
+            "MANHATTAN_BOT_WORKERS": "3",
+            "MANHATTAN_BOT_QUEUE": "0",
+            "MANHATTAN_BOT_DEADLINE_MS": "800",
+        }
+    )
+    made = pool_from_settings(settings)
+    assert (made.size, made.queue_limit, made.deadline_seconds) == (3, 0, 0.8)
+    assert pool_from_settings(Settings()).size == default_workers()
+    with pytest.raises(SettingsError):
+        Settings.from_env({"MANHATTAN_BOT_WORKERS": "-1"})
 
 
 async def test_quick_bots_are_served_before_waiting_searches() -> None:

@@ -51,11 +51,24 @@ STARTUP_SECONDS = 60.0
 
 def default_workers() -> int:
     """One worker per core but one, left to the event loop (at least 1, at most 4)."""
+    return max(1, min(4, usable_cpus() - 1))
+
+
+def usable_cpus(cpu_max: str = "/sys/fs/cgroup/cpu.max") -> int:
+    """The cores this process may use: its CPU affinity, lowered by a cgroup v2 CPU quota (a
+    container's CPU limit, which the affinity does not show)."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on every platform
         cpus = os.cpu_count() or 1
-    return max(1, min(4, cpus - 1))
+    try:
+        with open(cpu_max) as limit:
+            quota, _, period = limit.read().partition(" ")
+        if quota != "max":
+            cpus = min(cpus, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return cpus
 
 
 class BotsBusy(Exception):
