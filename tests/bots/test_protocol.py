@@ -53,6 +53,13 @@ def test_a_choice_reads_back_in_the_wire_case() -> None:
     choice = BotChoice("ismcts", seed=4, time_ms=30)
     assert choice.to_json() == {"level": "ismcts", "seed": 4, "iterations": None, "timeMs": 30}
     assert not choice.reproducible and BotChoice("ismcts", iterations=5).reproducible
+    assert BotChoice.from_json(choice.to_json()) == choice
+    assert BotChoice.from_json("random") == BotChoice("random")
+    assert BotChoice.from_json({"seed": None}) == BotChoice()
+    for bad in ({"level": "ismcts", "budget": 5}, ["greedy"], {"level": 3}):
+        with pytest.raises(BotError) as caught:
+            BotChoice.from_json(bad)
+        assert caught.value.code == "INVALID_BOT"
 
 
 def test_a_deadline_stops_an_iteration_budget() -> None:

@@ -7,6 +7,7 @@ by tables, so a bad level or budget is refused once, where the choice is made, w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ MAX_ITERATIONS = 1_000_000
 MAX_TIME_MS = 60_000
 MAX_SEED = 2**63 - 1
 DEFAULT_LEVEL = "greedy"
+WIRE_KEYS = frozenset({"level", "seed", "iterations", "timeMs"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,22 @@ class BotChoice:
             _check_int("iterations", self.iterations, 1, MAX_ITERATIONS)
         if self.time_ms is not None:
             _check_int("timeMs", self.time_ms, 1, MAX_TIME_MS)
+
+    @classmethod
+    def from_json(cls, obj: object) -> BotChoice:
+        """The wire form: ``{"level", "seed"?, "iterations"?, "timeMs"?}`` (absent or null:
+        the default), or a bare level name."""
+        if isinstance(obj, str):
+            return cls(obj)
+        if not isinstance(obj, Mapping) or not set(obj) <= WIRE_KEYS:
+            raise BotError('a bot choice is {"level", "seed"?, "iterations"?, "timeMs"?}')
+        level = obj.get("level")
+        return cls(
+            DEFAULT_LEVEL if level is None else level,
+            obj.get("seed") or 0,
+            obj.get("iterations"),
+            obj.get("timeMs"),
+        )
 
     @property
     def reproducible(self) -> bool:
