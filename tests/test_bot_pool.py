@@ -78,10 +78,9 @@ async def test_an_iteration_budget_stops_at_the_deadline_and_says_so(pool: BotPo
 
 
 async def test_a_sooner_deadline_of_the_caller_wins(pool: BotPool) -> None:
-    start = time.monotonic()
     found = await pool.suggest(STATE, MOVER, LONG, deadline=time.monotonic() + 0.2)
-    assert time.monotonic() - start < 0.6
     assert found.stats["stoppedBy"] == "deadline"
+    assert found.stats["timeMs"] < 450  # the worker's own clock: 0.2 s, not the pool's 0.6 s
 
 
 async def test_a_small_budget_is_reproducible_within_the_deadline(pool: BotPool) -> None:
@@ -92,16 +91,22 @@ async def test_a_small_budget_is_reproducible_within_the_deadline(pool: BotPool)
     assert (first.move, first.alternatives) == (again.move, again.alternatives)
 
 
-async def test_a_full_queue_is_busy_with_a_retry_after(pool: BotPool) -> None:
-    running = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG))
-    await until(lambda: pool.load().busy == 1)
-    queued = asyncio.ensure_future(pool.suggest(STATE, MOVER, BotChoice("greedy")))
-    await until(lambda: pool.load().queued == 1)
-    with pytest.raises(BotsBusy) as caught:
-        await pool.suggest(STATE, MOVER, BotChoice("greedy"))
-    assert caught.value.retry_after >= 1
-    assert (await running).stats["stoppedBy"] == "deadline"
-    assert (await queued).stats["level"] == "greedy"  # served once the worker was free
+async def test_a_full_queue_is_busy_with_a_retry_after() -> None:
+    pool = BotPool(workers=1, queue=1, deadline_seconds=5.0)
+    try:
+        await pool.start()
+        soon = time.monotonic() + 0.6
+        running = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG, deadline=soon))
+        await until(lambda: pool.load().busy == 1)
+        queued = asyncio.ensure_future(pool.suggest(STATE, MOVER, BotChoice("greedy")))
+        await until(lambda: pool.load().queued == 1)
+        with pytest.raises(BotsBusy) as caught:
+            await pool.suggest(STATE, MOVER, BotChoice("greedy"))
+        assert caught.value.retry_after == 1  # the running search stops within the second
+        assert (await running).stats["stoppedBy"] == "deadline"
+        assert (await queued).stats["level"] == "greedy"  # served once the worker was free
+    finally:
+        await pool.close()
 
 
 async def test_a_request_still_queued_at_its_deadline_is_busy(pool: BotPool) -> None:
@@ -226,7 +231,6 @@ async def test_quick_bots_are_served_before_waiting_searches() -> None:
 
 
 async def test_moves_left_share_the_time_left_when_a_worker_takes_the_move(pool: BotPool) -> None:
-    start = time.monotonic()
     found = await pool.suggest(STATE, MOVER, LONG, moves_left=3)
     # a third of the 0.6 s deadline, not all of it
-    assert time.monotonic() - start < 0.45 and found.stats["stoppedBy"] == "deadline"
+    assert found.stats["timeMs"] < 400 and found.stats["stoppedBy"] == "deadline"

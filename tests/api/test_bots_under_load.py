@@ -17,6 +17,7 @@ from manhattan.bot_pool import BotFailed, BotPool
 
 from .conftest import MakeApp
 from .service_client import connect
+from .test_perf_graphql_http import REPLAY
 
 pytestmark = pytest.mark.anyio
 
@@ -111,13 +112,29 @@ async def test_a_full_pool_is_503_bots_busy_with_retry_after(
         assert (await long).status_code == 200
 
 
+GRAPHQL_LONG = (
+    'query($s: JSON!) { a: suggestMove(state: {json: $s}, bot: "ismcts", iterations: 20000) '
+    "{ ... on Suggestion { stats } } }"
+)
+
+
+@pytest.mark.parametrize("path", ["/v1/suggest", "/v1/advance", "/graphql"])
 async def test_a_client_that_disconnects_cancels_its_search(
-    make_app: MakeApp, mid_json: dict[str, Any]
+    make_app: MakeApp, mid_state: manhattan.State, mid_json: dict[str, Any], path: str
 ) -> None:
     app = make_app(bot_workers=1, bot_queue=1, bot_deadline_ms=30_000)
     pool: BotPool = app.state.operations.bot_pool
     await pool.start()
-    body = json.dumps({"state": mid_json, **MAX_ISMCTS}).encode()
+    payload: dict[str, Any] = {
+        "/v1/suggest": {"state": mid_json, **MAX_ISMCTS},
+        "/v1/advance": {
+            "state": mid_json,
+            "player": ((mid_state.to_move or 0) + 3) % 4,
+            "bot": {"level": "ismcts", "iterations": 20_000},
+        },
+        "/graphql": {"query": GRAPHQL_LONG, "variables": {"s": mid_json}},
+    }[path]
+    body = json.dumps(payload).encode()
     sent: list[dict[str, Any]] = []
     disconnect = asyncio.Event()
     delivered = False
@@ -139,17 +156,21 @@ async def test_a_client_that_disconnects_cancels_its_search(
         "http_version": "1.1",
         "method": "POST",
         "scheme": "http",
-        "path": "/v1/suggest",
-        "raw_path": b"/v1/suggest",
+        "path": path,
+        "raw_path": path.encode(),
         "query_string": b"",
         "root_path": "",
         "headers": [(b"content-type", b"application/json"), (b"host", b"service")],
         "client": ("127.0.0.1", 1234),
         "server": ("service", 80),
+        REPLAY: True,  # not replayed through both GraphQL paths: the client hung up mid-way
     }
     request = asyncio.ensure_future(app(scope, receive, send))
-    await asyncio.sleep(0.5)
-    assert pool.load().busy == 1  # the 20,000-iteration search is running
+    start = time.monotonic()
+    while pool.load().busy == 0:  # until the 20,000-iteration search runs
+        assert time.monotonic() - start < 5
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.3)
     disconnect.set()
     await asyncio.wait_for(request, 5)
     start = time.monotonic()
