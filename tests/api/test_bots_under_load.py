@@ -219,7 +219,7 @@ async def test_one_deadline_bounds_a_whole_advance_and_fifteen_aliases(
         )
         assert body.status_code == 200, body.text
         assert len(body.json()["moves"]) == 3
-        assert time.monotonic() - start < 1.0 + 1.0
+        assert time.monotonic() - start < 1.0 + 1.5  # the deadline, plus slack for a busy machine
         fields = " ".join(
             f'a{i}: suggestMove(state: {{json: $s}}, bot: "ismcts", iterations: 20000, seed: {i})'
             " { ... on Suggestion { stats } ... on MoveRejected { code } }"
@@ -230,7 +230,7 @@ async def test_one_deadline_bounds_a_whole_advance_and_fifteen_aliases(
             "/graphql",
             json={"query": f"query($s: JSON!) {{ {fields} }}", "variables": {"s": mid_json}},
         )
-        assert time.monotonic() - start < 1.0 + 1.0
+        assert time.monotonic() - start < 1.0 + 1.5  # the deadline, plus slack for a busy machine
         answers = gql.json()["data"]
         assert len(answers) == 15
         assert all(a["stats"]["stoppedBy"] == "deadline" for a in answers.values())
