@@ -18,6 +18,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 import manhattan
 
+from ..bot_pool import pool_from_settings
 from ..sealing import Sealer
 from ..settings import Settings
 from ..store import Backend, StateCache, make_backend
@@ -80,6 +81,7 @@ async def readyz(request: Request) -> Response:
             "acceptedKeyIds": sealer.key_ids,
         },
         "strictStates": ops.strict_states,
+        "bots": ops.bot_pool.load().to_json(),
     }
     if sealer.ephemeral:
         detail["tokens"]["warning"] = (
@@ -130,6 +132,7 @@ def create_app(
         strict_states=settings.strict_states,
         max_moves=settings.max_moves_per_request,
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
+        bot_pool=pool_from_settings(settings),
     )
     schema = build_schema(
         max_depth=settings.graphql_max_depth,
@@ -169,10 +172,14 @@ def create_app(
                 extra={"keyId": sealer.current.kid},
             )
         log.info("cache backend", extra={"backend": backend.name})
+        await operations.bot_pool.start()
         tables.start()
-        yield
-        await tables.close()
-        await cache.close()
+        try:
+            yield
+        finally:
+            await tables.close()
+            await operations.bot_pool.close()
+            await cache.close()
 
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error

@@ -590,7 +590,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "BAD_SEAT" | "BAD_TOKEN" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /** @description JSON path of the first fault */
             path?: string;
@@ -1025,7 +1025,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1129,7 +1129,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1254,7 +1254,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1357,7 +1357,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1461,7 +1461,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1590,7 +1590,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1711,7 +1711,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1824,7 +1824,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1958,7 +1958,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2062,7 +2062,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2172,7 +2172,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2285,7 +2285,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2411,7 +2411,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2514,7 +2514,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2602,7 +2602,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2676,7 +2676,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2763,7 +2763,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2879,7 +2879,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3003,7 +3003,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3119,7 +3119,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3254,7 +3254,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3370,7 +3370,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3493,7 +3493,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3609,7 +3609,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3725,7 +3725,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3833,7 +3833,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3949,7 +3949,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
