@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from .conftest import LiveServer, err, new_table, ok
@@ -115,3 +117,27 @@ async def test_the_record_after_the_end_replays(live: LiveServer) -> None:
         replayed = ok(await c.post("/v1/replay", json=record))
     assert replayed["ranking"] == final["ranking"]
     assert replayed["movesApplied"] == len(record["moves"])
+
+
+async def test_chat_is_bounded_and_rate_limited(live: LiveServer) -> None:
+    tid, host, (ann, bob) = await new_table(live, 2)
+    path = f"/v1/tables/{tid}/chat"
+    err(await ann.client.post(path, json={"text": "x" * 281}), 400, "INVALID_REQUEST")
+    err(await ann.client.post(path, json={"text": "   "}), 400, "INVALID_REQUEST")
+    async with live.client(host) as as_host:
+        err(await as_host.post(path, json={"text": "hi"}), 403, "NOT_SEATED")
+    for i in range(5):
+        ok(await ann.client.post(path, json={"text": f"m{i}"}))
+    err(await ann.client.post(path, json={"text": "one too many"}), 429, "RATE_LIMITED")
+    ok(await bob.client.post(path, json={"text": "bob is not limited by ann"}))
+    chat = (await bob.table())["chat"]
+    assert [m["text"] for m in chat][-2:] == ["m4", "bob is not limited by ann"]
+    assert chat[-1]["player"] == 1 and chat[-1]["name"] == "p1"
+
+
+async def test_tables_expire_after_their_idle_time() -> None:
+    async with LiveServer(table_idle_seconds=1) as live:
+        tid, _, (ann, _) = await new_table(live, 2)
+        assert (await ann.table())["status"] == "playing"
+        await asyncio.sleep(1.3)
+        err(await ann.client.get(f"/v1/tables/{tid}"), 404, "TABLE_NOT_FOUND")
