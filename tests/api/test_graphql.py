@@ -187,6 +187,8 @@ async def test_replay(client: httpx.AsyncClient) -> None:
 
 async def test_list_fields_carry_the_code_in_extensions(client: httpx.AsyncClient) -> None:
     body = await gql(client, '{ legalMoves(state: {id: "0123"}) { type } }')
+    assert body["errors"][0]["extensions"]["code"] == "INVALID_REQUEST"  # malformed id
+    body = await gql(client, '{ legalMoves(state: {id: "%s"}) { type } }' % ("0" * 32))
     assert body["errors"][0]["extensions"]["code"] == "STATE_NOT_FOUND"
     body = await gql(
         client, "query($s: JSON!) { legalMoves(state: {json: $s}) { type } }", s={"format": 2}

@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 from ._exceptions import UnexpectedResponseError
 from ._models import (
     JSON,
+    BotChoice,
     Game,
     Move,
     Replay,
@@ -111,13 +112,24 @@ def view(state: StateLike, player: int) -> Call[Game]:
     return Call("POST", "/v1/view", lambda a: Game.from_json(_object(a)), body)
 
 
-def suggest(
-    state: StateLike, player: int | None, bot: str | None, seed: int | None
-) -> Call[Suggestion]:
+def bot_choice(bot: str | BotChoice | None, **budget: int | None) -> BotChoice | None:
+    """``bot`` as a ``BotChoice``: a level name with ``seed``/``iterations``/``time_ms``, or a
+    ``BotChoice`` as it is (then the budget keywords must be left out)."""
+    if isinstance(bot, BotChoice):
+        if any(v is not None for v in budget.values()):
+            raise TypeError("give seed, iterations and time_ms inside the BotChoice")
+        return bot
+    if bot is None and all(v is None for v in budget.values()):
+        return None
+    return BotChoice(bot or "greedy", **budget)
+
+
+def suggest(state: StateLike, player: int | None, bot: BotChoice | None) -> Call[Suggestion]:
     body: JSON = {"state": state_wire(state)}
-    for key, value in (("player", player), ("bot", bot), ("seed", seed)):
-        if value is not None:
-            body[key] = value
+    if player is not None:
+        body["player"] = player
+    if bot is not None:
+        body["bot"] = bot.to_json()
     return Call("POST", "/v1/suggest", lambda a: Suggestion.from_json(_object(a)), body)
 
 
@@ -161,8 +173,7 @@ def advance(
     state: StateLike,
     move: MoveLike | None,
     player: int | None,
-    bot: str | None,
-    seed: int | None,
+    bot: BotChoice | None,
 ) -> Call[Transition]:
     """``/v1/advance``: the player's move (optional), then bots for the other seats."""
     body: JSON = {"state": state_wire(state)}
@@ -170,9 +181,8 @@ def advance(
         body["move"] = move_wire(move)
     if player is not None:
         body["player"] = player
-    choice = {k: v for k, v in (("level", bot), ("seed", seed)) if v is not None}
-    if choice:
-        body["bot"] = choice
+    if bot is not None:
+        body["bot"] = bot.to_json()
     return Call("POST", "/v1/advance", lambda a: Transition.from_json(_object(a)), body)
 
 

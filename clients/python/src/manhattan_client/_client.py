@@ -12,7 +12,7 @@ import httpx
 from . import _calls as calls
 from ._calls import Call, MoveLike, StateLike
 from ._exceptions import TransportError, UnexpectedResponseError, error_from_response
-from ._models import JSON, Game, Move, Replay, Score, Suggestion, Transition, Validation
+from ._models import JSON, BotChoice, Game, Move, Replay, Score, Suggestion, Transition, Validation
 from ._retry import RETRYABLE, RetryPolicy
 
 T = TypeVar("T")
@@ -161,10 +161,14 @@ class Client:
         state: StateLike,
         player: int | None = None,
         *,
-        bot: str | None = None,
+        bot: str | BotChoice | None = None,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Suggestion:
-        return self._run(calls.suggest(state, player, bot, seed))
+        """A move from a bot: ``bot`` a level or a ``BotChoice`` (with its budgets)."""
+        choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
+        return self._run(calls.suggest(state, player, choice))
 
     def replay(
         self,
@@ -195,12 +199,15 @@ class Client:
         move: MoveLike | None = None,
         *,
         player: int | None = None,
-        bot: str | None = None,
+        bot: str | BotChoice | None = None,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Transition:
         """A player's turn: their ``move`` (if given), then bots play every other seat until the
         player is to move again; the answer is addressed to the player (view, events, token)."""
-        return self._run(calls.advance(state, move, player, bot, seed))
+        choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
+        return self._run(calls.advance(state, move, player, choice))
 
     def store(self, state: StateLike) -> Game:
         return self._run(calls.store(state))
@@ -303,10 +310,14 @@ class AsyncClient:
         state: StateLike,
         player: int | None = None,
         *,
-        bot: str | None = None,
+        bot: str | BotChoice | None = None,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Suggestion:
-        return await self._run(calls.suggest(state, player, bot, seed))
+        """A move from a bot: ``bot`` a level or a ``BotChoice`` (with its budgets)."""
+        choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
+        return await self._run(calls.suggest(state, player, choice))
 
     async def replay(
         self,
@@ -337,12 +348,15 @@ class AsyncClient:
         move: MoveLike | None = None,
         *,
         player: int | None = None,
-        bot: str | None = None,
+        bot: str | BotChoice | None = None,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Transition:
         """A player's turn: their ``move`` (if given), then bots play every other seat until the
         player is to move again; the answer is addressed to the player (view, events, token)."""
-        return await self._run(calls.advance(state, move, player, bot, seed))
+        choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
+        return await self._run(calls.advance(state, move, player, choice))
 
     async def store(self, state: StateLike) -> Game:
         return await self._run(calls.store(state))

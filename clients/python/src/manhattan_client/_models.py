@@ -200,10 +200,19 @@ class Transition:
 
 @dataclass(frozen=True, slots=True)
 class Validation:
+    """``POST /v1/validate``; a refusal says why: the rule (``reason``, ``section``, ``decision``,
+    ``option``), the ``numbers`` involved and the nearest legal ``alternatives``."""
+
     legal: bool
     move: Move | None = None
     code: str | None = None
     message: str | None = None
+    reason: str | None = None
+    section: str | None = None
+    decision: str | None = None
+    option: str | None = None
+    numbers: dict[str, int] = field(default_factory=dict)
+    alternatives: list[Alternative] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, obj: JSON) -> Validation:
@@ -213,7 +222,55 @@ class Validation:
             move=None if move is None else Move.from_json(move),
             code=obj.get("code"),
             message=obj.get("message"),
+            reason=obj.get("reason"),
+            section=obj.get("section"),
+            decision=obj.get("decision"),
+            option=obj.get("option"),
+            numbers=dict(obj.get("numbers") or {}),
+            alternatives=[Alternative.from_json(a) for a in obj.get("alternatives") or []],
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """A nearest legal move (``kind`` says how it differs) or a bot's runner-up move (with the
+    bot's ``visits`` and ``mean_score``)."""
+
+    move: Move
+    kind: str | None = None
+    visits: int | None = None
+    mean_score: float | None = None
+
+    @classmethod
+    def from_json(cls, obj: JSON) -> Alternative:
+        return cls(
+            Move.from_json(_field(obj, "move", dict)),
+            obj.get("kind"),
+            obj.get("visits"),
+            obj.get("meanScore"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BotChoice:
+    """Which bot plays and how (the service's ``BotChoice``): ``level`` random, greedy or
+    ismcts; ``seed`` 0 to 2^31-1; ``iterations`` 1 to 20000; ``time_ms`` 1 to 2000."""
+
+    level: str = "greedy"
+    seed: int | None = None
+    iterations: int | None = None
+    time_ms: int | None = None
+
+    def to_json(self) -> JSON:
+        out: JSON = {"level": self.level}
+        for key, value in (
+            ("seed", self.seed),
+            ("iterations", self.iterations),
+            ("timeMs", self.time_ms),
+        ):
+            if value is not None:
+                out[key] = value
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,11 +305,15 @@ class Suggestion:
     move: Move
     bot: str
     stats: JSON
+    alternatives: list[Alternative] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, obj: JSON) -> Suggestion:
         return cls(
-            Move.from_json(_field(obj, "move", dict)), str(obj.get("bot")), obj.get("stats") or {}
+            Move.from_json(_field(obj, "move", dict)),
+            str(obj.get("bot")),
+            obj.get("stats") or {},
+            [Alternative.from_json(a) for a in obj.get("alternatives") or []],
         )
 
 
