@@ -27,7 +27,7 @@ from ..sealing import BadTokenError, Sealer
 from ..store import StateCache
 from . import wire
 from .encoding import moves_json
-from .errors import ApiError
+from .errors import ApiError, to_api_error
 from .suggestions import (
     DEFAULT_BOT,
     BotBudget,
@@ -543,7 +543,14 @@ class Operations:
         if "state" in game:
             resolved = await self.resolve(StateRef.from_wire(game["state"], caller))
         else:
-            resolved = self._fresh(self.new_game_state(game.get("setup")), caller)
+            try:
+                made = self.new_game_state(game.get("setup"))
+            except (ApiError, manhattan.InvalidSetupError) as exc:  # paths within the record
+                error = to_api_error(exc)
+                assert error is not None
+                where = "$.setup" + (error.path or "$")[1:]
+                raise ApiError(error.code, error.message, path=where) from None
+            resolved = self._fresh(made, caller)
         state = resolved.state
         for i, move in enumerate(moves):
             self._check_mover(resolved, move, state, i)
