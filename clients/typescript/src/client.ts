@@ -1,5 +1,5 @@
 /**
- * `ManhattanClient`: the REST API of DESIGN §4 as typed methods, for browsers and Node (fetch).
+ * `ManhattanClient`: the REST API (README "REST examples", /openapi.json) as typed methods, for browsers and Node (fetch).
  *
  *   const client = new ManhattanClient("http://127.0.0.1:8000");
  *   const game = await client.newGame({ players: 4, seed: "demo" });
@@ -93,7 +93,7 @@ export class ManhattanClient {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  // -- operations (DESIGN §4) ---------------------------------------------------------
+  // -- operations (/openapi.json) ------------------------------------------------------
   rules(): Promise<Record<string, unknown>> {
     return this.request("GET", "/v1/rules");
   }
@@ -120,7 +120,7 @@ export class ManhattanClient {
     return this.request("POST", "/v1/score", { state: stateRef(state) });
   }
 
-  /** The player's view and a token issued to that player (DESIGN §7). */
+  /** The player's view and a token issued to that player (README "Hidden information and trust model"). */
   view(state: StateLike, player: number): Promise<Sealed> {
     return this.request("POST", "/v1/view", { state: stateRef(state), player });
   }

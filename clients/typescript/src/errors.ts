@@ -1,5 +1,5 @@
 /**
- * Every error the client throws, rebuilt from the service's stable codes (DESIGN §5).
+ * Every error the client throws, rebuilt from the service's stable codes (README: the error table; GET /v1/rules errorCodes).
  *
  *   ManhattanClientError
  *   ├── TransportError            the service could not be reached (after the retries)

@@ -29,7 +29,7 @@ function answering(status: number, body: unknown, headers: Record<string, string
     });
 }
 
-describe("errors (DESIGN §5)", () => {
+describe("errors (the error table)", () => {
   const cases: [string, number, new (...args: never[]) => ServiceError][] = [
     ["INVALID_STATE", 400, InvalidStateError],
     ["INVALID_MOVE", 400, InvalidMoveError],

@@ -1,4 +1,4 @@
-"""Each REST operation of DESIGN §4 as data: method, path, body and how to read the answer.
+"""Each REST operation (schema/openapi.json) as data: method, path, body and how to read the answer.
 
 The sync and async clients share these, so an operation's wire form is written once.
 """

@@ -1,4 +1,4 @@
-"""``Client`` and ``AsyncClient``: the REST API of DESIGN §4 as methods with typed results."""
+"""``Client`` and ``AsyncClient``: the REST API (``/openapi.json``) as typed methods."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ class Client:
                 raise TransportError(f"the request failed: {exc}") from exc
         return _read(call, response)
 
-    # -- operations (DESIGN §4) ----------------------------------------------------------
+    # -- operations (/openapi.json) ---------------------------------------------------------
     def rules(self) -> JSON:
         return self._run(calls.rules())
 
@@ -153,7 +153,7 @@ class Client:
         return self._run(calls.score(state))
 
     def view(self, state: StateLike, player: int) -> Game:
-        """The player's view and a token issued to that player (DESIGN §7)."""
+        """The player's view and a token issued to that player (README: trust model)."""
         return self._run(calls.view(state, player))
 
     def suggest(

@@ -1,4 +1,5 @@
-"""Every error the client raises, rebuilt from the service's stable codes (DESIGN §5).
+"""Every error the client raises, rebuilt from the service's stable codes (``GET /v1/rules``
+``errorCodes``; the error table of the service README).
 
 ManhattanClientError
 ├── TransportError            the service could not be reached (after the connection retries)
@@ -69,7 +70,7 @@ class ServiceError(ManhattanClientError):
 
 
 class InvalidStateError(ServiceError):
-    """INVALID_STATE: the state is not a valid DESIGN §2 state; ``path`` says where."""
+    """INVALID_STATE: not a valid state (schema/state.schema.json); ``path`` says where."""
 
 
 class InvalidMoveError(ServiceError):

@@ -1,4 +1,4 @@
-"""Typed results: small frozen dataclasses read from the service's JSON (DESIGN §2, §4).
+"""Typed results: small frozen dataclasses read from the service's JSON (schema/openapi.json).
 
 States and views stay plain JSON objects (``dict``): their format is versioned by the service
 (``manhattan/state@1``, ``manhattan/view@1``) and this client never interprets the rules. Every
@@ -47,7 +47,8 @@ class StateRef:
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """A move (DESIGN §2). Moves from the service also carry ``player``, ``block``, ``notation``."""
+    """A move (schema/state.schema.json). Moves from the service also carry ``player``,
+    ``block``, ``notation``."""
 
     type: str
     card: int | None = None
@@ -92,7 +93,7 @@ class Move:
             raise UnexpectedResponseError(f"not a move: {obj!r}") from exc
 
     def to_json(self) -> JSON:
-        """The request form: the fields DESIGN §2 defines for this move type, nothing else."""
+        """The request form: the fields the move format defines for this move type, nothing else."""
         out: JSON = {"type": self.type}
         if self.type == "select":
             out["color"] = self.color
