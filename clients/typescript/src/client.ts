@@ -9,6 +9,7 @@
 import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
 import type {
   BotChoice,
+  BotLevel,
   GameRecord,
   LegalMoves,
   MoveIn,
@@ -67,15 +68,24 @@ export function stateRef(state: StateLike): StateRef {
 
 export interface SuggestOptions {
   player?: number;
-  bot?: string;
+  /** The bot: a level, or a BotChoice with its seed and budgets (iterations, timeMs). */
+  bot?: BotChoice | BotLevel;
+  /** @deprecated give `bot: { level, seed }`. */
   seed?: number;
+}
+
+/** `bot` (and the deprecated `seed`) as the one wire form, `{level, seed?, iterations?, timeMs?}`. */
+export function botChoice(bot?: BotChoice | BotLevel, seed?: number): BotChoice | undefined {
+  if (typeof bot === "object") return seed === undefined ? bot : { ...bot, seed };
+  if (bot === undefined && seed === undefined) return undefined;
+  return seed === undefined ? { level: bot ?? "greedy" } : { level: bot ?? "greedy", seed };
 }
 
 /** `advance`: the player's move (optional), the seat for a full state, and the bots' choice. */
 export interface AdvanceOptions {
   move?: MoveIn;
   player?: number;
-  bot?: BotChoice;
+  bot?: BotChoice | BotLevel;
 }
 
 export class ManhattanClient {
@@ -126,7 +136,11 @@ export class ManhattanClient {
   }
 
   suggest(state: StateLike, options: SuggestOptions = {}): Promise<Suggestion> {
-    return this.request("POST", "/v1/suggest", { state: stateRef(state), ...options });
+    const body: Record<string, unknown> = { state: stateRef(state) };
+    if (options.player !== undefined) body.player = options.player;
+    const bot = botChoice(options.bot, options.seed);
+    if (bot !== undefined) body.bot = bot;
+    return this.request("POST", "/v1/suggest", body);
   }
 
   replay(game: GameRecord): Promise<Replay> {
@@ -157,7 +171,10 @@ export class ManhattanClient {
    * view, until the player is to move again. The answer is addressed to the player.
    */
   advance(state: StateLike, options: AdvanceOptions = {}): Promise<Transition> {
-    return this.request("POST", "/v1/advance", { state: stateRef(state), ...options });
+    const { bot, ...rest } = options;
+    const choice = botChoice(bot);
+    const body = choice === undefined ? { state: stateRef(state), ...rest } : { state: stateRef(state), ...rest, bot: choice };
+    return this.request("POST", "/v1/advance", body);
   }
 
   store(state: StateLike): Promise<Sealed> {

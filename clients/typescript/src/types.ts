@@ -26,6 +26,8 @@ export type Replay = Schemas["Replay"];
 export type Setup = Schemas["Setup"];
 export type GameRecord = Schemas["GameRecord"];
 export type BotChoice = Schemas["BotChoice"];
+/** random, greedy or ismcts (the default bot everywhere: greedy). */
+export type BotLevel = NonNullable<BotChoice["level"]>;
 
 /** What a `state` argument may be: a state, `{id}`, `{token}`, or any result carrying a token. */
 export type StateLike = StateRef | Sealed | Transition | Replay;

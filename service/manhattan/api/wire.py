@@ -186,7 +186,7 @@ class GameRecord(Shape):
 
 
 # -- response bodies ---------------------------------------------------------------------------
-class Answer(msgspec.Struct, rename="camel", omit_defaults=True):
+class Answer(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     """Every answer: camelCase names; fields may be added later, so clients ignore unknown ones."""
 
 
@@ -211,9 +211,9 @@ class Sealed(Answer):
     view: Annotated[Any, Meta(extra_json_schema=ref("view"))] = None
 
 
-class Transition(Sealed):
-    events: list[Annotated[Any, Meta(extra_json_schema=ref("Event"))]] = []
-    moves: list[MoveOut] = []
+class Transition(Sealed, kw_only=True):
+    events: list[Annotated[Any, Meta(extra_json_schema=ref("Event"))]]
+    moves: list[MoveOut]
 
 
 class LegalMoves(Answer):
@@ -244,9 +244,9 @@ class Placing(Answer):
     score: int
 
 
-class Replay(Transition):
-    moves_applied: int = 0
-    ranking: list[Placing] = []
+class Replay(Sealed, kw_only=True):
+    moves_applied: int
+    ranking: list[Placing]
 
 
 class BotAlternative(Answer):
