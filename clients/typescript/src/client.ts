@@ -15,7 +15,7 @@ import type {
   MoveIn,
   Replay,
   Score,
-  Sealed,
+  SealedState,
   Setup,
   StateLike,
   StateRef,
@@ -108,7 +108,7 @@ export class ManhattanClient {
     return this.request("GET", "/v1/rules");
   }
 
-  newGame(setup: Setup = {}): Promise<Sealed> {
+  newGame(setup: Setup = {}): Promise<SealedState> {
     return this.request("POST", "/v1/games", setup);
   }
 
@@ -131,7 +131,7 @@ export class ManhattanClient {
   }
 
   /** The player's view and a token issued to that player (README "Hidden information and trust model"). */
-  view(state: StateLike, player: number): Promise<Sealed> {
+  view(state: StateLike, player: number): Promise<SealedState> {
     return this.request("POST", "/v1/view", { state: stateRef(state), player });
   }
 
@@ -177,11 +177,11 @@ export class ManhattanClient {
     return this.request("POST", "/v1/advance", body);
   }
 
-  store(state: StateLike): Promise<Sealed> {
+  store(state: StateLike): Promise<SealedState> {
     return this.request("POST", "/v1/states", { state: stateRef(state) });
   }
 
-  load(stateId: string): Promise<Sealed> {
+  load(stateId: string): Promise<SealedState> {
     return this.request("GET", `/v1/states/${encodeURIComponent(stateId)}`);
   }
 

@@ -211,7 +211,7 @@ def _paths() -> dict[str, Any]:
         "/v1/games": _post(
             "A new game (the setup object itself)",
             _body(ref("Setup"), False),
-            "Sealed",
+            "SealedState",
             status="201",
             errors=(403,),
             op="newGame",
@@ -236,7 +236,7 @@ def _paths() -> dict[str, Any]:
         "/v1/view": _post(
             "One player's view and a token issued to them",
             _body(ref("PlayerRequest")),
-            "Sealed",
+            "SealedState",
             op="view",
         ),
         "/v1/suggest": _post(
@@ -310,7 +310,7 @@ def _paths() -> dict[str, Any]:
         "/v1/states": _post(
             "Cache a state; later requests may name it by id",
             _body(ref("StateRequest")),
-            "Sealed",
+            "SealedState",
             status="201",
             op="storeState",
         ),
@@ -322,7 +322,7 @@ def _paths() -> dict[str, Any]:
                     {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
                     *CALLER_HEADERS,
                 ],
-                "responses": _responses("Sealed", errors=(404, 503)),
+                "responses": _responses("SealedState", errors=(404, 503)),
             }
         },
     }

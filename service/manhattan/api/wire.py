@@ -200,7 +200,7 @@ class Error(Answer):
     index: Annotated[int | None, Meta(description="which move of a list failed")] = None
 
 
-class Sealed(Answer):
+class SealedState(Answer):
     """A state as the service hands it out: ``state`` and ``stateId``, or, addressed to one
     player, their ``view``; always a ``token`` and the ``gameId``."""
 
@@ -211,7 +211,7 @@ class Sealed(Answer):
     view: Annotated[Any, Meta(extra_json_schema=ref("view"))] = None
 
 
-class Transition(Sealed, kw_only=True):
+class Transition(SealedState, kw_only=True):
     events: list[Annotated[Any, Meta(extra_json_schema=ref("Event"))]]
     moves: list[MoveOut]
 
@@ -244,7 +244,7 @@ class Placing(Answer):
     score: int
 
 
-class Replay(Sealed, kw_only=True):
+class Replay(SealedState, kw_only=True):
     moves_applied: int
     ranking: list[Placing]
 
@@ -277,7 +277,7 @@ REQUESTS: tuple[type[Shape], ...] = (
 )
 RESPONSES: tuple[type[msgspec.Struct], ...] = (
     Error,
-    Sealed,
+    SealedState,
     Transition,
     LegalMoves,
     Validation,

@@ -13,10 +13,10 @@ from ._exceptions import UnexpectedResponseError
 from ._models import (
     JSON,
     BotChoice,
-    Game,
     Move,
     Replay,
     Score,
+    SealedState,
     StateRef,
     Suggestion,
     Transition,
@@ -26,8 +26,8 @@ from ._models import (
 T = TypeVar("T")
 
 #: What a ``state`` argument may be: the state JSON object, a ``StateRef``, or a result that
-#: carries a token (``Game``, ``Transition``).
-StateLike = Mapping[str, Any] | StateRef | Game | Transition
+#: carries a token (``SealedState``, ``Transition``).
+StateLike = Mapping[str, Any] | StateRef | SealedState | Transition
 #: What a ``move`` argument may be: a ``Move``, its JSON object, or its notation ("b4n3f2").
 MoveLike = Move | Mapping[str, Any] | str
 
@@ -43,13 +43,15 @@ class Call(Generic[T]):
 
 
 def state_wire(state: StateLike) -> Any:
-    if isinstance(state, Game | Transition):
+    if isinstance(state, SealedState | Transition):
         return state.ref.to_wire()
     if isinstance(state, StateRef):
         return state.to_wire()
     if isinstance(state, Mapping):
         return dict(state)
-    raise TypeError(f"a state is a JSON object, a StateRef, a Game or a Transition, not {state!r}")
+    raise TypeError(
+        f"a state is a JSON object, a StateRef, a SealedState or a Transition, not {state!r}"
+    )
 
 
 def move_wire(move: MoveLike) -> Any:
@@ -72,9 +74,9 @@ def rules() -> Call[JSON]:
     return Call("GET", "/v1/rules", _object)
 
 
-def new_game(setup: Mapping[str, Any]) -> Call[Game]:
+def new_game(setup: Mapping[str, Any]) -> Call[SealedState]:
     body = {k: v for k, v in setup.items() if v is not None}
-    return Call("POST", "/v1/games", lambda a: Game.from_json(_object(a)), body)
+    return Call("POST", "/v1/games", lambda a: SealedState.from_json(_object(a)), body)
 
 
 def legal_moves(state: StateLike) -> Call[list[Move]]:
@@ -107,9 +109,9 @@ def score(state: StateLike) -> Call[Score]:
     )
 
 
-def view(state: StateLike, player: int) -> Call[Game]:
+def view(state: StateLike, player: int) -> Call[SealedState]:
     body = {"state": state_wire(state), "player": player}
-    return Call("POST", "/v1/view", lambda a: Game.from_json(_object(a)), body)
+    return Call("POST", "/v1/view", lambda a: SealedState.from_json(_object(a)), body)
 
 
 def bot_choice(bot: str | BotChoice | None, **budget: int | None) -> BotChoice | None:
@@ -186,14 +188,17 @@ def advance(
     return Call("POST", "/v1/advance", lambda a: Transition.from_json(_object(a)), body)
 
 
-def store(state: StateLike) -> Call[Game]:
+def store(state: StateLike) -> Call[SealedState]:
     return Call(
-        "POST", "/v1/states", lambda a: Game.from_json(_object(a)), {"state": state_wire(state)}
+        "POST",
+        "/v1/states",
+        lambda a: SealedState.from_json(_object(a)),
+        {"state": state_wire(state)},
     )
 
 
-def load(state_id: str) -> Call[Game]:
-    return Call("GET", f"/v1/states/{state_id}", lambda a: Game.from_json(_object(a)))
+def load(state_id: str) -> Call[SealedState]:
+    return Call("GET", f"/v1/states/{state_id}", lambda a: SealedState.from_json(_object(a)))
 
 
 def render_svg(state: StateLike, player: int | None) -> Call[str]:

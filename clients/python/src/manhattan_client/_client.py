@@ -12,7 +12,17 @@ import httpx
 from . import _calls as calls
 from ._calls import Call, MoveLike, StateLike
 from ._exceptions import TransportError, UnexpectedResponseError, error_from_response
-from ._models import JSON, BotChoice, Game, Move, Replay, Score, Suggestion, Transition, Validation
+from ._models import (
+    JSON,
+    BotChoice,
+    Move,
+    Replay,
+    Score,
+    SealedState,
+    Suggestion,
+    Transition,
+    Validation,
+)
 from ._retry import RETRYABLE, RetryPolicy
 
 T = TypeVar("T")
@@ -135,7 +145,7 @@ class Client:
         edition: str | None = None,
         variants: Mapping[str, Any] | None = None,
         **setup: Any,
-    ) -> Game:
+    ) -> SealedState:
         """``POST /v1/games``; further setup fields by their wire names (``firstPlayer=1``)."""
         return self._run(calls.new_game(_setup(players, seed, edition, variants, setup)))
 
@@ -152,7 +162,7 @@ class Client:
     def score(self, state: StateLike) -> Score:
         return self._run(calls.score(state))
 
-    def view(self, state: StateLike, player: int) -> Game:
+    def view(self, state: StateLike, player: int) -> SealedState:
         """The player's view and a token issued to that player (README: trust model)."""
         return self._run(calls.view(state, player))
 
@@ -209,10 +219,10 @@ class Client:
         choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
         return self._run(calls.advance(state, move, player, choice))
 
-    def store(self, state: StateLike) -> Game:
+    def store(self, state: StateLike) -> SealedState:
         return self._run(calls.store(state))
 
-    def load(self, state_id: str) -> Game:
+    def load(self, state_id: str) -> SealedState:
         return self._run(calls.load(state_id))
 
     def render_svg(self, state: StateLike, player: int | None = None) -> str:
@@ -287,7 +297,7 @@ class AsyncClient:
         edition: str | None = None,
         variants: Mapping[str, Any] | None = None,
         **setup: Any,
-    ) -> Game:
+    ) -> SealedState:
         return await self._run(calls.new_game(_setup(players, seed, edition, variants, setup)))
 
     async def legal_moves(self, state: StateLike) -> list[Move]:
@@ -302,7 +312,7 @@ class AsyncClient:
     async def score(self, state: StateLike) -> Score:
         return await self._run(calls.score(state))
 
-    async def view(self, state: StateLike, player: int) -> Game:
+    async def view(self, state: StateLike, player: int) -> SealedState:
         return await self._run(calls.view(state, player))
 
     async def suggest(
@@ -358,10 +368,10 @@ class AsyncClient:
         choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
         return await self._run(calls.advance(state, move, player, choice))
 
-    async def store(self, state: StateLike) -> Game:
+    async def store(self, state: StateLike) -> SealedState:
         return await self._run(calls.store(state))
 
-    async def load(self, state_id: str) -> Game:
+    async def load(self, state_id: str) -> SealedState:
         return await self._run(calls.load(state_id))
 
     async def render_svg(self, state: StateLike, player: int | None = None) -> str:

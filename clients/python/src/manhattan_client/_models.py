@@ -136,8 +136,9 @@ class Placing:
 
 
 @dataclass(frozen=True, slots=True)
-class Game:
-    """A state as the service hands it out (new game, stored state, view).
+class SealedState:
+    """A state as the service hands it out (new game, stored state, view); the same name as the
+    service's ``SealedState`` in GraphQL and OpenAPI (``Game`` is its former name, kept).
 
     ``state`` is the full state unless the service runs in strict mode or the answer is addressed
     to one player; then ``view`` is that player's view and ``token`` was issued to them.
@@ -148,7 +149,7 @@ class Game:
     state: JSON | None = None
     view: JSON | None = None
     raw: JSON = field(default_factory=dict, repr=False)
-    #: The game's id: the same for every state of the game (send it as ``Manhattan-Game``).
+    #: The game's id: the same for every state of the game (send it as ``Manhattan-SealedState``).
     game_id: str | None = None
 
     @property
@@ -157,7 +158,7 @@ class Game:
         return StateRef.of_token(self.token)
 
     @classmethod
-    def from_json(cls, obj: JSON) -> Game:
+    def from_json(cls, obj: JSON) -> SealedState:
         return cls(
             token=_field(obj, "token", str),
             state_id=obj.get("stateId"),
@@ -166,6 +167,10 @@ class Game:
             raw=obj,
             game_id=obj.get("gameId"),
         )
+
+
+#: The former name of ``SealedState``.
+Game = SealedState
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,14 +325,14 @@ class Suggestion:
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    game: Game
+    game: SealedState
     moves_applied: int
     ranking: list[Placing]
 
     @classmethod
     def from_json(cls, obj: JSON) -> Replay:
         return cls(
-            Game.from_json(obj),
+            SealedState.from_json(obj),
             _field(obj, "movesApplied", int),
             [Placing.from_json(p) for p in obj.get("ranking", [])],
         )

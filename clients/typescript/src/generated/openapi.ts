@@ -629,11 +629,11 @@ export interface components {
             index?: number | null;
         };
         /**
-         * Sealed
+         * SealedState
          * @description A state as the service hands it out: ``state`` and ``stateId``, or, addressed to one
          *         player, their ``view``; always a ``token`` and the ``gameId``.
          */
-        Sealed: {
+        SealedState: {
             /** @description the sealed full state (opaque) */
             token: string;
             /** @description the game's id (see Manhattan-Game) */
@@ -789,8 +789,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Sealed"];
-                    "application/msgpack": components["schemas"]["Sealed"];
+                    "application/json": components["schemas"]["SealedState"];
+                    "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
@@ -1294,8 +1294,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Sealed"];
-                    "application/msgpack": components["schemas"]["Sealed"];
+                    "application/json": components["schemas"]["SealedState"];
+                    "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
@@ -2321,8 +2321,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Sealed"];
-                    "application/msgpack": components["schemas"]["Sealed"];
+                    "application/json": components["schemas"]["SealedState"];
+                    "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
@@ -2419,8 +2419,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Sealed"];
-                    "application/msgpack": components["schemas"]["Sealed"];
+                    "application/json": components["schemas"]["SealedState"];
+                    "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
