@@ -16,9 +16,9 @@ import msgpack
 from .board import BLOCKS, block_coords
 from .errors import InvalidStateError, shown
 from .rules import CARD_COPIES, CARD_POSITIONS, HAND_SIZE, PIECES_PER_COLOR, PIECES_TOTAL, Rules
-from .setup import MAX_SEED, is_int, is_seed, make_rules, read_block, read_variants
 from .state import PHASES, Breakdown, RoundRecord, State, Urban
 from .urban import URBAN_CARDS
+from .validation import MAX_SEED, is_int, is_seed, make_rules, read_block, read_variants
 
 FORMAT = "manhattan/state@1"
 STATE_KEYS = frozenset(

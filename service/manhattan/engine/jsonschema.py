@@ -15,9 +15,9 @@ from .codec import FORMAT
 from .events import EVENT_TYPES
 from .moves import MOVE_TYPES
 from .rules import EDITIONS, MONSTERS, PIECES_PER_COLOR, PIECES_TOTAL
-from .setup import MAX_SEED, VARIANT_KEYS
 from .state import PHASES
 from .urban import URBAN_CARDS
+from .validation import MAX_SEED, VARIANT_KEYS
 from .view import VIEW_FORMAT
 
 SCHEMA_FILE = "state.schema.json"
