@@ -1,5 +1,5 @@
 """The placement rule written once (RULES §6, §9; issue 18): the fast questions move generation
-and the samplers ask (``barred``, ``open_blocks``, ``need``) answer exactly as the refusal table
+and the samplers ask (``barred``, ``open_hoods``, ``need``) answer exactly as the refusal table
 (``REFUSALS``) that ``check_move`` and ``explain`` report from, on every block, color and piece
 of reachable states with every variant combination."""
 
@@ -33,7 +33,8 @@ BLOCK_RULES = {CLOSED_NEIGHBORHOOD, MONSTER_BLOCK, ANTI_TRUST}
 def test_fast_questions_agree_with_the_refusal_table(state: manhattan.State) -> None:
     """RULES §6, §9: for every player, block, color of that player and piece size: ``need`` is
     the smallest size the table accepts; ``barred`` holds exactly when a block-wide rule (§9)
-    refuses every size; ``open_blocks`` lists the blocks not barred, in neighborhood order."""
+    refuses every size; ``open_hoods`` lists the neighborhoods whose block is not barred, in
+    order."""
     for player in range(state.rules.players):
         place = Placement(state, player)
         for index in range(BLOCKS):
@@ -49,8 +50,8 @@ def test_fast_questions_agree_with_the_refusal_table(state: manhattan.State) -> 
             if place.barred(index):
                 assert refused_for_all
         for block in range(9):
-            expected = [n * 9 + block for n in range(6) if not place.barred(n * 9 + block)]
-            assert place.open_blocks(block) == expected
+            expected = [n for n in range(6) if not place.barred(n * 9 + block)]
+            assert list(place.open_hoods(block)) == expected
 
 
 @SETTINGS

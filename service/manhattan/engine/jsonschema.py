@@ -118,7 +118,14 @@ def _public() -> dict[str, Any]:
                     "scores": _array({"$ref": "#/$defs/breakdown"}),
                 }
             )
-        ),
+        )
+        | {
+            "description": (
+                "Every scored round, in order (round 1 first). Empty in a later round: a "
+                "position set up without a record (a real table's board and score track); "
+                "the scores then stand as given and no record is kept."
+            )
+        },
         "monster": {"oneOf": [BLOCK, {"type": "null"}]},
         "shuffles": _int(0),
     }

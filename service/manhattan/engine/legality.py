@@ -32,13 +32,14 @@ def builds(game: GameLike, player: int) -> Iterator[tuple[int, int, int, int]]:
     place = Placement(game, player)
     board = game.board
     for card in sorted(set(game.hands[player])):
-        for index in place.open_blocks(seat_table[card]):
-            building = board[index]
+        block = seat_table[card]
+        for n in place.open_hoods(block):
+            building = board[n * 9 + block]
             for color, floors in sizes:
                 need = floors_needed(building, color)  # RULES §6
                 for f in floors:
                     if f >= need:
-                        yield card, index // 9, color, f
+                        yield card, n, color, f
 
 
 def _selected_sizes(game: GameLike, player: int) -> list[tuple[int, list[int]]]:
@@ -121,17 +122,18 @@ def _legal_builds(game: GameLike, player: int) -> list[Move]:
     board = game.board
     moves: list[Move] = []
     for card in sorted(set(game.hands[player])):
+        block = seat_table[card]
         by_hood = table[card]
-        for index in place.open_blocks(seat_table[card]):
-            building = board[index]
+        for n in place.open_hoods(block):
+            building = board[n * 9 + block]
             if not building:
                 for color, floors in sizes:
-                    row = by_hood[index // 9][color]
+                    row = by_hood[n][color]
                     moves.extend([row[f - 1] for f in floors])
                 continue
             for color, floors in sizes:
                 need = floors_needed(building, color)  # RULES §6
-                row = by_hood[index // 9][color]
+                row = by_hood[n][color]
                 moves.extend([row[f - 1] for f in floors if f >= need])
     return moves
 

@@ -6,7 +6,7 @@ building is already the player's (antiTrust [D9]), or the piece is too small to 
 building (§6 [D6]). ``REFUSALS`` is that table; ``Placement.refusal`` walks it to say why.
 
 Move generation, the samplers of the bots' fast path and the analyses ask the fast questions
-(``Placement.barred``, ``Placement.need``, ``Placement.open_blocks``) a thousand times per game,
+(``Placement.barred``, ``Placement.need``, ``Placement.open_hoods``) a thousand times per game,
 so those are written out inline; ``tests/engine/test_placement.py`` checks over every block of
 many positions that they answer exactly as the table does.
 """
@@ -108,24 +108,34 @@ class Placement:
             return bool(building) and building[-1][0] in self.own
         return False
 
-    def open_blocks(self, block: int) -> list[int]:
-        """The blocks at position ``block`` (0-8) of every open neighborhood that are not
-        ``barred``: the blocks a card designating ``block`` may build on."""
+    def open_hoods(self, block: int) -> Sequence[int]:
+        """The neighborhoods whose block at position ``block`` (0-8) is not ``barred``, in
+        order: where a card designating ``block`` may build. Usually every open neighborhood
+        (the range itself, nothing built)."""
+        hoods: Sequence[int] = self.hoods
         monster = self.monster
-        blocks = [n * 9 + block for n in self.hoods]
         if monster is not None and monster % 9 == block:
-            blocks = [i for i in blocks if i != monster]
+            hoods = [n for n in hoods if n * 9 + block != monster]
         if self.anti_trust:
             board, own = self.board, self.own
-            return [i for i in blocks if not (board[i] and board[i][-1][0] in own)]
-        return blocks
+            hoods = [
+                n
+                for n in hoods
+                if not (board[n * 9 + block] and board[n * 9 + block][-1][0] in own)
+            ]
+        return hoods
 
     def need(self, index: int, color: int) -> int:
         """The smallest piece of ``color`` that may go on ``index``; more than MAX_FLOORS
         (``NO_PIECE`` when the block is barred) when none may."""
-        if self.barred(index):
+        if index == self.monster or index // 9 not in self.hoods:
             return NO_PIECE
-        return floors_needed(self.board[index], color)
+        building = self.board[index]
+        if not building:
+            return 1
+        if self.anti_trust and building[-1][0] in self.own:
+            return NO_PIECE
+        return floors_needed(building, color)
 
     # -- the reason, from the table -----------------------------------------------------------
     def refusal(self, index: int, color: int, floors: int) -> Refusal | None:

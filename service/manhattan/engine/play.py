@@ -236,7 +236,8 @@ class Game:
         rules = self.rules
         card = self._scoring_urban_card()
         breakdown = score_board(self.board, rules.color_count, card)
-        self.history.append(RoundRecord(self.round, breakdown))
+        if len(self.history) == self.round - 1:  # a game set up without a record keeps none
+            self.history.append(RoundRecord(self.round, breakdown))
         for c, b in enumerate(breakdown):
             self.scores[c] += b.total
         if self.events is not None:
