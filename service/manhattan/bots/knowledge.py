@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from ..engine import Move, View, legal_moves
 from ..engine.board import Building
-from ..engine.monster import monster_hit, monster_to
+from ..engine.monster import MONSTER_STEP, monster_hit
 from ..engine.rules import ROTATION, Rules
 from ..engine.urban import scoring_card
 from ..engine.view import ViewGame
@@ -52,7 +52,7 @@ def board_after_build(
     if monster is not None:
         kind = rules.variants.monster
         assert kind is not None
-        to = monster_to(monster, board_block)
+        to = MONSTER_STEP[monster][board_block]
         hit = monster_hit(kind, to != monster, out[to])
         if hit is not None:
             out[to] = hit[0]

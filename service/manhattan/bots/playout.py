@@ -53,6 +53,7 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
     hand = game.hands[player]
     table = ROTATION[rules.seats[player]]
     place = Placement(game, player)
+    need = place.need
     hoods = place.hoods
     board = game.board
     best: tuple[int, int, int, int] | None = None
@@ -63,7 +64,7 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
         card = hand[rng.randrange(len(hand))]
         index = hoods[rng.randrange(len(hoods))] * 9 + table[card]
         color, floors = pieces[rng.randrange(len(pieces))]
-        if floors < place.need(index, color):  # RULES §6, §9
+        if floors < need(index, color):  # RULES §6, §9
             continue
         building = board[index]
         gain = (0.0 if building[-1][0] in own else TAKEOVER) if building else NEW_BUILDING

@@ -1,19 +1,19 @@
 """The monster (RULES §9 [D11]), written once: where it steps and what it does to the building
-there. ``play``, ``preview`` and the bots' ``knowledge`` read it."""
+there. ``play``, ``preview`` and the bots' ``knowledge`` read it.
+
+``MONSTER_STEP[start][board_block]`` is where the monster goes from ``start`` when the played
+card designates ``board_block`` (0-8, board frame): one step toward it from the center, across
+neighborhoods on the torus; a center card: it stays (the table is built in ``board``).
+"""
 
 from __future__ import annotations
 
 from .board import MONSTER_STEP, Building
 
+__all__ = ["DESTROYED", "MONSTER_STEP", "REMOVED", "monster_hit"]
+
 DESTROYED = "destroyed"
 REMOVED = "removed"
-
-
-def monster_to(start: int, board_block: int) -> int:
-    """Where the monster goes from ``start`` when the played card designates ``board_block``
-    (0-8, board frame): one step toward it from the center, across neighborhoods on the torus;
-    a center card: it stays."""
-    return MONSTER_STEP[start][board_block]
 
 
 def monster_hit(kind: str, moved: bool, target: Building) -> tuple[Building, str] | None:

@@ -14,7 +14,7 @@ from typing import Any
 from .board import Building, block_coords
 from .events import Event
 from .legality import check_move
-from .monster import REMOVED, monster_hit, monster_to
+from .monster import MONSTER_STEP, REMOVED, monster_hit
 from .moves import Move
 from .rules import HAND_SIZE, ROTATION, Rules
 from .scoring import rank, score_board
@@ -172,7 +172,7 @@ class Game:
     def _move_monster(self, board_block: int) -> None:
         assert self.monster is not None and self.rules.variants.monster is not None
         start = self.monster
-        to = monster_to(start, board_block)
+        to = MONSTER_STEP[start][board_block]
         if to != start:
             self.monster = to
             self._emit(

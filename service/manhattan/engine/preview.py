@@ -20,7 +20,7 @@ from .analysis import Source, known_game
 from .board import NO_OWNER, Building, block_coords
 from .errors import IllegalMoveError
 from .legality import check_move, legal_moves
-from .monster import monster_hit, monster_to
+from .monster import MONSTER_STEP, monster_hit
 from .moves import Move
 from .rules import NEIGHBORHOOD_NAMES, ROTATION
 from .scoring import MAJORITY_BONUS, TALLEST_BONUS, score_board
@@ -352,7 +352,7 @@ def _effects(
     monster = source.monster
     if monster is None:
         return changed, steps, None
-    to = monster_to(monster, board_block)
+    to = MONSTER_STEP[monster][board_block]
     kind = source.rules.variants.monster
     assert kind is not None
     hit = monster_hit(kind, to != monster, changed.get(to, base.board[to]))

@@ -56,12 +56,13 @@ def random_step(game: Game, rng: random.Random) -> None:
     hand = game.hands[player]
     table = ROTATION[rules.seats[player]]
     place = Placement(game, player)
+    need = place.need
     hoods = place.hoods
     for _ in range(_TRIES):
         card = hand[rng.randrange(len(hand))]
         index = hoods[rng.randrange(len(hoods))] * 9 + table[card]
         color, floors = pieces[rng.randrange(len(pieces))]
-        if floors >= place.need(index, color):
+        if floors >= need(index, color):
             game.build(card, index // 9, floors, color)
             return
     options = list(builds(game, player))
