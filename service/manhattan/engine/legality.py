@@ -1,7 +1,9 @@
-"""The one place legality lives: legal move generation and move checking (RULES §5-6, §9).
+"""Legal move generation and move checking (RULES §5-6, §9), over the one placement rule of
+``placement.py``.
 
-The functions read any object shaped like a game (``State`` or the mutable ``Game`` of
-``play.py``), so the public API and the bots' fast path share the same rules code.
+The functions read any object shaped like a game (``State``, the mutable ``Game`` of ``play.py``
+or a ``view.ViewGame``), so the public API, the analyses and the bots' fast path share the same
+rules code.
 """
 
 from __future__ import annotations
