@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from .board import MAX_FLOORS, Building, block_coords, floors_needed
-from .rules import NEIGHBORHOODS, Rules
+from .rules import NEIGHBORHOODS, PIECES_TOTAL, Rules
 
 
 class GameLike(Protocol):
@@ -67,11 +67,14 @@ NO_PIECE = MAX_FLOORS + 1
 Numbers = tuple[tuple[str, int], ...]
 
 
+_ALL_OPEN = range(NEIGHBORHOODS)
+#: RULES §9 [D10], by round (ranges are immutable, so shared): 0 .. min(5, round + 1).
+_OPEN_BY_ROUND = tuple(range(min(NEIGHBORHOODS, r + 2)) for r in range(PIECES_TOTAL + 1))
+
+
 def open_neighborhoods(rules: Rules, round_: int) -> range:
     """RULES §9 [D10]: with slowGrowth, neighborhoods 0 .. min(5, round + 1) are open."""
-    if rules.variants.slow_growth:
-        return range(min(NEIGHBORHOODS, round_ + 2))
-    return range(NEIGHBORHOODS)
+    return _OPEN_BY_ROUND[round_] if rules.variants.slow_growth else _ALL_OPEN
 
 
 @dataclass(frozen=True, slots=True)
