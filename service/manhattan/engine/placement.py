@@ -89,11 +89,11 @@ class Refusal:
 class Placement:
     """The placement rule for one player at one moment of a game (RULES §6, §9)."""
 
-    __slots__ = ("anti_trust", "board", "game", "hoods", "monster", "own", "player")
+    __slots__ = ("anti_trust", "board", "hoods", "monster", "own", "player", "round")
 
     def __init__(self, game: GameLike, player: int) -> None:
         rules = game.rules
-        self.game = game
+        self.round = game.round
         self.player = player
         self.board = game.board
         self.monster = game.monster
@@ -158,7 +158,7 @@ def _closed(p: Placement, index: int, color: int, floors: int) -> Refusal | None
     n = index // 9
     if n in p.hoods:
         return None
-    message = f"neighborhood {n} is not open in round {p.game.round} (RULES §9 slowGrowth [D10])"
+    message = f"neighborhood {n} is not open in round {p.round} (RULES §9 slowGrowth [D10])"
     return Refusal(CLOSED_NEIGHBORHOOD, (("open", len(p.hoods)),), message)
 
 
