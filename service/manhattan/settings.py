@@ -44,6 +44,13 @@ class Settings:
     graphql_max_aliases: int = 15
     graphql_max_tokens: int = 2_000
     introspection: bool = True
+    # -- bounds on every request's work (issue 17) -------------------------------------------
+    #: Values in one GraphQL request's variables (lists are capped by max_moves_per_request).
+    graphql_max_input_values: int = 20_000
+    #: Cost of one GraphQL operation, in moves applied (bots and previews weighted).
+    graphql_max_cost: int = 4_000
+    #: Bytes of parsed GraphQL documents kept (the parse/validation cache, and compiled plans).
+    graphql_cache_bytes: int = 16 << 20
     graphql_ide: bool = True
     #: Accept states only as sealed tokens or cached ids, never as plain JSON (DESIGN §7).
     strict_states: bool = False
@@ -92,6 +99,15 @@ class Settings:
             ),
             graphql_max_tokens=read(
                 "MANHATTAN_GRAPHQL_MAX_TOKENS", _positive_int, cls.graphql_max_tokens
+            ),
+            graphql_max_input_values=read(
+                "MANHATTAN_GRAPHQL_MAX_INPUT_VALUES", _positive_int, cls.graphql_max_input_values
+            ),
+            graphql_max_cost=read(
+                "MANHATTAN_GRAPHQL_MAX_COST", _positive_int, cls.graphql_max_cost
+            ),
+            graphql_cache_bytes=read(
+                "MANHATTAN_GRAPHQL_CACHE_BYTES", _positive_int, cls.graphql_cache_bytes
             ),
             introspection=read("MANHATTAN_INTROSPECTION", _bool, cls.introspection),
             graphql_ide=read("MANHATTAN_GRAPHQL_IDE", _bool, cls.graphql_ide),

@@ -23,7 +23,7 @@ from ..store import Backend, StateCache, make_backend
 from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_schema import GraphQLApp, build_schema
-from .limits import RateLimiter
+from .limits import InputLimits, RateLimiter
 from .metrics import CONTENT_TYPE, Metrics
 from .middleware import ServiceMiddleware
 from .openapi import openapi_document
@@ -133,6 +133,12 @@ def create_app(
         max_aliases=settings.graphql_max_aliases,
         max_tokens=settings.graphql_max_tokens,
         introspection=settings.introspection,
+        inputs=InputLimits(
+            max_list_items=settings.max_moves_per_request,
+            max_values=settings.graphql_max_input_values,
+            max_cost=settings.graphql_max_cost,
+        ),
+        cache_bytes=settings.graphql_cache_bytes,
     )
     graphql = GraphQLApp(schema, graphql_ide="graphiql" if settings.graphql_ide else None)
     routes: list[BaseRoute] = [

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
@@ -54,24 +53,14 @@ from graphql.utilities import get_operation_ast
 
 from .graphql_execution import Completer, GiveUp, plain_completer, plain_scalar
 from .graphql_resolvers import DirectResolver, DirectResolvers
-
-
-class ValidatedDocuments:
-    """Documents that parsed and validated without errors on the general path, by query text
-    (bounded, least recently used dropped). Written by the limits extension's hook."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._documents: OrderedDict[str, DocumentNode] = OrderedDict()
-
-    def add(self, query: str, document: DocumentNode) -> None:
-        self._documents[query] = document
-        self._documents.move_to_end(query)
-        while len(self._documents) > self.size:
-            self._documents.popitem(last=False)
-
-    def get(self, query: str) -> DocumentNode | None:
-        return self._documents.get(query)
+from .limits import (
+    InputLimits,
+    ValidatedDocuments,
+    WeighedLRU,
+    cost_error,
+    input_size_error,
+    operation_cost,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +79,7 @@ class _RootField:
 class Plan:
     document: DocumentNode  # held, so the nodes below stay the ones validated
     operation: OperationDefinitionNode
+    operation_name: str | None
     fields: tuple[_RootField, ...]
 
 
@@ -139,7 +129,7 @@ def make_plan(
         if resolvers is not None:
             field = replace(field, direct=resolvers.for_field(field_def))
         fields.append(field)
-    return Plan(document, operation, tuple(fields)) if fields else None
+    return Plan(document, operation, operation_name, tuple(fields)) if fields else None
 
 
 def _constant(value: str) -> Completer:
@@ -184,35 +174,43 @@ def _track(values: Sequence[Any]) -> None:
 _HELPERS = GraphQLResolveInfoHelpers(_gather, _track)
 
 
+class _NoPlan:
+    """A document known not to have a plan (not None, which a cache lookup returns on a miss)."""
+
+
+_NO_PLAN = _NoPlan()
+
+
 class CompiledQueries:
     """Plans by (query text, operation name), made on first use from validated documents
-    (bounded, least recently used dropped)."""
+    (bounded in bytes like the documents, least recently used dropped)."""
 
     def __init__(
         self,
         schema: GraphQLSchema,
         validated: ValidatedDocuments,
-        size: int = 256,
+        max_bytes: int = 16 << 20,
         resolvers: DirectResolvers | None = None,
+        limits: InputLimits | None = None,
     ) -> None:
+        self.limits = limits or InputLimits()
         self.schema = schema
         self.validated = validated
-        self.size = size
         self.resolvers = resolvers
-        self._plans: OrderedDict[tuple[str, str | None], Plan | None] = OrderedDict()
+        # A plan holds its document: weighed as the document is (None, no plan: the key only).
+        self._plans: WeighedLRU[tuple[str, str | None], Plan | _NoPlan] = WeighedLRU(max_bytes)
 
     def plan(self, query: str, operation_name: str | None) -> Plan | None:
         key = (query, operation_name)
-        if key in self._plans:
-            self._plans.move_to_end(key)
-            return self._plans[key]
-        document = self.validated.get(query)
-        if document is None:
+        known = self._plans.get(key)
+        if known is not None:
+            return known if isinstance(known, Plan) else None
+        validated = self.validated.get(query)
+        if validated is None:
             return None  # not validated yet (or with errors): the general path; ask again later
+        document, weight = validated
         plan = make_plan(self.schema, document, operation_name, self.resolvers)
-        self._plans[key] = plan
-        while len(self._plans) > self.size:
-            self._plans.popitem(last=False)
+        self._plans.put(key, _NO_PLAN if plan is None else plan, weight if plan else len(query))
         return plan
 
     async def execute(
@@ -220,6 +218,11 @@ class CompiledQueries:
     ) -> dict[str, Any] | None:
         """The ``data`` of the response, or None: the general path must answer."""
         schema = self.schema
+        limits = self.limits
+        if input_size_error(variables, limits) is not None or cost_error(
+            operation_cost(plan.document, plan.operation_name, variables), limits
+        ):
+            return None  # the general path refuses it, with the same checks
         coerced = get_variable_values(
             schema, plan.operation.variable_definitions or (), variables or {}, max_errors=50
         )

@@ -31,7 +31,7 @@ from strawberry.types.unset import UNSET
 from .encoding import dump_json, load_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_analysis_types import Analysis, Preview, Threats
-from .graphql_compiled import CompiledQueries, ValidatedDocuments
+from .graphql_compiled import CompiledQueries
 from .graphql_execution import PlainDataExecutionContext
 from .graphql_resolvers import DirectResolvers
 from .graphql_types import (
@@ -48,7 +48,7 @@ from .graphql_types import (
     Transition,
     as_json_scalar,
 )
-from .limits import graphql_limits
+from .limits import DEFAULT_INPUT_LIMITS, InputLimits, ValidatedDocuments, graphql_limits
 from .operations import Caller, Operations, StateRef, rules_info
 from .suggestions import DEFAULT_BOT
 
@@ -366,9 +366,13 @@ def build_schema(
     max_aliases: int = 15,
     max_tokens: int = 2_000,
     introspection: bool = True,
+    inputs: InputLimits = DEFAULT_INPUT_LIMITS,
+    cache_bytes: int = 16 << 20,
 ) -> strawberry.Schema:
     # One extension: the limits and the parse and validation caches (see graphql_limits).
-    extensions = graphql_limits(max_depth, max_aliases, max_tokens, introspection)
+    extensions = graphql_limits(
+        max_depth, max_aliases, max_tokens, introspection, cache_bytes=cache_bytes, inputs=inputs
+    )
     return QuietSchema(
         query=Query,
         mutation=Mutation,
@@ -409,6 +413,7 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
     return dict(formatted)
 
 
+_NOT_AN_OBJECT = 'a GraphQL request is a JSON object such as {"query": "{ rules }"}'
 _POST_OPERATIONS = frozenset(OperationType.from_http("POST"))
 
 
@@ -419,10 +424,18 @@ def _compiled_queries(schema: strawberry.Schema) -> CompiledQueries | None:
     classes = {e if isinstance(e, type) else type(e) for e in schema.extensions}
     if len(classes) != 1:
         return None
-    validated = getattr(classes.pop(), "validated_documents", None)
-    if not isinstance(validated, ValidatedDocuments):
+    extension = classes.pop()
+    validated = getattr(extension, "validated_documents", None)
+    limits = getattr(extension, "limits", None)
+    if not isinstance(validated, ValidatedDocuments) or not isinstance(limits, InputLimits):
         return None
-    return CompiledQueries(schema._schema, validated, resolvers=DirectResolvers(schema))
+    return CompiledQueries(
+        schema._schema,
+        validated,
+        max_bytes=validated.max_bytes,
+        resolvers=DirectResolvers(schema),
+        limits=limits,
+    )
 
 
 class GraphQLApp(GraphQL[dict[str, Any], None]):
@@ -461,6 +474,16 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         except ValueError as exc:  # a non-finite constant, or bytes that are not text
             raise json.JSONDecodeError(str(exc), "", 0) from None
 
+    async def parse_http_body(self, request: Any) -> Any:
+        """strawberry's, for a JSON body that is an object (or a batch); it would fail on any
+        other JSON value with a server error. (The common request never gets here: see
+        ``_lean_post``, which refuses such bodies itself.)"""
+        if request.method != "GET" and "application/json" in (request.content_type or ""):
+            data = self.parse_json(await request.get_body())
+            if not isinstance(data, dict | list):
+                raise HTTPException(400, _NOT_AN_OBJECT)
+        return await super().parse_http_body(request)
+
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> dict[str, Any]:
@@ -495,7 +518,7 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         except json.JSONDecodeError:
             return None
         if not isinstance(data, dict):
-            return None  # a batch, or a body the view rejects
+            return None  # a batch, or a body the view refuses (parse_http_body)
         query = data.get("query")
         variables = data.get("variables")
         operation_name = data.get("operationName")

@@ -1,0 +1,158 @@
+"""Issue 17's attacks, in-process: each is refused with a code before its work starts.
+
+(The attacks on the HTTP layer itself, headers and slow clients, need a real server:
+``test_attacks_server.py``.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from manhattan.api.limits import InputLimits, ValidatedDocuments, operation_cost
+from manhattan.settings import Settings
+
+from .conftest import MakeApp
+from .service_client import connect, gql
+from .test_limits import graphql_limits_of
+
+pytestmark = pytest.mark.anyio
+
+REPLAY = "replay(game: {setup: {players: 2}, moves: $m}) { __typename }"
+
+
+def replay_aliases(count: int) -> str:
+    fields = " ".join(f"a{i}: {REPLAY}" for i in range(count))
+    return "query($m: [MoveInput!]!) { " + fields + " }"
+
+
+def codes(body: dict[str, Any]) -> list[str]:
+    return [e["extensions"]["code"] for e in body.get("errors", [])]
+
+
+async def test_a_list_of_80000_moves_is_refused_before_conversion_and_healthz_answers(
+    client: httpx.AsyncClient,
+) -> None:
+    # The reproduction: 5 aliases of one replay over 80,000 empty moves, ~240 KB.
+    moves = "[" + ",".join(["{}"] * 80_000) + "]"
+    body = (
+        json.dumps({"query": replay_aliases(5)})[:-1] + ', "variables": {"m": ' + moves + "}}"
+    ).encode()
+    assert len(body) < Settings().max_body_bytes
+
+    async def attack() -> httpx.Response:
+        return await client.post(
+            "/graphql", content=body, headers={"content-type": "application/json"}
+        )
+
+    async def health() -> httpx.Response:
+        await asyncio.sleep(0)
+        return await client.get("/healthz")
+
+    answer, healthz = await asyncio.wait_for(asyncio.gather(attack(), health()), timeout=10)
+    assert healthz.status_code == 200
+    assert answer.json()["data"] is None
+    assert codes(answer.json()) == ["PAYLOAD_TOO_LARGE"]
+    assert "2000 items" in answer.json()["errors"][0]["message"]
+
+
+async def test_too_many_values_in_all_are_refused(make_app: MakeApp) -> None:
+    async with connect(make_app(graphql_max_input_values=100)) as client:
+        nested = {"a": [[1] * 10] * 10, "b": 1}  # 113 values, no list above 10 items
+        query = "query($x: JSON!) { legalMoves(state: {json: $x}) { type } }"
+        assert codes(await gql(client, query, x=nested)) == ["PAYLOAD_TOO_LARGE"]
+        assert codes(await gql(client, query, x={"a": [1] * 50})) == ["INVALID_STATE"]
+
+
+async def test_aliases_cannot_multiply_the_moves_a_request_replays(
+    client: httpx.AsyncClient,
+) -> None:
+    two_thousand = [{"notation": "x"}] * 2_000  # at the list cap: one replay of these is fine
+    body = await gql(client, replay_aliases(15), m=two_thousand)
+    assert codes(body) == ["QUERY_TOO_COMPLEX"]
+    assert "costs 30015" in body["errors"][0]["message"]
+    one = await gql(client, replay_aliases(1), m=two_thousand)
+    assert one["data"]["a0"]["__typename"] == "MoveRejected"  # ran: 'x' is not a move
+
+
+async def test_fragments_and_inline_lists_count_too(client: httpx.AsyncClient) -> None:
+    moves = ", ".join(['{notation: "x"}'] * 300)
+    spread = (
+        '{ ...A ...B } fragment A on Query { a: applyMoves(state: {id: "x"}, moves: ['
+        + moves
+        + ']) { __typename } } fragment B on Query { b: suggestMove(state: {id: "x"}) '
+        '{ __typename } c: suggestMove(state: {id: "x"}) { __typename } '
+        'd: suggestMove(state: {id: "x"}) { __typename } '
+        'e: suggestMove(state: {id: "x"}) { __typename } }'
+    )
+    body = await gql(client, spread)
+    assert codes(body) == ["QUERY_TOO_COMPLEX"]
+    assert "costs 4301" in body["errors"][0]["message"]
+
+
+def test_costs_are_counted_from_the_syntax_and_the_raw_variables() -> None:
+    from graphql import parse
+
+    document = parse(
+        'query($m: [MoveInput!]!, $g: GameRecord!) { a: applyMoves(state: {id: "x"}, '
+        "moves: $m) { __typename } b: replay(game: $g) { __typename } rules "
+        '... on Query { previewAll(state: {id: "x"}) { move { type } } } }'
+    )
+    variables = {"m": [{}] * 7, "g": {"moves": [{}] * 3}}
+    assert operation_cost(document, None, variables) == (1 + 7) + (1 + 3) + 1 + 50
+    assert operation_cost(document, "Other", variables) == 0
+
+
+async def test_number_literals_too_long_to_read_are_refused_with_a_code(
+    client: httpx.AsyncClient,
+) -> None:
+    for literal in ("9" * 5_000, "1." + "9" * 5_000, "1e" + "9" * 200):
+        body = await gql(client, '{ view(state: {id: "x"}, player: ' + literal + ") { token } }")
+        assert codes(body) == ["INVALID_REQUEST"], body
+        assert body["errors"][0]["extensions"]["classification"] == "BAD_USER_INPUT"
+
+
+@pytest.mark.parametrize("raw", [b"null", b'"x"', b"1", b"true", b"-0.5"])
+async def test_a_json_body_that_is_not_an_object_is_400(
+    client: httpx.AsyncClient, raw: bytes
+) -> None:
+    for content_type in ("application/json", "application/json; charset=utf-8"):
+        response = await client.post(
+            "/graphql", content=raw, headers={"content-type": content_type}
+        )
+        assert response.status_code == 400, response.text
+        assert response.json()["code"] == "INVALID_REQUEST"
+
+
+async def test_the_document_caches_stay_within_their_bytes(make_app: MakeApp) -> None:
+    """Distinct large queries (long string literals: few tokens, many bytes) leave at most the
+    configured bytes in the parse/validation cache and the compiled plans."""
+    budget = 1 << 20
+    app = make_app(graphql_cache_bytes=budget)
+    documents: ValidatedDocuments = graphql_limits_of(app).validated_documents
+    async with connect(app) as client:
+        for i in range(60):
+            padding = "x" * 100_000 + str(i)
+            small = f'{{ legalMoves(state: {{token: "{i}"}}) {{ type }} }} # {i}'
+            for query in (f'{{ legalMoves(state: {{token: "{padding}"}}) {{ type }} }}', small):
+                response = await client.post("/graphql", json={"query": query})
+                assert response.status_code == 200
+    assert documents.bytes <= budget
+    assert 0 < len(documents) < 60  # small ones are kept; none of the 100 KB ones
+    route = next(r for r in app.routes if getattr(r, "path", None) == "/graphql")
+    compiled = route.app._compiled  # type: ignore[attr-defined]
+    assert compiled is not None and compiled._plans.bytes <= budget
+
+
+def test_input_limits_default_to_the_settings() -> None:
+    settings = Settings()
+    limits = InputLimits()
+    assert limits.max_list_items == settings.max_moves_per_request
+    assert (limits.max_values, limits.max_cost) == (
+        settings.graphql_max_input_values,
+        settings.graphql_max_cost,
+    )
