@@ -50,7 +50,15 @@ class Settings:
     #: Cost of one GraphQL operation, in moves applied (bots and previews weighted).
     graphql_max_cost: int = 4_000
     #: Bytes of parsed GraphQL documents kept (the parse/validation cache, and compiled plans).
-    graphql_cache_bytes: int = 16 << 20
+    graphql_cache_bytes: int = 8 << 20
+    #: Characters of one GraphQL query document (a token inline is up to max_token_chars).
+    graphql_max_query_chars: int = 32_768
+    #: A request's head (request line and headers): bytes and header lines; beyond them, 431.
+    max_header_bytes: int = 16_384
+    max_headers: int = 100
+    #: Seconds a client has to send a request's whole head (408), and then its whole body.
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
     graphql_ide: bool = True
     #: Accept states only as sealed tokens or cached ids, never as plain JSON (DESIGN §7).
     strict_states: bool = False
@@ -109,6 +117,15 @@ class Settings:
             graphql_cache_bytes=read(
                 "MANHATTAN_GRAPHQL_CACHE_BYTES", _positive_int, cls.graphql_cache_bytes
             ),
+            graphql_max_query_chars=read(
+                "MANHATTAN_GRAPHQL_MAX_QUERY_CHARS", _positive_int, cls.graphql_max_query_chars
+            ),
+            max_header_bytes=read(
+                "MANHATTAN_MAX_HEADER_BYTES", _positive_int, cls.max_header_bytes
+            ),
+            max_headers=read("MANHATTAN_MAX_HEADERS", _positive_int, cls.max_headers),
+            header_timeout=read("MANHATTAN_HEADER_TIMEOUT", _positive_float, cls.header_timeout),
+            body_timeout=read("MANHATTAN_BODY_TIMEOUT", _positive_float, cls.body_timeout),
             introspection=read("MANHATTAN_INTROSPECTION", _bool, cls.introspection),
             graphql_ide=read("MANHATTAN_GRAPHQL_IDE", _bool, cls.graphql_ide),
             strict_states=read("MANHATTAN_STRICT_STATES", _bool, cls.strict_states),

@@ -132,7 +132,7 @@ async def test_the_document_caches_stay_within_their_bytes(make_app: MakeApp) ->
     """Distinct large queries (long string literals: few tokens, many bytes) leave at most the
     configured bytes in the parse/validation cache and the compiled plans."""
     budget = 1 << 20
-    app = make_app(graphql_cache_bytes=budget)
+    app = make_app(graphql_cache_bytes=budget, graphql_max_query_chars=200_000)
     documents: ValidatedDocuments = graphql_limits_of(app).validated_documents
     async with connect(app) as client:
         for i in range(60):
@@ -148,11 +148,37 @@ async def test_the_document_caches_stay_within_their_bytes(make_app: MakeApp) ->
     assert compiled is not None and compiled._plans.bytes <= budget
 
 
+async def test_a_long_query_is_refused_before_it_is_parsed(client: httpx.AsyncClient) -> None:
+    query = '{ legalMoves(state: {token: "' + "x" * 250_000 + '"}) { type } }'
+    body = await gql(client, query)
+    assert codes(body) == ["PAYLOAD_TOO_LARGE"]
+    assert "32768 characters" in body["errors"][0]["message"]
+
+
 def test_input_limits_default_to_the_settings() -> None:
     settings = Settings()
     limits = InputLimits()
     assert limits.max_list_items == settings.max_moves_per_request
-    assert (limits.max_values, limits.max_cost) == (
+    assert (limits.max_values, limits.max_cost, limits.max_query_chars) == (
         settings.graphql_max_input_values,
         settings.graphql_max_cost,
+        settings.graphql_max_query_chars,
     )
+
+
+@pytest.mark.parametrize("name", ["Manhattan-Player", "Manhattan-Game"])
+async def test_a_repeated_caller_header_is_400(client: httpx.AsyncClient, name: str) -> None:
+    value = "0" if name == "Manhattan-Player" else "0" * 32
+    other = "1" if name == "Manhattan-Player" else "f" * 32
+    for values in ((value, other), (value, value)):
+        headers = [(name, v) for v in values]
+        for path, body in (
+            ("/v1/games", {"players": 2}),
+            ("/graphql", {"query": "{ newGame { gameId } }"}),
+        ):
+            response = await client.post(path, json=body, headers=headers)
+            assert response.status_code == 400, response.text
+            assert response.json()["code"] == "INVALID_REQUEST"
+            assert name in response.json()["message"]
+    once = await client.post("/v1/games", json={"players": 2}, headers=[("Manhattan-Player", "0")])
+    assert once.status_code == 201

@@ -137,6 +137,7 @@ def create_app(
             max_list_items=settings.max_moves_per_request,
             max_values=settings.graphql_max_input_values,
             max_cost=settings.graphql_max_cost,
+            max_query_chars=settings.graphql_max_query_chars,
         ),
         cache_bytes=settings.graphql_cache_bytes,
     )

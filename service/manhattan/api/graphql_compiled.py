@@ -189,7 +189,7 @@ class CompiledQueries:
         self,
         schema: GraphQLSchema,
         validated: ValidatedDocuments,
-        max_bytes: int = 16 << 20,
+        max_bytes: int = 8 << 20,
         resolvers: DirectResolvers | None = None,
         limits: InputLimits | None = None,
     ) -> None:

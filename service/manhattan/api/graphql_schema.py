@@ -367,7 +367,7 @@ def build_schema(
     max_tokens: int = 2_000,
     introspection: bool = True,
     inputs: InputLimits = DEFAULT_INPUT_LIMITS,
-    cache_bytes: int = 16 << 20,
+    cache_bytes: int = 8 << 20,
 ) -> strawberry.Schema:
     # One extension: the limits and the parse and validation caches (see graphql_limits).
     extensions = graphql_limits(
