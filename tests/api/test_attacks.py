@@ -182,3 +182,40 @@ async def test_a_repeated_caller_header_is_400(client: httpx.AsyncClient, name: 
             assert name in response.json()["message"]
     once = await client.post("/v1/games", json={"players": 2}, headers=[("Manhattan-Player", "0")])
     assert once.status_code == 201
+
+
+async def test_strict_mode_never_hands_out_a_full_information_token(make_app: MakeApp) -> None:
+    async with connect(make_app(strict_states=True)) as client:
+        refused = await client.post("/v1/games", json={"players": 3})
+        assert (refused.status_code, refused.json()["code"]) == (403, "PLAYER_REQUIRED")
+        body = await gql(client, "{ newGame(setup: {players: 3}) { token } }")
+        assert codes(body) == ["PLAYER_REQUIRED"]
+        replayed = await client.post("/v1/replay", json={"setup": {"players": 2}, "moves": []})
+        assert replayed.json()["code"] == "PLAYER_REQUIRED"
+        seat = {"Manhattan-Player": "0"}
+        game = (await client.post("/v1/games", json={"players": 3}, headers=seat)).json()
+        assert game["view"]["player"] == 0 and "stateId" not in game and "state" not in game
+        # The attack: view another seat from the token. Refused: the token is player 0's.
+        for other in (1, 2):
+            view = await client.post(
+                "/v1/view", json={"state": {"token": game["token"]}, "player": other}
+            )
+            assert (view.status_code, view.json()["code"]) == (403, "WRONG_PLAYER")
+
+
+async def test_strict_mode_draws_every_seed_itself(make_app: MakeApp) -> None:
+    seat = {"Manhattan-Player": "0"}
+    async with connect(make_app(strict_states=True)) as client:
+        for path, body in (
+            ("/v1/games", {"players": 2, "seed": "known"}),
+            ("/v1/replay", {"setup": {"players": 2, "seed": "known"}, "moves": []}),
+        ):
+            response = await client.post(path, json=body, headers=seat)
+            assert (response.status_code, response.json()["code"]) == (400, "INVALID_SETUP")
+            assert response.json()["path"] == "$.seed"
+        query = '{ newGame(setup: {players: 2, seed: "known"}) { token } }'
+        graphql = await client.post("/graphql", json={"query": query}, headers=seat)
+        assert codes(graphql.json()) == ["INVALID_SETUP"]
+    async with connect(make_app()) as trusted:  # a trusted platform may still choose seeds
+        chosen = await trusted.post("/v1/games", json={"players": 2, "seed": "known"})
+        assert chosen.status_code == 201

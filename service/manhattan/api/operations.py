@@ -329,7 +329,17 @@ class Operations:
             self._parsed.popitem(last=False)
 
     async def seal(self, state: State, player: int | None = None) -> Sealed:
-        """Store ``state`` under its id and mint a token (issued to ``player`` if given)."""
+        """Store ``state`` under its id and mint a token (issued to ``player`` if given).
+
+        In strict mode every caller is untrusted, so nothing but a player's token and view
+        leaves the service: a result for no player (a full-information token, a state id) is
+        refused here, where every result is made."""
+        if player is None and self.strict_states:
+            raise ApiError(
+                "PLAYER_REQUIRED",
+                "this service hands out only tokens issued to a player: send Manhattan-Player "
+                "(or a token issued to a player)",
+            )
         data = state.to_msgpack()
         state_id = manhattan.state_id(state)
         await self.cache.save_state(state_id, data)
@@ -509,6 +519,13 @@ class Operations:
             setup = {}
         if not isinstance(setup, Mapping):
             raise ApiError("INVALID_SETUP", 'a setup is an object such as {"players": 4}')
+        if self.strict_states and setup.get("seed") is not None:
+            # A caller who knows the seed knows the shuffle, so every hand and the deck order.
+            raise ApiError(
+                "INVALID_SETUP",
+                "this service draws every game's seed itself: leave 'seed' out",
+                path="$.seed",
+            )
         kwargs: dict[str, Any] = {}
         for key, value in setup.items():
             if key not in SETUP_KEYS:
