@@ -219,3 +219,90 @@ async def test_strict_mode_draws_every_seed_itself(make_app: MakeApp) -> None:
     async with connect(make_app()) as trusted:  # a trusted platform may still choose seeds
         chosen = await trusted.post("/v1/games", json={"players": 2, "seed": "known"})
         assert chosen.status_code == 201
+
+
+# -- forks (strict mode: one move per position) -----------------------------------------------
+async def strict_game(client: httpx.AsyncClient) -> tuple[str, list[str]]:
+    """A new 2-player game for player 0, who moves first: their token and legal moves."""
+    seat = {"Manhattan-Player": "0"}
+    game = await client.post("/v1/games", json={"players": 2, "firstPlayer": 0}, headers=seat)
+    assert game.status_code == 201, game.text
+    token: str = game.json()["token"]
+    legal = await client.post("/v1/legal-moves", json={"state": {"token": token}})
+    return token, [m["notation"] for m in legal.json()["moves"]]
+
+
+async def advance(client: httpx.AsyncClient, token: str, move: str) -> httpx.Response:
+    return await client.post(
+        "/v1/advance",
+        json={"state": {"token": token}, "move": move, "bot": {"level": "random"}},
+    )
+
+
+async def forks_are_refused(client: httpx.AsyncClient) -> None:
+    token, moves = await strict_game(client)
+    first = await advance(client, token, moves[0])
+    assert first.status_code == 200, first.text
+    # The attack: other moves from the same token, to read the card each would draw.
+    for move in (moves[1], moves[-1], moves[0]):
+        again = await advance(client, token, move)
+        assert (again.status_code, again.json()["code"]) == (409, "STALE_TOKEN")
+        applied = await client.post("/v1/apply", json={"state": {"token": token}, "move": move})
+        assert (applied.status_code, applied.json()["code"]) == (409, "STALE_TOKEN")
+        replayed = await client.post(
+            "/v1/replay", json={"state": {"token": token}, "moves": [move]}
+        )
+        assert replayed.json()["code"] == "STALE_TOKEN"
+    query = (
+        "query($s: StateRef!, $m: MoveInput!) { applyMove(state: $s, move: $m) "
+        "{ ... on MoveRejected { code } ... on Transition { token } } }"
+    )
+    body = await gql(client, query, s={"token": token}, m={"notation": moves[1]})
+    assert body["data"]["applyMove"] == {"code": "STALE_TOKEN"}
+    # Reading from the old token still works (it shows only what the player saw then).
+    legal = await client.post("/v1/legal-moves", json={"state": {"token": token}})
+    assert legal.status_code == 200
+    # The game goes on from the token the move returned, once.
+    latest = first.json()["token"]
+    legal = await client.post("/v1/legal-moves", json={"state": {"token": latest}})
+    notation = legal.json()["moves"][0]["notation"]
+    assert (await advance(client, latest, notation)).status_code == 200
+    assert (await advance(client, latest, notation)).json()["code"] == "STALE_TOKEN"
+
+
+async def test_a_token_moves_once_in_strict_mode(make_app: MakeApp) -> None:
+    async with connect(make_app(strict_states=True)) as client:
+        await forks_are_refused(client)
+
+
+@pytest.mark.redis
+async def test_a_token_moves_once_across_replicas_on_redis(
+    make_app: MakeApp, redis_url: str
+) -> None:
+    from manhattan.sealing import SealingKey
+
+    key = SealingKey.generate("forks").to_text()
+    one = make_app(strict_states=True, redis_url=redis_url, token_key=key)
+    two = make_app(strict_states=True, redis_url=redis_url, token_key=key)
+    async with connect(one) as first, connect(two) as second:
+        token, moves = await strict_game(first)
+        assert (await advance(first, token, moves[0])).status_code == 200
+        other = await advance(second, token, moves[1])  # another replica, the same token
+        assert (other.status_code, other.json()["code"]) == (409, "STALE_TOKEN")
+        await forks_are_refused(second)
+
+
+async def test_of_two_moves_sent_at_once_from_one_token_one_wins(make_app: MakeApp) -> None:
+    async with connect(make_app(strict_states=True)) as client:
+        token, moves = await strict_game(client)
+        answers = await asyncio.gather(*(advance(client, token, m) for m in moves[:6]))
+        assert sorted(a.status_code for a in answers) == [200] + [409] * 5
+
+
+async def test_without_strict_mode_tokens_stay_stateless(client: httpx.AsyncClient) -> None:
+    seat = {"Manhattan-Player": "0"}
+    game = await client.post("/v1/games", json={"players": 2, "firstPlayer": 0}, headers=seat)
+    token = game.json()["token"]
+    legal = await client.post("/v1/legal-moves", json={"state": {"token": token}})
+    for move in legal.json()["moves"][:2]:
+        assert (await advance(client, token, move["notation"])).status_code == 200

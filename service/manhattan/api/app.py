@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 
 import manhattan
 
+from ..cas import VersionedStore, make_versioned_store
 from ..sealing import Sealer
 from ..settings import Settings
 from ..store import Backend, StateCache, make_backend
@@ -28,6 +29,7 @@ from .metrics import CONTENT_TYPE, Metrics
 from .middleware import ServiceMiddleware
 from .openapi import openapi_document
 from .operations import Operations
+from .positions import LatestPositions
 from .rest import rest_routes
 from .suggestions import BotBudget
 
@@ -99,8 +101,10 @@ def create_app(
     *,
     backend: Backend | None = None,
     sealer: Sealer | None = None,
+    positions: VersionedStore | None = None,
 ) -> Starlette:
-    """The service. ``backend`` and ``sealer`` override what ``settings`` would make (tests)."""
+    """The service. ``backend``, ``sealer`` and ``positions`` (strict mode's latest positions)
+    override what ``settings`` would make (tests)."""
     settings = settings or Settings.from_env()
     metrics = Metrics()
     if backend is None:
@@ -121,10 +125,15 @@ def create_app(
         ttl=settings.cache_ttl,
         observer=metrics.observe_cache,
     )
+    if positions is None and settings.strict_states:
+        positions = make_versioned_store(
+            settings.redis_url, timeout=settings.redis_timeout, pool_size=settings.redis_pool_size
+        )
     operations = Operations(
         cache,
         sealer,
         strict_states=settings.strict_states,
+        positions=None if positions is None else LatestPositions(positions, settings.cache_ttl),
         max_moves=settings.max_moves_per_request,
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
     )
@@ -167,6 +176,8 @@ def create_app(
         log.info("cache backend", extra={"backend": backend.name})
         yield
         await cache.close()
+        if positions is not None:
+            await positions.close()
 
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error

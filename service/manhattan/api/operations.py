@@ -27,6 +27,7 @@ from ..sealing import BadTokenError, Sealer
 from ..store import StateCache
 from .encoding import moves_json
 from .errors import ApiError
+from .positions import Claim, LatestPositions
 from .suggestions import (
     DEFAULT_BOT,
     BotBudget,
@@ -242,7 +243,10 @@ class Operations:
         max_moves: int = 2_000,
         parsed_states: int = 1_024,
         bot_budget: BotBudget | None = None,
+        positions: LatestPositions | None = None,
     ) -> None:
+        #: Strict mode's latest position of each game (``positions``): None, not kept.
+        self.positions = positions if strict_states else None
         self.bot_budget = bot_budget or BotBudget()
         self.cache = cache
         self.sealer = sealer
@@ -350,6 +354,26 @@ class Operations:
         view = None if player is None else manhattan.view(state, player)
         return Sealed(state, state_id, token, player, view, self.strict_states, game)
 
+    async def _from_latest(self, resolved: Resolved) -> Claim | None:
+        """Strict mode: a move may only be made from its game's latest position (see
+        ``positions``); the claim its result must settle. Checked before any work is done."""
+        if self.positions is None:
+            return None
+        return await self.positions.check(game_id(resolved.state), resolved.state_id)
+
+    async def _settle(self, claim: Claim | None, sealed: Sealed) -> Sealed:
+        """Make the sealed result its game's latest position (after it is stored and sealed,
+        so a client is never left without the token of the latest position)."""
+        if claim is not None:
+            assert self.positions is not None
+            await self.positions.advance(claim, sealed.state_id)
+        return sealed
+
+    async def _started(self, sealed: Sealed) -> Sealed:
+        if self.positions is not None:
+            await self.positions.start(sealed.game_id, sealed.state_id)
+        return sealed
+
     # -- moves ---------------------------------------------------------------------------
     @staticmethod
     def read_move(obj: object, index: int | None = None) -> Move:
@@ -415,6 +439,7 @@ class Operations:
 
     async def apply(self, ref: StateRef, move_objs: Sequence[object]) -> Applied:
         resolved = await self.resolve(ref)
+        claim = await self._from_latest(resolved)
         several = len(move_objs) > 1
         moves = [self.read_move(m, i if several else None) for i, m in enumerate(move_objs)]
         state = resolved.state
@@ -432,7 +457,8 @@ class Operations:
             played.append(transition.move)
         if resolved.player is not None:
             events = [e for e in events if e.visible_for(resolved.player)]
-        return Applied(await self.seal(state, resolved.player), events, played)
+        sealed = await self._settle(claim, await self.seal(state, resolved.player))
+        return Applied(sealed, events, played)
 
     def _check_mover(
         self, resolved: Resolved, move: Move, state: State | None = None, index: int | None = None
@@ -539,7 +565,7 @@ class Operations:
 
     async def new_game(self, setup: object, caller: Caller = NO_CALLER) -> Sealed:
         resolved = self._fresh(self.new_game_state(setup), caller)
-        return await self.seal(resolved.state, resolved.player)
+        return await self._started(await self.seal(resolved.state, resolved.player))
 
     @staticmethod
     def _fresh(state: State, caller: Caller) -> Resolved:
@@ -559,8 +585,10 @@ class Operations:
         if "state" in game and "setup" in game:
             raise ApiError("INVALID_REQUEST", "give either 'setup' or 'state', not both")
         moves = self.read_moves(game.get("moves", []))
+        claim = None
         if "state" in game:
             resolved = await self.resolve(StateRef.from_wire(game["state"], caller))
+            claim = await self._from_latest(resolved) if moves else None
         else:
             resolved = self._fresh(self.new_game_state(game.get("setup")), caller)
         state = resolved.state
@@ -571,6 +599,9 @@ class Operations:
             except manhattan.IllegalMoveError as exc:
                 raise ApiError(exc.code, f"move {i}: {exc.message}", index=i) from None
         sealed = await self.seal(state, resolved.player)
+        sealed = await (
+            self._started(sealed) if "state" not in game else self._settle(claim, sealed)
+        )
         return Replayed(sealed, len(moves), manhattan.ranking(state))
 
     # -- analysis (issue 9): on what the caller may know ---------------------------------
@@ -617,6 +648,7 @@ class Operations:
         resolved = await self.resolve(ref)
         seat = self._player(resolved, resolved.player if player is None else player)
         resolved.player = seat
+        claim = await self._from_latest(resolved)  # before any bot runs
         transitions: list[manhattan.Transition] = []
         if move is not None:
             mine = self.read_move(move)
@@ -643,7 +675,10 @@ class Operations:
             transitions.append(manhattan.play(state, found.move))
             state = transitions[-1].state
         events = [e for t in transitions for e in t.events if e.visible_for(seat)]
-        return Applied(await self.seal(state, seat), events, [t.move for t in transitions])
+        sealed = await self.seal(state, seat)
+        if transitions:
+            sealed = await self._settle(claim, sealed)
+        return Applied(sealed, events, [t.move for t in transitions])
 
 
 class DerivedResults:
