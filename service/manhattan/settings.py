@@ -60,6 +60,9 @@ class Settings:
     header_timeout: float = 10.0
     body_timeout: float = 30.0
     graphql_ide: bool = True
+    #: The GraphQL fast path (compiled plans, one-loop completion); off: strawberry's general
+    #: path answers everything. Also off, with a warning, on untested strawberry/graphql-core.
+    graphql_fast_path: bool = True
     #: Accept states only as sealed tokens or cached ids, never as plain JSON (DESIGN §7).
     strict_states: bool = False
     #: The current sealing key as ``kid:base64url-key`` (16, 24 or 32 bytes); empty: ephemeral.
@@ -128,6 +131,7 @@ class Settings:
             body_timeout=read("MANHATTAN_BODY_TIMEOUT", _positive_float, cls.body_timeout),
             introspection=read("MANHATTAN_INTROSPECTION", _bool, cls.introspection),
             graphql_ide=read("MANHATTAN_GRAPHQL_IDE", _bool, cls.graphql_ide),
+            graphql_fast_path=read("MANHATTAN_GRAPHQL_FAST_PATH", _bool, cls.graphql_fast_path),
             strict_states=read("MANHATTAN_STRICT_STATES", _bool, cls.strict_states),
             token_key=read("MANHATTAN_TOKEN_KEY", str, cls.token_key).strip(),
             token_old_keys=read("MANHATTAN_TOKEN_OLD_KEYS", _csv, ()),

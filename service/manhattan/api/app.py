@@ -21,6 +21,7 @@ from ..cas import VersionedStore, make_versioned_store
 from ..sealing import Sealer
 from ..settings import Settings
 from ..store import Backend, StateCache, make_backend
+from . import graphql_fast
 from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_schema import GraphQLApp, build_schema
@@ -137,6 +138,7 @@ def create_app(
         max_moves=settings.max_moves_per_request,
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
     )
+    fast_path = graphql_fast.enabled(settings.graphql_fast_path)
     schema = build_schema(
         max_depth=settings.graphql_max_depth,
         max_aliases=settings.graphql_max_aliases,
@@ -149,8 +151,11 @@ def create_app(
             max_query_chars=settings.graphql_max_query_chars,
         ),
         cache_bytes=settings.graphql_cache_bytes,
+        fast_path=fast_path,
     )
-    graphql = GraphQLApp(schema, graphql_ide="graphiql" if settings.graphql_ide else None)
+    graphql = GraphQLApp(
+        schema, graphql_ide="graphiql" if settings.graphql_ide else None, fast_path=fast_path
+    )
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         *rest_routes(),

@@ -22,8 +22,10 @@ operation is a query of that simple shape: no fragments, directives, introspecti
 interfaces, no repeated response names. Anything a plan does not handle the way the general
 path would (a variable that does not coerce, a resolver that raises, a null in a non-null
 position, a value that does not serialize) makes it give up and the request runs on the general
-path from the start, which reports it as it always did. Only queries are planned, so running a
-resolver again on that path changes nothing.
+path from the start, which reports it as it always did; a resolver that raises is reported by
+the plan itself, as graphql-core reports it, so a failing request runs once. Only root fields
+the service lists as reading are planned (``graphql_fast``), so a resolver run again on the
+general path writes nothing.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any, TypeGuard
 from graphql import (
     DocumentNode,
     FieldNode,
+    GraphQLError,
     GraphQLField,
     GraphQLList,
     GraphQLNonNull,
@@ -46,6 +49,7 @@ from graphql import (
     OperationDefinitionNode,
     OperationType,
 )
+from graphql.error import located_error
 from graphql.execution.values import get_argument_values, get_variable_values
 from graphql.pyutils import Path
 from graphql.type.definition import GraphQLResolveInfoHelpers
@@ -88,9 +92,12 @@ def make_plan(
     document: DocumentNode,
     operation_name: str | None,
     resolvers: DirectResolvers | None = None,
+    plannable: frozenset[str] | None = None,
 ) -> Plan | None:
-    """The plan of ``document``'s operation, or None when it is not of the simple shape;
-    ``resolvers`` makes direct calls where it can (without: strawberry's wrappers)."""
+    """The plan of ``document``'s operation, or None when it is not of the simple shape or
+    selects a root field not in ``plannable`` (None: any; the service lists the fields that
+    only read); ``resolvers`` makes direct calls where it can (without: strawberry's
+    wrappers)."""
     operation = get_operation_ast(document, operation_name)
     if (
         operation is None
@@ -123,6 +130,8 @@ def make_plan(
         field_def = root.fields.get(name)
         if field_def is None or field_def.resolve is None:
             return None
+        if plannable is not None and name not in plannable:
+            return None  # a field that writes: the general path, always
         field = _root_field(response_name, node, field_def)
         if field is None:
             return None
@@ -192,7 +201,9 @@ class CompiledQueries:
         max_bytes: int = 8 << 20,
         resolvers: DirectResolvers | None = None,
         limits: InputLimits | None = None,
+        plannable: frozenset[str] | None = None,
     ) -> None:
+        self.plannable = plannable
         self.limits = limits or InputLimits()
         self.schema = schema
         self.validated = validated
@@ -209,14 +220,21 @@ class CompiledQueries:
         if validated is None:
             return None  # not validated yet (or with errors): the general path; ask again later
         document, weight = validated
-        plan = make_plan(self.schema, document, operation_name, self.resolvers)
+        plan = make_plan(self.schema, document, operation_name, self.resolvers, self.plannable)
         self._plans.put(key, _NO_PLAN if plan is None else plan, weight if plan else len(query))
         return plan
 
     async def execute(
         self, plan: Plan, variables: dict[str, Any] | None, context: Any
-    ) -> dict[str, Any] | None:
-        """The ``data`` of the response, or None: the general path must answer."""
+    ) -> PlanResult | None:
+        """The response's ``data`` and errors, or None: the general path must answer.
+
+        A field whose arguments or resolver raise is answered here, as graphql-core answers it
+        (the error located at the field, the field null, or ``data`` null if the field is
+        non-null), so a failing request runs once: the general path would run every resolver
+        again, and decode an invalid state twice. Only a value the completion cannot handle
+        (a null in a non-null position, a value that does not serialize: bugs) hands the
+        request to the general path, which reports it as it always did."""
         schema = self.schema
         limits = self.limits
         if input_size_error(variables, limits) is not None or cost_error(
@@ -231,11 +249,13 @@ class CompiledQueries:
         root = schema.query_type
         assert root is not None
         data: dict[str, Any] = {}
-        try:
-            for field in plan.fields:
-                if field.field_def is None:
-                    data[field.response_name] = field.complete(None)
-                    continue
+        errors: list[GraphQLError] = []
+        data_is_null = False
+        for field in plan.fields:
+            if field.field_def is None:
+                data[field.response_name] = field.complete(None)
+                continue
+            try:
                 args = get_argument_values(field.field_def, field.node, coerced)
                 info = GraphQLResolveInfo(
                     field.node.name.value,
@@ -260,10 +280,24 @@ class CompiledQueries:
                     value = resolve(None, info, **args)
                 if inspect.isawaitable(value):
                     value = await value
+            except GiveUp:
+                return None
+            except Exception as exc:  # the field's error, as graphql-core reports it
+                errors.append(located_error(exc, [field.node], [field.response_name]))
+                data_is_null = data_is_null or field.non_null
+                data[field.response_name] = None
+                continue
+            try:
                 data[field.response_name] = _complete(field, value)
-        except Exception:  # anything unusual: the general path runs and reports it
-            return None
-        return data
+            except Exception:  # anything unusual: the general path runs and reports it
+                return None
+        return PlanResult(None if data_is_null else data, errors)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanResult:
+    data: dict[str, Any] | None
+    errors: list[GraphQLError]
 
 
 def _is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:

@@ -46,6 +46,8 @@ from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 from strawberry.types.field import StrawberryField
 
+from .graphql_fast import IMMUTABLE
+
 # One selected field of a plain object: response name, the attribute (or None: call the
 # reader), the reader, how to complete it. ``kind`` is 0 for a scalar and 1 for a list of
 # scalars; ``non_null`` and ``items_non_null`` say where a null is an error (the fallback then
@@ -56,13 +58,8 @@ _PlainField = tuple[
 ]
 Completer = Callable[[Any], Any]
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # GraphQL Int is a 32-bit signed integer
-_IMMUTABLE: set[type] = set()
+_IMMUTABLE = IMMUTABLE  # filled by graphql_fast.complete_by_identity
 _MEMO_SIZE = 20_000  # completed objects kept per selection; cleared when full
-
-
-def complete_by_identity(cls: type) -> None:
-    """Declare ``cls`` immutable: its instances' completions may be reused (see above)."""
-    _IMMUTABLE.add(cls)
 
 
 class GiveUp(Exception):

@@ -28,12 +28,10 @@ from strawberry.types import ExecutionResult, Info
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET
 
+from . import graphql_fast
 from .encoding import dump_json, load_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_analysis_types import Analysis, Preview, Threats
-from .graphql_compiled import CompiledQueries
-from .graphql_execution import PlainDataExecutionContext
-from .graphql_resolvers import DirectResolvers
 from .graphql_types import (
     ApplyResult,
     MoveRejected,
@@ -48,7 +46,7 @@ from .graphql_types import (
     Transition,
     as_json_scalar,
 )
-from .limits import DEFAULT_INPUT_LIMITS, InputLimits, ValidatedDocuments, graphql_limits
+from .limits import DEFAULT_INPUT_LIMITS, InputLimits, graphql_limits
 from .operations import Caller, Operations, StateRef, rules_info
 from .suggestions import DEFAULT_BOT
 
@@ -352,6 +350,23 @@ class Mutation:
         return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
 
 
+#: Root fields that only read (no state stored, no position claimed, no bot run): the only ones
+#: the fast path may plan (graphql_fast). A field left out runs on the general path.
+PLANNABLE_FIELDS = frozenset(
+    {
+        "rules",
+        "legalMoves",
+        "validateMove",
+        "score",
+        "analysis",
+        "preview",
+        "previewAll",
+        "threats",
+        "boardSvg",
+    }
+)
+
+
 class QuietSchema(strawberry.Schema):
     """Errors are logged by the view (unexpected ones only), not once per error here."""
 
@@ -368,6 +383,7 @@ def build_schema(
     introspection: bool = True,
     inputs: InputLimits = DEFAULT_INPUT_LIMITS,
     cache_bytes: int = 8 << 20,
+    fast_path: bool = True,
 ) -> strawberry.Schema:
     # One extension: the limits and the parse and validation caches (see graphql_limits).
     extensions = graphql_limits(
@@ -378,7 +394,7 @@ def build_schema(
         mutation=Mutation,
         extensions=extensions,
         config=StrawberryConfig(auto_camel_case=True),
-        execution_context_class=PlainDataExecutionContext,
+        execution_context_class=graphql_fast.execution_context_class(fast_path),
     )
 
 
@@ -417,27 +433,6 @@ _NOT_AN_OBJECT = 'a GraphQL request is a JSON object such as {"query": "{ rules 
 _POST_OPERATIONS = frozenset(OperationType.from_http("POST"))
 
 
-def _compiled_queries(schema: strawberry.Schema) -> CompiledQueries | None:
-    """Compiled plans for this schema, if its only extension is the service's limits (whose one
-    hook only supplies the cached, validated document): any other extension may need to see
-    every request go through the general executor."""
-    classes = {e if isinstance(e, type) else type(e) for e in schema.extensions}
-    if len(classes) != 1:
-        return None
-    extension = classes.pop()
-    validated = getattr(extension, "validated_documents", None)
-    limits = getattr(extension, "limits", None)
-    if not isinstance(validated, ValidatedDocuments) or not isinstance(limits, InputLimits):
-        return None
-    return CompiledQueries(
-        schema._schema,
-        validated,
-        max_bytes=validated.max_bytes,
-        resolvers=DirectResolvers(schema),
-        limits=limits,
-    )
-
-
 class GraphQLApp(GraphQL[dict[str, Any], None]):
     """strawberry's ASGI app with coded errors and JSON bodies for transport errors.
 
@@ -446,7 +441,9 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
     adapter, content-type parsing and dispatch; everything else goes through the view.
     """
 
-    def __init__(self, schema: strawberry.Schema, **options: Any) -> None:
+    def __init__(
+        self, schema: strawberry.Schema, *, fast_path: bool = True, **options: Any
+    ) -> None:
         super().__init__(schema, **options)
         # The lean path only handles plain results: no HTTP stream transports (SSE, multipart
         # subscriptions), no incremental delivery, no subscriptions, no multipart uploads.
@@ -457,7 +454,9 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             and schema.subscription is None
             and type(self).get_root_value is GraphQL.get_root_value
         )
-        self._compiled = _compiled_queries(schema) if self._lean else None
+        self._compiled = graphql_fast.compiled_queries(
+            schema, PLANNABLE_FIELDS, on=self._lean and fast_path
+        )
 
     def encode_json(self, data: object) -> bytes:
         return dump_json(data)  # orjson: a large share of a list response's cost otherwise
@@ -537,9 +536,16 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             plan = self._compiled.plan(query, operation_name)
             if plan is not None:
                 planned = await self._compiled.execute(plan, variables, context)
-                if planned is not None:
+                if planned is not None and not planned.errors:
                     return self.create_response(
-                        response_data={"data": planned}, sub_response=sub_response
+                        response_data={"data": planned.data}, sub_response=sub_response
+                    )
+                if planned is not None:  # failed fields, answered as the general path would
+                    result = ExecutionResult(data=planned.data, errors=planned.errors)
+                    response_data = await self.process_result(request, result)
+                    self._handle_errors(planned.errors, response_data)
+                    return self.create_response(
+                        response_data=response_data, sub_response=sub_response
                     )
         try:
             result = await self.schema.execute(
