@@ -306,3 +306,29 @@ async def test_without_strict_mode_tokens_stay_stateless(client: httpx.AsyncClie
     legal = await client.post("/v1/legal-moves", json={"state": {"token": token}})
     for move in legal.json()["moves"][:2]:
         assert (await advance(client, token, move["notation"])).status_code == 200
+
+
+def test_the_bounds_are_settings() -> None:
+    from manhattan.api.protocol import ConnectionLimits
+    from manhattan.api.serve import connection_limits
+    from manhattan.settings import SettingsError
+
+    settings = Settings.from_env(
+        {
+            "MANHATTAN_MAX_HEADER_BYTES": "8192",
+            "MANHATTAN_MAX_HEADERS": "40",
+            "MANHATTAN_HEADER_TIMEOUT": "2.5",
+            "MANHATTAN_BODY_TIMEOUT": "7",
+            "MANHATTAN_GRAPHQL_MAX_COST": "100",
+            "MANHATTAN_GRAPHQL_MAX_INPUT_VALUES": "50",
+            "MANHATTAN_GRAPHQL_MAX_QUERY_CHARS": "999",
+            "MANHATTAN_GRAPHQL_CACHE_BYTES": "65536",
+            "MANHATTAN_GRAPHQL_FAST_PATH": "off",
+        }
+    )
+    assert connection_limits(settings) == ConnectionLimits(8192, 40, 2.5, 7.0)
+    assert (settings.graphql_max_cost, settings.graphql_max_input_values) == (100, 50)
+    assert (settings.graphql_max_query_chars, settings.graphql_cache_bytes) == (999, 65536)
+    assert settings.graphql_fast_path is False
+    with pytest.raises(SettingsError, match="MANHATTAN_HEADER_TIMEOUT"):
+        Settings.from_env({"MANHATTAN_HEADER_TIMEOUT": "0"})
