@@ -290,6 +290,12 @@ async def test_a_token_moves_once_across_replicas_on_redis(
         other = await advance(second, token, moves[1])  # another replica, the same token
         assert (other.status_code, other.json()["code"]) == (409, "STALE_TOKEN")
         await forks_are_refused(second)
+    for app in (one, two):  # no lifespan in process: close what it would
+        operations = app.state.operations
+        await operations.cache.close()
+        assert operations.positions is not None
+        assert operations.positions.store.name == "redis"
+        await operations.positions.store.close()
 
 
 async def test_of_two_moves_sent_at_once_from_one_token_one_wins(make_app: MakeApp) -> None:
