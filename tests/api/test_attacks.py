@@ -338,3 +338,22 @@ def test_the_bounds_are_settings() -> None:
     assert settings.graphql_fast_path is False
     with pytest.raises(SettingsError, match="MANHATTAN_HEADER_TIMEOUT"):
         Settings.from_env({"MANHATTAN_HEADER_TIMEOUT": "0"})
+
+
+async def test_completion_caches_stay_bounded_whatever_the_aliases(
+    make_app: MakeApp, mid_json: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from manhattan.api import graphql_execution
+
+    monkeypatch.setattr(graphql_execution, "_MEMO_SIZE", 50)
+    cached = graphql_execution._cached_field_plan
+    before = cached.cache_info().currsize
+    async with connect(make_app()) as client:
+        for i in range(12):
+            alias = f"a{i}" + "x" * 5_000  # a long alias: not worth a cache entry
+            query = f"query($s: StateRef!) {{ legalMoves(state: $s) {{ {alias}: type card }} }}"
+            for _ in range(2):  # the second is planned
+                body = await gql(client, query, s={"json": mid_json})
+                assert body["data"]["legalMoves"][0][alias]
+    assert cached.cache_info().currsize <= before + 1  # "card" at most
+    assert len(graphql_execution._MEMO) <= 50
