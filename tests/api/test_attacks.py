@@ -60,12 +60,24 @@ async def test_a_list_of_80000_moves_is_refused_before_conversion_and_healthz_an
     assert "2000 items" in answer.json()["errors"][0]["message"]
 
 
-async def test_too_many_values_in_all_are_refused(make_app: MakeApp) -> None:
+async def test_too_many_values_in_all_are_refused(
+    make_app: MakeApp, mid_json: dict[str, Any]
+) -> None:
+    query = (
+        'query($m: [MoveInput!]!) { applyMoves(state: {id: "x"}, moves: $m) '
+        "{ ... on MoveRejected { code } } }"
+    )
     async with connect(make_app(graphql_max_input_values=100)) as client:
-        nested = {"a": [[1] * 10] * 10, "b": 1}  # 113 values, no list above 10 items
-        query = "query($x: JSON!) { legalMoves(state: {json: $x}) { type } }"
-        assert codes(await gql(client, query, x=nested)) == ["PAYLOAD_TOO_LARGE"]
-        assert codes(await gql(client, query, x={"a": [1] * 50})) == ["INVALID_STATE"]
+        # 60 moves of {notation}: 121 values, no list above 60 items.
+        assert codes(await gql(client, query, m=[{"notation": "x"}] * 60)) == ["PAYLOAD_TOO_LARGE"]
+        # Unknown input fields count too (graphql-core looks for a suggestion for each).
+        odd = [{f"k{i}": 1 for i in range(200)}]
+        assert codes(await gql(client, query, m=odd)) == ["PAYLOAD_TOO_LARGE"]
+        fine = await gql(client, query, m=[{"notation": "x"}] * 40)
+        assert fine["data"]["applyMoves"] == {"code": "INVALID_MOVE"}  # ran: "x" is no move
+        # An inline state is one JSON value: parsed by its own decoder, not item by item.
+        legal = "query($s: StateRef!) { legalMoves(state: $s) { type } }"
+        assert (await gql(client, legal, s={"json": mid_json}))["data"]["legalMoves"]
 
 
 async def test_aliases_cannot_multiply_the_moves_a_request_replays(

@@ -13,10 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from manhattan.api.app import create_app
-from manhattan.api.limits import InputLimits, input_size_error, operation_cost
+from manhattan.api.graphql_schema import build_schema
+from manhattan.api.limits import InputLimits, operation_cost, request_error
 from manhattan.settings import Settings
 
 APP = create_app(Settings(access_log=False))
+SCHEMA = build_schema()._schema
 TIME_LIMIT = 3.0
 SETTINGS = settings(
     max_examples=40,
@@ -96,7 +98,11 @@ def test_the_input_bounds_take_anything(variables: Any) -> None:
     from graphql import parse
 
     limits = InputLimits(max_list_items=5, max_values=50)
-    input_size_error(variables, limits)
-    document = parse("query($m: [MoveInput!]!) { replay(game: {moves: $m}) { __typename } }")
-    cost = operation_cost(document, None, variables if isinstance(variables, dict) else None)
-    assert cost >= 1
+    document = parse(
+        "query($m: [MoveInput!]!, $g: GameSetup, $s: StateRef!) { replay(game: {moves: $m, "
+        "setup: $g}) { __typename } legalMoves(state: $s) { type } }"
+    )
+    for value in (variables, {"m": variables, "g": variables, "s": variables}):
+        request_error(SCHEMA, document, None, value, limits)
+        cost = operation_cost(document, None, value if isinstance(value, dict) else None)
+        assert cost >= 2

@@ -61,9 +61,7 @@ from .limits import (
     InputLimits,
     ValidatedDocuments,
     WeighedLRU,
-    cost_error,
-    input_size_error,
-    operation_cost,
+    request_error,
 )
 
 
@@ -237,9 +235,7 @@ class CompiledQueries:
         request to the general path, which reports it as it always did."""
         schema = self.schema
         limits = self.limits
-        if input_size_error(variables, limits) is not None or cost_error(
-            operation_cost(plan.document, plan.operation_name, variables), limits
-        ):
+        if request_error(schema, plan.document, plan.operation_name, variables, limits):
             return None  # the general path refuses it, with the same checks
         coerced = get_variable_values(
             schema, plan.operation.variable_definitions or (), variables or {}, max_errors=50

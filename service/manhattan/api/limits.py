@@ -19,6 +19,10 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLError,
+    GraphQLInputObjectType,
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLSchema,
     InlineFragmentNode,
     IntValueNode,
     NameNode,
@@ -31,7 +35,7 @@ from graphql import (
     value_from_ast_untyped,
 )
 from graphql.language import Visitor, visit
-from graphql.utilities import get_operation_ast
+from graphql.utilities import get_operation_ast, type_from_ast
 from graphql.validation import NoSchemaIntrospectionCustomRule
 from strawberry.extensions import SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as alias_validator
@@ -45,8 +49,6 @@ TOO_LARGE = "PAYLOAD_TOO_LARGE"
 #: digits, and no argument of this schema needs more than a few: longer literals are refused
 #: before anything reads them.
 MAX_LITERAL_DIGITS = 100
-#: Nesting of a variables object (a state is some 6 levels deep).
-MAX_INPUT_DEPTH = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,34 +68,77 @@ class InputLimits:
 DEFAULT_INPUT_LIMITS = InputLimits()
 
 
-def input_size_error(variables: object, limits: InputLimits) -> GraphQLError | None:
-    """An error if the raw (decoded JSON) ``variables`` exceed ``limits``, else None.
+def input_size_error(
+    schema: GraphQLSchema,
+    operation: OperationDefinitionNode,
+    variables: object,
+    limits: InputLimits,
+) -> GraphQLError | None:
+    """An error if the raw (decoded JSON) ``variables`` the operation declares exceed
+    ``limits``, else None.
 
     graphql-core coerces every list item and strawberry converts every one again (once per
     field that uses the variable) before a resolver could check a count: 80,000 empty moves in
-    a 240 KB body kept the event loop busy for seconds. This walk stops at the first list that
-    is too long (its length is known without looking at the items) or at the value past the
+    a 240 KB body kept the event loop busy for seconds. This walk follows the declared types,
+    so it counts what will be converted item by item (a JSON scalar, such as an inline state,
+    is one value: it is parsed later, by its own decoder); it stops at the first list that is
+    too long (its length is known without looking at the items) or at the value past the
     total, so it costs at most ``max_values`` steps."""
-    if variables is None:
+    if not isinstance(variables, dict) or not variables:
         return None
     budget = limits.max_values
-    stack: list[tuple[object, int]] = [(variables, 0)]
+    stack: list[tuple[object, Any]] = []
+    for definition in operation.variable_definitions or ():
+        name = definition.variable.name.value
+        type_ = type_from_ast(schema, definition.type)
+        if name in variables and type_ is not None:
+            stack.append((variables[name], type_))
     while stack:
-        value, depth = stack.pop()
+        value, type_ = stack.pop()
         budget -= 1
         if budget < 0:
             return _too_large(f"the variables hold more than {limits.max_values} values")
-        if depth > MAX_INPUT_DEPTH:
-            return _too_large(f"the variables nest deeper than {MAX_INPUT_DEPTH} levels")
-        if isinstance(value, list):
-            if len(value) > limits.max_list_items:
-                return _too_large(
-                    f"a list in the variables has more than {limits.max_list_items} items"
-                )
-            stack.extend((item, depth + 1) for item in value)
-        elif isinstance(value, dict):
-            stack.extend((item, depth + 1) for item in value.values())
+        if isinstance(type_, GraphQLNonNull):
+            type_ = type_.of_type
+        if isinstance(type_, GraphQLList):
+            if isinstance(value, list):
+                if len(value) > limits.max_list_items:
+                    return _too_large(
+                        f"a list in the variables has more than {limits.max_list_items} items"
+                    )
+                stack.extend((item, type_.of_type) for item in value)
+            else:
+                stack.append((value, type_.of_type))  # one value stands for a list of one
+        elif isinstance(type_, GraphQLInputObjectType) and isinstance(value, dict):
+            fields = type_.fields
+            for key, item in value.items():
+                field = fields.get(key)
+                if field is None:
+                    budget -= 1  # refused by graphql-core, after it looks for a suggestion
+                else:
+                    stack.append((item, field.type))
+    if budget < 0:
+        return _too_large(f"the variables hold more than {limits.max_values} values")
     return None
+
+
+def request_error(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: object,
+    limits: InputLimits,
+) -> GraphQLError | None:
+    """The first bound a validated request exceeds (its variables, then its cost), or None.
+    Nothing of the request has been coerced or converted yet."""
+    operation = get_operation_ast(document, operation_name)
+    if operation is None:
+        return None  # graphql-core reports it
+    too_large = input_size_error(schema, operation, variables, limits)
+    if too_large is not None:
+        return too_large
+    raw = variables if isinstance(variables, dict) else None
+    return cost_error(operation_cost(document, operation_name, raw), limits)
 
 
 def _stand_in(operation_name: str | None) -> DocumentNode:
@@ -419,14 +464,12 @@ def graphql_limits(
             context.parse_options["max_tokens"] = max_tokens
             context.validation_rules = context.validation_rules + frozen_rules
             query = context.query
-            too_large = input_size_error(context.variables, input_limits)
             if query and len(query) > input_limits.max_query_chars:
+                # Before graphql-core reads a character. strawberry parses the query even when
+                # errors are already set: a stand-in document keeps it from reading this one.
                 too_large = _too_large(
                     f"the query has more than {input_limits.max_query_chars} characters"
                 )
-            if too_large is not None:  # before graphql-core reads a character or a value
-                # strawberry parses the query even when errors are already set: a stand-in
-                # document (a query, of no name) keeps it from reading this one.
                 context.graphql_document = _stand_in(context.operation_name)
                 context.pre_execution_errors = [too_large]
                 yield
@@ -447,11 +490,15 @@ def graphql_limits(
                     context.graphql_document = checked.document
                     errors = checked.errors
                     if not errors:
-                        cost = operation_cost(
-                            checked.document, context.operation_name, context.variables
+                        # Before graphql-core coerces a single variable value.
+                        refused = request_error(
+                            schema,
+                            checked.document,
+                            context.operation_name,
+                            context.variables,
+                            input_limits,
                         )
-                        too_costly = cost_error(cost, input_limits)
-                        errors = [] if too_costly is None else [too_costly]
+                        errors = [] if refused is None else [refused]
                     context.pre_execution_errors = errors
             yield
 
