@@ -28,6 +28,16 @@ settings.register_profile("explore", derandomize=False, max_examples=300, print_
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+@pytest.fixture(autouse=True)
+def no_bot_workers_left() -> Iterator[None]:
+    """Apps driven in-process never run their shutdown, so the bot workers their pools started
+    on demand are stopped after each test (set up first, so this runs after every teardown)."""
+    yield
+    from manhattan.bot_pool import shutdown_all
+
+    shutdown_all()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

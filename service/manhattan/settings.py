@@ -76,6 +76,13 @@ class Settings:
     #: Caps on a bot suggestion's search budget (suggestMove iterations / timeMs).
     bot_max_iterations: int = 20_000
     bot_max_time_ms: int = 2_000
+    #: Bot worker processes; 0: one per core but one, left to the event loop (1 to 4).
+    bot_workers: int = 0
+    #: Bot requests that may wait for a worker; beyond: 503 BOTS_BUSY with Retry-After.
+    bot_queue: int = 16
+    #: The wall-clock limit of one request's bot work (a suggestion, a whole advance, every
+    #: suggestMove of one GraphQL request), whatever the bot's budget says.
+    bot_deadline_ms: int = 5_000
     log_level: str = "INFO"
     access_log: bool = True
     #: Seconds ``manhattan serve`` lets in-flight requests finish after SIGTERM.
@@ -142,6 +149,9 @@ class Settings:
                 "MANHATTAN_BOT_MAX_ITERATIONS", _positive_int, cls.bot_max_iterations
             ),
             bot_max_time_ms=read("MANHATTAN_BOT_MAX_TIME_MS", _positive_int, cls.bot_max_time_ms),
+            bot_workers=read("MANHATTAN_BOT_WORKERS", _non_negative_int, cls.bot_workers),
+            bot_queue=read("MANHATTAN_BOT_QUEUE", _non_negative_int, cls.bot_queue),
+            bot_deadline_ms=read("MANHATTAN_BOT_DEADLINE_MS", _positive_int, cls.bot_deadline_ms),
             log_level=read("MANHATTAN_LOG_LEVEL", _log_level, cls.log_level),
             access_log=read("MANHATTAN_ACCESS_LOG", _bool, cls.access_log),
             graceful_timeout=read(
@@ -176,6 +186,13 @@ def _positive_int(text: str) -> int:
     value = int(text)
     if value <= 0:
         raise ValueError("expected a positive integer")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise ValueError("expected an integer >= 0")
     return value
 
 

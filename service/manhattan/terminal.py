@@ -22,6 +22,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
+from .bots.registry import LEVELS
 from .engine import ManhattanError, Move, State, check_move, legal_moves, new_game
 from .engine import play as play_move
 from .engine import view as player_view
@@ -420,7 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", default=None, help="game seed (default: random)")
     parser.add_argument("--edition", default="classic", choices=("classic", "modern"))
     parser.add_argument("--variants", default=None, help='JSON, e.g. \'{"monster": "baby"}\'')
-    parser.add_argument("--bot", default="greedy", help="bot level: random, greedy, ismcts")
+    parser.add_argument(
+        "--bot", default="greedy", choices=LEVELS, help="bot level (default: greedy)"
+    )
     parser.add_argument("--url", default=None, help="play through this service instead")
     parser.add_argument("--watch", action="store_true", help="bots play every seat")
     return parser

@@ -99,5 +99,5 @@ def test_error_codes_and_statuses_of_design_section_5() -> None:
     assert all(
         s < 500
         for c, s in HTTP_STATUS.items()
-        if c not in ("NOT_IMPLEMENTED", "STORE_UNAVAILABLE", "INTERNAL_ERROR")
+        if c not in ("NOT_IMPLEMENTED", "STORE_UNAVAILABLE", "BOTS_BUSY", "INTERNAL_ERROR")
     )

@@ -11,7 +11,7 @@ greedy and ismcts), storing the state, and applying a few of the player's moves,
 and view must agree but for what comes from a hidden deck: the cards the player draws (exactly
 the cards that enter their hand) and an urban rule revealed when a round starts
 (tests/reveals.py). Three fields are left out of the comparison, by design: ``token`` (a random
-nonce; its length is compared instead), a bot's ``stats.time_ms`` (a clock) and ``gameId`` (a
+nonce; its length is compared instead), a bot's ``stats.timeMs`` (a clock) and ``gameId`` (a
 hash of the rules and the seed that names the game: another seed is another game; it tells
 nothing about the seed).
 """
@@ -54,7 +54,7 @@ def run(make: Callable[[], Awaitable[T]]) -> T:
 def scrub(value: Any) -> Any:
     """An answer without its random or per-game parts (see the module docstring)."""
     if isinstance(value, dict):
-        return {k: scrub(v) for k, v in value.items() if k not in ("token", "gameId", "time_ms")}
+        return {k: scrub(v) for k, v in value.items() if k not in ("token", "gameId", "timeMs")}
     if isinstance(value, list):
         return [scrub(v) for v in value]
     return value

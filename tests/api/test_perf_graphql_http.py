@@ -69,16 +69,22 @@ async def _call(
     app.state.metrics = Metrics()
     sent = False
     messages: list[dict[str, Any]] = []
+    answered = asyncio.Event()
 
     async def receive() -> dict[str, Any]:
         nonlocal sent
         if not sent:
             sent = True
             return {"type": "http.request", "body": body, "more_body": False}
+        # as a server does: the client is there until the answer is sent (a request that may
+        # run bots listens for a disconnect, and would stop at once)
+        await answered.wait()
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
         messages.append(message)
+        if message["type"] == "http.response.body" and not message.get("more_body"):
+            answered.set()
 
     raised = None
     view_calls = [0]

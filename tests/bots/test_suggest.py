@@ -41,14 +41,16 @@ def test_suggestion_shape_and_json() -> None:
     assert visits == sorted(visits, reverse=True) and sum(visits) == 60
     obj = s.to_json()
     assert manhattan.Move.from_json(obj["move"]) == s.move
-    assert {"iterations", "time_ms", "level", "seed"} <= set(obj["stats"])
+    assert {"iterations", "timeMs", "level", "seed", "legalMoves", "stoppedBy"} <= set(obj["stats"])
 
 
 def test_a_time_budget_stops_the_search() -> None:
     state = mid_game()
     assert state.to_move is not None
     s = suggest(manhattan.view(state, state.to_move), level="ismcts", time_ms=50)
-    assert s.stats["iterations"] >= 1 and s.stats["time_ms"] < 1000
+    assert (
+        s.stats["iterations"] >= 1 and s.stats["timeMs"] < 1000 and s.stats["stoppedBy"] == "timeMs"
+    )
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 
 import manhattan
 
+from ..bot_pool import pool_from_settings
 from ..cas import VersionedStore, make_versioned_store
 from ..sealing import Sealer
 from ..settings import Settings
@@ -80,6 +81,7 @@ async def readyz(request: Request) -> Response:
             "acceptedKeyIds": sealer.key_ids,
         },
         "strictStates": ops.strict_states,
+        "bots": ops.bot_pool.load().to_json(),
     }
     if sealer.ephemeral:
         detail["tokens"]["warning"] = (
@@ -137,6 +139,7 @@ def create_app(
         positions=None if positions is None else LatestPositions(positions, settings.cache_ttl),
         max_moves=settings.max_moves_per_request,
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
+        bot_pool=pool_from_settings(settings),
     )
     fast_path = graphql_fast.enabled(settings.graphql_fast_path)
     schema = build_schema(
@@ -179,10 +182,14 @@ def create_app(
                 extra={"keyId": sealer.current.kid},
             )
         log.info("cache backend", extra={"backend": backend.name})
-        yield
-        await cache.close()
-        if positions is not None:
-            await positions.close()
+        await operations.bot_pool.start()
+        try:
+            yield
+        finally:
+            await operations.bot_pool.close()
+            await cache.close()
+            if positions is not None:
+                await positions.close()
 
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error

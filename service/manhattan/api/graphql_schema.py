@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 from typing import Any
 
 import strawberry
@@ -29,6 +30,7 @@ from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET
 
 from . import graphql_fast
+from .disconnect import unless_disconnected
 from .encoding import dump_json, load_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_analysis_types import Analysis, Preview, Threats
@@ -48,7 +50,7 @@ from .graphql_types import (
 )
 from .limits import DEFAULT_INPUT_LIMITS, InputLimits, graphql_limits
 from .operations import Caller, Operations, StateRef, rules_info
-from .suggestions import DEFAULT_BOT
+from .suggestions import DEFAULT_BOT, bot_turn
 
 log = logging.getLogger("manhattan.api")
 
@@ -271,9 +273,17 @@ class Query:
         time_ms: int | None = None,
     ) -> SuggestResult:
         async def run() -> SuggestionType:
-            found = await ops(info).suggest(
-                state.to_ref(info), player, bot, seed=seed, iterations=iterations, time_ms=time_ms
-            )
+            turn = bot_turn(info.context, ops(info).bot_pool)
+            async with turn.lock:  # aliases one after another, within one deadline
+                found = await ops(info).suggest(
+                    state.to_ref(info),
+                    player,
+                    bot,
+                    seed=seed,
+                    iterations=iterations,
+                    time_ms=time_ms,
+                    deadline=turn.deadline,
+                )
             return SuggestionType.from_domain(found)
 
         result: SuggestResult = await rejected_or(run())
@@ -328,15 +338,18 @@ class Query:
     ) -> ApplyResult:
         async def run() -> Transition:
             chosen = bot or BotInput()
-            applied = await ops(info).advance(
-                state.to_ref(info),
-                player=player,
-                move=move and move.to_wire(),
-                bot=chosen.level,
-                seed=chosen.seed,
-                iterations=chosen.iterations,
-                time_ms=chosen.time_ms,
-            )
+            turn = bot_turn(info.context, ops(info).bot_pool)
+            async with turn.lock:
+                applied = await ops(info).advance(
+                    state.to_ref(info),
+                    player=player,
+                    move=move and move.to_wire(),
+                    bot=chosen.level,
+                    seed=chosen.seed,
+                    iterations=chosen.iterations,
+                    time_ms=chosen.time_ms,
+                    deadline=turn.deadline,
+                )
             return Transition.from_domain(applied)
 
         result: ApplyResult = await rejected_or(run())
@@ -431,6 +444,8 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
 
 _NOT_AN_OBJECT = 'a GraphQL request is a JSON object such as {"query": "{ rules }"}'
 _POST_OPERATIONS = frozenset(OperationType.from_http("POST"))
+#: A body that may ask for fields that run bots; JSON's ``\\u`` escapes could spell their names.
+_BOT_FIELDS = re.compile(rb"suggestMove|advance|\\u")
 
 
 class GraphQLApp(GraphQL[dict[str, Any], None]):
@@ -568,17 +583,26 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             self._handle_errors(result.errors, response_data)
         return self.create_response(response_data=response_data, sub_response=sub_response)
 
+    async def _respond(self, request: Request, scope: Any) -> Response:
+        response = None
+        if self._lean and scope["method"] == "POST":
+            response = await self._lean_post(request)
+        if response is None:
+            response = await self.run(request)
+        return response
+
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
         request = Request(scope, receive=receive)
         try:
-            response = None
-            if self._lean and scope["method"] == "POST":
-                response = await self._lean_post(request)
-            if response is None:
-                response = await self.run(request)
+            # A request that may run bots stops them if its client hangs up (the body is read
+            # first, and kept on the request for the paths below).
+            if scope["method"] == "POST" and _BOT_FIELDS.search(await request.body()):
+                response = await unless_disconnected(request, self._respond(request, scope))
+            else:
+                response = await self._respond(request, scope)
         except HTTPException as exc:
             code = {405: "METHOD_NOT_ALLOWED", 404: "NOT_FOUND"}.get(
                 exc.status_code, "INVALID_REQUEST"

@@ -23,6 +23,7 @@ from manhattan import Event, Move, State, View
 from manhattan.engine.scoring import RoundScore, score_board
 from manhattan.engine.setup import MAX_SEED
 
+from ..bot_pool import BotPool
 from ..sealing import BadTokenError, Sealer
 from ..store import StateCache
 from .encoding import moves_json
@@ -32,6 +33,7 @@ from .suggestions import (
     DEFAULT_BOT,
     BotBudget,
     Suggestion,
+    bot_choice,
     bot_levels,
     decode_suggestion,
     encode_suggestion,
@@ -244,10 +246,12 @@ class Operations:
         parsed_states: int = 1_024,
         bot_budget: BotBudget | None = None,
         positions: LatestPositions | None = None,
+        bot_pool: BotPool | None = None,
     ) -> None:
         #: Strict mode's latest position of each game (``positions``): None, not kept.
         self.positions = positions if strict_states else None
         self.bot_budget = bot_budget or BotBudget()
+        self.bot_pool = bot_pool or BotPool()
         self.cache = cache
         self.sealer = sealer
         self.strict_states = strict_states
@@ -501,7 +505,10 @@ class Operations:
         seed: int | None = None,
         iterations: int | None = None,
         time_ms: int | None = None,
+        deadline: float | None = None,
     ) -> Suggestion:
+        """A bot's move for ``player`` (default: the player to move), computed in the bot pool
+        by ``deadline`` (``time.monotonic()``; at most the pool's deadline from now)."""
         resolved = await self.resolve(ref)
         state = resolved.state
         if state.is_over:
@@ -510,24 +517,19 @@ class Operations:
         seat = self._player(resolved, resolved.player if seat is None else seat)
         if state.to_move != seat:
             raise ApiError("NOT_YOUR_TURN", f"it is player {state.to_move}'s turn, not {seat}'s")
+        choice = bot_choice(
+            bot, seed=seed, iterations=iterations, time_ms=time_ms, budget=self.bot_budget
+        )
         # Only a suggestion without a time budget is reproducible, so only that one is cached.
         key = (
-            None
-            if time_ms is not None
-            else suggestion_key(resolved.state_id, seat, bot, iterations, seed)
+            suggestion_key(resolved.state_id, seat, bot, iterations, seed)
+            if choice.reproducible
+            else None
         )
         if key is not None and (cached := await self.cache.load_result("suggest", key)):
             return decode_suggestion(cached, state)
-        found = await suggest_move(
-            state,
-            seat,
-            bot,
-            seed=seed,
-            iterations=iterations,
-            time_ms=time_ms,
-            budget=self.bot_budget,
-        )
-        if key is not None:
+        found = await suggest_move(self.bot_pool, state, seat, choice, deadline=deadline)
+        if key is not None and found.reproducible:
             await self.cache.save_result("suggest", key, encode_suggestion(found))
         return found
 
@@ -640,11 +642,20 @@ class Operations:
         seed: int = 0,
         iterations: int | None = None,
         time_ms: int | None = None,
+        deadline: float | None = None,
     ) -> Applied:
         """A player's session step: apply the player's ``move`` (if given), then let bots play
         every other seat, each from its own view, until the player is to move again or the game
         is over. The result is addressed to the player: their view, the events they may see and
-        a token issued to them. The call's ``k``-th bot move uses seed ``seed + k``."""
+        a token issued to them. The call's ``k``-th bot move uses seed ``seed + k``.
+
+        Every bot move runs in the bot pool, and all of them share one deadline (the pool's
+        from now, or ``deadline`` if sooner): each move gets an equal share of what is left
+        for the seats still to play before the player's turn."""
+        deadline = self.bot_pool.deadline() if deadline is None else deadline
+        choice = bot_choice(
+            bot, seed=seed, iterations=iterations, time_ms=time_ms, budget=self.bot_budget
+        )
         resolved = await self.resolve(ref)
         seat = self._player(resolved, resolved.player if player is None else player)
         resolved.player = seat
@@ -662,15 +673,15 @@ class Operations:
         while not state.is_over and state.to_move != seat:
             if len(transitions) > MAX_ADVANCE_MOVES:
                 raise ApiError("INVALID_REQUEST", f"more than {MAX_ADVANCE_MOVES} bot moves")
-            assert state.to_move is not None
+            mover = state.to_move
+            assert mover is not None
             found = await suggest_move(
+                self.bot_pool,
                 state,
-                state.to_move,
-                bot,
-                seed=seed + len(transitions) - mine_count,
-                iterations=iterations,
-                time_ms=time_ms,
-                budget=self.bot_budget,
+                mover,
+                replace(choice, seed=seed + len(transitions) - mine_count),
+                deadline=deadline,
+                moves_left=(seat - mover) % state.rules.players or state.rules.players,
             )
             transitions.append(manhattan.play(state, found.move))
             state = transitions[-1].state

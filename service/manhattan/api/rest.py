@@ -14,6 +14,7 @@ from starlette.routing import BaseRoute, Route
 
 import manhattan
 
+from .disconnect import unless_disconnected
 from .encoding import JSON_TYPE, read_body, read_object, render, wants_msgpack
 from .errors import ApiError
 from .operations import (
@@ -175,7 +176,7 @@ async def post_suggest(request: Request) -> Response:
     bot = body.get("bot", DEFAULT_BOT)
     if not isinstance(bot, str):
         raise ApiError("INVALID_REQUEST", "'bot' is a bot name such as 'random'", path="$.bot")
-    result = await operations(request).suggest(
+    work = operations(request).suggest(
         state_ref(request, body["state"]),
         body.get("player"),
         bot,
@@ -183,6 +184,7 @@ async def post_suggest(request: Request) -> Response:
         iterations=_optional_int(body, "iterations"),
         time_ms=_optional_int(body, "timeMs"),
     )
+    result = await unless_disconnected(request, work)
     return render(request, suggestion_json(result))
 
 
@@ -262,7 +264,7 @@ async def post_advance(request: Request) -> Response:
     level = bot.get("level", DEFAULT_BOT)
     if not isinstance(level, str):
         raise ApiError("INVALID_REQUEST", "'bot.level' is a bot name", path="$.bot.level")
-    applied = await operations(request).advance(
+    work = operations(request).advance(
         state_ref(request, body["state"]),
         player=body.get("player"),
         move=body.get("move"),
@@ -271,6 +273,7 @@ async def post_advance(request: Request) -> Response:
         iterations=_optional_int(bot, "iterations"),
         time_ms=_optional_int(bot, "timeMs"),
     )
+    applied = await unless_disconnected(request, work)
     return render(request, applied_json(applied))
 
 

@@ -1,39 +1,26 @@
-"""``suggestMove``: a move for the player to move, from a bot that sees only that player's view.
-
-The bots package (``manhattan.bots.suggest(view, level=..., iterations=..., time_ms=...,
-seed=...)``) answers when it is installed; otherwise the built-in ``random`` bot does: a uniform
-choice among the legal moves with ``random.Random(seed)``, which depends only on the mover's own
-hand and public information. The response's ``stats`` says which bot answered.
-
-Search bots run in a worker thread so that one long suggestion does not stall every other
-request on the event loop, and their budget is capped by settings.
+"""``suggestMove`` and ``advance``'s bot moves: the bot choice a request may make, the hand-off
+to the bot pool (``manhattan.bot_pool``: worker processes, never the event loop) and the cache
+key of a reproducible suggestion. The bots themselves live in ``manhattan.bots``.
 """
 
 from __future__ import annotations
 
-import importlib
-import random
-from collections.abc import Callable
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio.to_thread
 import msgpack
 
 import manhattan
 from manhattan import Move, State
 
+from ..bot_pool import BotPool, BotsBusy
+from ..bots import LEVELS, Alternative, BotChoice, BotError
 from .errors import ApiError
 
-FALLBACK_LEVELS = ("random",)
 DEFAULT_BOT = "greedy"
-
-
-@dataclass(frozen=True, slots=True)
-class Alternative:
-    move: Move
-    visits: int
-    mean_score: float
+#: A suggestion cut short by the request's deadline depends on the machine: never cached.
+_UNREPRODUCIBLE = frozenset({"deadline", "cancelled"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,18 +30,44 @@ class Suggestion:
     stats: dict[str, Any] = field(default_factory=dict)
     alternatives: list[Alternative] = field(default_factory=list)
 
+    @property
+    def reproducible(self) -> bool:
+        return self.stats.get("stoppedBy") not in _UNREPRODUCIBLE
+
 
 @dataclass(frozen=True, slots=True)
 class BotBudget:
+    """This service's caps on a bot's budget (``MANHATTAN_BOT_MAX_*``)."""
+
     max_iterations: int = 20_000
     max_time_ms: int = 2_000
+
+
+def bot_choice(
+    level: object,
+    *,
+    seed: int | None = None,
+    iterations: int | None = None,
+    time_ms: int | None = None,
+    budget: BotBudget | None = None,
+) -> BotChoice:
+    """The request's bot choice, within this service's caps, or ``INVALID_BOT``."""
+    budget = budget or BotBudget()
+    if iterations is not None and not 1 <= iterations <= budget.max_iterations:
+        raise ApiError("INVALID_BOT", f"iterations is 1 to {budget.max_iterations} here")
+    if time_ms is not None and not 1 <= time_ms <= budget.max_time_ms:
+        raise ApiError("INVALID_BOT", f"timeMs is 1 to {budget.max_time_ms} here")
+    try:
+        return BotChoice(level, seed or 0, iterations, time_ms)  # type: ignore[arg-type]
+    except BotError as exc:
+        raise ApiError("INVALID_BOT", exc.message) from None
 
 
 def suggestion_key(
     state_id: str, player: int, bot: str, iterations: int | None, seed: int | None
 ) -> str:
     """The cache key of a reproducible suggestion: state, player, level, budget and seed."""
-    return f"{state_id}:{player}:{bot}:{iterations}:{seed}"
+    return f"{state_id}:{player}:{bot}:{iterations}:{seed or 0}"
 
 
 def encode_suggestion(suggestion: Suggestion) -> bytes:
@@ -83,69 +96,46 @@ def decode_suggestion(data: bytes, state: State) -> Suggestion:
     return Suggestion(move, obj["bot"], obj["stats"], alternatives)
 
 
-def bots_suggest() -> Callable[..., Any] | None:
-    try:
-        bots = importlib.import_module("manhattan.bots")
-    except ImportError:
-        return None
-    found = getattr(bots, "suggest", None)
-    return found if callable(found) else None
-
-
 def bot_levels() -> list[str]:
-    if bots_suggest() is None:
-        return list(FALLBACK_LEVELS)
-    levels = getattr(importlib.import_module("manhattan.bots"), "LEVELS", FALLBACK_LEVELS)
-    return list(levels)
+    return list(LEVELS)
 
 
 async def suggest_move(
+    pool: BotPool,
     state: State,
     player: int,
-    bot: str,
+    choice: BotChoice,
     *,
-    seed: int | None = None,
-    iterations: int | None = None,
-    time_ms: int | None = None,
-    budget: BotBudget | None = None,
+    deadline: float | None,
+    moves_left: int = 1,
 ) -> Suggestion:
-    budget = budget or BotBudget()
-    if iterations is not None and not 1 <= iterations <= budget.max_iterations:
-        raise ApiError("INVALID_BOT", f"iterations is 1 to {budget.max_iterations} here")
-    if time_ms is not None and not 1 <= time_ms <= budget.max_time_ms:
-        raise ApiError("INVALID_BOT", f"timeMs is 1 to {budget.max_time_ms} here")
-    external = bots_suggest()
-    if external is None:
-        return _built_in(state, bot, seed)
-    view = manhattan.view(state, player)
-
-    def run() -> Any:
-        return external(view, level=bot, iterations=iterations, time_ms=time_ms, seed=seed or 0)
-
+    """The bot's move, computed by the pool; its refusals and a full pool as API errors (a bug
+    in a bot, ``BotFailed``, is left to the 500 handler, which logs it)."""
     try:
-        result = run() if bot == "random" else await anyio.to_thread.run_sync(run)
-    except ValueError as exc:  # bots.BotError: INVALID_BOT or NOT_YOUR_TURN
-        code = getattr(exc, "code", "INVALID_BOT")
+        found = await pool.suggest(state, player, choice, deadline=deadline, moves_left=moves_left)
+    except BotError as exc:
+        code = exc.code if exc.code in ("INVALID_BOT", "NOT_YOUR_TURN") else "INVALID_BOT"
+        raise ApiError(code, exc.message) from None
+    except BotsBusy as exc:
         raise ApiError(
-            code if code in ("INVALID_BOT", "NOT_YOUR_TURN") else "INVALID_BOT", str(exc)
+            "BOTS_BUSY", exc.message, headers={"Retry-After": str(exc.retry_after)}
         ) from None
-    move = manhattan.check_move(state, result.move)  # the bot's move, normalized and re-checked
-    alternatives = [
-        Alternative(a.move, a.visits, a.mean_score) for a in getattr(result, "alternatives", [])
-    ]
-    return Suggestion(move, bot, dict(result.stats), alternatives)
+    return Suggestion(found.move, choice.level, dict(found.stats), found.alternatives)
 
 
-def _built_in(state: State, bot: str, seed: int | None) -> Suggestion:
-    if bot not in FALLBACK_LEVELS:
-        raise ApiError("INVALID_BOT", f"unknown bot {bot!r}; available: random")
-    moves = manhattan.legal_moves(state)
-    rng = random.Random(seed)
-    move = moves[rng.randrange(len(moves))]
-    stats = {
-        "level": "random",
-        "legal_moves": len(moves),
-        "seed": seed,
-        "note": "built-in uniform random bot (the bots package is not installed)",
-    }
-    return Suggestion(move, "random", stats, [Alternative(move, 0, 0.0)])
+@dataclass(frozen=True, slots=True)
+class BotTurn:
+    """The bot work of one request that may ask for several moves (GraphQL aliases of
+    ``suggestMove``): one deadline for all of them, and one at a time, so that a request holds at
+    most one place in the bot pool and its total work is bounded by one deadline."""
+
+    deadline: float
+    lock: asyncio.Lock
+
+
+def bot_turn(context: dict[str, Any], pool: BotPool) -> BotTurn:
+    """The request's ``BotTurn``, made on its first bot field (``context``: the request's)."""
+    turn: BotTurn | None = context.get("botTurn")
+    if turn is None:
+        turn = context["botTurn"] = BotTurn(pool.deadline(), asyncio.Lock())
+    return turn

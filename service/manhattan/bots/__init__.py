@@ -1,9 +1,26 @@
 """Bots that never cheat: each decides from its player's ``View`` alone (RULES §11).
 
-``suggest(view, level=..., iterations=..., time_ms=..., seed=...)`` is the one entry point;
-levels ``random``, ``greedy`` and ``ismcts`` (Cowling, Powley and Whitehouse 2012).
+One interface (``Bot.suggest(view, stop)``, ``protocol.py``), one validated choice
+(``BotChoice``: level, seed, iterations, timeMs) and a registry of levels: ``random``,
+``greedy`` and ``ismcts`` (Cowling, Powley and Whitehouse 2012). ``suggest(view, level=...,
+iterations=..., time_ms=..., seed=...)`` is the one-call entry point. The service runs bots in
+worker processes (``manhattan.bot_pool``), never on its event loop.
 """
 
-from .suggestion import LEVELS, Alternative, BotError, Suggestion, suggest
+from .choice import BotChoice
+from .protocol import Alternative, Bot, BotError, Stop, Suggestion
+from .registry import BOTS, LEVELS, make_bot
+from .suggestion import suggest
 
-__all__ = ["LEVELS", "Alternative", "BotError", "Suggestion", "suggest"]
+__all__ = [
+    "BOTS",
+    "LEVELS",
+    "Alternative",
+    "Bot",
+    "BotChoice",
+    "BotError",
+    "Stop",
+    "Suggestion",
+    "make_bot",
+    "suggest",
+]

@@ -35,6 +35,7 @@ from ..engine.play import Game
 from .greedy import balanced_selection, rank_moves
 from .knowledge import ViewGame
 from .playout import final_margins, placement_gain, play_out, rewards
+from .protocol import NEVER, Stop
 
 EXPLORATION = 0.5
 PRIOR_WEIGHT = 0.5
@@ -99,6 +100,8 @@ class SearchResult:
     root: Node
     iterations: int
     seconds: float
+    #: ``iterations`` or ``timeMs`` (the budget ran out), ``deadline`` or ``cancelled`` (``Stop``)
+    stopped_by: str = "iterations"
 
 
 class Search:
@@ -123,15 +126,26 @@ class Search:
         self.root_order = [r.move for r in ranked]
         self.prior = _normalized({r.move: r.value for r in ranked})
 
-    def run(self, *, iterations: int | None, seconds: float | None) -> SearchResult:
+    def run(
+        self, *, iterations: int | None, seconds: float | None, stop: Stop = NEVER
+    ) -> SearchResult:
+        """Iterations until the budget (``iterations``, ``seconds``: whichever runs out first)
+        or ``stop`` ends the search; always at least one, so there is a move to suggest."""
         start = time.perf_counter()
         done = 0
+        stopped_by = "iterations"
         while iterations is None or done < iterations:
-            if seconds is not None and done and time.perf_counter() - start >= seconds:
-                break
+            if done:
+                if seconds is not None and time.perf_counter() - start >= seconds:
+                    stopped_by = "timeMs"
+                    break
+                reason = stop.reason()
+                if reason is not None:
+                    stopped_by = reason
+                    break
             self.iterate()
             done += 1
-        return SearchResult(self.root, done, time.perf_counter() - start)
+        return SearchResult(self.root, done, time.perf_counter() - start, stopped_by)
 
     def iterate(self) -> None:
         game = Game(sample_state(self.view, self.rng))

@@ -22,8 +22,9 @@ from multiprocessing import Pool
 from typing import Any
 
 from .arena import BotSpec, play_game
+from .choice import MAX_ITERATIONS, MAX_TIME_MS
+from .registry import LEVELS
 from .stats import wilson_interval
-from .suggestion import LEVELS, MAX_ITERATIONS, MAX_TIME_MS
 
 #: Levels that use a budget (the others ignore it, so it would only mislabel the bot).
 SEARCH_LEVELS = ("ismcts",)

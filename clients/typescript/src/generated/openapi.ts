@@ -402,7 +402,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "BAD_TOKEN" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /** @description JSON path of the first fault */
             path?: string;
@@ -767,7 +767,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -871,7 +871,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -996,7 +996,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1099,7 +1099,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1203,7 +1203,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1332,7 +1332,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1453,7 +1453,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1566,7 +1566,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1700,7 +1700,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1804,7 +1804,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1914,7 +1914,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,7 +2027,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2153,7 +2153,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2256,7 +2256,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2344,7 +2344,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STORE_UNAVAILABLE */
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
             503: {
                 headers: {
                     [name: string]: unknown;

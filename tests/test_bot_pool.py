@@ -1,0 +1,236 @@
+"""The bot pool: deadlines whatever the budget, a bounded queue, cancellation that reaches the
+worker, stuck workers replaced, bugs reported as bugs, and no process left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+import manhattan
+from manhattan.bench.engine import mid_game_state
+from manhattan.bot_pool import (
+    BotFailed,
+    BotPool,
+    BotsBusy,
+    default_workers,
+    pool_from_settings,
+    usable_cpus,
+)
+from manhattan.bots import BotChoice, BotError
+from manhattan.bots.worker import run as run_task
+from manhattan.settings import Settings, SettingsError
+
+pytestmark = pytest.mark.anyio
+
+STATE = mid_game_state()
+MOVER = STATE.to_move or 0
+LONG = BotChoice("ismcts", iterations=1_000_000)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def pool() -> AsyncIterator[BotPool]:
+    made = BotPool(workers=1, queue=1, deadline_seconds=0.6, grace_seconds=0.5)
+    await made.start()
+    yield made
+    await made.close()
+
+
+async def until(condition: Callable[[], bool], seconds: float = 2.0) -> None:
+    """Wait for ``condition`` (a busy machine may take a while to schedule a task)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+def _pids(pool: BotPool) -> list[int]:
+    return [w.process.pid for w in pool._workers]
+
+
+async def test_a_suggestion_is_a_legal_move_of_the_player_from_their_view(pool: BotPool) -> None:
+    found = await pool.suggest(STATE, MOVER, BotChoice("greedy", seed=3))
+    assert found.move in manhattan.legal_moves(STATE)
+    assert found.stats["level"] == "greedy" and found.stats["stoppedBy"] == "done"
+    # the same as the bot in this process, on the same view
+    local = manhattan.bots.suggest(manhattan.view(STATE, MOVER), level="greedy", seed=3)
+    assert found.move == local.move
+
+
+async def test_an_iteration_budget_stops_at_the_deadline_and_says_so(pool: BotPool) -> None:
+    start = time.monotonic()
+    found = await pool.suggest(STATE, MOVER, LONG)
+    elapsed = time.monotonic() - start
+    assert elapsed < 0.6 + 1.0
+    assert found.stats["stoppedBy"] == "deadline"
+    assert 1 <= found.stats["iterations"] < 1_000_000
+    assert found.move == found.alternatives[0].move
+
+
+async def test_a_sooner_deadline_of_the_caller_wins(pool: BotPool) -> None:
+    found = await pool.suggest(STATE, MOVER, LONG, deadline=time.monotonic() + 0.2)
+    assert found.stats["stoppedBy"] == "deadline"
+    assert found.stats["timeMs"] < 450  # the worker's own clock: 0.2 s, not the pool's 0.6 s
+
+
+async def test_a_small_budget_is_reproducible_within_the_deadline(pool: BotPool) -> None:
+    choice = BotChoice("ismcts", seed=9, iterations=40)
+    first = await pool.suggest(STATE, MOVER, choice)
+    again = await pool.suggest(STATE, MOVER, choice)
+    assert first.stats["stoppedBy"] == "iterations" and first.stats["iterations"] == 40
+    assert (first.move, first.alternatives) == (again.move, again.alternatives)
+
+
+async def test_a_full_queue_is_busy_with_a_retry_after() -> None:
+    pool = BotPool(workers=1, queue=1, deadline_seconds=5.0)
+    try:
+        await pool.start()
+        soon = time.monotonic() + 0.6
+        running = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG, deadline=soon))
+        await until(lambda: pool.load().busy == 1)
+        queued = asyncio.ensure_future(pool.suggest(STATE, MOVER, BotChoice("greedy")))
+        await until(lambda: pool.load().queued == 1)
+        with pytest.raises(BotsBusy) as caught:
+            await pool.suggest(STATE, MOVER, BotChoice("greedy"))
+        assert caught.value.retry_after == 1  # the running search stops within the second
+        assert (await running).stats["stoppedBy"] == "deadline"
+        assert (await queued).stats["level"] == "greedy"  # served once the worker was free
+    finally:
+        await pool.close()
+
+
+async def test_a_request_still_queued_at_its_deadline_is_busy(pool: BotPool) -> None:
+    running = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG))
+    await asyncio.sleep(0.05)
+    start = time.monotonic()
+    with pytest.raises(BotsBusy):
+        await pool.suggest(STATE, MOVER, BotChoice("greedy"), deadline=time.monotonic() + 0.1)
+    assert time.monotonic() - start < 0.5
+    await running
+
+
+async def test_cancelling_a_call_stops_the_worker_and_frees_it() -> None:
+    pool = BotPool(workers=1, queue=1, deadline_seconds=30.0)
+    try:
+        await pool.start()
+        pids = _pids(pool)
+        task = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        start = time.monotonic()
+        found = await pool.suggest(STATE, MOVER, BotChoice("greedy"))
+        # the 30 s search stopped: the same worker answers the next request at once
+        assert time.monotonic() - start < 2.0
+        assert found.stats["level"] == "greedy" and _pids(pool) == pids
+    finally:
+        await pool.close()
+
+
+async def test_a_stuck_worker_is_replaced() -> None:
+    pool = BotPool(workers=1, queue=1, deadline_seconds=0.3, grace_seconds=0.3)
+    try:
+        await pool.start()
+        [pid] = _pids(pool)
+        await pool.suggest(STATE, MOVER, BotChoice("random"))  # the worker is up
+        os.kill(pid, signal.SIGSTOP)  # it cannot answer any more
+        start = time.monotonic()
+        with pytest.raises(BotFailed):
+            await pool.suggest(STATE, MOVER, BotChoice("greedy"))
+        assert time.monotonic() - start < 0.3 + 0.3 + 1.0
+        found = await pool.suggest(STATE, MOVER, BotChoice("greedy"))
+        assert found.stats["level"] == "greedy" and _pids(pool) != [pid]
+    finally:
+        await pool.close()
+
+
+async def test_refusals_keep_their_code(pool: BotPool) -> None:
+    other = (MOVER + 1) % STATE.rules.players
+    with pytest.raises(BotError) as caught:
+        await pool.suggest(STATE, other, BotChoice("greedy"))
+    assert caught.value.code == "NOT_YOUR_TURN"
+
+
+def test_a_bug_in_a_bot_is_a_failure_with_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    from manhattan.bots import levels
+
+    def broken(self: object, view: object, stop: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(levels.GreedyBot, "decide", broken)
+    answer = run_task((STATE.to_msgpack(), MOVER, ("greedy", 0, None, None), time.monotonic() + 1))
+    assert answer[0] == "failed" and "ZeroDivisionError: a bug" in answer[1]
+    refused = run_task((STATE.to_msgpack(), MOVER, ("smart", 0, None, None), time.monotonic()))
+    assert refused[:2] == ("refused", "INVALID_BOT")
+
+
+async def test_close_leaves_no_process() -> None:
+    pool = BotPool(workers=2, queue=0, deadline_seconds=1.0)
+    await pool.start()
+    await asyncio.gather(*(pool.suggest(STATE, MOVER, BotChoice("random")) for _ in range(2)))
+    processes = [w.process for w in pool._workers]
+    assert len(processes) == 2
+    await pool.close()
+    assert all(p.poll() is not None for p in processes)
+    assert pool.load().running == 0
+    # a closed pool starts again on demand (an app whose shutdown ran, driven again)
+    assert (await pool.suggest(STATE, MOVER, BotChoice("random"))).move
+    pool.shutdown()
+
+
+def test_settings_and_defaults(tmp_path: Path) -> None:
+    assert 1 <= default_workers() <= 4
+    assert default_workers() <= max(1, (os.cpu_count() or 1) - 1)
+    with pytest.raises(ValueError):
+        BotPool(workers=0)
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("150000 100000\n")  # a container limited to 1.5 cores
+    assert usable_cpus(str(cpu_max)) == min(2, len(os.sched_getaffinity(0)))
+    cpu_max.write_text("max 100000\n")
+    assert usable_cpus(str(cpu_max)) == len(os.sched_getaffinity(0))
+    assert usable_cpus(str(tmp_path / "absent")) == len(os.sched_getaffinity(0))
+    settings = Settings.from_env(
+        {
+            "MANHATTAN_BOT_WORKERS": "3",
+            "MANHATTAN_BOT_QUEUE": "0",
+            "MANHATTAN_BOT_DEADLINE_MS": "800",
+        }
+    )
+    made = pool_from_settings(settings)
+    assert (made.size, made.queue_limit, made.deadline_seconds) == (3, 0, 0.8)
+    assert pool_from_settings(Settings()).size == default_workers()
+    with pytest.raises(SettingsError):
+        Settings.from_env({"MANHATTAN_BOT_WORKERS": "-1"})
+
+
+async def test_quick_bots_are_served_before_waiting_searches() -> None:
+    pool = BotPool(workers=1, queue=4, deadline_seconds=1.0)
+    try:
+        await pool.start()
+        running = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG))
+        await asyncio.sleep(0.1)
+        search = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG, deadline=pool.deadline()))
+        await asyncio.sleep(0.05)
+        greedy = asyncio.ensure_future(pool.suggest(STATE, MOVER, BotChoice("greedy")))
+        done, _ = await asyncio.wait({search, greedy}, return_when=asyncio.FIRST_COMPLETED)
+        assert done == {greedy}  # queued after the search, served before it
+        await asyncio.gather(running, search, greedy)
+    finally:
+        await pool.close()
+
+
+async def test_moves_left_share_the_time_left_when_a_worker_takes_the_move(pool: BotPool) -> None:
+    found = await pool.suggest(STATE, MOVER, LONG, moves_left=3)
+    # a third of the 0.6 s deadline, not all of it
+    assert found.stats["timeMs"] < 400 and found.stats["stoppedBy"] == "deadline"
