@@ -92,18 +92,21 @@ async def test_aliases_cannot_multiply_the_moves_a_request_replays(
 
 
 async def test_fragments_and_inline_lists_count_too(client: httpx.AsyncClient) -> None:
-    moves = ", ".join(['{notation: "x"}'] * 300)
+    moves = ", ".join(['{notation: "x"}'] * 300)  # inline: 301
     spread = (
-        '{ ...A ...B } fragment A on Query { a: applyMoves(state: {id: "x"}, moves: ['
+        "query($m: [MoveInput!]!) { ...A ...B } "
+        'fragment A on Query { a: applyMoves(state: {id: "x"}, moves: ['
         + moves
-        + ']) { __typename } } fragment B on Query { b: suggestMove(state: {id: "x"}) '
-        '{ __typename } c: suggestMove(state: {id: "x"}) { __typename } '
-        'd: suggestMove(state: {id: "x"}) { __typename } '
-        'e: suggestMove(state: {id: "x"}) { __typename } }'
+        + "]) { __typename } } fragment B on Query { b: replay(game: {moves: $m}) { __typename } "
+        'e: applyMoves(state: {id: "x"}, moves: $m) { __typename } '
+        '... on Query { c: suggestMove(state: {id: "x"}) { __typename } '
+        'd: suggestMove(state: {id: "x"}) { __typename } } }'
     )
-    body = await gql(client, spread)
+    body = await gql(client, spread, m=[{"notation": "x"}] * 1_900)  # 1,901
     assert codes(body) == ["QUERY_TOO_COMPLEX"]
-    assert "costs 4301" in body["errors"][0]["message"]
+    assert "costs 4503" in body["errors"][0]["message"]  # 301 + 2 x 1,901 + 2 x 200
+    fine = await gql(client, spread, m=[{"notation": "x"}] * 1_000)
+    assert codes(fine) != ["QUERY_TOO_COMPLEX"]
 
 
 def test_costs_are_counted_from_the_syntax_and_the_raw_variables() -> None:

@@ -183,7 +183,7 @@ def _moves_of(*path: str) -> FieldCost:
 
 
 #: What a root field costs, in moves applied (the unit): a replay costs its moves, a preview of
-#: every legal move about as much as playing them, a bot its search budget. Fields not listed
+#: every legal move about as much as playing them, a bot its hand-off (below). Fields not listed
 #: cost 1. Tunable only as a whole, through ``MANHATTAN_GRAPHQL_MAX_COST``.
 FIELD_COSTS: dict[str, FieldCost] = {
     "replay": _moves_of("game", "moves"),
@@ -193,8 +193,11 @@ FIELD_COSTS: dict[str, FieldCost] = {
     "analysis": _constant(5),
     "threats": _constant(20),
     "boardSvg": _constant(5),
-    "suggestMove": _constant(1_000),
-    "advance": _constant(2_000),  # up to a round of bot moves
+    # A request's bot work shares one wall-clock deadline in the bot pool, however many fields
+    # ask for it (bot_pool), so a bot field costs its hand-off (a state to a worker, a view)
+    # rather than its search: 15 aliases of suggestMove fit, a long replay beside them does not.
+    "suggestMove": _constant(200),
+    "advance": _constant(250),
 }
 
 

@@ -402,7 +402,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /** @description JSON path of the first fault */
             path?: string;
@@ -634,7 +634,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -717,7 +717,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -821,7 +821,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -926,7 +926,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -946,7 +946,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1049,7 +1049,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1153,7 +1153,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1262,7 +1262,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1282,7 +1282,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1383,7 +1383,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1403,7 +1403,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1506,7 +1506,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1620,7 +1620,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1640,7 +1640,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1754,7 +1754,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1854,7 +1854,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1874,7 +1874,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1967,7 +1967,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1987,7 +1987,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2083,7 +2083,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2103,7 +2103,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2206,7 +2206,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
