@@ -215,10 +215,14 @@ def test_settings_and_defaults(tmp_path: Path) -> None:
 
 
 async def test_quick_bots_are_served_before_waiting_searches() -> None:
-    pool = BotPool(workers=1, queue=4, deadline_seconds=1.0)
+    # The waiting search's deadline is far enough that a slow machine cannot expire it in the
+    # queue (which would finish it first, with BOTS_BUSY); the running one stops after 1 s.
+    pool = BotPool(workers=1, queue=4, deadline_seconds=4.0)
     try:
         await pool.start()
-        running = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG))
+        running = asyncio.ensure_future(
+            pool.suggest(STATE, MOVER, LONG, deadline=time.monotonic() + 1.0)
+        )
         await asyncio.sleep(0.1)
         search = asyncio.ensure_future(pool.suggest(STATE, MOVER, LONG, deadline=pool.deadline()))
         await asyncio.sleep(0.05)

@@ -187,6 +187,8 @@ async def test_replay(client: httpx.AsyncClient) -> None:
 
 async def test_list_fields_carry_the_code_in_extensions(client: httpx.AsyncClient) -> None:
     body = await gql(client, '{ legalMoves(state: {id: "0123"}) { type } }')
+    assert body["errors"][0]["extensions"]["code"] == "INVALID_REQUEST"  # malformed id
+    body = await gql(client, '{ legalMoves(state: {id: "%s"}) { type } }' % ("0" * 32))
     assert body["errors"][0]["extensions"]["code"] == "STATE_NOT_FOUND"
     body = await gql(
         client, "query($s: JSON!) { legalMoves(state: {json: $s}) { type } }", s={"format": 2}
@@ -212,3 +214,60 @@ async def test_transport_errors_are_json_with_a_code(client: httpx.AsyncClient) 
 async def test_the_ide_page_is_served_to_browsers(client: httpx.AsyncClient) -> None:
     response = await client.get("/graphql", headers={"accept": "text/html"})
     assert response.status_code == 200 and "graphiql" in response.text.lower()
+
+
+async def test_fields_that_write_are_mutations_answering_as_their_query_twins(
+    client: httpx.AsyncClient,
+) -> None:
+    """newGame, applyMove, applyMoves, replay and advance cache a state: they are mutations too
+    (DESIGN §4 keeps them as query fields; both give the same answers)."""
+    for kind in ("query", "mutation"):
+        game = await gql(
+            client, kind + ' { newGame(setup: {players: 3, seed: "mut"}) { stateId } }'
+        )
+        state_id = game["data"]["newGame"]["stateId"]
+        ref = f'{{id: "{state_id}"}}'
+        applied = await gql(
+            client,
+            kind + f' {{ applyMove(state: {ref}, move: {{notation: "s0:1,1,1,1"}}) '
+            "{ ... on Transition { stateId } } "
+            f'advance(state: {ref}, player: 0, bot: {{level: "random", seed: 2}}) '
+            "{ ... on Transition { moves { notation } } } }",
+        )
+        assert not applied.get("errors"), applied
+        assert applied["data"]["applyMove"]["stateId"] != state_id
+        assert applied["data"]["advance"]["moves"] == []  # player 0 is to move: no bot plays
+    schema_fields = await gql(client, "{ __schema { mutationType { fields { name } } } }")
+    names = {f["name"] for f in schema_fields["data"]["__schema"]["mutationType"]["fields"]}
+    assert names >= {"storeState", "newGame", "applyMove", "applyMoves", "replay", "advance"}
+
+
+async def test_bot_budgets_have_the_rest_bounds(client: httpx.AsyncClient) -> None:
+    game = await client.post("/v1/games", json={"players": 4, "seed": "bounds"})
+    ref = '{{id: "{}"}}'.format(game.json()["stateId"])
+    rejected = "... on MoveRejected { code path }"
+    for args, path in (
+        ("iterations: 20001", "$.iterations"),
+        ("timeMs: 0", "$.timeMs"),
+        ("seed: -1", "$.seed"),
+        ('bot: "deep-blue"', "$.level"),
+    ):
+        body = await gql(client, f"{{ suggestMove(state: {ref}, {args}) {{ {rejected} }} }}")
+        assert body["data"]["suggestMove"] == {"code": "INVALID_BOT", "path": path}, args
+    body = await gql(
+        client,
+        f'{{ advance(state: {ref}, player: 1, bot: {{level: "greedy", timeMs: 2001}}) '
+        f"{{ {rejected} }} }}",
+    )
+    assert body["data"]["advance"] == {"code": "INVALID_BOT", "path": "$.timeMs"}
+
+
+async def test_threats_take_the_player_of_a_token_as_rest_does(client: httpx.AsyncClient) -> None:
+    game = await client.post("/v1/games", json={"players": 4, "seed": "bounds"})
+    seat = await client.post(
+        "/v1/view", json={"state": {"id": game.json()["stateId"]}, "player": 2}
+    )
+    body = await gql(
+        client, '{{ threats(state: {{token: "{}"}}) {{ viewer }} }}'.format(seat.json()["token"])
+    )
+    assert body["data"]["threats"]["viewer"] == 2, body

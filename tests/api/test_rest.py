@@ -267,6 +267,85 @@ async def test_msgpack_both_ways(client: httpx.AsyncClient, mid_state: manhattan
     assert msgpack.unpackb(error.content)["code"] == "INVALID_REQUEST"
 
 
+async def test_the_answer_type_follows_accept_then_the_request(
+    client: httpx.AsyncClient, select_state: manhattan.State
+) -> None:
+    packed = msgpack.packb({"state": select_state.to_json()})
+    as_msgpack = {"content-type": "application/msgpack"}
+    cases = [
+        ({}, "application/msgpack"),  # no Accept: the request's own type
+        ({"accept": "*/*"}, "application/msgpack"),
+        ({"accept": "application/json"}, "application/json"),
+        ({"accept": "application/msgpack;q=0, application/json"}, "application/json"),
+        ({"accept": "text/html, application/msgpack"}, "application/msgpack"),
+    ]
+    for path in ("/v1/legal-moves", "/v1/score"):
+        for headers, answered in cases:
+            response = await client.post(path, content=packed, headers={**as_msgpack, **headers})
+            assert response.status_code == 200 and response.headers["content-type"] == answered
+    refused = await client.post(
+        "/v1/score", json={"state": select_state.to_json()}, headers={"accept": "text/html"}
+    )
+    assert refused.status_code == 406 and refused.json()["code"] == "NOT_ACCEPTABLE"
+    rules = await client.get("/v1/rules", headers={"accept": "image/png"})
+    assert rules.status_code == 406
+
+
+async def test_another_players_turn_is_not_your_turn_however_the_player_is_named(
+    client: httpx.AsyncClient, select_state: manhattan.State
+) -> None:
+    state = select_state.to_json()
+    seat = await client.post("/v1/view", json={"state": state, "player": 2})
+    move = manhattan.legal_moves(select_state)[0].notation  # player 0's
+    by_token = await client.post(
+        "/v1/apply", json={"state": {"token": seat.json()["token"]}, "move": move}
+    )
+    by_header = await client.post(
+        "/v1/apply", json={"state": state, "move": move}, headers={"Manhattan-Player": "2"}
+    )
+    suggest = await client.post("/v1/suggest", json={"state": state, "player": 2})
+    for answer in (by_token, by_header, suggest):
+        assert (answer.status_code, answer.json()["code"]) == (409, "NOT_YOUR_TURN")
+        assert "token" not in answer.json()["message"]
+
+
+async def test_a_malformed_id_is_400_and_an_unknown_one_404(client: httpx.AsyncClient) -> None:
+    for path, body in (
+        ("/v1/legal-moves", {"state": {"id": "nothex"}}),
+        ("/v1/states/nothex", None),
+    ):
+        response = await (client.get(path) if body is None else client.post(path, json=body))
+        assert (response.status_code, response.json()["code"]) == (400, "INVALID_REQUEST")
+    unknown = await client.get("/v1/states/" + "0" * 32)
+    assert (unknown.status_code, unknown.json()["code"]) == (404, "STATE_NOT_FOUND")
+
+
+async def test_setup_faults_carry_their_path(client: httpx.AsyncClient) -> None:
+    for setup, path in (
+        ({"players": 5}, "$.players"),  # the wire bound
+        ({"players": 2, "firstPlayer": 3}, "$.firstPlayer"),  # the engine's rule
+        ({"variants": {"monster": "kong"}}, "$.variants.monster"),
+        ({"colour": 1}, "$.colour"),
+    ):
+        answer = await client.post("/v1/games", json=setup)
+        assert answer.status_code == 400 and answer.json()["code"] == "INVALID_SETUP", setup
+        assert answer.json()["path"] == path, answer.json()
+    replay = await client.post("/v1/replay", json={"setup": {"players": 2, "firstPlayer": 3}})
+    assert replay.json()["path"] == "$.setup.firstPlayer"
+
+
+async def test_suggest_takes_the_bot_choice_and_the_deprecated_form_alike(
+    client: httpx.AsyncClient, mid_json: dict[str, Any]
+) -> None:
+    new = {"state": mid_json, "bot": {"level": "ismcts", "seed": 3, "iterations": 40}}
+    old = {"state": mid_json, "bot": "ismcts", "seed": 3, "iterations": 40}
+    answers = [(await client.post("/v1/suggest", json=body)).json() for body in (new, old)]
+    assert answers[0]["move"] == answers[1]["move"] and answers[0]["bot"] == "ismcts"
+    mixed = {"state": mid_json, "bot": {"level": "greedy"}, "seed": 1}
+    refused = await client.post("/v1/suggest", json=mixed)
+    assert refused.status_code == 400 and refused.json()["path"] == "$.bot"
+
+
 @pytest.mark.parametrize(
     ("content", "content_type", "code"),
     [

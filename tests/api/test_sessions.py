@@ -61,10 +61,10 @@ async def test_advance_refuses_what_a_session_may_not_do(
     ref = {"token": seat["token"]}
     move = manhattan.legal_moves(state)[0].notation
     cases = [
-        ({"state": ref, "move": move}, "ILLEGAL_MOVE"),  # not this player's turn
+        ({"state": ref, "move": move}, "NOT_YOUR_TURN"),
         ({"state": ref, "player": mover}, "WRONG_PLAYER"),
         ({"state": ref, "bot": {"level": "nope"}}, "INVALID_BOT"),
-        ({"state": ref, "bot": "greedy"}, "INVALID_REQUEST"),
+        ({"state": ref, "bot": "greedy"}, "INVALID_BOT"),  # a BotChoice object here
         ({"state": mid_json}, "INVALID_PLAYER"),  # a full state needs a player
     ]
     for body, code in cases:

@@ -15,13 +15,16 @@ import pytest
 from manhattan_client import (
     AsyncClient,
     BadTokenError,
+    BotChoice,
     Client,
     GameOverError,
     IllegalMoveError,
+    InvalidBotError,
     InvalidMoveError,
     InvalidStateError,
     ManhattanClientError,
     Move,
+    NotYourTurnError,
     PayloadTooLargeError,
     QueryTooComplexError,
     RateLimitedError,
@@ -102,9 +105,9 @@ def test_view_holds_no_state_and_its_token_acts_for_that_player_only(client: Cli
     assert seat0.view["player"] == 0 and "seed" not in seat0.view
     step = client.apply(seat0, Move.select(0, [2, 2, 1, 1]))
     assert step.view is not None and step.state is None
-    with pytest.raises(IllegalMoveError) as caught:
+    with pytest.raises(NotYourTurnError) as caught:
         client.apply(step, Move.select(1, [2, 2, 1, 1]))  # player 1's turn, player 0's token
-    assert caught.value.code == "ILLEGAL_MOVE" and caught.value.status == 422
+    assert caught.value.code == "NOT_YOUR_TURN" and caught.value.status == 409
 
 
 def test_a_player_session_with_bots_threats_and_previews(app: Any) -> None:
@@ -135,6 +138,22 @@ def test_validate_suggest_and_replay(client: Client) -> None:
     replay = client.replay(["s0:6,0,0,0", "s1:6,0,0,0"], setup={"players": 4, "seed": "more"})
     assert replay.moves_applied == 2
     assert replay.game.state is not None and replay.game.state["toMove"] == 2
+
+
+def test_refusals_keep_their_explanation_and_bots_take_budgets(client: Client) -> None:
+    game = client.new_game(players=4, seed="more")
+    wrong = client.validate(game, {"type": "select", "color": 0, "pieces": [5, 0, 0, 0]})
+    assert (wrong.legal, wrong.reason, wrong.section) == (False, "pieceCount", "§5.1")
+    assert wrong.numbers == {"piecesChosen": 5, "required": 6} and wrong.alternatives == []
+    searched = client.suggest(game, bot="ismcts", seed=1, iterations=30, time_ms=500)
+    assert searched.bot == "ismcts" and searched.alternatives
+    same = client.suggest(game, bot=BotChoice("ismcts", seed=1, iterations=30, time_ms=500))
+    assert same.move == searched.move
+    with pytest.raises(InvalidBotError) as caught:
+        client.suggest(game, bot="greedy", iterations=20_001)
+    assert caught.value.path == "$.bot.iterations"
+    with pytest.raises(TypeError):
+        client.suggest(game, bot=BotChoice("greedy"), seed=2)
 
 
 @pytest.mark.parametrize(
@@ -196,7 +215,7 @@ def test_graphql_errors_become_typed_exceptions_by_extensions_code(client: Clien
         client.graphql('{ legalMoves(state: {token: "k1.forged"}) { notation } }')
     assert caught.value.code == "BAD_TOKEN" and caught.value.path is None
     with pytest.raises(StateNotFoundError):
-        client.graphql('{ legalMoves(state: {id: "0123"}) { notation } }')
+        client.graphql('{ legalMoves(state: {id: "%s"}) { notation } }' % ("0" * 32))
 
 
 # -- fakes: error table, retries -------------------------------------------------------------
@@ -213,6 +232,17 @@ CONTRACT = {
     "SOMETHING_NEW": (400, RequestRejectedError),
     "STORE_UNAVAILABLE": (503, ServerError),
 }
+
+
+def test_every_code_of_the_service_has_its_own_class() -> None:
+    from manhattan_client._exceptions import ERRORS_BY_CODE
+
+    from manhattan.api.errors import HTTP_STATUS
+
+    assert set(ERRORS_BY_CODE) == set(HTTP_STATUS)
+    assert len(set(ERRORS_BY_CODE.values())) == len(HTTP_STATUS)
+    for code, cls in ERRORS_BY_CODE.items():
+        assert issubclass(cls, ServerError) == (HTTP_STATUS[code] >= 500), code
 
 
 @pytest.mark.parametrize("code", sorted(CONTRACT))

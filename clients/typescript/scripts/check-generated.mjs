@@ -12,7 +12,9 @@ if (!existsSync(schema)) {
   process.exit(0);
 }
 const fresh = join(mkdtempSync(join(tmpdir(), "manhattan-ts-")), "openapi.ts");
-execFileSync("npx", ["openapi-typescript", schema, "--output", fresh], { stdio: "inherit" });
+// The same options as `npm run generate`: a field with a default is optional (a request may
+// leave it out), not "always present" as openapi-typescript assumes by default.
+execFileSync("npx", ["openapi-typescript", schema, "--default-non-nullable", "false", "--output", fresh], { stdio: "inherit" });
 if (readFileSync(fresh, "utf8") !== readFileSync(committed, "utf8")) {
   console.error("src/generated/openapi.ts is out of date: run `npm run generate` and commit it");
   process.exit(1);

@@ -1,5 +1,5 @@
 /**
- * `ManhattanClient`: the REST API of DESIGN §4 as typed methods, for browsers and Node (fetch).
+ * `ManhattanClient`: the REST API (README "REST examples", /openapi.json) as typed methods, for browsers and Node (fetch).
  *
  *   const client = new ManhattanClient("http://127.0.0.1:8000");
  *   const game = await client.newGame({ players: 4, seed: "demo" });
@@ -9,12 +9,13 @@
 import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
 import type {
   BotChoice,
+  BotLevel,
   GameRecord,
   LegalMoves,
   MoveIn,
   Replay,
   Score,
-  Sealed,
+  SealedState,
   Setup,
   StateLike,
   StateRef,
@@ -67,15 +68,24 @@ export function stateRef(state: StateLike): StateRef {
 
 export interface SuggestOptions {
   player?: number;
-  bot?: string;
+  /** The bot: a level, or a BotChoice with its seed and budgets (iterations, timeMs). */
+  bot?: BotChoice | BotLevel;
+  /** @deprecated give `bot: { level, seed }`. */
   seed?: number;
+}
+
+/** `bot` (and the deprecated `seed`) as the one wire form, `{level, seed?, iterations?, timeMs?}`. */
+export function botChoice(bot?: BotChoice | BotLevel, seed?: number): BotChoice | undefined {
+  if (typeof bot === "object") return seed === undefined ? bot : { ...bot, seed };
+  if (bot === undefined && seed === undefined) return undefined;
+  return seed === undefined ? { level: bot ?? "greedy" } : { level: bot ?? "greedy", seed };
 }
 
 /** `advance`: the player's move (optional), the seat for a full state, and the bots' choice. */
 export interface AdvanceOptions {
   move?: MoveIn;
   player?: number;
-  bot?: BotChoice;
+  bot?: BotChoice | BotLevel;
 }
 
 export class ManhattanClient {
@@ -93,12 +103,12 @@ export class ManhattanClient {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
-  // -- operations (DESIGN §4) ---------------------------------------------------------
+  // -- operations (/openapi.json) ------------------------------------------------------
   rules(): Promise<Record<string, unknown>> {
     return this.request("GET", "/v1/rules");
   }
 
-  newGame(setup: Setup = {}): Promise<Sealed> {
+  newGame(setup: Setup = {}): Promise<SealedState> {
     return this.request("POST", "/v1/games", setup);
   }
 
@@ -120,13 +130,17 @@ export class ManhattanClient {
     return this.request("POST", "/v1/score", { state: stateRef(state) });
   }
 
-  /** The player's view and a token issued to that player (DESIGN §7). */
-  view(state: StateLike, player: number): Promise<Sealed> {
+  /** The player's view and a token issued to that player (README "Hidden information and trust model"). */
+  view(state: StateLike, player: number): Promise<SealedState> {
     return this.request("POST", "/v1/view", { state: stateRef(state), player });
   }
 
   suggest(state: StateLike, options: SuggestOptions = {}): Promise<Suggestion> {
-    return this.request("POST", "/v1/suggest", { state: stateRef(state), ...options });
+    const body: Record<string, unknown> = { state: stateRef(state) };
+    if (options.player !== undefined) body.player = options.player;
+    const bot = botChoice(options.bot, options.seed);
+    if (bot !== undefined) body.bot = bot;
+    return this.request("POST", "/v1/suggest", body);
   }
 
   replay(game: GameRecord): Promise<Replay> {
@@ -157,14 +171,17 @@ export class ManhattanClient {
    * view, until the player is to move again. The answer is addressed to the player.
    */
   advance(state: StateLike, options: AdvanceOptions = {}): Promise<Transition> {
-    return this.request("POST", "/v1/advance", { state: stateRef(state), ...options });
+    const { bot, ...rest } = options;
+    const choice = botChoice(bot);
+    const body = choice === undefined ? { state: stateRef(state), ...rest } : { state: stateRef(state), ...rest, bot: choice };
+    return this.request("POST", "/v1/advance", body);
   }
 
-  store(state: StateLike): Promise<Sealed> {
+  store(state: StateLike): Promise<SealedState> {
     return this.request("POST", "/v1/states", { state: stateRef(state) });
   }
 
-  load(stateId: string): Promise<Sealed> {
+  load(stateId: string): Promise<SealedState> {
     return this.request("GET", `/v1/states/${encodeURIComponent(stateId)}`);
   }
 

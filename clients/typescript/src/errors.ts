@@ -1,5 +1,5 @@
 /**
- * Every error the client throws, rebuilt from the service's stable codes (DESIGN §5).
+ * Every error the client throws, rebuilt from the service's stable codes (README: the error table; GET /v1/rules errorCodes).
  *
  *   ManhattanClientError
  *   ├── TransportError            the service could not be reached (after the retries)
@@ -69,6 +69,23 @@ export class QueryTooComplexError extends ServiceError { override name = "QueryT
 export class RequestRejectedError extends ServiceError { override name = "RequestRejectedError"; }
 export class ServerError extends ServiceError { override name = "ServerError"; }
 
+/** One class per code of the service's error table; unknown codes fall back by status. */
+export class InvalidRequestError extends RequestRejectedError { override name = "InvalidRequestError"; }
+export class InvalidSetupError extends RequestRejectedError { override name = "InvalidSetupError"; }
+export class InvalidPlayerError extends RequestRejectedError { override name = "InvalidPlayerError"; }
+export class InvalidBotError extends RequestRejectedError { override name = "InvalidBotError"; }
+export class NotYourTurnError extends RequestRejectedError { override name = "NotYourTurnError"; }
+export class StateJsonRefusedError extends RequestRejectedError { override name = "StateJsonRefusedError"; }
+export class WrongPlayerError extends RequestRejectedError { override name = "WrongPlayerError"; }
+export class WrongGameError extends RequestRejectedError { override name = "WrongGameError"; }
+export class NotFoundError extends RequestRejectedError { override name = "NotFoundError"; }
+export class MethodNotAllowedError extends RequestRejectedError { override name = "MethodNotAllowedError"; }
+export class NotAcceptableError extends RequestRejectedError { override name = "NotAcceptableError"; }
+export class UnsupportedMediaTypeError extends RequestRejectedError { override name = "UnsupportedMediaTypeError"; }
+export class NotImplementedByServiceError extends ServerError { override name = "NotImplementedByServiceError"; }
+export class StoreUnavailableError extends ServerError { override name = "StoreUnavailableError"; }
+export class InternalServerError extends ServerError { override name = "InternalServerError"; }
+
 export class RateLimitedError extends ServiceError {
   override name = "RateLimitedError";
   constructor(init: ServiceErrorInit, readonly retryAfter?: number) {
@@ -85,7 +102,25 @@ const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceErro
   BAD_TOKEN: BadTokenError,
   PAYLOAD_TOO_LARGE: PayloadTooLargeError,
   QUERY_TOO_COMPLEX: QueryTooComplexError,
+  INVALID_REQUEST: InvalidRequestError,
+  INVALID_SETUP: InvalidSetupError,
+  INVALID_PLAYER: InvalidPlayerError,
+  INVALID_BOT: InvalidBotError,
+  NOT_YOUR_TURN: NotYourTurnError,
+  STATE_JSON_REFUSED: StateJsonRefusedError,
+  WRONG_PLAYER: WrongPlayerError,
+  WRONG_GAME: WrongGameError,
+  NOT_FOUND: NotFoundError,
+  METHOD_NOT_ALLOWED: MethodNotAllowedError,
+  NOT_ACCEPTABLE: NotAcceptableError,
+  UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,
+  NOT_IMPLEMENTED: NotImplementedByServiceError,
+  STORE_UNAVAILABLE: StoreUnavailableError,
+  INTERNAL_ERROR: InternalServerError,
 };
+
+/** The codes this client has a class for (the service's `GET /v1/rules` `errorCodes`). */
+export const KNOWN_ERROR_CODES: readonly string[] = [...Object.keys(ERRORS_BY_CODE), "RATE_LIMITED"];
 
 /** The typed error for an error answer. */
 export function errorFromResponse(
@@ -104,11 +139,13 @@ export function errorFromResponse(
     path: typeof raw.path === "string" ? raw.path : undefined,
     index: typeof raw.index === "number" ? raw.index : undefined,
   };
-  if (status >= 500) return new ServerError(init);
   if (raw.code === "RATE_LIMITED") {
     const seconds = retryAfterHeader == null ? undefined : Number(retryAfterHeader);
     return new RateLimitedError(init, Number.isFinite(seconds) ? seconds : undefined);
   }
-  const ErrorClass = ERRORS_BY_CODE[raw.code] ?? RequestRejectedError;
-  return new ErrorClass(init);
+  const known = ERRORS_BY_CODE[raw.code];
+  if (status >= 500) {
+    return known !== undefined && known.prototype instanceof ServerError ? new known(init) : new ServerError(init);
+  }
+  return new (known ?? RequestRejectedError)(init);
 }

@@ -16,7 +16,10 @@ export type Breakdown = Schemas["breakdown"];
 export type ErrorBody = Schemas["Error"];
 export type ErrorCode = ErrorBody["code"];
 export type GameEvent = Schemas["Event"];
-export type Sealed = Schemas["Sealed"];
+/** A state as the service hands it out (GraphQL `SealedState`, Python `SealedState`). */
+export type SealedState = Schemas["SealedState"];
+/** @deprecated the old name of `SealedState`. */
+export type Sealed = SealedState;
 export type Transition = Schemas["Transition"];
 export type LegalMoves = Schemas["LegalMoves"];
 export type Validation = Schemas["Validation"];
@@ -26,6 +29,8 @@ export type Replay = Schemas["Replay"];
 export type Setup = Schemas["Setup"];
 export type GameRecord = Schemas["GameRecord"];
 export type BotChoice = Schemas["BotChoice"];
+/** random, greedy or ismcts (the default bot everywhere: greedy). */
+export type BotLevel = NonNullable<BotChoice["level"]>;
 
 /** What a `state` argument may be: a state, `{id}`, `{token}`, or any result carrying a token. */
-export type StateLike = StateRef | Sealed | Transition | Replay;
+export type StateLike = StateRef | SealedState | Transition | Replay;

@@ -2,6 +2,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
   BadTokenError,
+  InvalidBotError,
+  KNOWN_ERROR_CODES,
+  NotYourTurnError,
+  StoreUnavailableError,
   GameOverError,
   IllegalMoveError,
   InvalidMoveError,
@@ -29,7 +33,7 @@ function answering(status: number, body: unknown, headers: Record<string, string
     });
 }
 
-describe("errors (DESIGN §5)", () => {
+describe("errors (the error table)", () => {
   const cases: [string, number, new (...args: never[]) => ServiceError][] = [
     ["INVALID_STATE", 400, InvalidStateError],
     ["INVALID_MOVE", 400, InvalidMoveError],
@@ -125,5 +129,47 @@ describe("requests", () => {
     await client.legalMoves({ token: "t1", stateId: "a".repeat(32), events: [], moves: [] });
     assert.deepEqual(seen, [["http://x/v1/legal-moves", { state: { token: "t1" } }]]);
     assert.deepEqual(stateRef({ id: "abc" }), { id: "abc" });
+  });
+});
+
+describe("one bot choice", () => {
+  test("a level, a BotChoice or the deprecated seed all go out as {level, seed?, iterations?, timeMs?}", async () => {
+    const seen: unknown[] = [];
+    const client = new ManhattanClient("http://x", {
+      fetch: async (_url, init) => {
+        seen.push(JSON.parse(String(init.body)).bot);
+        return new Response('{"move": {"type": "select"}, "bot": "greedy", "stats": {}, "alternatives": []}', {
+          status: 200,
+        });
+      },
+    });
+    const state = { id: "0".repeat(32) };
+    await client.suggest(state, { bot: "ismcts" });
+    await client.suggest(state, { bot: { level: "ismcts", iterations: 500, timeMs: 100 } });
+    await client.suggest(state, { bot: "random", seed: 4 });
+    await client.suggest(state);
+    await client.advance(state, { bot: "random" });
+    assert.deepEqual(seen, [
+      { level: "ismcts" },
+      { level: "ismcts", iterations: 500, timeMs: 100 },
+      { level: "random", seed: 4 },
+      undefined,
+      { level: "random" },
+    ]);
+  });
+});
+
+describe("every code of the error table has its class", () => {
+  test("NOT_YOUR_TURN, INVALID_BOT, STORE_UNAVAILABLE", async () => {
+    const cases: [string, number, new (...args: never[]) => ServiceError][] = [
+      ["NOT_YOUR_TURN", 409, NotYourTurnError],
+      ["INVALID_BOT", 400, InvalidBotError],
+      ["STORE_UNAVAILABLE", 503, StoreUnavailableError],
+    ];
+    for (const [code, status, ErrorClass] of cases) {
+      const client = new ManhattanClient("http://x", { fetch: answering(status, JSON.stringify({ code, message: "m" })) });
+      await assert.rejects(client.rules(), ErrorClass);
+    }
+    assert.equal(KNOWN_ERROR_CODES.length, 24);
   });
 });

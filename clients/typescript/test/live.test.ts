@@ -1,7 +1,7 @@
 // A whole game against a running service: MANHATTAN_URL names it (tests/clients starts one).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { IllegalMoveError, ManhattanClient, type StateLike } from "../src/index.js";
+import { KNOWN_ERROR_CODES, ManhattanClient, NotYourTurnError, type StateLike } from "../src/index.js";
 
 const url = process.env.MANHATTAN_URL;
 
@@ -34,6 +34,11 @@ describe("against the service at MANHATTAN_URL", { skip: url ? false : "MANHATTA
     assert.equal(seat.state, undefined);
     assert.equal(seat.view?.player, 0);
     const step = await client.apply(seat, "s0:6,0,0,0");
-    await assert.rejects(client.apply(step, "s1:6,0,0,0"), IllegalMoveError);
+    await assert.rejects(client.apply(step, "s1:6,0,0,0"), NotYourTurnError);
+  });
+
+  test("this client has a class for every code the service may answer", async () => {
+    const rules = (await client.rules()) as { errorCodes: Record<string, number> };
+    assert.deepEqual([...KNOWN_ERROR_CODES].sort(), Object.keys(rules.errorCodes).sort());
   });
 });

@@ -15,7 +15,7 @@ const COLOR_NAMES = ["Red", "Blue", "Green", "Yellow"];
 const FILLS = ["#d1495b", "#2e6fd8", "#2a9d5c", "#f2c14e"];
 const $ = (id) => document.getElementById(id);
 
-const table = { token: null, gameId: null, view: null, bot: "random", seed: 0, busy: false };
+const table = { token: null, gameId: null, view: null, bot: "greedy", seed: 0, busy: false };
 
 async function api(path, body) {
   const response = await fetch(API + path, {
@@ -303,7 +303,8 @@ async function init() {
     const rules = await api("/rules");
     const levels = Array.isArray(rules.bots) ? rules.bots : ["random"];
     $("bot").replaceChildren(...levels.map((level) => el("option", "", String(level))));
-    if (params.has("bot")) $("bot").value = params.get("bot");
+    // The service's default bot (greedy) unless the query string names another.
+    $("bot").value = params.get("bot") ?? (levels.includes("greedy") ? "greedy" : String(levels[0]));
     document.body.dataset.ready = "true";
   } catch (error) {
     say(`The service does not answer: ${error.message}`);

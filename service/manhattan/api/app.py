@@ -44,7 +44,9 @@ async def expected_error(request: Request, exc: Exception) -> Response:
     error = to_api_error(exc)
     assert error is not None
     request.app.state.metrics.count_error(error.code)
-    return render(request, error.to_json(), status=error.status, headers=error.headers or None)
+    return render(
+        request, error.to_json(), status=error.status, headers=error.headers or None, strict=False
+    )
 
 
 async def http_error(request: Request, exc: Exception) -> Response:
@@ -52,7 +54,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     code = _HTTP_CODES.get(exc.status_code, "INVALID_REQUEST")
     message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ").lower()
     error = ApiError(code, message)
-    return JSONResponse(error.to_json(), status_code=exc.status_code, headers=exc.headers)
+    return render(request, error.to_json(), exc.status_code, dict(exc.headers or {}), strict=False)
 
 
 async def internal_error(request: Request, exc: Exception) -> Response:

@@ -95,7 +95,9 @@ def media_type(header: str) -> str:
 
 
 async def read_body(request: Request) -> Any:
-    """The decoded body; an empty body is ``None``."""
+    """The decoded body; an empty body is ``None``. An unacceptable ``Accept`` is refused (406)
+    before the work rather than after it."""
+    wants_msgpack(request)
     data = await request.body()
     kind = media_type(request.headers.get("content-type", JSON_TYPE)) or JSON_TYPE
     if kind in MSGPACK_TYPES:
@@ -126,17 +128,43 @@ async def read_object(
     return body
 
 
-def wants_msgpack(request: Request) -> bool:
+def wants_msgpack(request: Request, *, strict: bool = True) -> bool:
+    """Whether the answer is msgpack: the first type of ``Accept`` the service can write, in the
+    client's order (``q=0`` excluded); a wildcard, or no ``Accept``, answers in the request's own
+    body type (a msgpack request gets msgpack). ``strict``: an ``Accept`` naming neither JSON nor
+    msgpack is ``NOT_ACCEPTABLE`` (406); errors pass ``strict=False`` and fall back to JSON."""
     accept = request.headers.get("accept", "")
-    if not accept or "msgpack" not in accept:
-        return False
-    # The first acceptable of the two, in the order the client listed them.
+    if not accept:
+        return _sent_msgpack(request)
     for part in accept.split(","):
-        kind = media_type(part)
+        kind, _, params = part.partition(";")
+        kind = kind.strip().lower()
+        if _refused(params):
+            continue
         if kind in MSGPACK_TYPES:
             return True
-        if kind in (JSON_TYPE, "*/*", "application/*"):
+        if kind == JSON_TYPE or kind.endswith("+json"):
             return False
+        if kind in ("*/*", "application/*", ""):
+            return _sent_msgpack(request)
+    if strict:
+        raise ApiError("NOT_ACCEPTABLE", "this answer is application/json or application/msgpack")
+    return False
+
+
+def _sent_msgpack(request: Request) -> bool:
+    return media_type(request.headers.get("content-type", "")) in MSGPACK_TYPES
+
+
+def _refused(params: str) -> bool:
+    """``q=0`` (or ``q=0.0``...): the client refuses the type."""
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "q":
+            try:
+                return float(value) == 0
+            except ValueError:
+                return False
     return False
 
 
@@ -183,8 +211,10 @@ def render(
     payload: Any,
     status: int = 200,
     headers: dict[str, str] | None = None,
+    *,
+    strict: bool = True,
 ) -> Response:
-    as_msgpack = wants_msgpack(request)
+    as_msgpack = wants_msgpack(request, strict=strict)
     return Response(
         encode(payload, as_msgpack),
         status_code=status,

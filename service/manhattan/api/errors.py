@@ -104,7 +104,7 @@ def to_api_error(exc: BaseException) -> ApiError | None:
         return ApiError("INVALID_STATE", exc.message, path=exc.path)
     if isinstance(exc, ManhattanError):
         code = exc.code if exc.code in HTTP_STATUS else "INVALID_REQUEST"
-        return ApiError(code, exc.message)
+        return ApiError(code, exc.message, path=getattr(exc, "path", None))
     if isinstance(exc, BadTokenError):
         return ApiError("BAD_TOKEN", exc.message)
     if isinstance(exc, StoreUnavailable):

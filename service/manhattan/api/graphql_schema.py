@@ -29,7 +29,7 @@ from strawberry.types import ExecutionResult, Info
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET
 
-from . import graphql_fast
+from . import graphql_fast, wire
 from .disconnect import unless_disconnected
 from .encoding import dump_json, load_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
@@ -173,12 +173,29 @@ class GameRecord:
         return out
 
 
-@strawberry.input(name="BotInput", description="Which bot plays the other seats, and its seed.")
+@strawberry.input(
+    name="BotInput",
+    description="Which bot plays, and how: level (random, greedy, ismcts), seed (0 to 2^31-1), "
+    "iterations (1 to 20000), timeMs (1 to 2000); the same bounds as REST's BotChoice.",
+)
 class BotInput:
     level: str = DEFAULT_BOT
     seed: int = 0
     iterations: int | None = None
     time_ms: int | None = None
+
+    def choice(self) -> wire.BotChoice:
+        return bot_choice(self.level, self.seed, self.iterations, self.time_ms)
+
+
+def bot_choice(
+    level: str, seed: int | None, iterations: int | None, time_ms: int | None
+) -> wire.BotChoice:
+    """The arguments as ``wire.BotChoice``, checked against its bounds (``INVALID_BOT``)."""
+    given = {"level": level, "seed": seed, "iterations": iterations, "timeMs": time_ms}
+    return wire.read(
+        {k: v for k, v in given.items() if v is not None}, wire.BotChoice, "INVALID_BOT"
+    )
 
 
 def ops(info: Info) -> Operations:
@@ -203,6 +220,65 @@ async def rejected_or(coro: Any) -> Any:
         return MoveRejected.from_domain(error)
 
 
+# -- the fields both Query and Mutation have ---------------------------------------------------
+async def new_game(info: Info, setup: GameSetup | None) -> SealedState:
+    sealed = await ops(info).new_game(setup.to_wire() if setup else {}, caller(info))
+    return SealedState.from_domain(sealed)
+
+
+async def apply_move(info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
+    async def run() -> Transition:
+        return Transition.from_domain(await ops(info).apply(state.to_ref(info), [move.to_wire()]))
+
+    result: ApplyResult = await rejected_or(run())
+    return result
+
+
+async def apply_moves(info: Info, state: StateRefInput, moves: list[MoveInput]) -> ApplyResult:
+    async def run() -> Transition:
+        given = [m.to_wire() for m in moves]
+        ops(info).read_moves(given)
+        return Transition.from_domain(await ops(info).apply(state.to_ref(info), given))
+
+    result: ApplyResult = await rejected_or(run())
+    return result
+
+
+async def replay(info: Info, game: GameRecord) -> ReplayResult:
+    async def run() -> Replay:
+        return Replay.from_domain(await ops(info).replay(game.to_wire(), caller(info)))
+
+    result: ReplayResult = await rejected_or(run())
+    return result
+
+
+async def advance(
+    info: Info,
+    state: StateRefInput,
+    bot: BotInput | None,
+    move: MoveInput | None,
+    player: int | None,
+) -> ApplyResult:
+    async def run() -> Transition:
+        chosen = (bot or BotInput()).choice()
+        turn = bot_turn(info.context, ops(info).bot_pool)
+        async with turn.lock:  # aliases one after another, within one deadline
+            applied = await ops(info).advance(
+                state.to_ref(info),
+                player=player,
+                move=move and move.to_wire(),
+                bot=chosen.level,
+                seed=chosen.seed or 0,
+                iterations=chosen.iterations,
+                time_ms=chosen.time_ms,
+                deadline=turn.deadline,
+            )
+        return Transition.from_domain(applied)
+
+    result: ApplyResult = await rejected_or(run())
+    return result
+
+
 # -- operations -------------------------------------------------------------------------------
 @strawberry.type
 class Query:
@@ -212,8 +288,7 @@ class Query:
 
     @strawberry.field(description="A new game (RULES §4); omitted options take their defaults.")
     async def new_game(self, info: Info, setup: GameSetup | None = None) -> SealedState:
-        sealed = await ops(info).new_game(setup.to_wire() if setup else {}, caller(info))
-        return SealedState.from_domain(sealed)
+        return await new_game(info, setup)
 
     @strawberry.field(description="A state by reference (id or token), with a fresh token.")
     async def state(self, info: Info, state: StateRefInput) -> SealedState:
@@ -233,25 +308,13 @@ class Query:
 
     @strawberry.field(description="Apply one move: the new state and the events, or a rejection.")
     async def apply_move(self, info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
-        async def run() -> Transition:
-            return Transition.from_domain(
-                await ops(info).apply(state.to_ref(info), [move.to_wire()])
-            )
-
-        result: ApplyResult = await rejected_or(run())
-        return result
+        return await apply_move(info, state, move)
 
     @strawberry.field(description="Apply moves in order; a rejection names the failing index.")
     async def apply_moves(
         self, info: Info, state: StateRefInput, moves: list[MoveInput]
     ) -> ApplyResult:
-        async def run() -> Transition:
-            wire = [m.to_wire() for m in moves]
-            ops(info).read_moves(wire)
-            return Transition.from_domain(await ops(info).apply(state.to_ref(info), wire))
-
-        result: ApplyResult = await rejected_or(run())
-        return result
+        return await apply_moves(info, state, moves)
 
     @strawberry.field(description="Scores: totals, history, standings, this round if it ended now.")
     async def score(self, info: Info, state: StateRefInput) -> Score:
@@ -273,15 +336,16 @@ class Query:
         time_ms: int | None = None,
     ) -> SuggestResult:
         async def run() -> SuggestionType:
+            chosen = bot_choice(bot, seed, iterations, time_ms)
             turn = bot_turn(info.context, ops(info).bot_pool)
             async with turn.lock:  # aliases one after another, within one deadline
                 found = await ops(info).suggest(
                     state.to_ref(info),
                     player,
-                    bot,
-                    seed=seed,
-                    iterations=iterations,
-                    time_ms=time_ms,
+                    chosen.level,
+                    seed=chosen.seed,
+                    iterations=chosen.iterations,
+                    time_ms=chosen.time_ms,
                     deadline=turn.deadline,
                 )
             return SuggestionType.from_domain(found)
@@ -291,11 +355,7 @@ class Query:
 
     @strawberry.field(description="Replay a game record; the end state or the first illegal move.")
     async def replay(self, info: Info, game: GameRecord) -> ReplayResult:
-        async def run() -> Replay:
-            return Replay.from_domain(await ops(info).replay(game.to_wire(), caller(info)))
-
-        result: ReplayResult = await rejected_or(run())
-        return result
+        return await replay(info, game)
 
     @strawberry.field(description="Per building: height, owner, safety (engine manhattan.analyze).")
     async def analysis(self, info: Info, state: StateRefInput) -> Analysis:
@@ -313,7 +373,7 @@ class Query:
         description="For each building, the chance some opponent of its owner can take it on "
         "their next turn, from what the player may know (engine manhattan.threats)."
     )
-    async def threats(self, info: Info, state: StateRefInput, player: int) -> Threats:
+    async def threats(self, info: Info, state: StateRefInput, player: int | None = None) -> Threats:
         return Threats.from_domain(await ops(info).threats(state.to_ref(info), player))
 
     @strawberry.field(
@@ -336,31 +396,54 @@ class Query:
         move: MoveInput | None = None,
         player: int | None = None,
     ) -> ApplyResult:
-        async def run() -> Transition:
-            chosen = bot or BotInput()
-            turn = bot_turn(info.context, ops(info).bot_pool)
-            async with turn.lock:
-                applied = await ops(info).advance(
-                    state.to_ref(info),
-                    player=player,
-                    move=move and move.to_wire(),
-                    bot=chosen.level,
-                    seed=chosen.seed,
-                    iterations=chosen.iterations,
-                    time_ms=chosen.time_ms,
-                    deadline=turn.deadline,
-                )
-            return Transition.from_domain(applied)
-
-        result: ApplyResult = await rejected_or(run())
-        return result
+        return await advance(info, state, bot, move, player)
 
 
 @strawberry.type
 class Mutation:
+    """The fields that write: each caches the state it returns (and ``advance`` runs bots).
+    ``newGame``, ``applyMove``, ``applyMoves``, ``replay`` and ``advance`` are also Query fields
+    (the contract of the first release); the same arguments give the same answers on both."""
+
     @strawberry.mutation(description="Cache a state; later requests may name it by id.")
     async def store_state(self, info: Info, state: StateRefInput) -> SealedState:
         return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
+
+    @strawberry.mutation(description="A new game (RULES §4); omitted options take their defaults.")
+    async def new_game(self, info: Info, setup: GameSetup | None = None) -> SealedState:
+        return await new_game(info, setup)
+
+    @strawberry.mutation(
+        description="Apply one move: the new state and the events, or a rejection."
+    )
+    async def apply_move(self, info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
+        return await apply_move(info, state, move)
+
+    @strawberry.mutation(description="Apply moves in order; a rejection names the failing index.")
+    async def apply_moves(
+        self, info: Info, state: StateRefInput, moves: list[MoveInput]
+    ) -> ApplyResult:
+        return await apply_moves(info, state, moves)
+
+    @strawberry.mutation(
+        description="Replay a game record; the end state or the first illegal move."
+    )
+    async def replay(self, info: Info, game: GameRecord) -> ReplayResult:
+        return await replay(info, game)
+
+    @strawberry.mutation(
+        description="A player's session step: their move (if given), then bots for every other "
+        "seat until the player is to move again; addressed to the player."
+    )
+    async def advance(
+        self,
+        info: Info,
+        state: StateRefInput,
+        bot: BotInput | None = None,
+        move: MoveInput | None = None,
+        player: int | None = None,
+    ) -> ApplyResult:
+        return await advance(info, state, bot, move, player)
 
 
 #: Root fields that only read (no state stored, no position claimed, no bot run): the only ones

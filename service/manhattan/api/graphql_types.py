@@ -25,7 +25,10 @@ def as_json_scalar(value: object) -> JSON:
 
 
 # -- moves and events -------------------------------------------------------------------------
-@strawberry.type(name="Move", description="A move (DESIGN §2); null where a field does not apply.")
+@strawberry.type(
+    name="Move",
+    description="A move (manhattan/state@1 move format); null where a field does not apply.",
+)
 class MoveType:
     type: str
     player: int | None
@@ -126,7 +129,7 @@ class GameState:
     def from_domain(cls, state: manhattan.State) -> GameState:
         return cls(_state=state, _json=state.to_json())
 
-    @strawberry.field(description="the state object of DESIGN §2")
+    @strawberry.field(description="the state object (manhattan/state@1, schema/state.schema.json)")
     def json(self) -> JSON:
         return as_json_scalar(self._json)
 

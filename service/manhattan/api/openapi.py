@@ -1,8 +1,10 @@
 """The OpenAPI 3.1 document of the REST API (``GET /openapi.json``, ``schema/openapi.json``).
 
-Written out rather than inferred, so that it states the contract exactly; the state, view, move
-and rules schemas come from the engine's JSON Schema (``manhattan.engine.jsonschema``), so they
-cannot drift from the code. A test checks every route here exists in the app and vice versa.
+Derived, not written beside the code: request and response bodies are the JSON Schema of the
+shapes in ``wire.py`` (the very classes the handlers validate with, bounds included); the state,
+view, move and rules schemas come from the engine's JSON Schema (``manhattan.engine.jsonschema``).
+What is written here is the list of operations: paths, summaries, which shape goes in and out,
+which statuses may answer. A test checks every route here exists in the app and vice versa.
 """
 
 from __future__ import annotations
@@ -10,17 +12,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 import manhattan
 from manhattan.engine.jsonschema import build_schema as state_json_schema
 
+from . import wire
 from .errors import HTTP_STATUS
 
 JSON = "application/json"
 MSGPACK = "application/msgpack"
 
 
-def ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/components/schemas/{name}"}
+ref = wire.ref
 
 
 def _obj(
@@ -45,21 +49,6 @@ def _service_schemas() -> dict[str, Any]:
         "pattern": "^[0-9a-f]{32}$",
         "description": "the game the caller expects: a state of another game is refused",
     }
-    placing = _obj(
-        {"player": {"type": "integer"}, "place": {"type": "integer"}, "score": {"type": "integer"}},
-        ["player", "place", "score"],
-    )
-    sealed_props: dict[str, Any] = {
-        "state": {**ref("state"), "description": "absent when addressed to a player or strict"},
-        "stateId": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-        "token": {"type": "string", "description": "the sealed full state (opaque)"},
-        "view": {**ref("view"), "description": "present when addressed to one player"},
-        "gameId": {
-            "type": "string",
-            "pattern": "^[0-9a-f]{32}$",
-            "description": "the game's id (every state of a game shares it; see Manhattan-Game)",
-        },
-    }
     round_score = _obj(
         {
             "round": {"type": "integer"},
@@ -70,15 +59,6 @@ def _service_schemas() -> dict[str, Any]:
         ["round", "players", "scores", "urban"],
     )
     return {
-        "Error": _obj(
-            {
-                "code": {"type": "string", "enum": sorted(HTTP_STATUS)},
-                "message": {"type": "string"},
-                "path": {"type": "string", "description": "JSON path of the first fault"},
-                "index": {"type": "integer", "description": "which move of a list failed"},
-            },
-            ["code", "message"],
-        ),
         "StateRef": {
             "description": "The state object itself, or {id} of a cached state, or {token}.",
             "oneOf": [
@@ -105,41 +85,6 @@ def _service_schemas() -> dict[str, Any]:
             additionalProperties=True,
             description="{type, ...fields}; see docs/architecture.md for each type's fields",
         ),
-        "Sealed": _obj(sealed_props, ["token"]),
-        "Transition": _obj(
-            {
-                **sealed_props,
-                "events": {"type": "array", "items": ref("Event")},
-                "moves": {"type": "array", "items": ref("move")},
-            },
-            ["token", "events", "moves"],
-        ),
-        "LegalMoves": _obj({"moves": {"type": "array", "items": ref("move")}}, ["moves"]),
-        "Validation": _obj(
-            {
-                "legal": {"type": "boolean"},
-                "move": ref("move"),
-                "code": {"type": "string"},
-                "message": {"type": "string"},
-                "reason": {"type": "string", "description": "the rule broken (issue 9)"},
-                "section": {"type": "string", "description": "its RULES section, e.g. §6"},
-                "decision": {"type": ["string", "null"], "description": "its decision, D#"},
-                "option": {"type": ["string", "null"], "description": "its variant option"},
-                "numbers": {
-                    "type": "object",
-                    "additionalProperties": {"type": "integer"},
-                    "description": "the numbers involved: floorsNeeded, floorsYouWouldHave...",
-                },
-                "alternatives": {
-                    "type": "array",
-                    "description": "the nearest legal moves",
-                    "items": _obj(
-                        {"kind": {"type": "string"}, "move": ref("move")}, ["kind", "move"]
-                    ),
-                },
-            },
-            ["legal"],
-        ),
         "Score": _obj(
             {
                 "round": {"type": "integer"},
@@ -148,36 +93,9 @@ def _service_schemas() -> dict[str, Any]:
                 "players": {**integers, "description": "per player"},
                 "history": {"type": "array", "items": {"type": "object"}},
                 "ifRoundEndedNow": round_score,
-                "ranking": {"type": "array", "items": placing},
+                "ranking": {"type": "array", "items": ref("Placing")},
             },
             ["round", "phase", "scores", "players", "history", "ifRoundEndedNow", "ranking"],
-        ),
-        "Suggestion": _obj(
-            {
-                "move": ref("move"),
-                "bot": {"type": "string"},
-                "stats": {"type": "object"},
-                "alternatives": {
-                    "type": "array",
-                    "items": _obj(
-                        {
-                            "move": ref("move"),
-                            "visits": {"type": "integer"},
-                            "meanScore": {"type": "number"},
-                        },
-                        ["move", "visits", "meanScore"],
-                    ),
-                },
-            },
-            ["move", "bot", "stats", "alternatives"],
-        ),
-        "Replay": _obj(
-            {
-                **sealed_props,
-                "movesApplied": {"type": "integer"},
-                "ranking": {"type": "array", "items": placing},
-            },
-            ["token", "movesApplied", "ranking"],
         ),
         "Analysis": _obj({"analysis": {}}, ["analysis"]),
         "Preview": {
@@ -188,39 +106,14 @@ def _service_schemas() -> dict[str, Any]:
             ],
         },
         "Threats": _obj({"threats": {"type": "object"}}, ["threats"]),
-        "BotChoice": _obj(
-            {
-                "level": {"type": "string", "default": "greedy"},
-                "seed": {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
-                "iterations": {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1},
-                "timeMs": {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1},
-            },
-            additionalProperties=False,
-        ),
-        "Setup": _obj(
-            {
-                "players": {"type": "integer", "minimum": 2, "maximum": 4},
-                "seed": {"type": "string", "minLength": 1, "maxLength": 128},
-                "edition": {"enum": ["classic", "modern"]},
-                "variants": {"type": "object"},
-                "seats": integers,
-                "firstPlayer": {"type": "integer"},
-                "rounds": {"type": "integer"},
-                "piecesPerRound": {"type": "integer"},
-                "colors": {"type": "array", "items": integers},
-                "monsterStart": integers,
-            },
-            additionalProperties=False,
-        ),
-        "GameRecord": _obj(
-            {
-                "setup": ref("Setup"),
-                "state": ref("StateRef"),
-                "moves": {"type": "array", "items": ref("MoveIn")},
-            },
-            additionalProperties=False,
-        ),
     }
+
+
+def _wire_schemas() -> dict[str, Any]:
+    _, components = msgspec.json.schema_components(
+        wire.REQUESTS + wire.RESPONSES, ref_template=wire.REF
+    )
+    return components
 
 
 def _body(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
@@ -229,10 +122,6 @@ def _body(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
         "description": "JSON, or the same structure as application/msgpack",
         "content": {JSON: {"schema": schema}},
     }
-
-
-def _request(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return _body(_obj(props, required, additionalProperties=False))
 
 
 def _responses(ok: str, status: str = "200", errors: tuple[int, ...] = ()) -> dict[str, Any]:
@@ -303,9 +192,6 @@ def _svg_responses() -> dict[str, Any]:
 
 
 def _paths() -> dict[str, Any]:
-    state = ref("StateRef")
-    move = ref("MoveIn")
-    integer = {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1}
     return {
         "/v1/rules": {
             "get": {
@@ -325,51 +211,37 @@ def _paths() -> dict[str, Any]:
         "/v1/games": _post(
             "A new game (the setup object itself)",
             _body(ref("Setup"), False),
-            "Sealed",
+            "SealedState",
             status="201",
             errors=(403,),
             op="newGame",
         ),
         "/v1/legal-moves": _post(
-            "Every legal move", _request({"state": state}, ["state"]), "LegalMoves", op="legalMoves"
+            "Every legal move", _body(ref("StateRequest")), "LegalMoves", op="legalMoves"
         ),
         "/v1/validate": _post(
             "Whether a move is legal",
-            _request({"state": state, "move": move}, ["state", "move"]),
+            _body(ref("MoveRequest")),
             "Validation",
             op="validateMove",
         ),
         "/v1/apply": _post(
             "Apply one move ('move') or several in order ('moves')",
-            _request(
-                {"state": state, "move": move, "moves": {"type": "array", "items": move}}, ["state"]
-            ),
+            _body(ref("ApplyRequest")),
             "Transition",
             errors=_MOVE_ERRORS,
             op="applyMove",
         ),
-        "/v1/score": _post(
-            "Scores and standings", _request({"state": state}, ["state"]), "Score", op="score"
-        ),
+        "/v1/score": _post("Scores and standings", _body(ref("StateRequest")), "Score", op="score"),
         "/v1/view": _post(
             "One player's view and a token issued to them",
-            _request({"state": state, "player": integer}, ["state", "player"]),
-            "Sealed",
+            _body(ref("PlayerRequest")),
+            "SealedState",
             op="view",
         ),
         "/v1/suggest": _post(
             "A move from a bot for the player to move",
-            _request(
-                {
-                    "state": state,
-                    "player": integer,
-                    "bot": {"type": "string", "default": "greedy"},
-                    "seed": integer,
-                    "iterations": integer,
-                    "timeMs": integer,
-                },
-                ["state"],
-            ),
+            _body(ref("SuggestRequest")),
             "Suggestion",
             errors=_MOVE_ERRORS,
             op="suggestMove",
@@ -383,21 +255,21 @@ def _paths() -> dict[str, Any]:
         ),
         "/v1/analysis": _post(
             "Per-building analysis (engine analyze)",
-            _request({"state": state}, ["state"]),
+            _body(ref("StateRequest")),
             "Analysis",
             errors=(*_STATE_ERRORS, 501),
             op="analysis",
         ),
         "/v1/preview": _post(
             "What a move would change (engine preview); without a move, every legal move's",
-            _request({"state": state, "move": move}, ["state"]),
+            _body(ref("PreviewRequest")),
             "Preview",
             errors=(*_MOVE_ERRORS, 501),
             op="preview",
         ),
         "/v1/threats": _post(
             "The chance each building is taken on the next turn, from a player's knowledge",
-            _request({"state": state, "player": integer}, ["state"]),
+            _body(ref("OptionalPlayerRequest")),
             "Threats",
             op="threats",
         ),
@@ -423,25 +295,22 @@ def _paths() -> dict[str, Any]:
                 "operationId": "renderSvgOf",
                 "summary": "The board of the state in the body as SVG",
                 "parameters": CALLER_HEADERS,
-                "requestBody": _request({"state": state, "player": integer}, ["state"]),
+                "requestBody": _body(ref("OptionalPlayerRequest")),
                 "responses": _svg_responses(),
             },
         },
         "/v1/advance": _post(
             "A player's step: their move (optional), then bots for the other seats until the "
             "player is to move; addressed to the player",
-            _request(
-                {"state": state, "player": integer, "move": move, "bot": ref("BotChoice")},
-                ["state"],
-            ),
+            _body(ref("AdvanceRequest")),
             "Transition",
             errors=_MOVE_ERRORS,
             op="advance",
         ),
         "/v1/states": _post(
             "Cache a state; later requests may name it by id",
-            _request({"state": state}, ["state"]),
-            "Sealed",
+            _body(ref("StateRequest")),
+            "SealedState",
             status="201",
             op="storeState",
         ),
@@ -453,7 +322,7 @@ def _paths() -> dict[str, Any]:
                     {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
                     *CALLER_HEADERS,
                 ],
-                "responses": _responses("Sealed", errors=(404, 503)),
+                "responses": _responses("SealedState", errors=(404, 503)),
             }
         },
     }
@@ -471,5 +340,5 @@ def openapi_document() -> dict[str, Any]:
             ),
         },
         "paths": _paths(),
-        "components": {"schemas": {**_engine_schemas(), **_service_schemas()}},
+        "components": {"schemas": {**_engine_schemas(), **_service_schemas(), **_wire_schemas()}},
     }

@@ -26,8 +26,9 @@ from manhattan.engine.setup import MAX_SEED
 from ..bot_pool import BotPool
 from ..sealing import BadTokenError, Sealer
 from ..store import StateCache
+from . import wire
 from .encoding import moves_json
-from .errors import ApiError
+from .errors import ApiError, to_api_error
 from .positions import Claim, LatestPositions
 from .suggestions import (
     DEFAULT_BOT,
@@ -301,8 +302,8 @@ class Operations:
         return resolved
 
     async def _load(self, state_id: str) -> State:
-        if not _STATE_ID.fullmatch(state_id):
-            raise ApiError("STATE_NOT_FOUND", "a state id is 32 lowercase hex characters")
+        if not _STATE_ID.fullmatch(state_id):  # malformed: the request's fault (an unknown id: 404)
+            raise ApiError("INVALID_REQUEST", "a state id is 32 lowercase hex characters")
         state = self._parsed.get(state_id)
         if state is not None:
             self._parsed.move_to_end(state_id)
@@ -471,8 +472,8 @@ class Operations:
         current = (state or resolved.state).to_move
         if player is not None and current is not None and current != player:
             raise ApiError(
-                "ILLEGAL_MOVE",
-                f"this token was issued to player {player}; it is player {current}'s turn",
+                "NOT_YOUR_TURN",
+                f"it is player {current}'s turn, not player {player}'s",
                 index=index,
             )
 
@@ -543,10 +544,12 @@ class Operations:
 
     # -- games ---------------------------------------------------------------------------
     def new_game_state(self, setup: object) -> State:
+        """The shape and bounds of ``wire.Setup`` first, then the engine's rules (colors that
+        add up, rounds × pieces); both answer ``INVALID_SETUP`` with the fault's path."""
         if setup is None:
             setup = {}
         if not isinstance(setup, Mapping):
-            raise ApiError("INVALID_SETUP", 'a setup is an object such as {"players": 4}')
+            raise ApiError("INVALID_SETUP", 'a setup is an object such as {"players": 4}', path="$")
         if self.strict_states and setup.get("seed") is not None:
             # A caller who knows the seed knows the shuffle, so every hand and the deck order.
             raise ApiError(
@@ -554,15 +557,8 @@ class Operations:
                 "this service draws every game's seed itself: leave 'seed' out",
                 path="$.seed",
             )
-        kwargs: dict[str, Any] = {}
-        for key, value in setup.items():
-            if key not in SETUP_KEYS:
-                known = ", ".join(SETUP_KEYS)
-                raise ApiError(
-                    "INVALID_SETUP", f"unknown setup field; known: {known}", path=f"$.{key}"
-                )
-            if value is not None:
-                kwargs[SETUP_KEYS[key]] = value
+        wire.read(setup, wire.Setup, "INVALID_SETUP")
+        kwargs = {SETUP_KEYS[key]: value for key, value in setup.items() if value is not None}
         return manhattan.new_game(**kwargs)
 
     async def new_game(self, setup: object, caller: Caller = NO_CALLER) -> Sealed:
@@ -579,11 +575,13 @@ class Operations:
         return Resolved(state, caller.player)
 
     async def replay(self, game: object, caller: Caller = NO_CALLER) -> Replayed:
-        if not isinstance(game, Mapping) or not set(game) <= {"setup", "state", "moves"}:
+        if not isinstance(game, Mapping):
             raise ApiError(
                 "INVALID_REQUEST",
                 'a game record is {"setup": {...}, "moves": [...]} (or "state" for setup)',
+                path="$",
             )
+        wire.read(game, wire.GameRecord)
         if "state" in game and "setup" in game:
             raise ApiError("INVALID_REQUEST", "give either 'setup' or 'state', not both")
         moves = self.read_moves(game.get("moves", []))
@@ -592,7 +590,14 @@ class Operations:
             resolved = await self.resolve(StateRef.from_wire(game["state"], caller))
             claim = await self._from_latest(resolved) if moves else None
         else:
-            resolved = self._fresh(self.new_game_state(game.get("setup")), caller)
+            try:
+                made = self.new_game_state(game.get("setup"))
+            except (ApiError, manhattan.InvalidSetupError) as exc:  # paths within the record
+                error = to_api_error(exc)
+                assert error is not None
+                where = "$.setup" + (error.path or "$")[1:]
+                raise ApiError(error.code, error.message, path=where) from None
+            resolved = self._fresh(made, caller)
         state = resolved.state
         for i, move in enumerate(moves):
             self._check_mover(resolved, move, state, i)

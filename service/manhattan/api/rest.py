@@ -14,8 +14,9 @@ from starlette.routing import BaseRoute, Route
 
 import manhattan
 
+from . import wire
 from .disconnect import unless_disconnected
-from .encoding import JSON_TYPE, read_body, read_object, render, wants_msgpack
+from .encoding import JSON_TYPE, read_body, render, wants_msgpack
 from .errors import ApiError
 from .operations import (
     Applied,
@@ -27,9 +28,8 @@ from .operations import (
     Validation,
     rules_info,
 )
-from .suggestions import DEFAULT_BOT, Suggestion
-
-STATE = frozenset({"state"})
+from .suggestions import Suggestion
+from .wire import read
 
 
 def operations(request: Request) -> Operations:
@@ -108,15 +108,6 @@ def as_json(value: Any) -> Any:
     return to_json() if callable(to_json) else value
 
 
-def _optional_int(body: dict[str, Any], key: str) -> int | None:
-    value = body.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ApiError("INVALID_REQUEST", f"{key!r} is an integer", path=f"$.{key}")
-    return value
-
-
 # -- handlers ---------------------------------------------------------------------------------
 async def get_rules(request: Request) -> Response:
     return render(request, rules_info())
@@ -129,8 +120,8 @@ async def post_games(request: Request) -> Response:
 
 
 async def post_legal_moves(request: Request) -> Response:
-    body = await read_object(request, STATE, STATE)
-    ref = state_ref(request, body["state"])
+    body = read(await read_body(request), wire.StateRequest)
+    ref = state_ref(request, body.state)
     if wants_msgpack(request):
         moves = await operations(request).legal_moves(ref)
         return render(request, {"moves": [m.to_json() for m in moves]})
@@ -139,50 +130,45 @@ async def post_legal_moves(request: Request) -> Response:
 
 
 async def post_validate(request: Request) -> Response:
-    body = await read_object(request, frozenset({"state", "move"}), frozenset({"state", "move"}))
-    result = await operations(request).validate(state_ref(request, body["state"]), body["move"])
+    body = read(await read_body(request), wire.MoveRequest)
+    result = await operations(request).validate(state_ref(request, body.state), body.move)
     return render(request, validation_json(result))
 
 
 async def post_apply(request: Request) -> Response:
-    body = await read_object(request, frozenset({"state", "move", "moves"}), STATE)
+    body = read(await read_body(request), wire.ApplyRequest)
     ops = operations(request)
-    if ("move" in body) == ("moves" in body):
+    if (body.move is None) == (body.moves is None):
         raise ApiError("INVALID_REQUEST", "give either 'move' or 'moves'", path="$")
-    moves = [body["move"]] if "move" in body else body["moves"]
-    if "moves" in body:
-        ops.read_moves(moves)  # shape and count before any work
-    applied = await ops.apply(state_ref(request, body["state"]), moves)
+    if body.moves is not None:
+        ops.read_moves(body.moves)  # shape and count before any work
+    moves = [body.move] if body.moves is None else body.moves
+    applied = await ops.apply(state_ref(request, body.state), moves)
     return render(request, applied_json(applied))
 
 
 async def post_score(request: Request) -> Response:
-    body = await read_object(request, STATE, STATE)
-    report = await operations(request).score(state_ref(request, body["state"]))
+    body = read(await read_body(request), wire.StateRequest)
+    report = await operations(request).score(state_ref(request, body.state))
     return render(request, report.to_json())
 
 
 async def post_view(request: Request) -> Response:
-    body = await read_object(
-        request, frozenset({"state", "player"}), frozenset({"state", "player"})
-    )
-    sealed = await operations(request).view(state_ref(request, body["state"]), body["player"])
+    body = read(await read_body(request), wire.PlayerRequest)
+    sealed = await operations(request).view(state_ref(request, body.state), body.player)
     return render(request, sealed_json(sealed))
 
 
 async def post_suggest(request: Request) -> Response:
-    fields = frozenset({"state", "player", "bot", "seed", "iterations", "timeMs"})
-    body = await read_object(request, fields, STATE)
-    bot = body.get("bot", DEFAULT_BOT)
-    if not isinstance(bot, str):
-        raise ApiError("INVALID_REQUEST", "'bot' is a bot name such as 'random'", path="$.bot")
+    body = read(await read_body(request), wire.SuggestRequest)
+    bot = body.choice()
     work = operations(request).suggest(
-        state_ref(request, body["state"]),
-        body.get("player"),
-        bot,
-        seed=_optional_int(body, "seed"),
-        iterations=_optional_int(body, "iterations"),
-        time_ms=_optional_int(body, "timeMs"),
+        state_ref(request, body.state),
+        body.player,
+        bot.level,
+        seed=bot.seed,
+        iterations=bot.iterations,
+        time_ms=bot.time_ms,
     )
     result = await unless_disconnected(request, work)
     return render(request, suggestion_json(result))
@@ -194,28 +180,25 @@ async def post_replay(request: Request) -> Response:
 
 
 async def post_analysis(request: Request) -> Response:
-    body = await read_object(request, STATE, STATE)
-    result = await operations(request).analysis(state_ref(request, body["state"]))
+    body = read(await read_body(request), wire.StateRequest)
+    result = await operations(request).analysis(state_ref(request, body.state))
     return render(request, {"analysis": as_json(result)})
 
 
 async def post_preview(request: Request) -> Response:
     """One move's preview; without ``move``, every legal move's (``{"previews": [...]}``)."""
-    body = await read_object(request, frozenset({"state", "move"}), STATE)
-    ref = state_ref(request, body["state"])
-    if body.get("move") is None:
+    body = read(await read_body(request), wire.PreviewRequest)
+    ref = state_ref(request, body.state)
+    if body.move is None:
         previews = await operations(request).preview(ref)
         return render(request, {"previews": [p.to_json() for p in previews]})
-    result = await operations(request).preview(ref, body["move"])
+    result = await operations(request).preview(ref, body.move)
     return render(request, {"preview": as_json(result)})
 
 
 async def post_threats(request: Request) -> Response:
-    fields = frozenset({"state", "player"})
-    body = await read_object(request, fields, STATE)
-    result = await operations(request).threats(
-        state_ref(request, body["state"]), body.get("player")
-    )
+    body = read(await read_body(request), wire.OptionalPlayerRequest)
+    result = await operations(request).threats(state_ref(request, body.state), body.player)
     return render(request, {"threats": result.to_json()})
 
 
@@ -244,42 +227,31 @@ async def get_render_svg(request: Request) -> Response:
 
 
 async def post_render_svg(request: Request) -> Response:
-    body = await read_object(request, frozenset({"state", "player"}), STATE)
-    svg = await operations(request).render_svg(
-        state_ref(request, body["state"]), body.get("player")
-    )
+    body = read(await read_body(request), wire.OptionalPlayerRequest)
+    svg = await operations(request).render_svg(state_ref(request, body.state), body.player)
     return Response(svg, media_type=SVG_TYPE)
 
 
 async def post_advance(request: Request) -> Response:
     """A player's session step: their move (optional), then bots for every other seat."""
-    body = await read_object(request, frozenset({"state", "player", "move", "bot"}), STATE)
-    bot = body.get("bot") or {}
-    if not isinstance(bot, dict) or not set(bot) <= {"level", "seed", "iterations", "timeMs"}:
-        raise ApiError(
-            "INVALID_REQUEST",
-            '\'bot\' is {"level", "seed"?, "iterations"?, "timeMs"?}',
-            path="$.bot",
-        )
-    level = bot.get("level", DEFAULT_BOT)
-    if not isinstance(level, str):
-        raise ApiError("INVALID_REQUEST", "'bot.level' is a bot name", path="$.bot.level")
+    body = read(await read_body(request), wire.AdvanceRequest)
+    bot = body.bot or wire.BotChoice()
     work = operations(request).advance(
-        state_ref(request, body["state"]),
-        player=body.get("player"),
-        move=body.get("move"),
-        bot=level,
-        seed=_optional_int(bot, "seed") or 0,
-        iterations=_optional_int(bot, "iterations"),
-        time_ms=_optional_int(bot, "timeMs"),
+        state_ref(request, body.state),
+        player=body.player,
+        move=body.move,
+        bot=bot.level,
+        seed=bot.seed or 0,
+        iterations=bot.iterations,
+        time_ms=bot.time_ms,
     )
     applied = await unless_disconnected(request, work)
     return render(request, applied_json(applied))
 
 
 async def post_states(request: Request) -> Response:
-    body = await read_object(request, STATE, STATE)
-    sealed = await operations(request).store(state_ref(request, body["state"]))
+    body = read(await read_body(request), wire.StateRequest)
+    sealed = await operations(request).store(state_ref(request, body.state))
     return render(request, sealed_json(sealed), status=201)
 
 

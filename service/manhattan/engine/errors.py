@@ -33,9 +33,13 @@ class InvalidStateError(ManhattanError):
 
 
 class InvalidSetupError(ManhattanError):
-    """Arguments to ``new_game`` that cannot make a game."""
+    """Arguments to ``new_game`` that cannot make a game; ``path`` locates the fault."""
 
     code = "INVALID_SETUP"
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class InvalidPlayerError(ManhattanError):

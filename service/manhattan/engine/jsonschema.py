@@ -182,7 +182,7 @@ def build_schema() -> dict[str, Any]:
         }
     )
     state["description"] = (
-        "A Manhattan game state (DESIGN §2). The engine also checks what a schema cannot: "
+        "A Manhattan game state (manhattan/state@1). The engine also checks what a schema cannot: "
         "hands + deck + discard hold 5 cards of each position; board + supply + selected never "
         "exceed a color's 24 pieces; phase, turn, history and scores agree."
     )

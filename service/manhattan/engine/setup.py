@@ -35,7 +35,7 @@ DEFAULT_MONSTER_START = block_index(0, 1, 1)  # RULES §9 [D11]: center of neigh
 
 
 def _setup_fail(path: str, message: str) -> NoReturn:
-    raise InvalidSetupError(f"{path}: {message}")
+    raise InvalidSetupError(f"{path}: {message}", path)
 
 
 def is_int(value: object) -> bool:

@@ -1,4 +1,4 @@
-"""Each REST operation of DESIGN §4 as data: method, path, body and how to read the answer.
+"""Each REST operation (schema/openapi.json) as data: method, path, body and how to read the answer.
 
 The sync and async clients share these, so an operation's wire form is written once.
 """
@@ -12,10 +12,11 @@ from typing import Any, Generic, TypeVar
 from ._exceptions import UnexpectedResponseError
 from ._models import (
     JSON,
-    Game,
+    BotChoice,
     Move,
     Replay,
     Score,
+    SealedState,
     StateRef,
     Suggestion,
     Transition,
@@ -25,8 +26,8 @@ from ._models import (
 T = TypeVar("T")
 
 #: What a ``state`` argument may be: the state JSON object, a ``StateRef``, or a result that
-#: carries a token (``Game``, ``Transition``).
-StateLike = Mapping[str, Any] | StateRef | Game | Transition
+#: carries a token (``SealedState``, ``Transition``).
+StateLike = Mapping[str, Any] | StateRef | SealedState | Transition
 #: What a ``move`` argument may be: a ``Move``, its JSON object, or its notation ("b4n3f2").
 MoveLike = Move | Mapping[str, Any] | str
 
@@ -42,13 +43,15 @@ class Call(Generic[T]):
 
 
 def state_wire(state: StateLike) -> Any:
-    if isinstance(state, Game | Transition):
+    if isinstance(state, SealedState | Transition):
         return state.ref.to_wire()
     if isinstance(state, StateRef):
         return state.to_wire()
     if isinstance(state, Mapping):
         return dict(state)
-    raise TypeError(f"a state is a JSON object, a StateRef, a Game or a Transition, not {state!r}")
+    raise TypeError(
+        f"a state is a JSON object, a StateRef, a SealedState or a Transition, not {state!r}"
+    )
 
 
 def move_wire(move: MoveLike) -> Any:
@@ -71,9 +74,9 @@ def rules() -> Call[JSON]:
     return Call("GET", "/v1/rules", _object)
 
 
-def new_game(setup: Mapping[str, Any]) -> Call[Game]:
+def new_game(setup: Mapping[str, Any]) -> Call[SealedState]:
     body = {k: v for k, v in setup.items() if v is not None}
-    return Call("POST", "/v1/games", lambda a: Game.from_json(_object(a)), body)
+    return Call("POST", "/v1/games", lambda a: SealedState.from_json(_object(a)), body)
 
 
 def legal_moves(state: StateLike) -> Call[list[Move]]:
@@ -106,18 +109,29 @@ def score(state: StateLike) -> Call[Score]:
     )
 
 
-def view(state: StateLike, player: int) -> Call[Game]:
+def view(state: StateLike, player: int) -> Call[SealedState]:
     body = {"state": state_wire(state), "player": player}
-    return Call("POST", "/v1/view", lambda a: Game.from_json(_object(a)), body)
+    return Call("POST", "/v1/view", lambda a: SealedState.from_json(_object(a)), body)
 
 
-def suggest(
-    state: StateLike, player: int | None, bot: str | None, seed: int | None
-) -> Call[Suggestion]:
+def bot_choice(bot: str | BotChoice | None, **budget: int | None) -> BotChoice | None:
+    """``bot`` as a ``BotChoice``: a level name with ``seed``/``iterations``/``time_ms``, or a
+    ``BotChoice`` as it is (then the budget keywords must be left out)."""
+    if isinstance(bot, BotChoice):
+        if any(v is not None for v in budget.values()):
+            raise TypeError("give seed, iterations and time_ms inside the BotChoice")
+        return bot
+    if bot is None and all(v is None for v in budget.values()):
+        return None
+    return BotChoice(bot or "greedy", **budget)
+
+
+def suggest(state: StateLike, player: int | None, bot: BotChoice | None) -> Call[Suggestion]:
     body: JSON = {"state": state_wire(state)}
-    for key, value in (("player", player), ("bot", bot), ("seed", seed)):
-        if value is not None:
-            body[key] = value
+    if player is not None:
+        body["player"] = player
+    if bot is not None:
+        body["bot"] = bot.to_json()
     return Call("POST", "/v1/suggest", lambda a: Suggestion.from_json(_object(a)), body)
 
 
@@ -161,8 +175,7 @@ def advance(
     state: StateLike,
     move: MoveLike | None,
     player: int | None,
-    bot: str | None,
-    seed: int | None,
+    bot: BotChoice | None,
 ) -> Call[Transition]:
     """``/v1/advance``: the player's move (optional), then bots for the other seats."""
     body: JSON = {"state": state_wire(state)}
@@ -170,20 +183,22 @@ def advance(
         body["move"] = move_wire(move)
     if player is not None:
         body["player"] = player
-    choice = {k: v for k, v in (("level", bot), ("seed", seed)) if v is not None}
-    if choice:
-        body["bot"] = choice
+    if bot is not None:
+        body["bot"] = bot.to_json()
     return Call("POST", "/v1/advance", lambda a: Transition.from_json(_object(a)), body)
 
 
-def store(state: StateLike) -> Call[Game]:
+def store(state: StateLike) -> Call[SealedState]:
     return Call(
-        "POST", "/v1/states", lambda a: Game.from_json(_object(a)), {"state": state_wire(state)}
+        "POST",
+        "/v1/states",
+        lambda a: SealedState.from_json(_object(a)),
+        {"state": state_wire(state)},
     )
 
 
-def load(state_id: str) -> Call[Game]:
-    return Call("GET", f"/v1/states/{state_id}", lambda a: Game.from_json(_object(a)))
+def load(state_id: str) -> Call[SealedState]:
+    return Call("GET", f"/v1/states/{state_id}", lambda a: SealedState.from_json(_object(a)))
 
 
 def render_svg(state: StateLike, player: int | None) -> Call[str]:

@@ -1,4 +1,4 @@
-"""``Client`` and ``AsyncClient``: the REST API of DESIGN §4 as methods with typed results."""
+"""``Client`` and ``AsyncClient``: the REST API (``/openapi.json``) as typed methods."""
 
 from __future__ import annotations
 
@@ -12,7 +12,17 @@ import httpx
 from . import _calls as calls
 from ._calls import Call, MoveLike, StateLike
 from ._exceptions import TransportError, UnexpectedResponseError, error_from_response
-from ._models import JSON, Game, Move, Replay, Score, Suggestion, Transition, Validation
+from ._models import (
+    JSON,
+    BotChoice,
+    Move,
+    Replay,
+    Score,
+    SealedState,
+    Suggestion,
+    Transition,
+    Validation,
+)
 from ._retry import RETRYABLE, RetryPolicy
 
 T = TypeVar("T")
@@ -123,7 +133,7 @@ class Client:
                 raise TransportError(f"the request failed: {exc}") from exc
         return _read(call, response)
 
-    # -- operations (DESIGN §4) ----------------------------------------------------------
+    # -- operations (/openapi.json) ---------------------------------------------------------
     def rules(self) -> JSON:
         return self._run(calls.rules())
 
@@ -135,7 +145,7 @@ class Client:
         edition: str | None = None,
         variants: Mapping[str, Any] | None = None,
         **setup: Any,
-    ) -> Game:
+    ) -> SealedState:
         """``POST /v1/games``; further setup fields by their wire names (``firstPlayer=1``)."""
         return self._run(calls.new_game(_setup(players, seed, edition, variants, setup)))
 
@@ -152,8 +162,8 @@ class Client:
     def score(self, state: StateLike) -> Score:
         return self._run(calls.score(state))
 
-    def view(self, state: StateLike, player: int) -> Game:
-        """The player's view and a token issued to that player (DESIGN §7)."""
+    def view(self, state: StateLike, player: int) -> SealedState:
+        """The player's view and a token issued to that player (README: trust model)."""
         return self._run(calls.view(state, player))
 
     def suggest(
@@ -161,10 +171,14 @@ class Client:
         state: StateLike,
         player: int | None = None,
         *,
-        bot: str | None = None,
+        bot: str | BotChoice | None = None,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Suggestion:
-        return self._run(calls.suggest(state, player, bot, seed))
+        """A move from a bot: ``bot`` a level or a ``BotChoice`` (with its budgets)."""
+        choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
+        return self._run(calls.suggest(state, player, choice))
 
     def replay(
         self,
@@ -195,17 +209,20 @@ class Client:
         move: MoveLike | None = None,
         *,
         player: int | None = None,
-        bot: str | None = None,
+        bot: str | BotChoice | None = None,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Transition:
         """A player's turn: their ``move`` (if given), then bots play every other seat until the
         player is to move again; the answer is addressed to the player (view, events, token)."""
-        return self._run(calls.advance(state, move, player, bot, seed))
+        choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
+        return self._run(calls.advance(state, move, player, choice))
 
-    def store(self, state: StateLike) -> Game:
+    def store(self, state: StateLike) -> SealedState:
         return self._run(calls.store(state))
 
-    def load(self, state_id: str) -> Game:
+    def load(self, state_id: str) -> SealedState:
         return self._run(calls.load(state_id))
 
     def render_svg(self, state: StateLike, player: int | None = None) -> str:
@@ -280,7 +297,7 @@ class AsyncClient:
         edition: str | None = None,
         variants: Mapping[str, Any] | None = None,
         **setup: Any,
-    ) -> Game:
+    ) -> SealedState:
         return await self._run(calls.new_game(_setup(players, seed, edition, variants, setup)))
 
     async def legal_moves(self, state: StateLike) -> list[Move]:
@@ -295,7 +312,7 @@ class AsyncClient:
     async def score(self, state: StateLike) -> Score:
         return await self._run(calls.score(state))
 
-    async def view(self, state: StateLike, player: int) -> Game:
+    async def view(self, state: StateLike, player: int) -> SealedState:
         return await self._run(calls.view(state, player))
 
     async def suggest(
@@ -303,10 +320,14 @@ class AsyncClient:
         state: StateLike,
         player: int | None = None,
         *,
-        bot: str | None = None,
+        bot: str | BotChoice | None = None,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Suggestion:
-        return await self._run(calls.suggest(state, player, bot, seed))
+        """A move from a bot: ``bot`` a level or a ``BotChoice`` (with its budgets)."""
+        choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
+        return await self._run(calls.suggest(state, player, choice))
 
     async def replay(
         self,
@@ -337,17 +358,20 @@ class AsyncClient:
         move: MoveLike | None = None,
         *,
         player: int | None = None,
-        bot: str | None = None,
+        bot: str | BotChoice | None = None,
         seed: int | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
     ) -> Transition:
         """A player's turn: their ``move`` (if given), then bots play every other seat until the
         player is to move again; the answer is addressed to the player (view, events, token)."""
-        return await self._run(calls.advance(state, move, player, bot, seed))
+        choice = calls.bot_choice(bot, seed=seed, iterations=iterations, time_ms=time_ms)
+        return await self._run(calls.advance(state, move, player, choice))
 
-    async def store(self, state: StateLike) -> Game:
+    async def store(self, state: StateLike) -> SealedState:
         return await self._run(calls.store(state))
 
-    async def load(self, state_id: str) -> Game:
+    async def load(self, state_id: str) -> SealedState:
         return await self._run(calls.load(state_id))
 
     async def render_svg(self, state: StateLike, player: int | None = None) -> str:

@@ -1,4 +1,5 @@
-"""Every error the client raises, rebuilt from the service's stable codes (DESIGN §5).
+"""Every error the client raises, rebuilt from the service's stable codes (``GET /v1/rules``
+``errorCodes``; the error table of the service README).
 
 ManhattanClientError
 ├── TransportError            the service could not be reached (after the connection retries)
@@ -13,8 +14,15 @@ ManhattanClientError
     ├── PayloadTooLargeError  PAYLOAD_TOO_LARGE
     ├── QueryTooComplexError  QUERY_TOO_COMPLEX
     ├── RateLimitedError      RATE_LIMITED (.retry_after, seconds, when the service said)
-    ├── RequestRejectedError  any other 4xx code (INVALID_REQUEST, INVALID_SETUP, ...)
-    └── ServerError           a 5xx (STORE_UNAVAILABLE, INTERNAL_ERROR): the service's fault
+    ├── RequestRejectedError  every other 4xx code, each with its own subclass:
+    │   ├── InvalidRequestError, InvalidSetupError, InvalidPlayerError, InvalidBotError
+    │   ├── NotYourTurnError, StateJsonRefusedError, WrongPlayerError, WrongGameError
+    │   └── NotFoundError, MethodNotAllowedError, NotAcceptableError, UnsupportedMediaTypeError
+    └── ServerError           a 5xx: the service's fault
+        ├── NotImplementedByServiceError, StoreUnavailableError, InternalServerError
+
+Every code of the service's table (``GET /v1/rules`` ``errorCodes``) has its class here; a code
+this client does not know yet is a ``RequestRejectedError`` (4xx) or ``ServerError`` (5xx).
 
 ``ServiceError.code`` is always the service's code, so a caller that knows a newer code than this
 client can still branch on it.
@@ -62,7 +70,7 @@ class ServiceError(ManhattanClientError):
 
 
 class InvalidStateError(ServiceError):
-    """INVALID_STATE: the state is not a valid DESIGN §2 state; ``path`` says where."""
+    """INVALID_STATE: not a valid state (schema/state.schema.json); ``path`` says where."""
 
 
 class InvalidMoveError(ServiceError):
@@ -111,6 +119,66 @@ class ServerError(ServiceError):
     """A 5xx: the service could not answer (STORE_UNAVAILABLE) or has a bug (INTERNAL_ERROR)."""
 
 
+class InvalidRequestError(RequestRejectedError):
+    """INVALID_REQUEST: a body or parameter out of its shape or bounds (``path`` says where)."""
+
+
+class InvalidSetupError(RequestRejectedError):
+    """INVALID_SETUP: options that cannot make a game (``path`` says which)."""
+
+
+class InvalidPlayerError(RequestRejectedError):
+    """INVALID_PLAYER: not a player of this game."""
+
+
+class InvalidBotError(RequestRejectedError):
+    """INVALID_BOT: an unknown bot level or a budget outside the service's bounds."""
+
+
+class NotYourTurnError(RequestRejectedError):
+    """NOT_YOUR_TURN: a move or suggestion for a player who is not to move."""
+
+
+class StateJsonRefusedError(RequestRejectedError):
+    """STATE_JSON_REFUSED: this service takes states only as tokens or ids (strict mode)."""
+
+
+class WrongPlayerError(RequestRejectedError):
+    """WRONG_PLAYER: a token issued to another player."""
+
+
+class WrongGameError(RequestRejectedError):
+    """WRONG_GAME: a state of another game than the one expected."""
+
+
+class NotFoundError(RequestRejectedError):
+    """NOT_FOUND: no such path."""
+
+
+class MethodNotAllowedError(RequestRejectedError):
+    """METHOD_NOT_ALLOWED."""
+
+
+class NotAcceptableError(RequestRejectedError):
+    """NOT_ACCEPTABLE: the Accept header names neither JSON nor msgpack."""
+
+
+class UnsupportedMediaTypeError(RequestRejectedError):
+    """UNSUPPORTED_MEDIA_TYPE: a body neither JSON nor msgpack."""
+
+
+class NotImplementedByServiceError(ServerError):
+    """NOT_IMPLEMENTED: this service was built without that feature."""
+
+
+class StoreUnavailableError(ServerError):
+    """STORE_UNAVAILABLE: the state store is down; retry later."""
+
+
+class InternalServerError(ServerError):
+    """INTERNAL_ERROR: a bug in the service (logged with the request id)."""
+
+
 ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "INVALID_STATE": InvalidStateError,
     "INVALID_MOVE": InvalidMoveError,
@@ -121,6 +189,21 @@ ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "PAYLOAD_TOO_LARGE": PayloadTooLargeError,
     "QUERY_TOO_COMPLEX": QueryTooComplexError,
     "RATE_LIMITED": RateLimitedError,
+    "INVALID_REQUEST": InvalidRequestError,
+    "INVALID_SETUP": InvalidSetupError,
+    "INVALID_PLAYER": InvalidPlayerError,
+    "INVALID_BOT": InvalidBotError,
+    "NOT_YOUR_TURN": NotYourTurnError,
+    "STATE_JSON_REFUSED": StateJsonRefusedError,
+    "WRONG_PLAYER": WrongPlayerError,
+    "WRONG_GAME": WrongGameError,
+    "NOT_FOUND": NotFoundError,
+    "METHOD_NOT_ALLOWED": MethodNotAllowedError,
+    "NOT_ACCEPTABLE": NotAcceptableError,
+    "UNSUPPORTED_MEDIA_TYPE": UnsupportedMediaTypeError,
+    "NOT_IMPLEMENTED": NotImplementedByServiceError,
+    "STORE_UNAVAILABLE": StoreUnavailableError,
+    "INTERNAL_ERROR": InternalServerError,
 }
 
 
@@ -134,9 +217,9 @@ def error_from_response(
     message = str(body.get("message", ""))
     path = body.get("path") if isinstance(body.get("path"), str) else None
     index = body.get("index") if isinstance(body.get("index"), int) else None
-    if status >= 500:
-        return ServerError(code, message, status=status, path=path, index=index)
-    cls = ERRORS_BY_CODE.get(code, RequestRejectedError)
+    cls = ERRORS_BY_CODE.get(code, ServerError if status >= 500 else RequestRejectedError)
+    if status >= 500 and not issubclass(cls, ServerError):
+        cls = ServerError
     if cls is RateLimitedError:
         return RateLimitedError(
             code,

@@ -1,4 +1,4 @@
-"""Typed results: small frozen dataclasses read from the service's JSON (DESIGN §2, §4).
+"""Typed results: small frozen dataclasses read from the service's JSON (schema/openapi.json).
 
 States and views stay plain JSON objects (``dict``): their format is versioned by the service
 (``manhattan/state@1``, ``manhattan/view@1``) and this client never interprets the rules. Every
@@ -47,7 +47,8 @@ class StateRef:
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """A move (DESIGN §2). Moves from the service also carry ``player``, ``block``, ``notation``."""
+    """A move (schema/state.schema.json). Moves from the service also carry ``player``,
+    ``block``, ``notation``."""
 
     type: str
     card: int | None = None
@@ -92,7 +93,7 @@ class Move:
             raise UnexpectedResponseError(f"not a move: {obj!r}") from exc
 
     def to_json(self) -> JSON:
-        """The request form: the fields DESIGN §2 defines for this move type, nothing else."""
+        """The request form: the fields the move format defines for this move type, nothing else."""
         out: JSON = {"type": self.type}
         if self.type == "select":
             out["color"] = self.color
@@ -135,8 +136,9 @@ class Placing:
 
 
 @dataclass(frozen=True, slots=True)
-class Game:
-    """A state as the service hands it out (new game, stored state, view).
+class SealedState:
+    """A state as the service hands it out (new game, stored state, view); the same name as the
+    service's ``SealedState`` in GraphQL and OpenAPI (``Game`` is its former name, kept).
 
     ``state`` is the full state unless the service runs in strict mode or the answer is addressed
     to one player; then ``view`` is that player's view and ``token`` was issued to them.
@@ -147,7 +149,7 @@ class Game:
     state: JSON | None = None
     view: JSON | None = None
     raw: JSON = field(default_factory=dict, repr=False)
-    #: The game's id: the same for every state of the game (send it as ``Manhattan-Game``).
+    #: The game's id: the same for every state of the game (send it as ``Manhattan-SealedState``).
     game_id: str | None = None
 
     @property
@@ -156,7 +158,7 @@ class Game:
         return StateRef.of_token(self.token)
 
     @classmethod
-    def from_json(cls, obj: JSON) -> Game:
+    def from_json(cls, obj: JSON) -> SealedState:
         return cls(
             token=_field(obj, "token", str),
             state_id=obj.get("stateId"),
@@ -165,6 +167,10 @@ class Game:
             raw=obj,
             game_id=obj.get("gameId"),
         )
+
+
+#: The former name of ``SealedState``.
+Game = SealedState
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,10 +206,19 @@ class Transition:
 
 @dataclass(frozen=True, slots=True)
 class Validation:
+    """``POST /v1/validate``; a refusal says why: the rule (``reason``, ``section``, ``decision``,
+    ``option``), the ``numbers`` involved and the nearest legal ``alternatives``."""
+
     legal: bool
     move: Move | None = None
     code: str | None = None
     message: str | None = None
+    reason: str | None = None
+    section: str | None = None
+    decision: str | None = None
+    option: str | None = None
+    numbers: dict[str, int] = field(default_factory=dict)
+    alternatives: list[Alternative] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, obj: JSON) -> Validation:
@@ -213,7 +228,55 @@ class Validation:
             move=None if move is None else Move.from_json(move),
             code=obj.get("code"),
             message=obj.get("message"),
+            reason=obj.get("reason"),
+            section=obj.get("section"),
+            decision=obj.get("decision"),
+            option=obj.get("option"),
+            numbers=dict(obj.get("numbers") or {}),
+            alternatives=[Alternative.from_json(a) for a in obj.get("alternatives") or []],
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """A nearest legal move (``kind`` says how it differs) or a bot's runner-up move (with the
+    bot's ``visits`` and ``mean_score``)."""
+
+    move: Move
+    kind: str | None = None
+    visits: int | None = None
+    mean_score: float | None = None
+
+    @classmethod
+    def from_json(cls, obj: JSON) -> Alternative:
+        return cls(
+            Move.from_json(_field(obj, "move", dict)),
+            obj.get("kind"),
+            obj.get("visits"),
+            obj.get("meanScore"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BotChoice:
+    """Which bot plays and how (the service's ``BotChoice``): ``level`` random, greedy or
+    ismcts; ``seed`` 0 to 2^31-1; ``iterations`` 1 to 20000; ``time_ms`` 1 to 2000."""
+
+    level: str = "greedy"
+    seed: int | None = None
+    iterations: int | None = None
+    time_ms: int | None = None
+
+    def to_json(self) -> JSON:
+        out: JSON = {"level": self.level}
+        for key, value in (
+            ("seed", self.seed),
+            ("iterations", self.iterations),
+            ("timeMs", self.time_ms),
+        ):
+            if value is not None:
+                out[key] = value
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,24 +311,28 @@ class Suggestion:
     move: Move
     bot: str
     stats: JSON
+    alternatives: list[Alternative] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, obj: JSON) -> Suggestion:
         return cls(
-            Move.from_json(_field(obj, "move", dict)), str(obj.get("bot")), obj.get("stats") or {}
+            Move.from_json(_field(obj, "move", dict)),
+            str(obj.get("bot")),
+            obj.get("stats") or {},
+            [Alternative.from_json(a) for a in obj.get("alternatives") or []],
         )
 
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    game: Game
+    game: SealedState
     moves_applied: int
     ranking: list[Placing]
 
     @classmethod
     def from_json(cls, obj: JSON) -> Replay:
         return cls(
-            Game.from_json(obj),
+            SealedState.from_json(obj),
             _field(obj, "movesApplied", int),
             [Placing.from_json(p) for p in obj.get("ranking", [])],
         )

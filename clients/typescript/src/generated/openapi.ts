@@ -281,7 +281,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description A Manhattan game state (DESIGN §2). The engine also checks what a schema cannot: hands + deck + discard hold 5 cards of each position; board + supply + selected never exceed a color's 24 pieces; phase, turn, history and scores agree. */
+        /** @description A Manhattan game state (manhattan/state@1). The engine also checks what a schema cannot: hands + deck + discard hold 5 cards of each position; board + supply + selected never exceed a color's 24 pieces; phase, turn, history and scores agree. */
         state: {
             /** @constant */
             format: "manhattan/state@1";
@@ -400,15 +400,6 @@ export interface components {
             urban: number;
             total: number;
         };
-        Error: {
-            /** @enum {string} */
-            code: "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
-            message: string;
-            /** @description JSON path of the first fault */
-            path?: string;
-            /** @description which move of a list failed */
-            index?: number;
-        };
         /** @description The state object itself, or {id} of a cached state, or {token}. */
         StateRef: components["schemas"]["state"] | {
             id: string;
@@ -430,56 +421,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        Sealed: {
-            /** @description absent when addressed to a player or strict */
-            state?: components["schemas"]["state"];
-            stateId?: string;
-            /** @description the sealed full state (opaque) */
-            token: string;
-            /** @description present when addressed to one player */
-            view?: components["schemas"]["view"];
-            /** @description the game's id (every state of a game shares it; see Manhattan-Game) */
-            gameId?: string;
-        };
-        Transition: {
-            /** @description absent when addressed to a player or strict */
-            state?: components["schemas"]["state"];
-            stateId?: string;
-            /** @description the sealed full state (opaque) */
-            token: string;
-            /** @description present when addressed to one player */
-            view?: components["schemas"]["view"];
-            /** @description the game's id (every state of a game shares it; see Manhattan-Game) */
-            gameId?: string;
-            events: components["schemas"]["Event"][];
-            moves: components["schemas"]["move"][];
-        };
-        LegalMoves: {
-            moves: components["schemas"]["move"][];
-        };
-        Validation: {
-            legal: boolean;
-            move?: components["schemas"]["move"];
-            code?: string;
-            message?: string;
-            /** @description the rule broken (issue 9) */
-            reason?: string;
-            /** @description its RULES section, e.g. §6 */
-            section?: string;
-            /** @description its decision, D# */
-            decision?: string | null;
-            /** @description its variant option */
-            option?: string | null;
-            /** @description the numbers involved: floorsNeeded, floorsYouWouldHave... */
-            numbers?: {
-                [key: string]: number;
-            };
-            /** @description the nearest legal moves */
-            alternatives?: {
-                kind: string;
-                move: components["schemas"]["move"];
-            }[];
-        };
         Score: {
             round: number;
             /** @enum {unknown} */
@@ -495,38 +436,7 @@ export interface components {
                 scores: components["schemas"]["breakdown"][];
                 urban: string | null;
             };
-            ranking: {
-                player: number;
-                place: number;
-                score: number;
-            }[];
-        };
-        Suggestion: {
-            move: components["schemas"]["move"];
-            bot: string;
-            stats: Record<string, never>;
-            alternatives: {
-                move: components["schemas"]["move"];
-                visits: number;
-                meanScore: number;
-            }[];
-        };
-        Replay: {
-            /** @description absent when addressed to a player or strict */
-            state?: components["schemas"]["state"];
-            stateId?: string;
-            /** @description the sealed full state (opaque) */
-            token: string;
-            /** @description present when addressed to one player */
-            view?: components["schemas"]["view"];
-            /** @description the game's id (every state of a game shares it; see Manhattan-Game) */
-            gameId?: string;
-            movesApplied: number;
-            ranking: {
-                player: number;
-                place: number;
-                score: number;
-            }[];
+            ranking: components["schemas"]["Placing"][];
         };
         Analysis: {
             analysis: unknown;
@@ -540,30 +450,289 @@ export interface components {
         Threats: {
             threats: Record<string, never>;
         };
+        /**
+         * BotChoice
+         * @description Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients).
+         */
         BotChoice: {
-            /** @default greedy */
-            level: string;
-            seed?: number;
-            iterations?: number;
-            timeMs?: number;
+            /**
+             * @default greedy
+             * @enum {unknown}
+             */
+            level?: "greedy" | "ismcts" | "random";
+            /** @default null */
+            seed?: number | null;
+            /** @default null */
+            iterations?: number | null;
+            /** @default null */
+            timeMs?: number | null;
         };
+        /**
+         * Setup
+         * @description A new game's options (``POST /v1/games`` takes it as the body itself).
+         */
         Setup: {
+            /** @default 4 */
             players?: number;
-            seed?: string;
-            /** @enum {unknown} */
+            /** @default null */
+            seed?: string | null;
+            /**
+             * @default classic
+             * @enum {unknown}
+             */
             edition?: "classic" | "modern";
-            variants?: Record<string, never>;
-            seats?: number[];
+            /** @default null */
+            variants?: components["schemas"]["Variants"] | null;
+            /** @default null */
+            seats?: number[] | null;
+            /**
+             * @description a player index (0 to players - 1)
+             * @default 0
+             */
             firstPlayer?: number;
-            rounds?: number;
-            piecesPerRound?: number;
-            colors?: number[][];
-            monsterStart?: number[];
+            /** @default null */
+            rounds?: number | null;
+            /** @default null */
+            piecesPerRound?: number | null;
+            /** @default null */
+            colors?: number[][] | null;
+            /** @default null */
+            monsterStart?: [
+                number,
+                number,
+                number
+            ] | null;
         };
+        /** Variants */
+        Variants: {
+            /** @default false */
+            antiTrust?: boolean;
+            /** @default false */
+            slowGrowth?: boolean;
+            /** @default false */
+            urbanRules?: boolean;
+            /** @default false */
+            reshuffleEachRound?: boolean;
+            /** @default null */
+            monster?: ("baby" | "godzilla") | null;
+        };
+        /** StateRequest */
+        StateRequest: {
+            /** @description the state object itself, or {id} of a cached state, or {token} */
+            state: components["schemas"]["StateRef"];
+        };
+        /** MoveRequest */
+        MoveRequest: {
+            /** @description the state object itself, or {id} of a cached state, or {token} */
+            state: components["schemas"]["StateRef"];
+            /** @description a move as JSON or as notation */
+            move: components["schemas"]["MoveIn"];
+        };
+        /**
+         * ApplyRequest
+         * @description Exactly one of ``move`` and ``moves``.
+         */
+        ApplyRequest: {
+            /** @description the state object itself, or {id} of a cached state, or {token} */
+            state: components["schemas"]["StateRef"];
+            /** @default null */
+            move?: components["schemas"]["MoveIn"] | null;
+            /** @default null */
+            moves?: components["schemas"]["MoveIn"][] | null;
+        };
+        /** PreviewRequest */
+        PreviewRequest: {
+            /** @description the state object itself, or {id} of a cached state, or {token} */
+            state: components["schemas"]["StateRef"];
+            /** @default null */
+            move?: components["schemas"]["MoveIn"] | null;
+        };
+        /** PlayerRequest */
+        PlayerRequest: {
+            /** @description the state object itself, or {id} of a cached state, or {token} */
+            state: components["schemas"]["StateRef"];
+            /** @description a player index (0 to players - 1) */
+            player: number;
+        };
+        /** OptionalPlayerRequest */
+        OptionalPlayerRequest: {
+            /** @description the state object itself, or {id} of a cached state, or {token} */
+            state: components["schemas"]["StateRef"];
+            /** @default null */
+            player?: number | null;
+        };
+        /**
+         * SuggestRequest
+         * @description ``bot`` is a ``BotChoice``. Deprecated, still accepted: ``bot`` as a level name with
+         *         ``seed``, ``iterations``, ``timeMs`` beside it (the form before issue 18).
+         */
+        SuggestRequest: {
+            /** @description the state object itself, or {id} of a cached state, or {token} */
+            state: components["schemas"]["StateRef"];
+            /** @default null */
+            player?: number | null;
+            /** @default null */
+            bot?: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"] | null;
+            /**
+             * @description deprecated: bot.seed
+             * @default null
+             */
+            seed?: number | null;
+            /**
+             * @description deprecated: bot.iterations
+             * @default null
+             */
+            iterations?: number | null;
+            /**
+             * @description deprecated: bot.timeMs
+             * @default null
+             */
+            timeMs?: number | null;
+        };
+        /** AdvanceRequest */
+        AdvanceRequest: {
+            /** @description the state object itself, or {id} of a cached state, or {token} */
+            state: components["schemas"]["StateRef"];
+            /** @default null */
+            player?: number | null;
+            /** @default null */
+            move?: components["schemas"]["MoveIn"] | null;
+            /** @default null */
+            bot?: components["schemas"]["BotChoice"] | null;
+        };
+        /**
+         * GameRecord
+         * @description A game to replay: ``setup`` (or ``state``) then ``moves``.
+         */
         GameRecord: {
-            setup?: components["schemas"]["Setup"];
-            state?: components["schemas"]["StateRef"];
-            moves?: components["schemas"]["MoveIn"][];
+            /** @default null */
+            setup?: components["schemas"]["Setup"] | null;
+            /** @default null */
+            state?: components["schemas"]["StateRef"] | null;
+            /** @default null */
+            moves?: components["schemas"]["MoveIn"][] | null;
+        };
+        /** Error */
+        Error: {
+            /** @enum {string} */
+            code: "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            message: string;
+            /**
+             * @description JSON path of the first fault
+             * @default null
+             */
+            path?: string | null;
+            /**
+             * @description which move of a list failed
+             * @default null
+             */
+            index?: number | null;
+        };
+        /**
+         * SealedState
+         * @description A state as the service hands it out: ``state`` and ``stateId``, or, addressed to one
+         *         player, their ``view``; always a ``token`` and the ``gameId``.
+         */
+        SealedState: {
+            /** @description the sealed full state (opaque) */
+            token: string;
+            /** @description the game's id (see Manhattan-Game) */
+            gameId: string;
+            /** @default null */
+            stateId?: string | null;
+            /** @default null */
+            state?: components["schemas"]["state"];
+            /** @default null */
+            view?: components["schemas"]["view"];
+        };
+        /** Transition */
+        Transition: {
+            /** @description the sealed full state (opaque) */
+            token: string;
+            /** @description the game's id (see Manhattan-Game) */
+            gameId: string;
+            /** @default null */
+            stateId?: string | null;
+            /** @default null */
+            state?: components["schemas"]["state"];
+            /** @default null */
+            view?: components["schemas"]["view"];
+            events: components["schemas"]["Event"][];
+            moves: components["schemas"]["move"][];
+        };
+        /** LegalMoves */
+        LegalMoves: {
+            moves: components["schemas"]["move"][];
+        };
+        /** Validation */
+        Validation: {
+            legal: boolean;
+            /** @default null */
+            move?: components["schemas"]["move"];
+            /** @default null */
+            code?: ("BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
+            /** @default null */
+            message?: string | null;
+            /**
+             * @description the rule broken
+             * @default null
+             */
+            reason?: string | null;
+            /**
+             * @description its RULES section, e.g. §6
+             * @default null
+             */
+            section?: string | null;
+            /** @default null */
+            decision?: string | null;
+            /** @default null */
+            option?: string | null;
+            /** @default null */
+            numbers?: {
+                [key: string]: number;
+            } | null;
+            /** @default null */
+            alternatives?: components["schemas"]["Alternative"][] | null;
+        };
+        /** Alternative */
+        Alternative: {
+            kind: string;
+            move: components["schemas"]["move"];
+        };
+        /** Replay */
+        Replay: {
+            /** @description the sealed full state (opaque) */
+            token: string;
+            /** @description the game's id (see Manhattan-Game) */
+            gameId: string;
+            /** @default null */
+            stateId?: string | null;
+            /** @default null */
+            state?: components["schemas"]["state"];
+            /** @default null */
+            view?: components["schemas"]["view"];
+            movesApplied: number;
+            ranking: components["schemas"]["Placing"][];
+        };
+        /** Placing */
+        Placing: {
+            player: number;
+            place: number;
+            score: number;
+        };
+        /** Suggestion */
+        Suggestion: {
+            move: components["schemas"]["move"];
+            /** @enum {unknown} */
+            bot: "greedy" | "ismcts" | "random";
+            stats: Record<string, never>;
+            alternatives: components["schemas"]["BotAlternative"][];
+        };
+        /** BotAlternative */
+        BotAlternative: {
+            move: components["schemas"]["move"];
+            visits: number;
+            meanScore: number;
         };
     };
     responses: never;
@@ -620,8 +789,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Sealed"];
-                    "application/msgpack": components["schemas"]["Sealed"];
+                    "application/json": components["schemas"]["SealedState"];
+                    "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
@@ -691,9 +860,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                };
+                "application/json": components["schemas"]["StateRequest"];
             };
         };
         responses: {
@@ -794,10 +961,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                    move: components["schemas"]["MoveIn"];
-                };
+                "application/json": components["schemas"]["MoveRequest"];
             };
         };
         responses: {
@@ -898,11 +1062,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                    move?: components["schemas"]["MoveIn"];
-                    moves?: components["schemas"]["MoveIn"][];
-                };
+                "application/json": components["schemas"]["ApplyRequest"];
             };
         };
         responses: {
@@ -1023,9 +1183,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                };
+                "application/json": components["schemas"]["StateRequest"];
             };
         };
         responses: {
@@ -1126,10 +1284,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                    player: number;
-                };
+                "application/json": components["schemas"]["PlayerRequest"];
             };
         };
         responses: {
@@ -1139,8 +1294,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Sealed"];
-                    "application/msgpack": components["schemas"]["Sealed"];
+                    "application/json": components["schemas"]["SealedState"];
+                    "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
@@ -1230,15 +1385,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                    player?: number;
-                    /** @default greedy */
-                    bot?: string;
-                    seed?: number;
-                    iterations?: number;
-                    timeMs?: number;
-                };
+                "application/json": components["schemas"]["SuggestRequest"];
             };
         };
         responses: {
@@ -1480,9 +1627,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                };
+                "application/json": components["schemas"]["StateRequest"];
             };
         };
         responses: {
@@ -1593,10 +1738,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                    move?: components["schemas"]["MoveIn"];
-                };
+                "application/json": components["schemas"]["PreviewRequest"];
             };
         };
         responses: {
@@ -1727,10 +1869,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                    player?: number;
-                };
+                "application/json": components["schemas"]["OptionalPlayerRequest"];
             };
         };
         responses: {
@@ -1941,10 +2080,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                    player?: number;
-                };
+                "application/json": components["schemas"]["OptionalPlayerRequest"];
             };
         };
         responses: {
@@ -2054,12 +2190,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                    player?: number;
-                    move?: components["schemas"]["MoveIn"];
-                    bot?: components["schemas"]["BotChoice"];
-                };
+                "application/json": components["schemas"]["AdvanceRequest"];
             };
         };
         responses: {
@@ -2180,9 +2311,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    state: components["schemas"]["StateRef"];
-                };
+                "application/json": components["schemas"]["StateRequest"];
             };
         };
         responses: {
@@ -2192,8 +2321,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Sealed"];
-                    "application/msgpack": components["schemas"]["Sealed"];
+                    "application/json": components["schemas"]["SealedState"];
+                    "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
@@ -2290,8 +2419,8 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Sealed"];
-                    "application/msgpack": components["schemas"]["Sealed"];
+                    "application/json": components["schemas"]["SealedState"];
+                    "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */

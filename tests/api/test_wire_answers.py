@@ -1,0 +1,52 @@
+"""The service's answers are the response shapes of ``api/wire.py`` (hence of /openapi.json):
+each answer converts to its shape, and carries no field the shape does not name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+
+from manhattan.api import wire
+
+pytestmark = pytest.mark.anyio
+
+
+def check(answer: httpx.Response, shape: type[msgspec.Struct]) -> dict[str, Any]:
+    body: dict[str, Any] = answer.json()
+    msgspec.convert(body, shape, strict=True)
+    named = {f.encode_name for f in msgspec.structs.fields(shape)}
+    assert set(body) <= named, (shape.__name__, set(body) - named)
+    return body
+
+
+async def test_every_answer_is_its_declared_shape(client: httpx.AsyncClient) -> None:
+    game = check(await client.post("/v1/games", json={"players": 4, "seed": "w"}), wire.SealedState)
+    ref = {"id": game["stateId"]}
+    check(await client.post("/v1/legal-moves", json={"state": ref}), wire.LegalMoves)
+    legal = {"state": ref, "move": "s0:2,2,1,1"}
+    check(await client.post("/v1/validate", json=legal), wire.Validation)
+    illegal = {"state": ref, "move": "s0:5,0,0,0"}
+    refusal = check(await client.post("/v1/validate", json=illegal), wire.Validation)
+    assert refusal["reason"] and refusal["numbers"]
+    step = check(await client.post("/v1/apply", json=legal), wire.Transition)
+    seat = check(
+        await client.post("/v1/view", json={"state": {"id": step["stateId"]}, "player": 1}),
+        wire.SealedState,
+    )
+    check(
+        await client.post("/v1/suggest", json={"state": {"token": seat["token"]}}), wire.Suggestion
+    )
+    check(
+        await client.post(
+            "/v1/advance", json={"state": {"token": seat["token"]}, "move": "s1:2,2,1,1"}
+        ),
+        wire.Transition,
+    )
+    record = {"setup": {"players": 2, "seed": "w"}, "moves": ["s0:1,1,1,1"]}
+    check(await client.post("/v1/replay", json=record), wire.Replay)
+    check(await client.get("/v1/states/" + game["stateId"]), wire.SealedState)
+    error = check(await client.post("/v1/games", json={"players": 9}), wire.Error)
+    assert error["path"] == "$.players"
