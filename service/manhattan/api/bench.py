@@ -32,11 +32,11 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
+
+from ..http_client import HttpError, request
 
 TARGETS = {"rest_vs_echo": 0.35, "graphql_vs_rest": 0.5, "p99_ms": 25.0}
 # More than the parsed-state memo holds (Operations(parsed_states=1_024)): cycling through them in
@@ -95,21 +95,20 @@ def _wait_ready(url: str, seconds: float = 20.0) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
-            with urllib.request.urlopen(url, timeout=1):
-                return
-        except urllib.error.HTTPError:
+            request(url, timeout=1)
             return  # it answered
-        except OSError:
+        except HttpError:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"{url} did not come up") from None
             time.sleep(0.1)
 
 
 def _post(url: str, body: bytes) -> dict[str, object]:
-    request = urllib.request.Request(url, body, {"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=5) as response:
-        data: dict[str, object] = json.loads(response.read())
-        return data
+    reply = request(url, "POST", body, {"content-type": "application/json"}, timeout=5)
+    if not reply.ok:
+        raise RuntimeError(f"{url}: HTTP {reply.status}: {reply.body[:200]!r}")
+    data: dict[str, object] = reply.json()
+    return data
 
 
 _DURATION = re.compile(r"([\d.]+)(us|ms|s)\b")

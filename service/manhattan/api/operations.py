@@ -20,8 +20,8 @@ import msgpack
 
 import manhattan
 from manhattan import Event, Move, State, View
-from manhattan.engine.scoring import RoundScore, score_board
-from manhattan.engine.setup import MAX_SEED
+from manhattan.engine.scoring import RoundScore
+from manhattan.engine.validation import MAX_SEED
 
 from ..bot_pool import BotPool
 from ..sealing import BadTokenError, Sealer
@@ -205,14 +205,9 @@ class ScoreReport:
         return manhattan.player_scores(self.state)
 
     def if_round_ended_now(self) -> RoundScore:
-        state = self.state
-        urban = state.urban
-        if self.player is not None and urban is not None and urban.current == "fakeNews":
-            # RULES §10 fakeNews: the rule that scores is the next card of the hidden urban deck,
-            # so a player's scoring leaves the urban rule out (as preview does on a view).
-            colors = score_board(state.board, state.rules.color_count, None)
-            return RoundScore(state.round, colors, None, state.rules.colors)
-        return manhattan.score_round(state)
+        # RULES §10-11: a player cannot see the urban deck, so under fakeNews their scoring
+        # leaves the still face-down rule out (as preview does on a view).
+        return manhattan.score_round(self.state, deck_known=self.player is None)
 
     def to_json(self) -> dict[str, Any]:
         state = self.state

@@ -19,7 +19,7 @@ import msgspec
 from msgspec import Meta
 
 from manhattan.engine.rules import PIECES_TOTAL
-from manhattan.engine.setup import MAX_SEED
+from manhattan.engine.validation import MAX_SEED
 
 from .errors import HTTP_STATUS, ApiError
 

@@ -12,6 +12,9 @@ Reported: throughput, latency percentiles (p50/p99/p999, overall and per operati
 the service process over the run (after a warm-up, so first-use allocations do not count as
 growth).
 
+Requests go through ``manhattan.http_client`` (the tools' one HTTP client, standard library
+only), so the soak runs on a plain install.
+
 Without ``--url`` the soak starts its own ``manhattan serve`` on a free loopback port (with
 ``REDIS_URL`` from ``--redis-url`` or the environment) and stops it afterwards; with ``--url``
 it drives a service that is already running, and ``--pid`` names its process for the memory
@@ -39,8 +42,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import msgpack
+
+from ..http_client import Connection, HttpError, Origin, request
 
 #: Relative weights of the optional operations tried after each legal-moves call.
 SIDE_OPERATIONS = {
@@ -203,82 +207,11 @@ class Budget:
         return True
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
-    status: int
-    content_type: str
-    body: bytes
-
-
-class LoopbackConnection:
-    """A minimal HTTP/1.1 keep-alive client for one simulated player (one request at a time).
-
-    httpx costs the client more CPU per request than the service spends answering it (on this
-    2-core machine it was the soak's bottleneck), so the soak speaks the little HTTP it needs:
-    Content-Length or chunked bodies, reconnecting after any failure."""
-
-    def __init__(self, host: str, port: int, timeout: float) -> None:
-        self.host, self.port, self.timeout = host, port, timeout
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
-
-    async def request(
-        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
-    ) -> Reply:
-        try:
-            return await asyncio.wait_for(self._exchange(method, path, body, headers), self.timeout)
-        except BaseException:
-            self.close()  # a half-read reply would poison the next request
-            raise
-
-    async def _exchange(
-        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
-    ) -> Reply:
-        if self._writer is None:
-            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
-        assert self._reader is not None
-        lines = [f"{method} {path} HTTP/1.1", f"host: {self.host}:{self.port}"]
-        lines += [f"{name}: {value}" for name, value in headers.items()]
-        lines.append(f"content-length: {len(body or b'')}")
-        self._writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + (body or b""))
-        await self._writer.drain()
-        head = await self._reader.readuntil(b"\r\n\r\n")
-        status_line, *header_lines = head.decode("latin-1").split("\r\n")
-        status = int(status_line.split(" ", 2)[1])
-        fields = {}
-        for line in header_lines:
-            if line:
-                name, _, value = line.partition(":")
-                fields[name.strip().lower()] = value.strip()
-        if fields.get("transfer-encoding", "").lower() == "chunked":
-            payload = await self._read_chunked()
-        else:
-            payload = await self._reader.readexactly(int(fields.get("content-length", "0")))
-        if fields.get("connection", "").lower() == "close":
-            self.close()
-        return Reply(status, fields.get("content-type", ""), payload)
-
-    async def _read_chunked(self) -> bytes:
-        assert self._reader is not None
-        parts: list[bytes] = []
-        while True:
-            size = int((await self._reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            chunk = await self._reader.readexactly(size + 2)
-            if size == 0:
-                return b"".join(parts)
-            parts.append(chunk[:-2])
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-        self._reader = self._writer = None
-
-
 class Player:
     """One simulated client playing games back to back over its own connection."""
 
     def __init__(
-        self, connection: LoopbackConnection, tally: Tally, budget: Budget, rng: random.Random
+        self, connection: Connection, tally: Tally, budget: Budget, rng: random.Random
     ) -> None:
         self.connection = connection
         self.tally = tally
@@ -309,9 +242,9 @@ class Player:
         started = time.perf_counter()
         try:
             reply = await self.connection.request(method, path, content, headers)
-        except (OSError, TimeoutError, ValueError, asyncio.IncompleteReadError) as exc:
+        except HttpError as exc:
             self.tally.requests += 1
-            self.tally.fail(operation, f"{exc.__class__.__name__}: {exc}")
+            self.tally.fail(operation, str(exc))
             return None
         elapsed = time.perf_counter() - started
         self.tally.requests += 1
@@ -420,9 +353,9 @@ def wait_until_ready(url: str, process: subprocess.Popen[bytes] | None, timeout:
         if process is not None and process.poll() is not None:
             raise SoakError(f"the service exited with status {process.returncode} at start")
         try:
-            if httpx.get(f"{url}/readyz", timeout=1.0).status_code == 200:
+            if request(f"{url}/readyz", timeout=1.0).status == 200:
                 return
-        except httpx.HTTPError:
+        except HttpError:
             pass
         time.sleep(0.1)
     raise SoakError(f"the service at {url} was not ready within {timeout:.0f} s")
@@ -477,12 +410,11 @@ async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any
     watch = MemoryWatch(pid)
     stop = asyncio.Event()
     master = random.Random(options.seed)
-    address = urlsplit(url)
-    host, port = address.hostname or "127.0.0.1", address.port or 80
+    origin = Origin.parse(url)
     budget = Budget(options.seconds, options.max_requests)
     players = [
         Player(
-            LoopbackConnection(host, port, options.request_timeout),
+            Connection(origin, options.request_timeout),
             tally,
             budget,
             random.Random(master.getrandbits(64)),
@@ -494,8 +426,7 @@ async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any
     try:
         await asyncio.gather(*(p.play_games() for p in players))
     finally:
-        for player in players:
-            player.connection.close()
+        await asyncio.gather(*(player.connection.aclose() for player in players))
     elapsed = time.perf_counter() - started
     cpu_at_end = cpu_seconds(pid) if pid is not None else None
     stop.set()

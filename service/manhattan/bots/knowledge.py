@@ -2,8 +2,9 @@
 move, the urban rule that scores the round, and the board after a build.
 
 The legal moves of the player to move depend only on their own hand and on public information
-(RULES §5-6, §9), so ``ViewGame`` gives ``legal_moves`` a game whose other hands are empty: the
-moves it returns are exactly the legal moves of the full state, and nothing hidden is needed.
+(RULES §5-6, §9), so the engine's ``ViewGame`` gives ``legal_moves`` a game whose other hands are
+empty: the moves it returns are exactly the legal moves of the full state, and nothing hidden is
+needed.
 """
 
 from __future__ import annotations
@@ -11,52 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..engine import Move, View, legal_moves
-from ..engine.board import MONSTER_STEP, Building
+from ..engine.board import Building
+from ..engine.monster import MONSTER_STEP, monster_hit
 from ..engine.rules import ROTATION, Rules
+from ..engine.urban import scoring_card
+from ..engine.view import ViewGame
 
-
-class ViewGame:
-    """``legality.GameLike`` over a View: the player's own hand, no one else's."""
-
-    __slots__ = ("_view", "hands")
-
-    def __init__(self, view: View) -> None:
-        self._view = view
-        self.hands: tuple[tuple[int, ...], ...] = tuple(
-            view.hand if p == view.player else () for p in range(view.rules.players)
-        )
-
-    @property
-    def rules(self) -> Rules:
-        return self._view.rules
-
-    @property
-    def round(self) -> int:
-        return self._view.round
-
-    @property
-    def phase(self) -> str:
-        return self._view.phase
-
-    @property
-    def to_move(self) -> int | None:
-        return self._view.to_move
-
-    @property
-    def board(self) -> Sequence[Building]:
-        return self._view.board
-
-    @property
-    def supply(self) -> Sequence[Sequence[int]]:
-        return self._view.supply
-
-    @property
-    def selected(self) -> Sequence[Sequence[int]]:
-        return self._view.selected
-
-    @property
-    def monster(self) -> int | None:
-        return self._view.monster
+__all__ = ["ViewGame", "board_after_build", "known_urban_card", "view_legal_moves"]
 
 
 def view_legal_moves(view: View) -> list[Move]:
@@ -67,8 +29,7 @@ def view_legal_moves(view: View) -> list[Move]:
 def known_urban_card(view: View) -> str | None:
     """The urban rule that will score this round, if the player can know it (RULES §10):
     under fakeNews the scoring card is still face down, so it is unknown (None)."""
-    card = view.urban_current
-    return None if card == "fakeNews" else card
+    return scoring_card(view.urban_current, None)[0]
 
 
 def board_after_build(
@@ -89,9 +50,11 @@ def board_after_build(
         index = move.neighborhood * 9 + board_block
         out[index] = (*out[index], (move.color, move.floors))
     if monster is not None:
+        kind = rules.variants.monster
+        assert kind is not None
         to = MONSTER_STEP[monster][board_block]
-        baby = rules.variants.monster == "baby"
-        if out[to] and (to != monster or baby):
-            out[to] = out[to][:-1] if baby else ()
+        hit = monster_hit(kind, to != monster, out[to])
+        if hit is not None:
+            out[to] = hit[0]
         monster = to
     return out, monster

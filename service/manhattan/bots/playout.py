@@ -13,8 +13,8 @@ import math
 import random
 
 from ..engine import Move
-from ..engine.board import floors_needed
-from ..engine.legality import next_select_color, open_neighborhoods
+from ..engine.legality import next_select_color
+from ..engine.placement import Placement
 from ..engine.play import Game
 from ..engine.rollout import random_step
 from ..engine.rules import ROTATION
@@ -52,9 +52,10 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
     pieces = [(c, f) for c in own for f, k in enumerate(game.selected[c], 1) if k]
     hand = game.hands[player]
     table = ROTATION[rules.seats[player]]
-    hoods = open_neighborhoods(rules, game.round)
+    place = Placement(game, player)
+    need = place.need
+    hoods = place.hoods
     board = game.board
-    anti_trust = rules.variants.anti_trust
     best: tuple[int, int, int, int] | None = None
     best_gain = -math.inf
     best_height = tallest
@@ -63,16 +64,10 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
         card = hand[rng.randrange(len(hand))]
         index = hoods[rng.randrange(len(hoods))] * 9 + table[card]
         color, floors = pieces[rng.randrange(len(pieces))]
-        if index == game.monster:
+        if floors < need(index, color):  # RULES §6, §9
             continue
         building = board[index]
-        if building:
-            top = building[-1][0]
-            if (anti_trust and top in own) or floors < floors_needed(building, color):
-                continue
-            gain = 0.0 if top in own else TAKEOVER
-        else:
-            gain = NEW_BUILDING
+        gain = (0.0 if building[-1][0] in own else TAKEOVER) if building else NEW_BUILDING
         new_height = sum(f for _, f in building) + floors
         if new_height > tallest:
             gain += NEW_TALLEST

@@ -16,50 +16,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .board import MAX_FLOORS, Building, block_coords, floors_by_color, floors_needed, is_safe
-from .legality import GameLike, open_neighborhoods
-from .rules import ROTATION, Rules
-from .state import Counts, State
-from .view import View
+from .board import MAX_FLOORS, block_coords, floors_by_color, is_safe
+from .placement import GameLike, Placement
+from .rules import ROTATION
+from .state import State
+from .view import View, ViewGame
 
 Source = State | View
 
 
-@dataclass(frozen=True, slots=True)
-class KnownGame:
-    """A ``GameLike`` holding only what a view knows: the other players' hands are empty.
-
-    ``legal_moves`` and ``check_move`` read only the mover's hand, so on a view whose player is
-    to move they give the same answers as on the full state.
-    """
-
-    rules: Rules
-    round: int
-    phase: str
-    to_move: int | None
-    board: Sequence[Building]
-    supply: Sequence[Counts]
-    selected: Sequence[Counts]
-    hands: Sequence[Sequence[int]]
-    monster: int | None
-
-
 def known_game(source: Source) -> GameLike:
-    """``source`` as a ``GameLike``: a state as is, a view with only its own hand."""
-    if isinstance(source, State):
-        return source
-    hands = tuple(source.hand if p == source.player else () for p in range(source.rules.players))
-    return KnownGame(
-        rules=source.rules,
-        round=source.round,
-        phase=source.phase,
-        to_move=source.to_move,
-        board=source.board,
-        supply=source.supply,
-        selected=source.selected,
-        hands=hands,
-        monster=source.monster,
-    )
+    """``source`` as a ``GameLike``: a state as is, a view with only its own hand
+    (``view.ViewGame``)."""
+    return source if isinstance(source, State) else ViewGame(source)
 
 
 def mover_hand(source: Source) -> tuple[int, ...] | None:
@@ -73,23 +42,10 @@ def mover_hand(source: Source) -> tuple[int, ...] | None:
 
 
 def placement_need(game: GameLike, index: int, color: int) -> int | None:
-    """The smallest piece of ``color`` that may be placed on block ``index`` now, or None.
-
-    RULES §6 (floors needed [D6]), §9 (nobody builds on the monster's block; antiTrust [D9]:
-    not on a building owned by one of the placing player's colors; slowGrowth [D10]: only open
-    neighborhoods). None also when the floors needed exceed the largest piece (a safe building).
-    """
-    rules = game.rules
-    if index == game.monster:  # RULES §9
-        return None
-    if index // 9 not in open_neighborhoods(rules, game.round):  # RULES §9 [D10]
-        return None
-    building = game.board[index]
-    if rules.variants.anti_trust and building:  # RULES §9 [D9]
-        player = rules.owner_of_color[color]
-        if building[-1][0] in rules.colors[player]:
-            return None
-    need = floors_needed(building, color)  # RULES §6
+    """The smallest piece of ``color`` that may be placed on block ``index`` now, or None when
+    no piece may (the placement rule of RULES §6 and §9, ``placement.Placement``), for the player
+    who owns ``color``."""
+    need = Placement(game, game.rules.owner_of_color[color]).need(index, color)
     return need if need <= MAX_FLOORS else None
 
 

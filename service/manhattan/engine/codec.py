@@ -16,9 +16,9 @@ import msgpack
 from .board import BLOCKS, block_coords
 from .errors import InvalidStateError, shown
 from .rules import CARD_COPIES, CARD_POSITIONS, HAND_SIZE, PIECES_PER_COLOR, PIECES_TOTAL, Rules
-from .setup import MAX_SEED, is_int, is_seed, make_rules, read_block, read_variants
 from .state import PHASES, Breakdown, RoundRecord, State, Urban
-from .urban import URBAN_CARDS
+from .urban import FAKE_NEWS, URBAN_CARDS
+from .validation import MAX_SEED, is_int, is_seed, make_rules, read_block, read_variants
 
 FORMAT = "manhattan/state@1"
 STATE_KEYS = frozenset(
@@ -510,7 +510,7 @@ def _read_urban(value: object, rules: Rules) -> Urban | None:
     revealed, current = tuple(data["revealed"]), data["current"]
     if current is None or current not in revealed:
         _fail("$.urban.current", "the current rule is one of the revealed cards")
-    after_fake_news = len(revealed) > 1 and current == revealed[-2] == "fakeNews"
+    after_fake_news = len(revealed) > 1 and current == revealed[-2] == FAKE_NEWS
     if current != revealed[-1] and not after_fake_news:
         _fail("$.urban.current", "the current rule is the last revealed card (or fakeNews)")
     return Urban(tuple(data["deck"]), revealed, current)
@@ -520,16 +520,20 @@ def _check_progress(state: State) -> None:
     """DESIGN §2: phase, turn, supply, history and scores consistent with each other."""
     rules, k, ppr = state.rules, state.rules.color_count, state.rules.pieces_per_round
     scored = state.rounds_scored
-    if len(state.history) != scored:
-        _fail(
-            "$.history",
-            f"expected {scored} scored rounds in phase {state.phase!r} of round {state.round}",
-        )
-    for c in range(k):
-        if state.scores[c] != sum(r.scores[c].total for r in state.history):
-            _fail(f"$.scores[{c}]", "the score is the sum of the history's round totals")
+    # An empty history after round 1: a position set up from a real table, without a record
+    # (board and score track only): the scores stand as given (docs/rules-notes.md, N16).
+    if state.history or not scored:
+        if len(state.history) != scored:
+            _fail(
+                "$.history",
+                f"expected {scored} scored rounds in phase {state.phase!r} of round "
+                f"{state.round}, or none (a position set up without a record)",
+            )
+        for c in range(k):
+            if state.scores[c] != sum(r.scores[c].total for r in state.history):
+                _fail(f"$.scores[{c}]", "the score is the sum of the history's round totals")
     if state.urban is not None:
-        fakes = 1 if "fakeNews" in state.urban.revealed[:-1] else 0
+        fakes = 1 if FAKE_NEWS in state.urban.revealed[:-1] else 0
         if len(state.urban.revealed) != state.round + fakes:
             _fail("$.urban.revealed", f"one card revealed per round so far ({state.round})")
     chosen = [sum(state.selected[c]) > 0 for c in range(k)]

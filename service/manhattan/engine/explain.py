@@ -14,30 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .analysis import Source, known_game
-from .board import MAX_FLOORS, Building, block_coords, floors_needed
+from .board import block_coords
 from .errors import IllegalMoveError
-from .legality import (
-    GameLike,
-    check_move,
-    has_build,
-    legal_moves,
-    next_select_color,
-    open_neighborhoods,
-)
+from .legality import GameLike, check_move, has_build, legal_moves, next_select_color
 from .moves import Move
+from .placement import Placement, Rule
 from .rules import ROTATION
 from .state import State
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """Where a refusal comes from: a stable ``reason`` key, the RULES section, the decision
-    [D#] and the variant option, when there is one."""
-
-    reason: str
-    section: str
-    decision: str | None = None
-    option: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,44 +121,14 @@ def _piece(game: GameLike, player: int, move: Move) -> Finding:
 
 
 def _place(game: GameLike, player: int, move: Move) -> Finding:
-    rules = game.rules
     assert move.card is not None and move.neighborhood is not None and move.floors is not None
-    index = move.neighborhood * 9 + ROTATION[rules.seats[player]][move.card]
+    index = move.neighborhood * 9 + ROTATION[game.rules.seats[player]][move.card]
     if move.block is not None and tuple(move.block) != block_coords(index):
         return Rule("wrongBlock", "§2"), ()
-    if move.neighborhood not in open_neighborhoods(rules, game.round):
-        open_count = len(open_neighborhoods(rules, game.round))
-        return Rule("closedNeighborhood", "§9", "D10", "slowGrowth"), (("open", open_count),)
-    if index == game.monster:
-        return Rule("monsterBlock", "§9", "D11", "monster"), ()
-    building = game.board[index]
-    colors = rules.colors[player]
-    if rules.variants.anti_trust and building and building[-1][0] in colors:
-        return Rule("antiTrust", "§9", "D9", "antiTrust"), (("owner", building[-1][0]),)
-    return _floors(game, player, move, building)
-
-
-def _floors(game: GameLike, player: int, move: Move, building: Building) -> Finding:
-    """RULES §6: after placing, the mover's color needs at least the owner's floors."""
     colors = game.rules.colors[player]
     color = colors[0] if move.color is None else move.color
-    assert move.floors is not None
-    need = floors_needed(building, color)
-    if move.floors >= need:
-        return None
-    top = building[-1][0]
-    owner_floors = sum(f for c, f in building if c == top)
-    mine = sum(f for c, f in building if c == color)
-    numbers = (
-        ("floorsNeeded", need),
-        ("ownerFloors", owner_floors),
-        ("yourFloors", mine),
-        ("floorsYouWouldHave", mine + move.floors),
-        ("largestPiece", MAX_FLOORS),
-    )
-    decision = "D6" if top in colors else None  # your other color is an owner like any other
-    reason = "safeBuilding" if need > MAX_FLOORS else "notEnoughFloors"
-    return Rule(reason, "§6", decision), numbers
+    refused = Placement(game, player).refusal(index, color, move.floors)
+    return None if refused is None else (refused.rule, refused.numbers)
 
 
 def _classify(game: GameLike, move: Move) -> Finding:

@@ -15,9 +15,9 @@ from .codec import FORMAT
 from .events import EVENT_TYPES
 from .moves import MOVE_TYPES
 from .rules import EDITIONS, MONSTERS, PIECES_PER_COLOR, PIECES_TOTAL
-from .setup import MAX_SEED, VARIANT_KEYS
 from .state import PHASES
 from .urban import URBAN_CARDS
+from .validation import MAX_SEED, VARIANT_KEYS
 from .view import VIEW_FORMAT
 
 SCHEMA_FILE = "state.schema.json"
@@ -118,7 +118,14 @@ def _public() -> dict[str, Any]:
                     "scores": _array({"$ref": "#/$defs/breakdown"}),
                 }
             )
-        ),
+        )
+        | {
+            "description": (
+                "Every scored round, in order (round 1 first). Empty in a later round: a "
+                "position set up without a record (a real table's board and score track); "
+                "the scores then stand as given and no record is kept."
+            )
+        },
         "monster": {"oneOf": [BLOCK, {"type": "null"}]},
         "shuffles": _int(0),
     }

@@ -1,46 +1,20 @@
-"""The one place legality lives: legal move generation and move checking (RULES §5-6, §9).
+"""Legal move generation and move checking (RULES §5-6, §9), over the one placement rule of
+``placement.py``.
 
-The functions read any object shaped like a game (``State`` or the mutable ``Game`` of
-``play.py``), so the public API and the bots' fast path share the same rules code.
+The functions read any object shaped like a game (``State``, the mutable ``Game`` of ``play.py``
+or a ``view.ViewGame``), so the public API, the analyses and the bots' fast path share the same
+rules code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Protocol
 
-from .board import MAX_FLOORS, Building, block_coords, floors_needed
+from .board import block_coords, floors_needed
 from .errors import IllegalMoveError, illegal, malformed
 from .moves import Move
-from .rules import NEIGHBORHOODS, ROTATION, Rules
-
-
-class GameLike(Protocol):
-    @property
-    def rules(self) -> Rules: ...
-    @property
-    def round(self) -> int: ...
-    @property
-    def phase(self) -> str: ...
-    @property
-    def to_move(self) -> int | None: ...
-    @property
-    def board(self) -> Sequence[Building]: ...
-    @property
-    def supply(self) -> Sequence[Sequence[int]]: ...
-    @property
-    def selected(self) -> Sequence[Sequence[int]]: ...
-    @property
-    def hands(self) -> Sequence[Sequence[int]]: ...
-    @property
-    def monster(self) -> int | None: ...
-
-
-def open_neighborhoods(rules: Rules, round_: int) -> range:
-    """RULES §9 [D10]: with slowGrowth, neighborhoods 0 .. min(5, round + 1) are open."""
-    if rules.variants.slow_growth:
-        return range(min(NEIGHBORHOODS, round_ + 2))
-    return range(NEIGHBORHOODS)
+from .placement import GameLike, Placement, open_neighborhoods
+from .rules import NEIGHBORHOODS, ROTATION
 
 
 def next_select_color(game: GameLike, player: int) -> int | None:
@@ -53,31 +27,29 @@ def next_select_color(game: GameLike, player: int) -> int | None:
 
 def builds(game: GameLike, player: int) -> Iterator[tuple[int, int, int, int]]:
     """Every legal (card, neighborhood, color, floors) build of ``player``, in that order."""
-    rules = game.rules
-    seat_table = ROTATION[rules.seats[player]]
-    colors = rules.colors[player]
-    sizes = [(c, [f for f in range(1, 5) if game.selected[c][f - 1]]) for c in colors]
-    sizes = [(c, fs) for c, fs in sizes if fs]
+    seat_table = ROTATION[game.rules.seats[player]]
+    sizes = _selected_sizes(game, player)
     if not sizes:
         return
-    anti_trust = rules.variants.anti_trust
-    monster = game.monster
+    place = Placement(game, player)
     board = game.board
-    neighborhoods = open_neighborhoods(rules, game.round)
     for card in sorted(set(game.hands[player])):
         block = seat_table[card]
-        for n in neighborhoods:
-            index = n * 9 + block
-            if index == monster:  # RULES §9: nobody builds on the monster's block
-                continue
-            building = board[index]
-            if anti_trust and building and building[-1][0] in colors:  # [D9]
-                continue
+        for n in place.open_hoods(block):
+            building = board[n * 9 + block]
             for color, floors in sizes:
-                need = floors_needed(building, color)
+                need = floors_needed(building, color)  # RULES §6
                 for f in floors:
                     if f >= need:
                         yield card, n, color, f
+
+
+def _selected_sizes(game: GameLike, player: int) -> list[tuple[int, list[int]]]:
+    """Each of the player's colors with the piece sizes it has selected (RULES §5.2)."""
+    sizes = [
+        (c, [f for f in range(1, 5) if game.selected[c][f - 1]]) for c in game.rules.colors[player]
+    ]
+    return [(c, fs) for c, fs in sizes if fs]
 
 
 def has_build(game: GameLike, player: int) -> bool:
@@ -142,33 +114,24 @@ def _forfeit_move(player: int, card: int, color: int, floors: int) -> Move:
 
 def _legal_builds(game: GameLike, player: int) -> list[Move]:
     """``builds`` as shared Move values; the hot path of ``legal_moves``, same rules."""
-    rules = game.rules
-    colors = rules.colors[player]
-    sizes = [(c, [f for f in range(1, 5) if game.selected[c][f - 1]]) for c in colors]
-    sizes = [(c, fs) for c, fs in sizes if fs]
+    sizes = _selected_sizes(game, player)
     if not sizes:
         return []
-    seat = rules.seats[player]
+    seat = game.rules.seats[player]
     seat_table = ROTATION[seat]
     table = _build_table(player, seat)
-    anti_trust = rules.variants.anti_trust
-    monster = game.monster
+    place = Placement(game, player)
     board = game.board
     moves: list[Move] = []
     for card in sorted(set(game.hands[player])):
         block = seat_table[card]
         by_hood = table[card]
-        for n in open_neighborhoods(rules, game.round):
-            index = n * 9 + block
-            if index == monster:  # RULES §9: nobody builds on the monster's block
-                continue
-            building = board[index]
+        for n in place.open_hoods(block):
+            building = board[n * 9 + block]
             if not building:
                 for color, floors in sizes:
                     row = by_hood[n][color]
                     moves.extend([row[f - 1] for f in floors])
-                continue
-            if anti_trust and building[-1][0] in colors:  # [D9]
                 continue
             for color, floors in sizes:
                 need = floors_needed(building, color)  # RULES §6
@@ -275,9 +238,8 @@ def _check_forfeit(game: GameLike, player: int, color: int, move: Move) -> Move:
 
 
 def _check_build(game: GameLike, player: int, color: int, move: Move) -> Move:
-    rules = game.rules
     assert move.card is not None and move.neighborhood is not None and move.floors is not None
-    seat = rules.seats[player]
+    seat = game.rules.seats[player]
     index = move.neighborhood * 9 + ROTATION[seat][move.card]
     where = block_coords(index)
     if move.block is not None and tuple(move.block) != where:
@@ -285,31 +247,18 @@ def _check_build(game: GameLike, player: int, color: int, move: Move) -> Move:
             f"card {move.card} designates block {list(where)} for player {player}'s "
             f"seat, not {list(move.block)} (RULES §2)"
         )
-    if move.neighborhood not in open_neighborhoods(rules, game.round):
-        raise illegal(
-            f"neighborhood {move.neighborhood} is not open in round {game.round} "
-            "(RULES §9 slowGrowth [D10])"
-        )
-    if index == game.monster:
-        raise illegal(f"the monster stands on block {list(where)}: nobody builds there (RULES §9)")
-    building = game.board[index]
-    if rules.variants.anti_trust and building and building[-1][0] in rules.colors[player]:
-        raise illegal(
-            f"the building on {list(where)} is already player {player}'s (RULES §9 antiTrust [D9])"
-        )
-    need = floors_needed(building, color)
-    if move.floors < need:
-        top = building[-1][0]
-        theirs = sum(f for c, f in building if c == top)
-        mine = sum(f for c, f in building if c == color)
-        hint = (
-            "no piece can take it: it is safe"
-            if need > MAX_FLOORS
-            else f"needs a piece of at least {need} floors"
-        )
-        raise illegal(
-            f"to take the building on {list(where)} (owner color {top} with {theirs} floors), "
-            f"color {color} must reach at least {theirs} floors; it has {mine}, so it {hint} "
-            f"(RULES §6)"
-        )
+    refused = Placement(game, player).refusal(index, color, move.floors)
+    if refused is not None:
+        raise illegal(refused.message)
     return _build_move(player, seat, move.card, move.neighborhood, color, move.floors)
+
+
+__all__ = [
+    "GameLike",
+    "builds",
+    "check_move",
+    "has_build",
+    "legal_moves",
+    "next_select_color",
+    "open_neighborhoods",
+]

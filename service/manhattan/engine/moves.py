@@ -1,9 +1,24 @@
 """Moves as small values, their JSON form (DESIGN §2) and a text notation that round-trips.
 
-Notation (case-insensitive, spaces ignored):
-    select   ``s0:2,2,1,1``  color 0 takes 2 one-floor, 2 two-floor, 1 three- and 1 four-floor piece
-    build    ``b4n3f2c0``    card 4, neighborhood 3, a 2-floor piece of color 0 (``c`` optional)
-    forfeit  ``x4f2c0``      discard card 4 and forfeit a 2-floor piece of color 0 [D5]
+Notation, one grammar for every move type::
+
+    move     = select | build | forfeit
+    select   = "s" color ( ":" | space ) count "," count "," count "," count
+    build    = "b" card "n" neighborhood "f" floors [ "c" color ]
+    forfeit  = "x" card "f" floors [ "c" color ]
+    color, count, card, neighborhood, floors = digit { digit }      (ASCII 0-9)
+
+Letters are read in either case. Spaces (ASCII whitespace) may stand before, after and between
+any two tokens, never inside a number; between a select's color and its first count a ``:`` or
+a space separates them. ``Move.notation`` writes the canonical form: lower case, no spaces
+(``s0:2,2,1,1``, ``b4n3f2c0``, ``x4f2c0``), and ``Move.parse`` reads every form back to the same
+move. Examples:
+
+    select   ``s0:2,2,1,1`` = ``S0 2,2,1,1`` = ``s0 : 2, 2, 1, 1``   color 0 takes 2 one-floor,
+             2 two-floor, 1 three- and 1 four-floor piece
+    build    ``b4n3f2c0`` = ``B4N3F2C0`` = ``b4 n3 f2 c0``   card 4, neighborhood 3, a 2-floor
+             piece of color 0 (``c`` optional when the player has one color)
+    forfeit  ``x4f2c0`` = ``X4 F2 C0``   discard card 4 and forfeit a 2-floor piece of color 0 [D5]
 """
 
 from __future__ import annotations
@@ -16,9 +31,12 @@ from .errors import IllegalMoveError, malformed, shown
 
 MOVE_TYPES = ("select", "build", "forfeit")
 
-_SELECT = re.compile(r"s(\d+):(\d+),(\d+),(\d+),(\d+)")
-_BUILD = re.compile(r"b(\d+)n(\d+)f(\d+)(?:c(\d+))?")
-_FORFEIT = re.compile(r"x(\d+)f(\d+)(?:c(\d+))?")
+_FLAGS = re.ASCII | re.IGNORECASE  # \d is 0-9 and \s ASCII whitespace only
+_SELECT = re.compile(
+    r"\s*s\s*(\d+)(?:\s*:\s*|\s+)(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*", _FLAGS
+)
+_BUILD = re.compile(r"\s*b\s*(\d+)\s*n\s*(\d+)\s*f\s*(\d+)\s*(?:c\s*(\d+)\s*)?", _FLAGS)
+_FORFEIT = re.compile(r"\s*x\s*(\d+)\s*f\s*(\d+)\s*(?:c\s*(\d+)\s*)?", _FLAGS)
 _MAX_NOTATION = 64
 
 
@@ -66,22 +84,23 @@ class Move:
 
     @classmethod
     def parse(cls, text: str) -> Move:
-        """Read the notation above; raises IllegalMoveError with code INVALID_MOVE."""
+        """Read the notation above (any case and spacing it allows); raises IllegalMoveError
+        with code INVALID_MOVE."""
         if not isinstance(text, str) or len(text) > _MAX_NOTATION:
             raise malformed("a move in notation is a short string such as 'b4n3f2'")
-        compact = "".join(text.split()).lower()
-        if m := _SELECT.fullmatch(compact):
+        if m := _SELECT.fullmatch(text):
             color, *pieces = (int(g) for g in m.groups())
             move = cls.select(color, (pieces[0], pieces[1], pieces[2], pieces[3]))
-        elif m := _BUILD.fullmatch(compact):
+        elif m := _BUILD.fullmatch(text):
             g = m.groups()
             move = cls.build(int(g[0]), int(g[1]), int(g[2]), _opt_int(g[3]))
-        elif m := _FORFEIT.fullmatch(compact):
+        elif m := _FORFEIT.fullmatch(text):
             g = m.groups()
             move = cls.forfeit(int(g[0]), int(g[1]), _opt_int(g[2]))
         else:
             raise malformed(
-                f"cannot read move {text!r}: expected 's0:2,2,1,1', 'b4n3f2[c0]' or 'x4f2[c0]'"
+                f"cannot read move {text!r}: expected 's0:2,2,1,1', 'b4n3f2[c0]' or 'x4f2[c0]' "
+                "(any case; spaces between tokens)"
             )
         move._check_ranges()
         return move

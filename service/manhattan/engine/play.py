@@ -11,14 +11,16 @@ import bisect
 from dataclasses import dataclass
 from typing import Any
 
-from .board import MONSTER_STEP, Building, block_coords
+from .board import Building, block_coords
 from .events import Event
 from .legality import check_move
+from .monster import MONSTER_STEP, REMOVED, monster_hit
 from .moves import Move
 from .rules import HAND_SIZE, ROTATION, Rules
 from .scoring import rank, score_board
 from .shuffle import shuffled
 from .state import RoundRecord, State, Urban
+from .urban import FAKE_NEWS, scoring_card
 
 
 class Game:
@@ -168,10 +170,9 @@ class Game:
 
     # -- monster (RULES §9 [D11]) ------------------------------------------------------------
     def _move_monster(self, board_block: int) -> None:
-        assert self.monster is not None
+        assert self.monster is not None and self.rules.variants.monster is not None
         start = self.monster
         to = MONSTER_STEP[start][board_block]
-        baby = self.rules.variants.monster == "baby"
         if to != start:
             self.monster = to
             self._emit(
@@ -179,10 +180,9 @@ class Game:
                 None,
                 **{"from": list(block_coords(start)), "to": list(block_coords(to))},
             )
-            if self.board[to]:
-                self._remove_top(to) if baby else self._destroy(to)
-        elif baby and self.board[to]:
-            self._remove_top(to)  # the baby's extra removal on a center card
+        hit = monster_hit(self.rules.variants.monster, to != start, self.board[to])
+        if hit is not None:
+            self._remove_top(to) if hit[1] == REMOVED else self._destroy(to)
 
     def _destroy(self, index: int) -> None:
         pieces = self.board[index]
@@ -236,7 +236,8 @@ class Game:
         rules = self.rules
         card = self._scoring_urban_card()
         breakdown = score_board(self.board, rules.color_count, card)
-        self.history.append(RoundRecord(self.round, breakdown))
+        if len(self.history) == self.round - 1:  # a game set up without a record keeps none
+            self.history.append(RoundRecord(self.round, breakdown))
         for c, b in enumerate(breakdown):
             self.scores[c] += b.total
         if self.events is not None:
@@ -273,15 +274,12 @@ class Game:
         self._emit("urbanRevealed", round=self.round, card=card)
 
     def _scoring_urban_card(self) -> str | None:
-        if self.urban_current != "fakeNews":
-            return self.urban_current
-        # RULES §10 fakeNews: the next card is revealed at scoring and applies.
-        assert self.urban_deck is not None and self.urban_revealed is not None
-        if not self.urban_deck:
-            return None
-        card = self.urban_deck.pop(0)
-        self.urban_revealed.append(card)
-        self._emit("urbanRevealed", round=self.round, card=card)
+        card, _ = scoring_card(self.urban_current, self.urban_deck)
+        if self.urban_current == FAKE_NEWS and card is not None:
+            # RULES §10 fakeNews: the next card is revealed at scoring and applies.
+            assert self.urban_deck is not None and self.urban_revealed is not None
+            self.urban_revealed.append(self.urban_deck.pop(0))
+            self._emit("urbanRevealed", round=self.round, card=card)
         return card
 
 

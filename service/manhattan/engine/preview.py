@@ -17,14 +17,15 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .analysis import Source, known_game
-from .board import MONSTER_STEP, NO_OWNER, Building, block_coords
+from .board import NO_OWNER, Building, block_coords
 from .errors import IllegalMoveError
 from .legality import check_move, legal_moves
+from .monster import MONSTER_STEP, monster_hit
 from .moves import Move
 from .rules import NEIGHBORHOOD_NAMES, ROTATION
-from .scoring import MAJORITY_BONUS, TALLEST_BONUS, score_board, scoring_urban_card
+from .scoring import MAJORITY_BONUS, TALLEST_BONUS, score_board
 from .state import Breakdown, State
-from .urban import SCORERS
+from .urban import SCORERS, scoring_card
 
 
 def _hood(n: int) -> str:
@@ -352,15 +353,13 @@ def _effects(
     if monster is None:
         return changed, steps, None
     to = MONSTER_STEP[monster][board_block]
-    target = changed.get(to, base.board[to])
-    if target:
-        godzilla = source.rules.variants.monster == "godzilla"
-        if godzilla and to != monster:  # RULES §9: godzilla destroys the building it enters
-            changed[to] = ()
-            steps.append((to, "destroyed", target, ()))
-        elif not godzilla:  # the baby removes a top piece on entering, or on a center card
-            changed[to] = target[:-1]
-            steps.append((to, "removed", target, target[:-1]))
+    kind = source.rules.variants.monster
+    assert kind is not None
+    hit = monster_hit(kind, to != monster, changed.get(to, base.board[to]))
+    if hit is not None:
+        target = changed.get(to, base.board[to])
+        changed[to] = hit[0]
+        steps.append((to, hit[1], target, hit[0]))
     return changed, steps, (monster, to) if to != monster else None
 
 
@@ -439,10 +438,10 @@ def _preview(base: _Base, source: Source, move: Move, urban_known: bool) -> Prev
 def _base(source: Source) -> tuple[_Base, bool]:
     """RULES §10: the urban rule that would score this round; hidden under fakeNews on a view."""
     if isinstance(source, State):
-        card, known = scoring_urban_card(source), True
+        urban = source.urban
+        card, known = scoring_card(urban.current, urban.deck) if urban else (None, True)
     else:
-        known = source.urban_current != "fakeNews"
-        card = source.urban_current if known else None
+        card, known = scoring_card(source.urban_current, None)
     return _Base(source.board, source.rules.color_count, card), known
 
 

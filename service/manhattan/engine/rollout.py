@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import random
 
-from .board import floors_needed
-from .legality import builds, next_select_color, open_neighborhoods
+from .legality import builds, next_select_color
+from .placement import Placement
 from .play import Game
 from .rules import ROTATION
 
@@ -55,20 +55,14 @@ def random_step(game: Game, rng: random.Random) -> None:
     ]
     hand = game.hands[player]
     table = ROTATION[rules.seats[player]]
-    hoods = open_neighborhoods(rules, game.round)
-    board = game.board
-    anti_trust = rules.variants.anti_trust
-    own = rules.colors[player]
+    place = Placement(game, player)
+    need = place.need
+    hoods = place.hoods
     for _ in range(_TRIES):
         card = hand[rng.randrange(len(hand))]
         index = hoods[rng.randrange(len(hoods))] * 9 + table[card]
         color, floors = pieces[rng.randrange(len(pieces))]
-        if index == game.monster:
-            continue
-        building = board[index]
-        if building and anti_trust and building[-1][0] in own:
-            continue
-        if floors >= floors_needed(building, color):
+        if floors >= need(index, color):
             game.build(card, index // 9, floors, color)
             return
     options = list(builds(game, player))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .board import Building
 from .state import Breakdown
-from .urban import SCORERS
+from .urban import SCORERS, scoring_card
 
 if TYPE_CHECKING:
     from .state import State
@@ -86,19 +86,18 @@ class RoundScore:
         }
 
 
-def scoring_urban_card(state: State) -> str | None:
-    """The urban rule that scores the current round: the current card, or under fakeNews the
-    next card of the urban deck, revealed at scoring (§10)."""
-    if state.urban is None or state.urban.current is None:
+def scoring_urban_card(state: State, *, deck_known: bool = True) -> str | None:
+    """The urban rule that scores the current round (``urban.scoring_card``, RULES §10);
+    ``deck_known`` False: as a player knows it, None while it is still face down."""
+    if state.urban is None:
         return None
-    if state.urban.current == "fakeNews":
-        return state.urban.deck[0] if state.urban.deck else None
-    return state.urban.current
+    return scoring_card(state.urban.current, state.urban.deck if deck_known else None)[0]
 
 
-def score_round(state: State) -> RoundScore:
-    """The round scoring of the current board, as if the round ended now."""
-    card = scoring_urban_card(state)
+def score_round(state: State, *, deck_known: bool = True) -> RoundScore:
+    """The round scoring of the current board, as if the round ended now; ``deck_known`` False:
+    as a player may know it (RULES §11), the urban rule left out while it is face down."""
+    card = scoring_urban_card(state, deck_known=deck_known)
     return RoundScore(
         round=state.round,
         colors=score_board(state.board, state.rules.color_count, card),

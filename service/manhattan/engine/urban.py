@@ -20,6 +20,19 @@ URBAN_CARDS = (
 )
 
 _NEIGHBORHOODS = range(6)
+FAKE_NEWS = "fakeNews"
+
+
+def scoring_card(current: str | None, deck: Sequence[str] | None) -> tuple[str | None, bool]:
+    """RULES §10: (the urban rule that scores the round, whether it is known). It is the current
+    card; under fakeNews the next card of the urban deck, revealed at scoring (none left: no
+    rule). ``deck`` None stands for a deck the reader may not see (a player's view): under
+    fakeNews the scoring rule is then unknown, (None, False)."""
+    if current != FAKE_NEWS:
+        return current, True
+    if deck is None:
+        return None, False
+    return (deck[0] if deck else None), True
 
 
 def _blocks(n: int) -> range:

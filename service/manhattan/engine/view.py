@@ -14,9 +14,9 @@ from typing import Any
 from .board import Board, block_coords
 from .errors import InvalidPlayerError
 from .rules import CARD_COPIES, CARD_POSITIONS, Rules
-from .setup import is_int
 from .state import Counts, RoundRecord, State, Urban
 from .urban import URBAN_CARDS
+from .validation import is_int
 
 VIEW_FORMAT = "manhattan/view@1"
 
@@ -78,6 +78,39 @@ class View:
         """The cards this player cannot see: other hands and the deck, as one multiset."""
         seen = Counter(self.hand) + Counter(self.discard)
         return [c for c in range(CARD_POSITIONS) for _ in range(CARD_COPIES - seen[c])]
+
+
+class ViewGame:
+    """A view as a game the rules can read (``placement.GameLike``): the view's own hand, the
+    other hands empty. The legal moves of the player to move depend only on their own hand and
+    on public information (RULES §5-6, §9), so on a view of the player to move
+    ``legal_moves``, ``check_move`` and the analyses answer exactly as on the full state, and
+    nothing hidden is needed."""
+
+    __slots__ = (
+        "board",
+        "hands",
+        "monster",
+        "phase",
+        "round",
+        "rules",
+        "selected",
+        "supply",
+        "to_move",
+    )
+
+    def __init__(self, v: View) -> None:
+        self.rules = v.rules
+        self.round = v.round
+        self.phase = v.phase
+        self.to_move = v.to_move
+        self.board = v.board
+        self.supply = v.supply
+        self.selected = v.selected
+        self.monster = v.monster
+        self.hands: tuple[tuple[int, ...], ...] = tuple(
+            v.hand if p == v.player else () for p in range(v.rules.players)
+        )
 
 
 def view(state: State, player: int) -> View:
@@ -147,4 +180,4 @@ def sample_state(v: View, rng: random.Random) -> State:
     )
 
 
-__all__ = ["VIEW_FORMAT", "View", "sample_state", "view"]
+__all__ = ["VIEW_FORMAT", "View", "ViewGame", "sample_state", "view"]

@@ -20,6 +20,7 @@ ManhattanClientError
     │   └── NotFoundError, MethodNotAllowedError, NotAcceptableError, UnsupportedMediaTypeError
     └── ServerError           a 5xx: the service's fault
         ├── NotImplementedByServiceError, StoreUnavailableError, InternalServerError
+        ├── BotsBusyError (.retry_after)
 
 Every code of the service's table (``GET /v1/rules`` ``errorCodes``) has its class here; a code
 this client does not know yet is a ``RequestRejectedError`` (4xx) or ``ServerError`` (5xx).
@@ -175,6 +176,21 @@ class StoreUnavailableError(ServerError):
     """STORE_UNAVAILABLE: the state store is down; retry later."""
 
 
+class BotsBusyError(ServerError):
+    """BOTS_BUSY: every bot worker is busy and the queue is full; ``retry_after`` is the
+    service's Retry-After in seconds, if it sent one."""
+
+    def __init__(
+        self, code: str, message: str, *, retry_after: float | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(code, message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ClientClosedRequestError(RequestRejectedError):
+    """CLIENT_CLOSED_REQUEST: the request was abandoned before its answer (only in logs)."""
+
+
 class InternalServerError(ServerError):
     """INTERNAL_ERROR: a bug in the service (logged with the request id)."""
 
@@ -203,6 +219,8 @@ ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "UNSUPPORTED_MEDIA_TYPE": UnsupportedMediaTypeError,
     "NOT_IMPLEMENTED": NotImplementedByServiceError,
     "STORE_UNAVAILABLE": StoreUnavailableError,
+    "BOTS_BUSY": BotsBusyError,
+    "CLIENT_CLOSED_REQUEST": ClientClosedRequestError,
     "INTERNAL_ERROR": InternalServerError,
 }
 
@@ -220,8 +238,8 @@ def error_from_response(
     cls = ERRORS_BY_CODE.get(code, ServerError if status >= 500 else RequestRejectedError)
     if status >= 500 and not issubclass(cls, ServerError):
         cls = ServerError
-    if cls is RateLimitedError:
-        return RateLimitedError(
+    if cls is RateLimitedError or cls is BotsBusyError:
+        return cls(
             code,
             message,
             retry_after=_seconds((headers or {}).get("retry-after")),

@@ -297,6 +297,7 @@ export interface components {
             selected: number[][];
             discard: number[];
             scores: number[];
+            /** @description Every scored round, in order (round 1 first). Empty in a later round: a position set up without a record (a real table's board and score track); the scores then stand as given and no record is kept. */
             history: {
                 round: number;
                 scores: components["schemas"]["breakdown"][];
@@ -330,6 +331,7 @@ export interface components {
             selected: number[][];
             discard: number[];
             scores: number[];
+            /** @description Every scored round, in order (round 1 first). Empty in a later round: a position set up without a record (a real table's board and score track); the scores then stand as given and no record is kept. */
             history: {
                 round: number;
                 scores: components["schemas"]["breakdown"][];

@@ -1,0 +1,230 @@
+"""Where a piece may go: the placement rule of RULES §6 and §9, written once.
+
+A placement of a ``floors`` piece of ``color`` on a block is refused, in this order, when the
+block's neighborhood is not open yet (slowGrowth [D10]), the monster stands on it (§9 [D11]), the
+building is already the player's (antiTrust [D9]), or the piece is too small to keep or take the
+building (§6 [D6]). ``REFUSALS`` is that table; ``Placement.refusal`` walks it to say why.
+
+Move generation, the samplers of the bots' fast path and the analyses ask the fast questions
+(``Placement.barred``, ``Placement.need``, ``Placement.open_hoods``) a thousand times per game,
+so those are written out inline; ``tests/engine/test_placement.py`` checks over every block of
+many positions that they answer exactly as the table does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .board import MAX_FLOORS, Building, block_coords, floors_needed
+from .rules import NEIGHBORHOODS, PIECES_TOTAL, Rules
+
+
+class GameLike(Protocol):
+    """What the rules read of a game: ``State``, ``play.Game`` and ``view.ViewGame`` fit."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def board(self) -> Sequence[Building]: ...
+    @property
+    def supply(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def selected(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def hands(self) -> Sequence[Sequence[int]]: ...
+    @property
+    def monster(self) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """Where a refusal comes from: a stable ``reason`` key, the RULES section, the decision
+    [D#] and the variant option, when there is one."""
+
+    reason: str
+    section: str
+    decision: str | None = None
+    option: str | None = None
+
+
+CLOSED_NEIGHBORHOOD = Rule("closedNeighborhood", "§9", "D10", "slowGrowth")
+MONSTER_BLOCK = Rule("monsterBlock", "§9", "D11", "monster")
+ANTI_TRUST = Rule("antiTrust", "§9", "D9", "antiTrust")
+NOT_ENOUGH_FLOORS = Rule("notEnoughFloors", "§6")
+SAFE_BUILDING = Rule("safeBuilding", "§6")
+
+#: The piece size ``Placement.need`` answers for a block no piece of the player may go on.
+NO_PIECE = MAX_FLOORS + 1
+
+Numbers = tuple[tuple[str, int], ...]
+
+
+_ALL_OPEN = range(NEIGHBORHOODS)
+#: RULES §9 [D10], by round (ranges are immutable, so shared): 0 .. min(5, round + 1).
+_OPEN_BY_ROUND = tuple(range(min(NEIGHBORHOODS, r + 2)) for r in range(PIECES_TOTAL + 1))
+
+
+def open_neighborhoods(rules: Rules, round_: int) -> range:
+    """RULES §9 [D10]: with slowGrowth, neighborhoods 0 .. min(5, round + 1) are open."""
+    return _OPEN_BY_ROUND[round_] if rules.variants.slow_growth else _ALL_OPEN
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a placement is refused: the rule, the numbers involved and ``check_move``'s message."""
+
+    rule: Rule
+    numbers: Numbers
+    message: str
+
+
+class Placement:
+    """The placement rule for one player at one moment of a game (RULES §6, §9)."""
+
+    __slots__ = ("anti_trust", "board", "hoods", "monster", "own", "player", "round")
+
+    def __init__(self, game: GameLike, player: int) -> None:
+        rules = game.rules
+        self.round = game.round
+        self.player = player
+        self.board = game.board
+        self.monster = game.monster
+        self.own = rules.colors[player]
+        self.hoods = open_neighborhoods(rules, game.round)
+        self.anti_trust = rules.variants.anti_trust
+
+    # -- the fast questions (each the table below, written out) --------------------------------
+    def barred(self, index: int) -> bool:
+        """Whether no piece of the player may go on block ``index``, whatever its size."""
+        if index == self.monster or index // 9 not in self.hoods:
+            return True
+        if self.anti_trust:
+            building = self.board[index]
+            return bool(building) and building[-1][0] in self.own
+        return False
+
+    def open_hoods(self, block: int) -> Sequence[int]:
+        """The neighborhoods whose block at position ``block`` (0-8) is not ``barred``, in
+        order: where a card designating ``block`` may build. Usually every open neighborhood
+        (the range itself, nothing built)."""
+        hoods: Sequence[int] = self.hoods
+        monster = self.monster
+        if monster is not None and monster % 9 == block:
+            hoods = [n for n in hoods if n * 9 + block != monster]
+        if self.anti_trust:
+            board, own = self.board, self.own
+            hoods = [
+                n
+                for n in hoods
+                if not (board[n * 9 + block] and board[n * 9 + block][-1][0] in own)
+            ]
+        return hoods
+
+    def need(self, index: int, color: int) -> int:
+        """The smallest piece of ``color`` that may go on ``index``; more than MAX_FLOORS
+        (``NO_PIECE`` when the block is barred) when none may."""
+        if index == self.monster or index // 9 not in self.hoods:
+            return NO_PIECE
+        building = self.board[index]
+        if not building:
+            return 1
+        if self.anti_trust and building[-1][0] in self.own:
+            return NO_PIECE
+        return floors_needed(building, color)
+
+    # -- the reason, from the table -----------------------------------------------------------
+    def refusal(self, index: int, color: int, floors: int) -> Refusal | None:
+        """Why a ``floors`` piece of ``color`` may not go on ``index`` (None: it may): the first
+        rule of ``REFUSALS`` it breaks."""
+        for test in REFUSALS:
+            found = test(self, index, color, floors)
+            if found is not None:
+                return found
+        return None
+
+
+Check = Callable[[Placement, int, int, int], Refusal | None]
+
+
+def _closed(p: Placement, index: int, color: int, floors: int) -> Refusal | None:
+    n = index // 9
+    if n in p.hoods:
+        return None
+    message = f"neighborhood {n} is not open in round {p.round} (RULES §9 slowGrowth [D10])"
+    return Refusal(CLOSED_NEIGHBORHOOD, (("open", len(p.hoods)),), message)
+
+
+def _monster(p: Placement, index: int, color: int, floors: int) -> Refusal | None:
+    if index != p.monster:
+        return None
+    where = list(block_coords(index))
+    message = f"the monster stands on block {where}: nobody builds there (RULES §9)"
+    return Refusal(MONSTER_BLOCK, (), message)
+
+
+def _anti_trust(p: Placement, index: int, color: int, floors: int) -> Refusal | None:
+    building = p.board[index]
+    if not (p.anti_trust and building and building[-1][0] in p.own):
+        return None
+    where = list(block_coords(index))
+    message = f"the building on {where} is already player {p.player}'s (RULES §9 antiTrust [D9])"
+    return Refusal(ANTI_TRUST, (("owner", building[-1][0]),), message)
+
+
+def _floors(p: Placement, index: int, color: int, floors: int) -> Refusal | None:
+    """RULES §6: after placing, the mover's color needs at least the owner's floors [D6]."""
+    building = p.board[index]
+    need = floors_needed(building, color)
+    if floors >= need:
+        return None
+    top = building[-1][0]
+    theirs = sum(f for c, f in building if c == top)
+    mine = sum(f for c, f in building if c == color)
+    numbers = (
+        ("floorsNeeded", need),
+        ("ownerFloors", theirs),
+        ("yourFloors", mine),
+        ("floorsYouWouldHave", mine + floors),
+        ("largestPiece", MAX_FLOORS),
+    )
+    safe = need > MAX_FLOORS
+    base = SAFE_BUILDING if safe else NOT_ENOUGH_FLOORS
+    # The player's other color is an owner like any other [D6].
+    rule = Rule(base.reason, base.section, "D6") if top in p.own else base
+    hint = (
+        "no piece can take it: it is safe" if safe else f"needs a piece of at least {need} floors"
+    )
+    message = (
+        f"to take the building on {list(block_coords(index))} (owner color {top} with {theirs} "
+        f"floors), color {color} must reach at least {theirs} floors; it has {mine}, so it "
+        f"{hint} (RULES §6)"
+    )
+    return Refusal(rule, numbers, message)
+
+
+#: RULES §9 then §6, in the order ``check_move`` reports them.
+REFUSALS: tuple[Check, ...] = (_closed, _monster, _anti_trust, _floors)
+
+
+__all__ = [
+    "ANTI_TRUST",
+    "CLOSED_NEIGHBORHOOD",
+    "MONSTER_BLOCK",
+    "NOT_ENOUGH_FLOORS",
+    "NO_PIECE",
+    "REFUSALS",
+    "SAFE_BUILDING",
+    "GameLike",
+    "Placement",
+    "Refusal",
+    "Rule",
+    "open_neighborhoods",
+]

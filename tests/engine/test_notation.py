@@ -1,0 +1,84 @@
+"""One notation grammar (DESIGN §2; issue 18): every legal move's ``notation`` reads back as
+the same move, and so does every spelling the grammar allows (either case, spaces between any
+two tokens, ``:`` or a space after a select's color); what it does not allow is INVALID_MOVE."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import manhattan
+from manhattan.engine import moves
+
+from ..strategies import states
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+TOKEN = re.compile(r"[a-z]|\d+|[:,]")
+
+
+@st.composite
+def spelling(draw: st.DrawFn, canonical: str) -> str:
+    """``canonical`` rewritten as the grammar allows: each letter in either case, up to two
+    ASCII whitespace characters around every token, a select's ``:`` sometimes a space."""
+    space = st.text(" \t", max_size=2)
+    out = [draw(space)]
+    for token in TOKEN.findall(canonical):
+        if token == ":" and draw(st.booleans()):
+            token = " "
+        elif token.isalpha() and draw(st.booleans()):
+            token = token.upper()
+        out += [token, draw(space)]
+    return "".join(out)
+
+
+@SETTINGS
+@given(state=states(max_steps=120), data=st.data())
+def test_every_legal_move_reads_back_in_every_spelling(
+    state: manhattan.State, data: st.DataObject
+) -> None:
+    """DESIGN §2: ``Move.parse(m.notation) == m`` for every legal move, and every other
+    spelling of it parses to the same move."""
+    for move in manhattan.legal_moves(state)[:40]:
+        assert manhattan.Move.parse(move.notation) == move
+        assert move.notation == move.notation.lower() and " " not in move.notation
+        assert manhattan.Move.parse(data.draw(spelling(move.notation))) == move
+
+
+def _documented() -> list[list[str]]:
+    """The example lines of the notation's documentation (``moves`` module docstring): forms
+    joined by ``=`` stand for the same move."""
+    doc = moves.__doc__ or ""
+    lines = [line for line in doc.splitlines() if " = ``" in line]
+    return [re.findall(r"``([^`]+)``(?: = |\s{3}|$)", line) for line in lines]
+
+
+def test_documented_variants_parse_the_same() -> None:
+    """The documented spellings of a select, a build and a forfeit each read as one move."""
+    groups = _documented()
+    assert [len(g) >= 2 for g in groups] == [True, True, True]
+    for forms in groups:
+        parsed = {manhattan.Move.parse(text) for text in forms}
+        assert len(parsed) == 1, forms
+        assert parsed.pop().notation == forms[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "s02,2,1,1",  # a select's color and first count need ':' or a space between them
+        "s0:2,2,1,1,",
+        "b 1 2n3f2",  # no space inside a number
+        "b4n3f2c0x",
+        "b٣n3f2",  # ASCII digits only
+        "b4\u00a0n3f2",  # ASCII whitespace only
+        "b4n3f2 c",
+        "x4n3f2",
+    ],
+)
+def test_what_the_grammar_does_not_allow_is_invalid_move(text: str) -> None:
+    with pytest.raises(manhattan.IllegalMoveError) as err:
+        manhattan.Move.parse(text)
+    assert err.value.code == "INVALID_MOVE"
