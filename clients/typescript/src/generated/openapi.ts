@@ -617,7 +617,7 @@ export interface components {
         /** Error */
         Error: {
             /** @enum {string} */
-            code: "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /**
              * @description JSON path of the first fault
@@ -672,7 +672,7 @@ export interface components {
             /** @default null */
             move?: components["schemas"]["move"];
             /** @default null */
-            code?: ("BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
+            code?: ("BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
             /** @default null */
             message?: string | null;
             /**
@@ -805,7 +805,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -886,7 +886,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -987,7 +987,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1088,7 +1088,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1108,7 +1108,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1209,7 +1209,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1310,7 +1310,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1411,7 +1411,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1431,7 +1431,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1532,7 +1532,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1552,7 +1552,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1653,7 +1653,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1764,7 +1764,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1784,7 +1784,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1895,7 +1895,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1995,7 +1995,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2015,7 +2015,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2105,7 +2105,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2125,7 +2125,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2216,7 +2216,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2236,7 +2236,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2337,7 +2337,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
