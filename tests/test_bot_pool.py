@@ -234,7 +234,11 @@ async def test_quick_bots_are_served_before_waiting_searches() -> None:
         await pool.close()
 
 
-async def test_moves_left_share_the_time_left_when_a_worker_takes_the_move(pool: BotPool) -> None:
-    found = await pool.suggest(STATE, MOVER, LONG, moves_left=3)
-    # a third of the 0.6 s deadline, not all of it
-    assert found.stats["timeMs"] < 400 and found.stats["stoppedBy"] == "deadline"
+async def test_moves_left_share_the_time_left_when_a_worker_takes_the_move() -> None:
+    pool = BotPool(workers=1, queue=1, deadline_seconds=3.0, grace_seconds=1.0)
+    try:
+        found = await pool.suggest(STATE, MOVER, LONG, moves_left=3)
+    finally:
+        await pool.close()
+    # about a third of the 3 s deadline (slack for a loaded machine), not all of it
+    assert found.stats["timeMs"] < 2000 and found.stats["stoppedBy"] == "deadline"

@@ -44,7 +44,25 @@ class Settings:
     graphql_max_aliases: int = 15
     graphql_max_tokens: int = 2_000
     introspection: bool = True
+    # -- bounds on every request's work (issue 17) -------------------------------------------
+    #: Values in one GraphQL request's variables (lists are capped by max_moves_per_request).
+    graphql_max_input_values: int = 20_000
+    #: Cost of one GraphQL operation, in moves applied (bots and previews weighted).
+    graphql_max_cost: int = 4_000
+    #: Bytes of parsed GraphQL documents kept (the parse/validation cache, and compiled plans).
+    graphql_cache_bytes: int = 8 << 20
+    #: Characters of one GraphQL query document (a token inline is up to max_token_chars).
+    graphql_max_query_chars: int = 32_768
+    #: A request's head (request line and headers): bytes and header lines; beyond them, 431.
+    max_header_bytes: int = 16_384
+    max_headers: int = 100
+    #: Seconds a client has to send a request's whole head (408), and then its whole body.
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
     graphql_ide: bool = True
+    #: The GraphQL fast path (compiled plans, one-loop completion); off: strawberry's general
+    #: path answers everything. Also off, with a warning, on untested strawberry/graphql-core.
+    graphql_fast_path: bool = True
     #: Accept states only as sealed tokens or cached ids, never as plain JSON (DESIGN §7).
     strict_states: bool = False
     #: The current sealing key as ``kid:base64url-key`` (16, 24 or 32 bytes); empty: ephemeral.
@@ -114,8 +132,27 @@ class Settings:
             graphql_max_tokens=read(
                 "MANHATTAN_GRAPHQL_MAX_TOKENS", _positive_int, cls.graphql_max_tokens
             ),
+            graphql_max_input_values=read(
+                "MANHATTAN_GRAPHQL_MAX_INPUT_VALUES", _positive_int, cls.graphql_max_input_values
+            ),
+            graphql_max_cost=read(
+                "MANHATTAN_GRAPHQL_MAX_COST", _positive_int, cls.graphql_max_cost
+            ),
+            graphql_cache_bytes=read(
+                "MANHATTAN_GRAPHQL_CACHE_BYTES", _positive_int, cls.graphql_cache_bytes
+            ),
+            graphql_max_query_chars=read(
+                "MANHATTAN_GRAPHQL_MAX_QUERY_CHARS", _positive_int, cls.graphql_max_query_chars
+            ),
+            max_header_bytes=read(
+                "MANHATTAN_MAX_HEADER_BYTES", _positive_int, cls.max_header_bytes
+            ),
+            max_headers=read("MANHATTAN_MAX_HEADERS", _positive_int, cls.max_headers),
+            header_timeout=read("MANHATTAN_HEADER_TIMEOUT", _positive_float, cls.header_timeout),
+            body_timeout=read("MANHATTAN_BODY_TIMEOUT", _positive_float, cls.body_timeout),
             introspection=read("MANHATTAN_INTROSPECTION", _bool, cls.introspection),
             graphql_ide=read("MANHATTAN_GRAPHQL_IDE", _bool, cls.graphql_ide),
+            graphql_fast_path=read("MANHATTAN_GRAPHQL_FAST_PATH", _bool, cls.graphql_fast_path),
             strict_states=read("MANHATTAN_STRICT_STATES", _bool, cls.strict_states),
             token_key=read("MANHATTAN_TOKEN_KEY", str, cls.token_key).strip(),
             token_old_keys=read("MANHATTAN_TOKEN_OLD_KEYS", _csv, ()),

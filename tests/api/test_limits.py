@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
+from starlette.applications import Starlette
 
 from manhattan.api.limits import RateLimiter
 
@@ -52,26 +54,23 @@ async def test_long_documents_are_too_complex(client: httpx.AsyncClient) -> None
 
 
 async def test_the_validation_cache_hits_with_the_limits_on(make_app: MakeApp) -> None:
-    from manhattan.api.graphql_schema import build_schema
-    from manhattan.settings import Settings
-
-    defaults = Settings()
-    schema = build_schema(  # the app's schema (build_schema is cached per limits)
-        max_depth=defaults.graphql_max_depth,
-        max_aliases=defaults.graphql_max_aliases,
-        max_tokens=defaults.graphql_max_tokens,
-        introspection=defaults.introspection,
-    )
-    (limits,) = schema.extensions
-    cached = limits.validation_cache  # type: ignore[union-attr]
+    app = make_app()
+    cached = graphql_limits_of(app).validated_documents
     # A fragment keeps the query on the general path (graphql_compiled plans skip validation:
     # they are made only from documents this cache already validated).
     query = "{ rules ... on Query { __typename } }"
-    async with connect(make_app()) as client:
+    async with connect(app) as client:
         await gql(client, query)
-        before = cached.cache_info().hits
+        before = cached.hits
         await gql(client, query)
-    assert cached.cache_info().hits == before + 1
+    assert cached.hits == before + 1
+
+
+def graphql_limits_of(app: Starlette) -> Any:
+    """The app's ``ServiceLimits`` extension (its caches)."""
+    (route,) = [r for r in app.routes if getattr(r, "path", None) == "/graphql"]
+    (extension,) = route.app.schema.extensions  # type: ignore[attr-defined]
+    return extension
 
 
 async def test_introspection_can_be_switched_off(make_app: MakeApp) -> None:

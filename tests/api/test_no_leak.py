@@ -38,7 +38,6 @@ from .test_graphql_analysis import ANALYSIS_FIELDS, PREVIEW_FIELDS, THREATS_FIEL
 T = TypeVar("T")
 KEY = SealingKey("leak", bytes(range(32)))
 TRUSTED = create_app(Settings(access_log=False), sealer=Sealer(KEY))
-STRICT = create_app(Settings(access_log=False, strict_states=True), sealer=Sealer(KEY))
 PROBES = ["b0n0f1", "b8n5f4", "x3f2", "s0:1,1,1,1"]
 SETTINGS = settings(
     max_examples=25,
@@ -130,6 +129,11 @@ async def answers(seat: Seat, state: manhattan.State) -> dict[str, Any]:
     out["store"] = status, scrub(body)
     for text in legal[:: max(1, len(legal) // 3)][:3]:
         status, body = await seat.post("/v1/apply", move=text)
+        if status == 409 and seat.headers == {}:
+            # A strict service allows one move per position (a token's second is refused:
+            # test_attacks), the same way for both twins.
+            out[f"apply {text}"] = status, body["code"]
+            continue
         assert status == 200, body
         out[f"apply {text}"] = masked_step(body, p, list(state.hands[p]))
     for name, query in GRAPHQL.items():
@@ -142,7 +146,10 @@ async def token_seat(client: httpx.AsyncClient, state: manhattan.State, player: 
     """A token issued to ``player``, minted by the trusted service and used on the strict one."""
     response = await client.post("/v1/view", json={"state": state.to_json(), "player": player})
     assert response.status_code == 200, response.text
-    return Seat(connect(STRICT), {"token": response.json()["token"]}, player, {})
+    # A strict service of its own: it keeps each game's latest position, and both twins may
+    # belong to one game.
+    strict = create_app(Settings(access_log=False, strict_states=True), sealer=Sealer(KEY))
+    return Seat(connect(strict), {"token": response.json()["token"]}, player, {})
 
 
 def compare(one: dict[str, Any], two: dict[str, Any]) -> None:

@@ -228,10 +228,12 @@ async def test_strict_mode_refuses_plain_json_on_every_operation(
 
 async def test_strict_mode_never_shows_a_full_state() -> None:
     async with connect(app(strict_states=True)) as client:
-        game = (await client.post("/v1/games", json={"players": 2})).json()
-        assert "state" not in game and {"token", "stateId", "gameId"} <= set(game)
-        by_id = (await client.get(f"/v1/states/{game['stateId']}")).json()
-        assert "state" not in by_id
+        refused = await client.post("/v1/games", json={"players": 2})
+        assert (refused.status_code, refused.json()["code"]) == (403, "PLAYER_REQUIRED")
+        seat = {"Manhattan-Player": "1"}
+        game = (await client.post("/v1/games", json={"players": 2}, headers=seat)).json()
+        assert "state" not in game and "stateId" not in game
+        assert {"token", "gameId", "view"} <= set(game)
 
 
 async def test_the_ephemeral_key_is_logged_and_in_readyz(

@@ -78,6 +78,10 @@ export class NotYourTurnError extends RequestRejectedError { override name = "No
 export class StateJsonRefusedError extends RequestRejectedError { override name = "StateJsonRefusedError"; }
 export class WrongPlayerError extends RequestRejectedError { override name = "WrongPlayerError"; }
 export class WrongGameError extends RequestRejectedError { override name = "WrongGameError"; }
+/** PLAYER_REQUIRED: a strict service answers only players: send `Manhattan-Player`. */
+export class PlayerRequiredError extends RequestRejectedError { override name = "PlayerRequiredError"; }
+/** STALE_TOKEN: a strict service already took a move from this token's position. */
+export class StaleTokenError extends RequestRejectedError { override name = "StaleTokenError"; }
 export class NotFoundError extends RequestRejectedError { override name = "NotFoundError"; }
 export class MethodNotAllowedError extends RequestRejectedError { override name = "MethodNotAllowedError"; }
 export class NotAcceptableError extends RequestRejectedError { override name = "NotAcceptableError"; }
@@ -119,6 +123,8 @@ const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceErro
   STATE_JSON_REFUSED: StateJsonRefusedError,
   WRONG_PLAYER: WrongPlayerError,
   WRONG_GAME: WrongGameError,
+  PLAYER_REQUIRED: PlayerRequiredError,
+  STALE_TOKEN: StaleTokenError,
   NOT_FOUND: NotFoundError,
   METHOD_NOT_ALLOWED: MethodNotAllowedError,
   NOT_ACCEPTABLE: NotAcceptableError,

@@ -19,18 +19,21 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 import manhattan
 
 from ..bot_pool import pool_from_settings
+from ..cas import VersionedStore, make_versioned_store
 from ..sealing import Sealer
 from ..settings import Settings
 from ..store import Backend, StateCache, make_backend
 from ..tables import TableRuntime
+from . import graphql_fast
 from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_schema import GraphQLApp, build_schema
-from .limits import RateLimiter
+from .limits import InputLimits, RateLimiter
 from .metrics import CONTENT_TYPE, Metrics
 from .middleware import ServiceMiddleware
 from .openapi import openapi_document
 from .operations import Operations
+from .positions import LatestPositions
 from .rest import rest_routes
 from .suggestions import BotBudget
 from .tables_rest import table_routes
@@ -106,8 +109,10 @@ def create_app(
     *,
     backend: Backend | None = None,
     sealer: Sealer | None = None,
+    positions: VersionedStore | None = None,
 ) -> Starlette:
-    """The service. ``backend`` and ``sealer`` override what ``settings`` would make (tests)."""
+    """The service. ``backend``, ``sealer`` and ``positions`` (strict mode's latest positions)
+    override what ``settings`` would make (tests)."""
     settings = settings or Settings.from_env()
     metrics = Metrics()
     if backend is None:
@@ -128,27 +133,42 @@ def create_app(
         ttl=settings.cache_ttl,
         observer=metrics.observe_cache,
     )
+    if positions is None and settings.strict_states:
+        positions = make_versioned_store(
+            settings.redis_url, timeout=settings.redis_timeout, pool_size=settings.redis_pool_size
+        )
     operations = Operations(
         cache,
         sealer,
         strict_states=settings.strict_states,
+        positions=None if positions is None else LatestPositions(positions, settings.cache_ttl),
         max_moves=settings.max_moves_per_request,
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
         bot_pool=pool_from_settings(settings),
     )
+    fast_path = graphql_fast.enabled(settings.graphql_fast_path)
     schema = build_schema(
         max_depth=settings.graphql_max_depth,
         max_aliases=settings.graphql_max_aliases,
         max_tokens=settings.graphql_max_tokens,
         introspection=settings.introspection,
+        inputs=InputLimits(
+            max_list_items=settings.max_moves_per_request,
+            max_values=settings.graphql_max_input_values,
+            max_cost=settings.graphql_max_cost,
+            max_query_chars=settings.graphql_max_query_chars,
+        ),
+        cache_bytes=settings.graphql_cache_bytes,
+        fast_path=fast_path,
     )
-    tables = TableRuntime.from_settings(settings, sealer)
     graphql = GraphQLApp(
         schema,
         graphql_ide="graphiql" if settings.graphql_ide else None,
+        fast_path=fast_path,
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
     )
     graphql.max_subscriptions_per_connection = settings.graphql_max_subscriptions
+    tables = TableRuntime.from_settings(settings, sealer)
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
@@ -182,6 +202,8 @@ def create_app(
             await tables.close()
             await operations.bot_pool.close()
             await cache.close()
+            if positions is not None:
+                await positions.close()
 
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error

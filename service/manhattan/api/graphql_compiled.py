@@ -22,15 +22,16 @@ operation is a query of that simple shape: no fragments, directives, introspecti
 interfaces, no repeated response names. Anything a plan does not handle the way the general
 path would (a variable that does not coerce, a resolver that raises, a null in a non-null
 position, a value that does not serialize) makes it give up and the request runs on the general
-path from the start, which reports it as it always did. Only queries are planned, so running a
-resolver again on that path changes nothing.
+path from the start, which reports it as it always did; a resolver that raises is reported by
+the plan itself, as graphql-core reports it, so a failing request runs once. Only root fields
+the service lists as reading are planned (``graphql_fast``), so a resolver run again on the
+general path writes nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
@@ -38,6 +39,7 @@ from typing import Any, TypeGuard
 from graphql import (
     DocumentNode,
     FieldNode,
+    GraphQLError,
     GraphQLField,
     GraphQLList,
     GraphQLNonNull,
@@ -47,6 +49,7 @@ from graphql import (
     OperationDefinitionNode,
     OperationType,
 )
+from graphql.error import located_error
 from graphql.execution.values import get_argument_values, get_variable_values
 from graphql.pyutils import Path
 from graphql.type.definition import GraphQLResolveInfoHelpers
@@ -54,24 +57,12 @@ from graphql.utilities import get_operation_ast
 
 from .graphql_execution import Completer, GiveUp, plain_completer, plain_scalar
 from .graphql_resolvers import DirectResolver, DirectResolvers
-
-
-class ValidatedDocuments:
-    """Documents that parsed and validated without errors on the general path, by query text
-    (bounded, least recently used dropped). Written by the limits extension's hook."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._documents: OrderedDict[str, DocumentNode] = OrderedDict()
-
-    def add(self, query: str, document: DocumentNode) -> None:
-        self._documents[query] = document
-        self._documents.move_to_end(query)
-        while len(self._documents) > self.size:
-            self._documents.popitem(last=False)
-
-    def get(self, query: str) -> DocumentNode | None:
-        return self._documents.get(query)
+from .limits import (
+    InputLimits,
+    ValidatedDocuments,
+    WeighedLRU,
+    request_error,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +81,7 @@ class _RootField:
 class Plan:
     document: DocumentNode  # held, so the nodes below stay the ones validated
     operation: OperationDefinitionNode
+    operation_name: str | None
     fields: tuple[_RootField, ...]
 
 
@@ -98,9 +90,12 @@ def make_plan(
     document: DocumentNode,
     operation_name: str | None,
     resolvers: DirectResolvers | None = None,
+    plannable: frozenset[str] | None = None,
 ) -> Plan | None:
-    """The plan of ``document``'s operation, or None when it is not of the simple shape;
-    ``resolvers`` makes direct calls where it can (without: strawberry's wrappers)."""
+    """The plan of ``document``'s operation, or None when it is not of the simple shape or
+    selects a root field not in ``plannable`` (None: any; the service lists the fields that
+    only read); ``resolvers`` makes direct calls where it can (without: strawberry's
+    wrappers)."""
     operation = get_operation_ast(document, operation_name)
     if (
         operation is None
@@ -133,13 +128,15 @@ def make_plan(
         field_def = root.fields.get(name)
         if field_def is None or field_def.resolve is None:
             return None
+        if plannable is not None and name not in plannable:
+            return None  # a field that writes: the general path, always
         field = _root_field(response_name, node, field_def)
         if field is None:
             return None
         if resolvers is not None:
             field = replace(field, direct=resolvers.for_field(field_def))
         fields.append(field)
-    return Plan(document, operation, tuple(fields)) if fields else None
+    return Plan(document, operation, operation_name, tuple(fields)) if fields else None
 
 
 def _constant(value: str) -> Completer:
@@ -184,42 +181,62 @@ def _track(values: Sequence[Any]) -> None:
 _HELPERS = GraphQLResolveInfoHelpers(_gather, _track)
 
 
+class _NoPlan:
+    """A document known not to have a plan (not None, which a cache lookup returns on a miss)."""
+
+
+_NO_PLAN = _NoPlan()
+
+
 class CompiledQueries:
     """Plans by (query text, operation name), made on first use from validated documents
-    (bounded, least recently used dropped)."""
+    (bounded in bytes like the documents, least recently used dropped)."""
 
     def __init__(
         self,
         schema: GraphQLSchema,
         validated: ValidatedDocuments,
-        size: int = 256,
+        max_bytes: int = 8 << 20,
         resolvers: DirectResolvers | None = None,
+        limits: InputLimits | None = None,
+        plannable: frozenset[str] | None = None,
     ) -> None:
+        self.plannable = plannable
+        self.limits = limits or InputLimits()
         self.schema = schema
         self.validated = validated
-        self.size = size
         self.resolvers = resolvers
-        self._plans: OrderedDict[tuple[str, str | None], Plan | None] = OrderedDict()
+        # A plan holds its document: weighed as the document is (None, no plan: the key only).
+        self._plans: WeighedLRU[tuple[str, str | None], Plan | _NoPlan] = WeighedLRU(max_bytes)
 
     def plan(self, query: str, operation_name: str | None) -> Plan | None:
         key = (query, operation_name)
-        if key in self._plans:
-            self._plans.move_to_end(key)
-            return self._plans[key]
-        document = self.validated.get(query)
-        if document is None:
+        known = self._plans.get(key)
+        if known is not None:
+            return known if isinstance(known, Plan) else None
+        validated = self.validated.get(query)
+        if validated is None:
             return None  # not validated yet (or with errors): the general path; ask again later
-        plan = make_plan(self.schema, document, operation_name, self.resolvers)
-        self._plans[key] = plan
-        while len(self._plans) > self.size:
-            self._plans.popitem(last=False)
+        document, weight = validated
+        plan = make_plan(self.schema, document, operation_name, self.resolvers, self.plannable)
+        self._plans.put(key, _NO_PLAN if plan is None else plan, weight if plan else len(query))
         return plan
 
     async def execute(
         self, plan: Plan, variables: dict[str, Any] | None, context: Any
-    ) -> dict[str, Any] | None:
-        """The ``data`` of the response, or None: the general path must answer."""
+    ) -> PlanResult | None:
+        """The response's ``data`` and errors, or None: the general path must answer.
+
+        A field whose arguments or resolver raise is answered here, as graphql-core answers it
+        (the error located at the field, the field null, or ``data`` null if the field is
+        non-null), so a failing request runs once: the general path would run every resolver
+        again, and decode an invalid state twice. Only a value the completion cannot handle
+        (a null in a non-null position, a value that does not serialize: bugs) hands the
+        request to the general path, which reports it as it always did."""
         schema = self.schema
+        limits = self.limits
+        if request_error(schema, plan.document, plan.operation_name, variables, limits):
+            return None  # the general path refuses it, with the same checks
         coerced = get_variable_values(
             schema, plan.operation.variable_definitions or (), variables or {}, max_errors=50
         )
@@ -228,11 +245,13 @@ class CompiledQueries:
         root = schema.query_type
         assert root is not None
         data: dict[str, Any] = {}
-        try:
-            for field in plan.fields:
-                if field.field_def is None:
-                    data[field.response_name] = field.complete(None)
-                    continue
+        errors: list[GraphQLError] = []
+        data_is_null = False
+        for field in plan.fields:
+            if field.field_def is None:
+                data[field.response_name] = field.complete(None)
+                continue
+            try:
                 args = get_argument_values(field.field_def, field.node, coerced)
                 info = GraphQLResolveInfo(
                     field.node.name.value,
@@ -257,10 +276,24 @@ class CompiledQueries:
                     value = resolve(None, info, **args)
                 if inspect.isawaitable(value):
                     value = await value
+            except GiveUp:
+                return None
+            except Exception as exc:  # the field's error, as graphql-core reports it
+                errors.append(located_error(exc, [field.node], [field.response_name]))
+                data_is_null = data_is_null or field.non_null
+                data[field.response_name] = None
+                continue
+            try:
                 data[field.response_name] = _complete(field, value)
-        except Exception:  # anything unusual: the general path runs and reports it
-            return None
-        return data
+            except Exception:  # anything unusual: the general path runs and reports it
+                return None
+        return PlanResult(None if data_is_null else data, errors)
+
+
+@dataclass(frozen=True, slots=True)
+class PlanResult:
+    data: dict[str, Any] | None
+    errors: list[GraphQLError]
 
 
 def _is_awaitable(value: Any) -> TypeGuard[Awaitable[Any]]:

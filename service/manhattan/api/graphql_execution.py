@@ -46,6 +46,8 @@ from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 from strawberry.types.field import StrawberryField
 
+from .graphql_fast import IMMUTABLE
+
 # One selected field of a plain object: response name, the attribute (or None: call the
 # reader), the reader, how to complete it. ``kind`` is 0 for a scalar and 1 for a list of
 # scalars; ``non_null`` and ``items_non_null`` say where a null is an error (the fallback then
@@ -56,13 +58,14 @@ _PlainField = tuple[
 ]
 Completer = Callable[[Any], Any]
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # GraphQL Int is a 32-bit signed integer
-_IMMUTABLE: set[type] = set()
-_MEMO_SIZE = 20_000  # completed objects kept per selection; cleared when full
-
-
-def complete_by_identity(cls: type) -> None:
-    """Declare ``cls`` immutable: its instances' completions may be reused (see above)."""
-    _IMMUTABLE.add(cls)
+_IMMUTABLE = IMMUTABLE  # filled by graphql_fast.complete_by_identity
+#: Completed objects kept, over all selections together (cleared when full): a bound per
+#: selection would let many distinct selections (aliases are the client's) hold millions.
+_MEMO_SIZE = 10_000
+#: Response names (aliases: the client's) longer than this are not cached in ``_field_plan``.
+_CACHED_NAME_CHARS = 64
+# (id(source), id(completer)) -> (source, completer, completed)
+_MEMO: dict[tuple[int, int], tuple[Any, Any, Any]] = {}
 
 
 class GiveUp(Exception):
@@ -127,11 +130,19 @@ def _plain_field(
     return _field_plan(parent, response_name, node.name.value)
 
 
-@functools.lru_cache(maxsize=4096)  # bounded: response names (aliases) come from clients
 def _field_plan(parent: GraphQLObjectType, response_name: str, name: str) -> _PlainField | None:
     """How to complete field ``name`` of ``parent`` selected without arguments, directives or
     sub-selection; None if it is not plain. Depends on the schema only, so it is kept across
-    requests."""
+    requests, unless the response name (the client's alias) is long: 4,096 entries of 30 KB
+    aliases would hold 120 MB."""
+    if len(response_name) > _CACHED_NAME_CHARS:
+        return _make_field_plan(parent, response_name, name)
+    return _cached_field_plan(parent, response_name, name)
+
+
+def _make_field_plan(
+    parent: GraphQLObjectType, response_name: str, name: str
+) -> _PlainField | None:
     if name == "__typename":
         typename = parent.name
         return response_name, None, lambda _: typename, 0, True, False, str, _identity
@@ -171,6 +182,9 @@ def _field_plan(parent: GraphQLObjectType, response_name: str, name: str) -> _Pl
         _exact(item),
         _coercer(item),
     )
+
+
+_cached_field_plan = functools.lru_cache(maxsize=4096)(_make_field_plan)
 
 
 def _identity(value: Any) -> Any:
@@ -333,20 +347,23 @@ def _compile(plan: tuple[_PlainField, ...]) -> Completer:
 @functools.lru_cache(maxsize=256)  # one per compiled completer
 def _memoizing(complete: Completer) -> Completer:
     """``complete``, reusing its result for an instance of an immutable type seen before. The
-    memo holds each instance it keys by ``id``, so an id cannot be reused while it is cached."""
-    memo: dict[int, tuple[Any, Any]] = {}
+    memo (one for all completers, bounded) holds each instance it keys by ``id`` and the
+    completer that made the entry, so neither id can be reused while it is cached."""
+    memo = _MEMO
     immutable = _IMMUTABLE
+    mine = id(complete)
 
     def completed(source: Any) -> Any:
         if type(source) not in immutable:
             return complete(source)
-        entry = memo.get(id(source))
-        if entry is not None and entry[0] is source:
-            return entry[1]
+        key = (id(source), mine)
+        entry = memo.get(key)
+        if entry is not None and entry[0] is source and entry[1] is complete:
+            return entry[2]
         out = complete(source)  # raises GiveUp for what it cannot complete: not cached
         if len(memo) >= _MEMO_SIZE:
             memo.clear()
-        memo[id(source)] = (source, out)
+        memo[key] = (source, complete, out)
         return out
 
     return completed

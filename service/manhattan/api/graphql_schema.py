@@ -30,14 +30,11 @@ from strawberry.types import ExecutionResult, Info
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET
 
-from . import wire
+from . import graphql_fast, wire
 from .disconnect import unless_disconnected
 from .encoding import dump_json, load_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_analysis_types import Analysis, Preview, Threats
-from .graphql_compiled import CompiledQueries, ValidatedDocuments
-from .graphql_execution import PlainDataExecutionContext
-from .graphql_resolvers import DirectResolvers
 from .graphql_types import (
     ApplyResult,
     MoveRejected,
@@ -52,7 +49,7 @@ from .graphql_types import (
     Transition,
     as_json_scalar,
 )
-from .limits import graphql_limits
+from .limits import DEFAULT_INPUT_LIMITS, InputLimits, graphql_limits
 from .operations import Caller, Operations, StateRef, rules_info
 from .suggestions import DEFAULT_BOT, bot_turn
 
@@ -450,6 +447,23 @@ class Mutation:
         return await advance(info, state, bot, move, player)
 
 
+#: Root fields that only read (no state stored, no position claimed, no bot run): the only ones
+#: the fast path may plan (graphql_fast). A field left out runs on the general path.
+PLANNABLE_FIELDS = frozenset(
+    {
+        "rules",
+        "legalMoves",
+        "validateMove",
+        "score",
+        "analysis",
+        "preview",
+        "previewAll",
+        "threats",
+        "boardSvg",
+    }
+)
+
+
 class QuietSchema(strawberry.Schema):
     """Errors are logged by the view (unexpected ones only), not once per error here."""
 
@@ -464,9 +478,14 @@ def build_schema(
     max_aliases: int = 15,
     max_tokens: int = 2_000,
     introspection: bool = True,
+    inputs: InputLimits = DEFAULT_INPUT_LIMITS,
+    cache_bytes: int = 8 << 20,
+    fast_path: bool = True,
 ) -> strawberry.Schema:
     # One extension: the limits and the parse and validation caches (see graphql_limits).
-    extensions = graphql_limits(max_depth, max_aliases, max_tokens, introspection)
+    extensions = graphql_limits(
+        max_depth, max_aliases, max_tokens, introspection, cache_bytes=cache_bytes, inputs=inputs
+    )
     # Tables (DESIGN §9) add their fields; imported here because they use this module's inputs.
     from .graphql_tables import TableMutation, TableQuery, TableSubscription
 
@@ -476,7 +495,7 @@ def build_schema(
         subscription=TableSubscription,
         extensions=extensions,
         config=StrawberryConfig(auto_camel_case=True),
-        execution_context_class=PlainDataExecutionContext,
+        execution_context_class=graphql_fast.execution_context_class(fast_path),
     )
 
 
@@ -511,22 +530,10 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
     return dict(formatted)
 
 
+_NOT_AN_OBJECT = 'a GraphQL request is a JSON object such as {"query": "{ rules }"}'
 _POST_OPERATIONS = frozenset(OperationType.from_http("POST"))
 #: A body that may ask for fields that run bots; JSON's ``\\u`` escapes could spell their names.
 _BOT_FIELDS = re.compile(rb"suggestMove|advance|\\u")
-
-
-def _compiled_queries(schema: strawberry.Schema) -> CompiledQueries | None:
-    """Compiled plans for this schema, if its only extension is the service's limits (whose one
-    hook only supplies the cached, validated document): any other extension may need to see
-    every request go through the general executor."""
-    classes = {e if isinstance(e, type) else type(e) for e in schema.extensions}
-    if len(classes) != 1:
-        return None
-    validated = getattr(classes.pop(), "validated_documents", None)
-    if not isinstance(validated, ValidatedDocuments):
-        return None
-    return CompiledQueries(schema._schema, validated, resolvers=DirectResolvers(schema))
 
 
 class GraphQLApp(GraphQL[dict[str, Any], None]):
@@ -537,7 +544,9 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
     adapter, content-type parsing and dispatch; everything else goes through the view.
     """
 
-    def __init__(self, schema: strawberry.Schema, **options: Any) -> None:
+    def __init__(
+        self, schema: strawberry.Schema, *, fast_path: bool = True, **options: Any
+    ) -> None:
         super().__init__(schema, **options)
         # The lean path only handles plain results: no HTTP stream transports (SSE, multipart
         # subscriptions), no incremental delivery, no multipart uploads. Subscriptions run over
@@ -549,7 +558,9 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             and not schema.config.enable_experimental_incremental_execution
             and type(self).get_root_value is GraphQL.get_root_value
         )
-        self._compiled = _compiled_queries(schema) if self._lean else None
+        self._compiled = graphql_fast.compiled_queries(
+            schema, PLANNABLE_FIELDS, on=self._lean and fast_path
+        )
 
     def encode_json(self, data: object) -> bytes:
         return dump_json(data)  # orjson: a large share of a list response's cost otherwise
@@ -565,6 +576,16 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             raise json.JSONDecodeError("nested too deeply", "", 0) from None
         except ValueError as exc:  # a non-finite constant, or bytes that are not text
             raise json.JSONDecodeError(str(exc), "", 0) from None
+
+    async def parse_http_body(self, request: Any) -> Any:
+        """strawberry's, for a JSON body that is an object (or a batch); it would fail on any
+        other JSON value with a server error. (The common request never gets here: see
+        ``_lean_post``, which refuses such bodies itself.)"""
+        if request.method != "GET" and "application/json" in (request.content_type or ""):
+            data = self.parse_json(await request.get_body())
+            if not isinstance(data, dict | list):
+                raise HTTPException(400, _NOT_AN_OBJECT)
+        return await super().parse_http_body(request)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
@@ -600,7 +621,7 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         except json.JSONDecodeError:
             return None
         if not isinstance(data, dict):
-            return None  # a batch, or a body the view rejects
+            return None  # a batch, or a body the view refuses (parse_http_body)
         query = data.get("query")
         variables = data.get("variables")
         operation_name = data.get("operationName")
@@ -619,9 +640,16 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             plan = self._compiled.plan(query, operation_name)
             if plan is not None:
                 planned = await self._compiled.execute(plan, variables, context)
-                if planned is not None:
+                if planned is not None and not planned.errors:
                     return self.create_response(
-                        response_data={"data": planned}, sub_response=sub_response
+                        response_data={"data": planned.data}, sub_response=sub_response
+                    )
+                if planned is not None:  # failed fields, answered as the general path would
+                    result = ExecutionResult(data=planned.data, errors=planned.errors)
+                    response_data = await self.process_result(request, result)
+                    self._handle_errors(planned.errors, response_data)
+                    return self.create_response(
+                        response_data=response_data, sub_response=sub_response
                     )
         try:
             result = await self.schema.execute(

@@ -14,7 +14,7 @@ from strawberry.scalars import JSON
 import manhattan
 
 from .errors import ApiError
-from .graphql_execution import complete_by_identity
+from .graphql_fast import complete_by_identity
 from .operations import Applied, Replayed, ScoreReport, Sealed, Validation
 from .suggestions import Suggestion
 

@@ -76,7 +76,8 @@ class ServiceMiddleware:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        headers = dict(scope.get("headers") or ())
+        raw_headers = scope.get("headers") or ()
+        headers = dict(raw_headers)
         rid = request_id_from(_header(headers, b"x-request-id"))
         token = request_id.set(rid)
         status = [500]
@@ -89,7 +90,7 @@ class ServiceMiddleware:
             await send(message)
 
         try:
-            error = self._refusal(scope, headers)
+            error = self._refusal(scope, headers, len(raw_headers))
             if error is None:
                 try:
                     body = await self._read_body(receive, headers)
@@ -117,7 +118,13 @@ class ServiceMiddleware:
                 )
             request_id.reset(token)
 
-    def _refusal(self, scope: Scope, headers: dict[bytes, bytes]) -> ApiError | None:
+    def _refusal(self, scope: Scope, headers: dict[bytes, bytes], count: int) -> ApiError | None:
+        if count != len(headers):
+            repeated = _repeated_caller_header(scope["headers"])
+            if repeated is not None:
+                return ApiError(
+                    "INVALID_REQUEST", f"{repeated} is given more than once; send it once"
+                )
         if self.rate_limiter is not None:
             client = scope.get("client")
             wait = self.rate_limiter.allow(client[0] if client else "-")
@@ -152,6 +159,22 @@ class ServiceMiddleware:
             if not message.get("more_body", False):
                 break
         return b"".join(chunks)
+
+
+#: Headers that say who the caller is (``operations.Caller``). A relay in front of the service
+#: sets them; if it appends its own to a client's, which one wins would depend on the reader
+#: (the first, in Starlette): so a repeated one is refused outright.
+CALLER_HEADERS = (b"manhattan-player", b"manhattan-game")
+
+
+def _repeated_caller_header(raw_headers: Any) -> str | None:
+    seen: set[bytes] = set()
+    for name, _ in raw_headers:
+        if name in CALLER_HEADERS:
+            if name in seen:
+                return str(name.decode()).title()
+            seen.add(name)
+    return None
 
 
 def _header(headers: dict[bytes, bytes], name: bytes) -> str | None:

@@ -29,6 +29,7 @@ from ..store import StateCache
 from . import wire
 from .encoding import moves_json
 from .errors import ApiError, to_api_error
+from .positions import Claim, LatestPositions
 from .suggestions import (
     DEFAULT_BOT,
     BotBudget,
@@ -240,8 +241,11 @@ class Operations:
         max_moves: int = 2_000,
         parsed_states: int = 1_024,
         bot_budget: BotBudget | None = None,
+        positions: LatestPositions | None = None,
         bot_pool: BotPool | None = None,
     ) -> None:
+        #: Strict mode's latest position of each game (``positions``): None, not kept.
+        self.positions = positions if strict_states else None
         self.bot_budget = bot_budget or BotBudget()
         self.bot_pool = bot_pool or BotPool()
         self.cache = cache
@@ -329,7 +333,17 @@ class Operations:
             self._parsed.popitem(last=False)
 
     async def seal(self, state: State, player: int | None = None) -> Sealed:
-        """Store ``state`` under its id and mint a token (issued to ``player`` if given)."""
+        """Store ``state`` under its id and mint a token (issued to ``player`` if given).
+
+        In strict mode every caller is untrusted, so nothing but a player's token and view
+        leaves the service: a result for no player (a full-information token, a state id) is
+        refused here, where every result is made."""
+        if player is None and self.strict_states:
+            raise ApiError(
+                "PLAYER_REQUIRED",
+                "this service hands out only tokens issued to a player: send Manhattan-Player "
+                "(or a token issued to a player)",
+            )
         data = state.to_msgpack()
         state_id = manhattan.state_id(state)
         await self.cache.save_state(state_id, data)
@@ -339,6 +353,26 @@ class Operations:
         token = self.sealer.seal(data, player, game, padding=padding)
         view = None if player is None else manhattan.view(state, player)
         return Sealed(state, state_id, token, player, view, self.strict_states, game)
+
+    async def _from_latest(self, resolved: Resolved) -> Claim | None:
+        """Strict mode: a move may only be made from its game's latest position (see
+        ``positions``); the claim its result must settle. Checked before any work is done."""
+        if self.positions is None:
+            return None
+        return await self.positions.check(game_id(resolved.state), resolved.state_id)
+
+    async def _settle(self, claim: Claim | None, sealed: Sealed) -> Sealed:
+        """Make the sealed result its game's latest position (after it is stored and sealed,
+        so a client is never left without the token of the latest position)."""
+        if claim is not None:
+            assert self.positions is not None
+            await self.positions.advance(claim, sealed.state_id)
+        return sealed
+
+    async def _started(self, sealed: Sealed) -> Sealed:
+        if self.positions is not None:
+            await self.positions.start(sealed.game_id, sealed.state_id)
+        return sealed
 
     # -- moves ---------------------------------------------------------------------------
     @staticmethod
@@ -405,6 +439,7 @@ class Operations:
 
     async def apply(self, ref: StateRef, move_objs: Sequence[object]) -> Applied:
         resolved = await self.resolve(ref)
+        claim = await self._from_latest(resolved)
         several = len(move_objs) > 1
         moves = [self.read_move(m, i if several else None) for i, m in enumerate(move_objs)]
         state = resolved.state
@@ -422,7 +457,8 @@ class Operations:
             played.append(transition.move)
         if resolved.player is not None:
             events = [e for e in events if e.visible_for(resolved.player)]
-        return Applied(await self.seal(state, resolved.player), events, played)
+        sealed = await self._settle(claim, await self.seal(state, resolved.player))
+        return Applied(sealed, events, played)
 
     def _check_mover(
         self, resolved: Resolved, move: Move, state: State | None = None, index: int | None = None
@@ -509,13 +545,20 @@ class Operations:
             setup = {}
         if not isinstance(setup, Mapping):
             raise ApiError("INVALID_SETUP", 'a setup is an object such as {"players": 4}', path="$")
+        if self.strict_states and setup.get("seed") is not None:
+            # A caller who knows the seed knows the shuffle, so every hand and the deck order.
+            raise ApiError(
+                "INVALID_SETUP",
+                "this service draws every game's seed itself: leave 'seed' out",
+                path="$.seed",
+            )
         wire.read(setup, wire.Setup, "INVALID_SETUP")
         kwargs = {SETUP_KEYS[key]: value for key, value in setup.items() if value is not None}
         return manhattan.new_game(**kwargs)
 
     async def new_game(self, setup: object, caller: Caller = NO_CALLER) -> Sealed:
         resolved = self._fresh(self.new_game_state(setup), caller)
-        return await self.seal(resolved.state, resolved.player)
+        return await self._started(await self.seal(resolved.state, resolved.player))
 
     @staticmethod
     def _fresh(state: State, caller: Caller) -> Resolved:
@@ -537,8 +580,10 @@ class Operations:
         if "state" in game and "setup" in game:
             raise ApiError("INVALID_REQUEST", "give either 'setup' or 'state', not both")
         moves = self.read_moves(game.get("moves", []))
+        claim = None
         if "state" in game:
             resolved = await self.resolve(StateRef.from_wire(game["state"], caller))
+            claim = await self._from_latest(resolved) if moves else None
         else:
             try:
                 made = self.new_game_state(game.get("setup"))
@@ -556,6 +601,9 @@ class Operations:
             except manhattan.IllegalMoveError as exc:
                 raise ApiError(exc.code, f"move {i}: {exc.message}", index=i) from None
         sealed = await self.seal(state, resolved.player)
+        sealed = await (
+            self._started(sealed) if "state" not in game else self._settle(claim, sealed)
+        )
         return Replayed(sealed, len(moves), manhattan.ranking(state))
 
     # -- analysis (issue 9): on what the caller may know ---------------------------------
@@ -611,6 +659,7 @@ class Operations:
         resolved = await self.resolve(ref)
         seat = self._player(resolved, resolved.player if player is None else player)
         resolved.player = seat
+        claim = await self._from_latest(resolved)  # before any bot runs
         transitions: list[manhattan.Transition] = []
         if move is not None:
             mine = self.read_move(move)
@@ -637,7 +686,10 @@ class Operations:
             transitions.append(manhattan.play(state, found.move))
             state = transitions[-1].state
         events = [e for t in transitions for e in t.events if e.visible_for(seat)]
-        return Applied(await self.seal(state, seat), events, [t.move for t in transitions])
+        sealed = await self.seal(state, seat)
+        if transitions:
+            sealed = await self._settle(claim, sealed)
+        return Applied(sealed, events, [t.move for t in transitions])
 
 
 class DerivedResults:

@@ -1,4 +1,7 @@
-"""``manhattan serve``: the app under uvicorn, one worker, settings from the environment."""
+"""``manhattan serve``: the app under uvicorn, one worker, settings from the environment.
+
+uvicorn runs with the service's own HTTP protocol (``protocol``): httptools' parser, as uvicorn
+would pick, with bounds on request heads and deadlines for heads and bodies."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import uvicorn
 
 from ..settings import Settings
 from .app import create_app
+from .protocol import ConnectionLimits, bounded_protocol
 from .request_log import configure_logging
 
 
@@ -22,6 +26,7 @@ def run(host: str | None, port: int | None) -> None:
     settle_heap()
     uvicorn.run(
         app,
+        http=bounded_protocol(connection_limits(settings)),
         host=settings.host,
         port=settings.port,
         workers=1,
@@ -31,6 +36,15 @@ def run(host: str | None, port: int | None) -> None:
         server_header=False,
         timeout_keep_alive=30,
         timeout_graceful_shutdown=max(1, round(settings.graceful_timeout)),
+    )
+
+
+def connection_limits(settings: Settings) -> ConnectionLimits:
+    return ConnectionLimits(
+        max_head_bytes=settings.max_header_bytes,
+        max_headers=settings.max_headers,
+        head_timeout=settings.header_timeout,
+        body_timeout=settings.body_timeout,
     )
 
 

@@ -17,6 +17,7 @@ ManhattanClientError
     ├── RequestRejectedError  every other 4xx code, each with its own subclass:
     │   ├── InvalidRequestError, InvalidSetupError, InvalidPlayerError, InvalidBotError
     │   ├── NotYourTurnError, StateJsonRefusedError, WrongPlayerError, WrongGameError
+    │   ├── PlayerRequiredError, StaleTokenError (strict mode)
     │   └── NotFoundError, MethodNotAllowedError, NotAcceptableError, UnsupportedMediaTypeError
     └── ServerError           a 5xx: the service's fault
         ├── NotImplementedByServiceError, StoreUnavailableError, InternalServerError
@@ -152,6 +153,15 @@ class WrongGameError(RequestRejectedError):
     """WRONG_GAME: a state of another game than the one expected."""
 
 
+class PlayerRequiredError(RequestRejectedError):
+    """PLAYER_REQUIRED: a strict service answers only players: send ``Manhattan-Player``."""
+
+
+class StaleTokenError(RequestRejectedError):
+    """STALE_TOKEN: a strict service already took a move from this token's position; go on
+    from the token that move returned."""
+
+
 class NotFoundError(RequestRejectedError):
     """NOT_FOUND: no such path."""
 
@@ -213,6 +223,8 @@ ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "STATE_JSON_REFUSED": StateJsonRefusedError,
     "WRONG_PLAYER": WrongPlayerError,
     "WRONG_GAME": WrongGameError,
+    "PLAYER_REQUIRED": PlayerRequiredError,
+    "STALE_TOKEN": StaleTokenError,
     "NOT_FOUND": NotFoundError,
     "METHOD_NOT_ALLOWED": MethodNotAllowedError,
     "NOT_ACCEPTABLE": NotAcceptableError,
