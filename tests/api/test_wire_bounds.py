@@ -158,8 +158,8 @@ def all_cases() -> list[Case]:
     out = []
     for url, item in DOC["paths"].items():
         body = item.get("post", {}).get("requestBody")
-        if body is None:
-            continue
+        if body is None or url.startswith("/v1/tables"):
+            continue  # tables need a table (and a seat) first: bounds in tests/tables
         schema = body["content"]["application/json"]["schema"]
         name, _ = resolve(schema)
         assert name in BASES, f"{url}: no base body for {name}"

@@ -82,6 +82,22 @@ export class WrongGameError extends RequestRejectedError { override name = "Wron
 export class PlayerRequiredError extends RequestRejectedError { override name = "PlayerRequiredError"; }
 /** STALE_TOKEN: a strict service already took a move from this token's position. */
 export class StaleTokenError extends RequestRejectedError { override name = "StaleTokenError"; }
+/** TABLE_NOT_FOUND: no such table (or it expired). */
+export class TableNotFoundError extends RequestRejectedError { override name = "TableNotFoundError"; }
+/** TABLE_FULL: every seat (or the one asked for) is taken. */
+export class TableFullError extends RequestRejectedError { override name = "TableFullError"; }
+/** TABLE_NOT_WAITING: the game has started (or cannot start yet). */
+export class TableNotWaitingError extends RequestRejectedError { override name = "TableNotWaitingError"; }
+/** STALE_VERSION: the table moved on; the body's `table` is the current one. */
+export class StaleVersionError extends RequestRejectedError { override name = "StaleVersionError"; }
+/** BAD_SEAT: the bearer is not a seat of this table (garbage, another table's, revoked). */
+export class BadSeatError extends RequestRejectedError { override name = "BadSeatError"; }
+/** NOT_SEATED: this needs a seat token of this table. */
+export class NotSeatedError extends RequestRejectedError { override name = "NotSeatedError"; }
+/** TABLE_NOT_OVER: the record is published when the game is over. */
+export class TableNotOverError extends RequestRejectedError { override name = "TableNotOverError"; }
+/** TABLE_NOT_PLAYING: a move before the game started. */
+export class TableNotPlayingError extends RequestRejectedError { override name = "TableNotPlayingError"; }
 export class NotFoundError extends RequestRejectedError { override name = "NotFoundError"; }
 export class MethodNotAllowedError extends RequestRejectedError { override name = "MethodNotAllowedError"; }
 export class NotAcceptableError extends RequestRejectedError { override name = "NotAcceptableError"; }
@@ -125,6 +141,14 @@ const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceErro
   WRONG_GAME: WrongGameError,
   PLAYER_REQUIRED: PlayerRequiredError,
   STALE_TOKEN: StaleTokenError,
+  TABLE_NOT_FOUND: TableNotFoundError,
+  TABLE_FULL: TableFullError,
+  TABLE_NOT_WAITING: TableNotWaitingError,
+  STALE_VERSION: StaleVersionError,
+  BAD_SEAT: BadSeatError,
+  NOT_SEATED: NotSeatedError,
+  TABLE_NOT_OVER: TableNotOverError,
+  TABLE_NOT_PLAYING: TableNotPlayingError,
   NOT_FOUND: NotFoundError,
   METHOD_NOT_ALLOWED: MethodNotAllowedError,
   NOT_ACCEPTABLE: NotAcceptableError,

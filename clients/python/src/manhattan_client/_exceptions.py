@@ -162,6 +162,38 @@ class StaleTokenError(RequestRejectedError):
     from the token that move returned."""
 
 
+class TableNotFoundError(RequestRejectedError):
+    """TABLE_NOT_FOUND: no such table (or it expired)."""
+
+
+class TableFullError(RequestRejectedError):
+    """TABLE_FULL: every seat (or the one asked for) is taken."""
+
+
+class TableNotWaitingError(RequestRejectedError):
+    """TABLE_NOT_WAITING: the game has started (or cannot start yet)."""
+
+
+class StaleVersionError(RequestRejectedError):
+    """STALE_VERSION: the table moved on; the body's ``table`` is the current one."""
+
+
+class BadSeatError(RequestRejectedError):
+    """BAD_SEAT: the bearer is not a seat of this table (garbage, another table's, revoked)."""
+
+
+class NotSeatedError(RequestRejectedError):
+    """NOT_SEATED: this needs a seat token of this table."""
+
+
+class TableNotOverError(RequestRejectedError):
+    """TABLE_NOT_OVER: the record is published when the game is over."""
+
+
+class TableNotPlayingError(RequestRejectedError):
+    """TABLE_NOT_PLAYING: a move before the game started."""
+
+
 class NotFoundError(RequestRejectedError):
     """NOT_FOUND: no such path."""
 
@@ -225,6 +257,14 @@ ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "WRONG_GAME": WrongGameError,
     "PLAYER_REQUIRED": PlayerRequiredError,
     "STALE_TOKEN": StaleTokenError,
+    "TABLE_NOT_FOUND": TableNotFoundError,
+    "TABLE_FULL": TableFullError,
+    "TABLE_NOT_WAITING": TableNotWaitingError,
+    "STALE_VERSION": StaleVersionError,
+    "BAD_SEAT": BadSeatError,
+    "NOT_SEATED": NotSeatedError,
+    "TABLE_NOT_OVER": TableNotOverError,
+    "TABLE_NOT_PLAYING": TableNotPlayingError,
     "NOT_FOUND": NotFoundError,
     "METHOD_NOT_ALLOWED": MethodNotAllowedError,
     "NOT_ACCEPTABLE": NotAcceptableError,
