@@ -68,7 +68,10 @@ async def test_the_validation_cache_hits_with_the_limits_on(make_app: MakeApp) -
 
 def graphql_limits_of(app: Starlette) -> Any:
     """The app's ``ServiceLimits`` extension (its caches)."""
-    (route,) = [r for r in app.routes if getattr(r, "path", None) == "/graphql"]
+    # The HTTP route (a WebSocket route shares the path for subscriptions).
+    (route,) = [
+        r for r in app.routes if getattr(r, "path", None) == "/graphql" and hasattr(r, "methods")
+    ]
     (extension,) = route.app.schema.extensions  # type: ignore[attr-defined]
     return extension
 
