@@ -13,6 +13,16 @@ ManhattanClientError
     ├── PayloadTooLargeError  PAYLOAD_TOO_LARGE
     ├── QueryTooComplexError  QUERY_TOO_COMPLEX
     ├── RateLimitedError      RATE_LIMITED (.retry_after, seconds, when the service said)
+    ├── TableError            the table codes of DESIGN §9:
+    │   ├── TableNotFoundError    TABLE_NOT_FOUND (404)
+    │   ├── TableFullError        TABLE_FULL (409)
+    │   ├── TableNotWaitingError  TABLE_NOT_WAITING (409): already started or over
+    │   ├── TableNotPlayingError  TABLE_NOT_PLAYING (409): a move before the start or after the end
+    │   ├── StaleVersionError     STALE_VERSION (409): .table is the current table
+    │   ├── NotYourTurnError      NOT_YOUR_TURN (409)
+    │   ├── BadSeatError          BAD_SEAT (401): the bearer is not a credential of this table
+    │   ├── NotSeatedError        NOT_SEATED (403): the action needs a seat
+    │   └── TableNotOverError     TABLE_NOT_OVER (409): the record before the end
     ├── RequestRejectedError  any other 4xx code (INVALID_REQUEST, INVALID_SETUP, ...)
     └── ServerError           a 5xx (STORE_UNAVAILABLE, INTERNAL_ERROR): the service's fault
 
@@ -22,7 +32,10 @@ client can still branch on it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._tables import Table
 
 
 class ManhattanClientError(Exception):
@@ -52,6 +65,7 @@ class ServiceError(ManhattanClientError):
         status: int,
         path: str | None = None,
         index: int | None = None,
+        body: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
@@ -59,6 +73,8 @@ class ServiceError(ManhattanClientError):
         self.status = status
         self.path = path
         self.index = index
+        #: The whole error body, for fields a code adds (STALE_VERSION's ``table``).
+        self.body: dict[str, Any] = body or {}
 
 
 class InvalidStateError(ServiceError):
@@ -107,6 +123,55 @@ class RequestRejectedError(ServiceError):
     """Any other client error code (INVALID_REQUEST, INVALID_SETUP, INVALID_PLAYER, ...)."""
 
 
+class TableError(ServiceError):
+    """A table (DESIGN §9) refused the request; the subclass says why."""
+
+
+class TableNotFoundError(TableError):
+    """TABLE_NOT_FOUND: no such table (never created, or expired)."""
+
+
+class TableFullError(TableError):
+    """TABLE_FULL: every seat is taken (or the seat asked for is)."""
+
+
+class TableNotWaitingError(TableError):
+    """TABLE_NOT_WAITING: the table has started or is over, so it takes no more joins or starts."""
+
+
+class TableNotPlayingError(TableError):
+    """TABLE_NOT_PLAYING: the table is not in play (still waiting, or over)."""
+
+
+class StaleVersionError(TableError):
+    """STALE_VERSION: the move was sent against an older version; ``table`` is the table now
+    (``None`` if the service did not send it), so the caller can look again and decide."""
+
+    @property
+    def table(self) -> Table | None:
+        from ._tables import Table  # the models import this module: import on use
+
+        raw = self.body.get("table")
+        return Table.from_json(raw) if isinstance(raw, dict) else None
+
+
+class NotYourTurnError(TableError):
+    """NOT_YOUR_TURN: the version was current, but another seat is to move."""
+
+
+class BadSeatError(TableError):
+    """BAD_SEAT: the bearer does not authenticate for this table (garbage, another table's, or
+    revoked by leaving)."""
+
+
+class NotSeatedError(TableError):
+    """NOT_SEATED: the action needs a seat (no bearer, or the host token on a move)."""
+
+
+class TableNotOverError(TableError):
+    """TABLE_NOT_OVER: the game's record is there only once the game is over."""
+
+
 class ServerError(ServiceError):
     """A 5xx: the service could not answer (STORE_UNAVAILABLE) or has a bug (INTERNAL_ERROR)."""
 
@@ -121,6 +186,15 @@ ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "PAYLOAD_TOO_LARGE": PayloadTooLargeError,
     "QUERY_TOO_COMPLEX": QueryTooComplexError,
     "RATE_LIMITED": RateLimitedError,
+    "TABLE_NOT_FOUND": TableNotFoundError,
+    "TABLE_FULL": TableFullError,
+    "TABLE_NOT_WAITING": TableNotWaitingError,
+    "TABLE_NOT_PLAYING": TableNotPlayingError,
+    "STALE_VERSION": StaleVersionError,
+    "NOT_YOUR_TURN": NotYourTurnError,
+    "BAD_SEAT": BadSeatError,
+    "NOT_SEATED": NotSeatedError,
+    "TABLE_NOT_OVER": TableNotOverError,
 }
 
 
@@ -135,7 +209,7 @@ def error_from_response(
     path = body.get("path") if isinstance(body.get("path"), str) else None
     index = body.get("index") if isinstance(body.get("index"), int) else None
     if status >= 500:
-        return ServerError(code, message, status=status, path=path, index=index)
+        return ServerError(code, message, status=status, path=path, index=index, body=body)
     cls = ERRORS_BY_CODE.get(code, RequestRejectedError)
     if cls is RateLimitedError:
         return RateLimitedError(
@@ -145,8 +219,9 @@ def error_from_response(
             status=status,
             path=path,
             index=index,
+            body=body,
         )
-    return cls(code, message, status=status, path=path, index=index)
+    return cls(code, message, status=status, path=path, index=index, body=body)
 
 
 def _seconds(value: str | None) -> float | None:
