@@ -14,9 +14,21 @@
  *       ├── PayloadTooLargeError  PAYLOAD_TOO_LARGE
  *       ├── QueryTooComplexError  QUERY_TOO_COMPLEX
  *       ├── RateLimitedError      RATE_LIMITED (.retryAfter seconds)
+ *       ├── TableError            the table codes (DESIGN §9):
+ *       │   ├── TableNotFoundError    TABLE_NOT_FOUND (404)
+ *       │   ├── TableFullError        TABLE_FULL (409)
+ *       │   ├── TableNotWaitingError  TABLE_NOT_WAITING (409)
+ *       │   ├── TableNotPlayingError  TABLE_NOT_PLAYING (409)
+ *       │   ├── StaleVersionError     STALE_VERSION (409; .table is the current table)
+ *       │   ├── NotYourTurnError      NOT_YOUR_TURN (409)
+ *       │   ├── BadSeatError          BAD_SEAT (401)
+ *       │   ├── NotSeatedError        NOT_SEATED (403)
+ *       │   └── TableNotOverError     TABLE_NOT_OVER (409)
  *       ├── RequestRejectedError  any other 4xx code
  *       └── ServerError           5xx
  */
+
+import type { Table } from "./tables.js";
 
 export class ManhattanClientError extends Error {
   override name = "ManhattanClientError";
@@ -39,6 +51,8 @@ export interface ServiceErrorInit {
   status: number;
   path?: string | undefined;
   index?: number | undefined;
+  /** The whole error body, for fields a code adds (STALE_VERSION's `table`). */
+  body?: Record<string, unknown> | undefined;
 }
 
 export class ServiceError extends ManhattanClientError {
@@ -48,8 +62,10 @@ export class ServiceError extends ManhattanClientError {
   readonly path: string | undefined;
   readonly index: number | undefined;
   readonly detail: string;
+  readonly body: Record<string, unknown>;
   constructor(init: ServiceErrorInit) {
     super(`${init.code}: ${init.message}`);
+    this.body = init.body ?? {};
     this.code = init.code;
     this.detail = init.message;
     this.status = init.status;
@@ -69,6 +85,26 @@ export class QueryTooComplexError extends ServiceError { override name = "QueryT
 export class RequestRejectedError extends ServiceError { override name = "RequestRejectedError"; }
 export class ServerError extends ServiceError { override name = "ServerError"; }
 
+/** A table (DESIGN §9) refused the request; the subclass says why. */
+export class TableError extends ServiceError { override name = "TableError"; }
+export class TableNotFoundError extends TableError { override name = "TableNotFoundError"; }
+export class TableFullError extends TableError { override name = "TableFullError"; }
+export class TableNotWaitingError extends TableError { override name = "TableNotWaitingError"; }
+export class TableNotPlayingError extends TableError { override name = "TableNotPlayingError"; }
+export class NotYourTurnError extends TableError { override name = "NotYourTurnError"; }
+export class BadSeatError extends TableError { override name = "BadSeatError"; }
+export class NotSeatedError extends TableError { override name = "NotSeatedError"; }
+export class TableNotOverError extends TableError { override name = "TableNotOverError"; }
+
+/** STALE_VERSION: `table` is the table as it is now (when the service sent it). */
+export class StaleVersionError extends TableError {
+  override name = "StaleVersionError";
+  get table(): Table | undefined {
+    const table = this.body["table"];
+    return typeof table === "object" && table !== null ? (table as Table) : undefined;
+  }
+}
+
 export class RateLimitedError extends ServiceError {
   override name = "RateLimitedError";
   constructor(init: ServiceErrorInit, readonly retryAfter?: number) {
@@ -85,6 +121,15 @@ const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceErro
   BAD_TOKEN: BadTokenError,
   PAYLOAD_TOO_LARGE: PayloadTooLargeError,
   QUERY_TOO_COMPLEX: QueryTooComplexError,
+  TABLE_NOT_FOUND: TableNotFoundError,
+  TABLE_FULL: TableFullError,
+  TABLE_NOT_WAITING: TableNotWaitingError,
+  TABLE_NOT_PLAYING: TableNotPlayingError,
+  STALE_VERSION: StaleVersionError,
+  NOT_YOUR_TURN: NotYourTurnError,
+  BAD_SEAT: BadSeatError,
+  NOT_SEATED: NotSeatedError,
+  TABLE_NOT_OVER: TableNotOverError,
 };
 
 /** The typed error for an error answer. */
@@ -103,6 +148,7 @@ export function errorFromResponse(
     status,
     path: typeof raw.path === "string" ? raw.path : undefined,
     index: typeof raw.index === "number" ? raw.index : undefined,
+    body: body as Record<string, unknown>,
   };
   if (status >= 500) return new ServerError(init);
   if (raw.code === "RATE_LIMITED") {
