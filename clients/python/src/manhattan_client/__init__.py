@@ -56,9 +56,11 @@ from ._sse import ServerSentEvent, SSEParser
 from ._table_calls import DEFAULT, SeatSpec
 from ._tables import (
     ChatMessage,
+    ChatSent,
     CreatedTable,
     GameOver,
     MovePlayed,
+    Rematch,
     Seat,
     Seating,
     Snapshot,
@@ -79,6 +81,7 @@ __all__ = [
     "BadSeatError",
     "BadTokenError",
     "ChatMessage",
+    "ChatSent",
     "Client",
     "CreatedTable",
     "Event",
@@ -98,6 +101,7 @@ __all__ = [
     "Placing",
     "QueryTooComplexError",
     "RateLimitedError",
+    "Rematch",
     "Replay",
     "RequestRejectedError",
     "RetryPolicy",

@@ -11,7 +11,16 @@ from urllib.parse import quote
 from ._calls import Call, MoveLike, move_wire
 from ._exceptions import UnexpectedResponseError
 from ._models import JSON
-from ._tables import CreatedTable, Seating, Table, TableMove, TableRecord, Ticket
+from ._tables import (
+    ChatSent,
+    CreatedTable,
+    Rematch,
+    Seating,
+    Table,
+    TableMove,
+    TableRecord,
+    Ticket,
+)
 
 #: What a seat of ``create_table(seats=...)`` may be: ``"open"``, a bot level (``"greedy"``), or
 #: the wire object (``{"bot": {"level": "ismcts", "timeMs": 200}}``).
@@ -113,18 +122,18 @@ def table_move(
     )
 
 
-def leave_table(table_id: str, token: str) -> Call[JSON]:
-    return Call("POST", table_path(table_id, "/leave"), _object, {}, headers=bearer(token))
+def leave_table(table_id: str, token: str) -> Call[Table]:
+    return Call("POST", table_path(table_id, "/leave"), _table_in, {}, headers=bearer(token))
 
 
-def chat(table_id: str, text: str, token: str) -> Call[JSON]:
-    return Call(
-        "POST", table_path(table_id, "/chat"), _object, {"text": text}, headers=bearer(token)
-    )
+def chat(table_id: str, text: str, token: str) -> Call[ChatSent]:
+    path = table_path(table_id, "/chat")
+    return Call("POST", path, ChatSent.from_json, {"text": text}, headers=bearer(token))
 
 
-def rematch(table_id: str, token: str) -> Call[JSON]:
-    return Call("POST", table_path(table_id, "/rematch"), _object, {}, headers=bearer(token))
+def rematch(table_id: str, token: str) -> Call[Rematch]:
+    path = table_path(table_id, "/rematch")
+    return Call("POST", path, Rematch.from_json, {}, headers=bearer(token))
 
 
 def get_table(table_id: str, token: str | None) -> Call[Table]:

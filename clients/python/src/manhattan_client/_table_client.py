@@ -15,10 +15,18 @@ import httpx
 from . import _table_calls as calls
 from ._calls import Call, MoveLike
 from ._events import DEFAULT_IDLE_TIMEOUT, AsyncTableEvents, SyncTableEvents, _Stream
-from ._models import JSON
 from ._retry import RetryPolicy
 from ._table_calls import DEFAULT, Default, SeatSpec
-from ._tables import CreatedTable, Seating, Table, TableMove, TableRecord, Ticket
+from ._tables import (
+    ChatSent,
+    CreatedTable,
+    Rematch,
+    Seating,
+    Table,
+    TableMove,
+    TableRecord,
+    Ticket,
+)
 
 T = TypeVar("T")
 
@@ -72,13 +80,15 @@ class SyncTableMethods:
         move_id = move_id or calls.new_move_id()
         return self._run(calls.table_move(table_id, move, version, move_id, token))
 
-    def leave_table(self, table_id: str, *, token: str) -> JSON:
+    def leave_table(self, table_id: str, *, token: str) -> Table:
+        """Give up the seat: before the start it opens, after it a bot plays it to the end; the
+        token is revoked either way. The answer is the table as anyone sees it."""
         return self._run(calls.leave_table(table_id, token))
 
-    def chat(self, table_id: str, text: str, *, token: str) -> JSON:
+    def chat(self, table_id: str, text: str, *, token: str) -> ChatSent:
         return self._run(calls.chat(table_id, text, token))
 
-    def rematch(self, table_id: str, *, token: str) -> JSON:
+    def rematch(self, table_id: str, *, token: str) -> Rematch:
         """A new table for the same people (after the game is over)."""
         return self._run(calls.rematch(table_id, token))
 
@@ -160,13 +170,13 @@ class AsyncTableMethods:
         move_id = move_id or calls.new_move_id()
         return await self._run(calls.table_move(table_id, move, version, move_id, token))
 
-    async def leave_table(self, table_id: str, *, token: str) -> JSON:
+    async def leave_table(self, table_id: str, *, token: str) -> Table:
         return await self._run(calls.leave_table(table_id, token))
 
-    async def chat(self, table_id: str, text: str, *, token: str) -> JSON:
+    async def chat(self, table_id: str, text: str, *, token: str) -> ChatSent:
         return await self._run(calls.chat(table_id, text, token))
 
-    async def rematch(self, table_id: str, *, token: str) -> JSON:
+    async def rematch(self, table_id: str, *, token: str) -> Rematch:
         return await self._run(calls.rematch(table_id, token))
 
     async def get_table(self, table_id: str, *, token: str | None = None) -> Table:

@@ -151,6 +151,52 @@ class Seating:
 
 
 @dataclass(frozen=True, slots=True)
+class Rematch:
+    """``POST .../rematch``: the new table (same setup, seats and settings, a new seed). A seated
+    caller is seated again (``player``, ``seat_token``); the host token starts the new table."""
+
+    table_id: str
+    host_token: str
+    table: Table
+    player: int | None = None
+    seat_token: str | None = None
+
+    @classmethod
+    def from_json(cls, obj: Any) -> Rematch:
+        token = obj.get("seatToken") if isinstance(obj, dict) else None
+        return cls(
+            _need(obj, "tableId", str),
+            _need(obj, "hostToken", str),
+            Table.from_json(_need(obj, "table", dict)),
+            _optional_int(obj.get("player")),
+            token if isinstance(token, str) else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSent:
+    """``POST .../chat``: the table version the message made, and the message as stored."""
+
+    version: int
+    player: int | None
+    name: str | None
+    text: str
+    at: int | None
+
+    @classmethod
+    def from_json(cls, obj: Any) -> ChatSent:
+        message = _need(obj, "message", dict)
+        name = message.get("name")
+        return cls(
+            _need(obj, "version", int),
+            _optional_int(message.get("player")),
+            name if isinstance(name, str) else None,
+            str(message.get("text", "")),
+            _optional_int(message.get("at")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class TableMove:
     """``POST .../moves``: the table's new version, the mover's view and the events it may see."""
 
@@ -249,6 +295,7 @@ class TableEvent:
                 _optional_int(data.get("player")),
                 name if isinstance(name, str) else None,
                 text if isinstance(text, str) else "",
+                _optional_int(data.get("at")),
             )
         if kind == "over":
             ranking = [Placing.from_json(p) for p in data.get("ranking") or []]
@@ -281,6 +328,7 @@ class ChatMessage(TableEvent):
     player: int | None
     name: str | None
     text: str
+    at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
