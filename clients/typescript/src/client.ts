@@ -12,8 +12,10 @@
 import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
 import { tableEvents, type StreamHost, type TableEventsOptions } from "./events.js";
 import type {
+  ChatSent,
   CreatedTable,
   CreateTableRequest,
+  Rematch,
   Seating,
   Table,
   TableEvent,
@@ -251,16 +253,20 @@ export class ManhattanClient {
     return this.request("POST", tablePath(tableId, "/moves"), body, options.token);
   }
 
-  leaveTable(tableId: string, token: string): Promise<Record<string, unknown>> {
-    return this.request("POST", tablePath(tableId, "/leave"), {}, token, true);
+  /**
+   * Give up the seat: before the start it opens, after it a bot plays it to the end; the token
+   * is revoked either way. The answer is the table as anyone sees it.
+   */
+  async leaveTable(tableId: string, token: string): Promise<Table> {
+    return (await this.request<{ table: Table }>("POST", tablePath(tableId, "/leave"), {}, token, true)).table;
   }
 
-  chat(tableId: string, text: string, token: string): Promise<Record<string, unknown>> {
+  chat(tableId: string, text: string, token: string): Promise<ChatSent> {
     return this.request("POST", tablePath(tableId, "/chat"), { text }, token, true);
   }
 
   /** A new table for the same people, once the game is over. */
-  rematch(tableId: string, token: string): Promise<Record<string, unknown>> {
+  rematch(tableId: string, token: string): Promise<Rematch> {
     return this.request("POST", tablePath(tableId, "/rematch"), {}, token, true);
   }
 

@@ -74,6 +74,29 @@ export interface Seating {
   table: Table;
 }
 
+/** `POST .../rematch`: the new table; a seated caller is seated again (`player`, `seatToken`). */
+export interface Rematch {
+  tableId: string;
+  hostToken: string;
+  table: Table;
+  player?: number;
+  seatToken?: string;
+}
+
+export interface ChatMessage {
+  player: number | null;
+  name: string | null;
+  text: string;
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** `POST .../chat`: the version the message made, and the message as stored. */
+export interface ChatSent {
+  version: number;
+  message: ChatMessage;
+}
+
 export interface TableMoveResult {
   version: number;
   view: View;
@@ -110,10 +133,7 @@ export interface MoveEventData {
   bot?: boolean;
 }
 
-export interface ChatEventData {
-  player: number | null;
-  name: string | null;
-  text: string;
+export interface ChatEventData extends ChatMessage {
   version?: number;
   [field: string]: unknown;
 }
