@@ -39,9 +39,21 @@ class Seat:
     away: bool = False
     #: The person left a started game; a bot plays the seat for the rest of it.
     left: bool = False
+    #: A rematch keeps this seat for the person who sat in it at the old table
+    #: (``"<old table id>:<old seat id>"``); an ordinary join never takes it.
+    reserved: str | None = None
 
     def to_wire(self) -> list[Any]:
-        return [self.sid, self.kind, self.name, self.bot, self.epoch, self.away, self.left]
+        return [
+            self.sid,
+            self.kind,
+            self.name,
+            self.bot,
+            self.epoch,
+            self.away,
+            self.left,
+            self.reserved,
+        ]
 
     @classmethod
     def from_wire(cls, raw: list[Any]) -> Seat:

@@ -347,10 +347,10 @@ class Tables:
                 if not 0 <= wanted < len(table.seats):
                     raise invalid(f"this table has seats 0 to {len(table.seats) - 1}")
                 seat = table.seats[wanted]
-                if seat.kind != "open":
+                if seat.kind != "open" or seat.reserved is not None:
                     raise TableError("TABLE_FULL", f"seat {wanted} is taken")
             else:
-                free = [s for s in table.seats if s.kind == "open"]
+                free = [s for s in table.seats if s.kind == "open" and s.reserved is None]
                 if not free:
                     raise TableError("TABLE_FULL", "every seat is taken")
                 seat = free[0]
@@ -572,7 +572,7 @@ class Tables:
             name = seat.name
             seat.epoch += 1
             if table.status == "waiting":
-                seat.kind, seat.name, seat.away = "open", None, False
+                seat.kind, seat.name, seat.away, seat.reserved = "open", None, False, None
             else:
                 seat.left, seat.away = True, True
                 seat.bot = {"level": self.settings.stand_in_level}
@@ -644,6 +644,9 @@ class Tables:
             "name": old.name,
         }
         new = self._new_table(body)
+        for old_seat, new_seat in zip(old.seats, new.seats, strict=True):
+            if old_seat.kind == "human" and not old_seat.left:
+                new_seat.reserved = f"{old.id}:{old_seat.sid}"
 
         def change(table: Table, version: int) -> str:
             if table.rematch is not None:
@@ -666,25 +669,43 @@ class Tables:
         return await self._join_rematch(new_id, old, receiver)
 
     async def _join_rematch(self, new_id: str, old: Table, receiver: Receiver) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tableId": new_id,
-            "hostToken": host_token(self.sealer, new_id, 0),
-        }
+        """The caller's seat at the rematch: the one kept for them (again on a second ask);
+        the host gets the new table's host token."""
         if receiver.sid is None:
             table, version = await self.load(new_id)
-            out["table"] = table_json(table, version, SPECTATOR)
-            return out
-        seat = old.seat(receiver.sid)
-        assert seat is not None and seat.name is not None
-        index = old.seats.index(seat)
+            return {
+                "tableId": new_id,
+                "hostToken": host_token(self.sealer, new_id, table.host_epoch),
+                "table": table_json(table, version, SPECTATOR),
+            }
+        old_seat = old.seat(receiver.sid)
+        assert old_seat is not None
+        mark = f"{old.id}:{old_seat.sid}"
+
+        def change(table: Table, version: int) -> Seat:
+            for seat in table.seats:
+                if seat.reserved == mark:
+                    if seat.kind == "human":
+                        raise NoChange(seat)  # asked again: the same seat, a token for it
+                    if table.status != "waiting":
+                        raise TableError("TABLE_NOT_WAITING", "the rematch has started")
+                    seat.kind, seat.name, seat.epoch = "human", old_seat.name, seat.epoch + 1
+                    table.add_event(version, "joined", {"player": seat.sid, "name": seat.name})
+                    return seat
+            raise TableError("TABLE_FULL", "no seat at the rematch is kept for this seat")
+
         try:
-            joined = await self.join(new_id, {"name": seat.name, "seat": index})
-        except TableError as exc:
-            if exc.code != "TABLE_FULL":
-                raise
-            joined = await self.join(new_id, {"name": seat.name})
-        out.update(joined)
-        return out
+            changed, seat = await self._write(new_id, change)
+            table, version = changed.table, changed.version
+        except NoChange as again:
+            seat = again.answer
+            table, version = await self.load(new_id)
+        return {
+            "tableId": new_id,
+            "player": seat.sid,
+            "seatToken": make_seat_token(self.sealer, new_id, seat.sid, seat.epoch),
+            "table": await self.view_for(table, version, Receiver(seat.sid)),
+        }
 
     # -- tickets --------------------------------------------------------------------------
     async def ticket(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
