@@ -15,7 +15,8 @@ from typing import Any
 import manhattan
 from manhattan import State
 
-from .model import Table
+from ..engine.codec import state_from_msgpack
+from .model import Table, event_data
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,7 @@ def table_json(
     """``Table`` (DESIGN §9) as ``receiver`` may see it. ``state`` saves decoding it again."""
     player = receiver_player(table, receiver)
     if state is None and table.state is not None:
-        state = State.from_json(table.state)
+        state = table.game()
     seats = [
         {
             "player": index,
@@ -121,7 +122,7 @@ def event_json(
 ) -> tuple[str, dict[str, Any]]:
     """A logged change as ``(event type, data)`` for ``receiver``."""
     kind: str = entry["type"]
-    data: dict[str, Any] = entry["data"]
+    data = event_data(entry)
     player = receiver_player(table, receiver)
     if kind == "move":
         return kind, {
@@ -134,9 +135,9 @@ def event_json(
             "bot": data.get("bot", False),
         }
     if kind == "started":
-        # The view at the start, for this receiver: the initial state is rebuilt from the setup
-        # and the seed, and only the receiver's view of it leaves this function.
-        initial = initial_state(table)
+        # The view at the start, for this receiver: the entry holds the initial state in full,
+        # and only the receiver's view of it leaves this function.
+        initial = state_from_msgpack(data["state"])
         return kind, {
             "players": initial.rules.players,
             "seats": data["seats"],
@@ -191,4 +192,4 @@ def record_json(table: Table) -> dict[str, Any]:
     setup = {k: v for k, v in table.setup.items() if k in SETUP_KEYS}
     setup["players"] = len(table.seats)
     setup["seed"] = table.seed
-    return {"setup": setup, "moves": list(table.moves)}
+    return {"setup": setup, "moves": table.move_list()}

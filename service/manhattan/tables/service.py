@@ -385,11 +385,12 @@ class Tables:
                 state = initial_state(table)
             except InvalidSetupError as exc:
                 raise TableError("INVALID_SETUP", exc.message) from None
-            table.state = state.to_json()
+            table.set_game(state)
             table.status = "playing"
             self._set_deadline(table, state)
             seats = [{"player": i, "name": s.name, "kind": s.kind} for i, s in enumerate(filled)]
-            table.add_event(version, "started", {"seats": seats, "deadline": table.deadline})
+            started = {"seats": seats, "deadline": table.deadline, "state": table.state}
+            table.add_event(version, "started", started)
             return receiver
 
         changed, receiver = await self._write(table_id, change)
@@ -445,7 +446,7 @@ class Tables:
                     table=await self.view_for(table, current, receiver),
                 )
             player = table.player_of(sid)
-            state = State.from_json(table.state)
+            state = table.game()
             if state.to_move != player:
                 raise TableError(
                     "NOT_YOUR_TURN", f"it is player {state.to_move}'s turn, not {player}'s"
@@ -478,8 +479,8 @@ class Tables:
         player = transition.move.player
         assert player is not None
         events = [[e.to_json(), e.visible_to] for e in transition.events]
-        table.state = state.to_json()
-        table.moves.append(transition.move.to_json())
+        table.set_game(state)
+        table.moves.append(msgpack.packb(transition.move.to_json()))
         if state.is_over:
             table.status = "over"
             table.deadline = None
@@ -504,9 +505,9 @@ class Tables:
         """The ``over`` event, its own version after the last move (idempotent)."""
 
         def change(table: Table, version: int) -> None:
-            if table.status != "over" or any(e["type"] == "over" for e in table.log):
+            if table.status != "over" or table.has_event("over"):
                 raise NoChange(None)
-            state = State.from_json(table.state)
+            state = table.game()
             ranking = [p.to_json() for p in manhattan.ranking(state)]
             table.add_event(version, "over", {"ranking": ranking})
 
@@ -518,7 +519,7 @@ class Tables:
         table, current = await self.load(table_id)
         if current != expected or table.status != "playing":
             return False
-        state = State.from_json(table.state)
+        state = table.game()
         try:
             transition = manhattan.play(state, move)
         except manhattan.IllegalMoveError:
@@ -545,7 +546,7 @@ class Tables:
             or table.deadline > now_ms()
         ):
             return False
-        state = State.from_json(table.state)
+        state = table.game()
         assert state.to_move is not None
         table.seats[state.to_move].away = True
         table.deadline = None
@@ -577,7 +578,7 @@ class Tables:
                 seat.left, seat.away = True, True
                 seat.bot = {"level": self.settings.stand_in_level}
                 if table.status == "playing" and table.state is not None:
-                    state = State.from_json(table.state)
+                    state = table.game()
                     if state.to_move == player:
                         table.deadline = None
             table.add_event(version, "left", {"player": player, "name": name})
@@ -732,7 +733,7 @@ class Tables:
 
 
 def _ranking(table: Table) -> list[dict[str, int]]:
-    return [p.to_json() for p in manhattan.ranking(State.from_json(table.state))]
+    return [p.to_json() for p in manhattan.ranking(table.game())]
 
 
 def _read_seat(index: int, raw: object) -> Seat:
