@@ -17,7 +17,7 @@ from .engine import (
     ranking,
 )
 
-BENCHES = ("engine", "service", "bots", "analysis", "soak")
+BENCHES = ("engine", "service", "bots", "analysis", "soak", "tables")
 
 
 def _random_game(args: argparse.Namespace) -> int:
@@ -53,6 +53,8 @@ def _bench(args: argparse.Namespace) -> int:
         from .bench.analysis import run
     elif args.what == "soak":
         from .bench.soak import run
+    elif args.what == "tables":
+        from .bench.tables import run
     else:
         from .api.bench import run
     return run(args.rest)

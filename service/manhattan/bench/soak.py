@@ -33,13 +33,14 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 import msgpack
 
 #: Relative weights of the optional operations tried after each legal-moves call.
@@ -419,10 +420,11 @@ def wait_until_ready(url: str, process: subprocess.Popen[bytes] | None, timeout:
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
             raise SoakError(f"the service exited with status {process.returncode} at start")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1.0).status_code == 200:
-                return
-        except httpx.HTTPError:
+        try:  # the standard library: httpx is a test dependency, not the package's
+            with urllib.request.urlopen(f"{url}/readyz", timeout=1.0) as answer:
+                if answer.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
             pass
         time.sleep(0.1)
     raise SoakError(f"the service at {url} was not ready within {timeout:.0f} s")
