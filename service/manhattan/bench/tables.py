@@ -415,11 +415,14 @@ class Person:
         except (BenchError, OSError, TimeoutError, ValueError, asyncio.IncompleteReadError) as exc:
             self.tally.fail(f"move at {self.table.table_id}: {exc!r}")
 
-    def close(self) -> None:
-        self.stream.close()
-        self.rest.close()
+    async def close(self) -> None:
+        """Stop moving first (a move half-sent on a closed connection is no error), then hang
+        up."""
         if self.moving is not None:
             self.moving.cancel()
+            await asyncio.gather(self.moving, return_exceptions=True)
+        self.stream.close()
+        self.rest.close()
 
 
 async def play_tables(
@@ -452,8 +455,7 @@ async def play_tables(
     finally:
         elapsed = time.perf_counter() - started
         stop.set()
-        for person in people:
-            person.close()
+        await asyncio.gather(*(person.close() for person in people))
         pool.close()
         await asyncio.gather(*readers, return_exceptions=True)
     return {
