@@ -135,7 +135,9 @@ class CreatedTable:
 
 @dataclass(frozen=True, slots=True)
 class Seating:
-    """``POST .../join``: the caller's player number and seat token (its bearer from now on)."""
+    """``POST .../join``: the caller's seat token (its bearer from now on) and ``player``, the
+    seat's place at the table. Open seats left at the start are dropped and the players
+    numbered in seat order, so once the game starts ``Table.you`` is the player number."""
 
     player: int
     seat_token: str
