@@ -79,6 +79,21 @@ def test_two_people_play_a_whole_game_and_its_record_replays(client: Client) -> 
         (p.player, p.score) for p in final.ranking
     ]
 
+    again = client.rematch(created.table_id, token=bo.seat_token)
+    assert again.table_id != created.table_id and again.table.waiting
+    assert again.player == 1 and again.seat_token is not None  # bo keeps his place
+    assert client.get_table(again.table_id, token=again.seat_token).you == 1
+    hosted = client.rematch(created.table_id, token=created.host_token)
+    assert hosted.table_id == again.table_id and hosted.host_token and hosted.seat_token is None
+
+
+def test_public_waiting_tables_are_listed(client: Client) -> None:
+    public = client.create_table(SHORT, seats=["open", "open"], public=True, name="lobby")
+    private = client.create_table(SHORT, seats=["open", "open"], public=False)
+    listed = {t.table_id: t for t in client.list_tables()}
+    assert public.table_id in listed and private.table_id not in listed
+    assert listed[public.table_id].name == "lobby" and listed[public.table_id].waiting
+
 
 def test_every_refusal_is_its_typed_error(client: Client) -> None:
     with pytest.raises(TableNotFoundError):

@@ -74,10 +74,13 @@ export interface Seating {
   table: Table;
 }
 
-/** `POST .../rematch`: the new table; a seated caller is seated again (`player`, `seatToken`). */
+/**
+ * `POST .../rematch`: the new table. A seated caller gets the seat kept for them (`player`,
+ * `seatToken`); the host gets the new table's `hostToken` instead.
+ */
 export interface Rematch {
   tableId: string;
-  hostToken: string;
+  hostToken?: string;
   table: Table;
   player?: number;
   seatToken?: string;

@@ -61,6 +61,19 @@ describe("tables against the service at MANHATTAN_URL", { skip: url ? false : "M
     }
     const replay = await client.replay({ setup: record.setup, moves: record.moves });
     assert.equal(replay.movesApplied, record.moves.length);
+
+    const again = await client.rematch(created.tableId, bo.seatToken);
+    assert.notEqual(again.tableId, created.tableId);
+    assert.equal(again.table.status, "waiting");
+    assert.equal(typeof again.seatToken, "string");
+  });
+
+  test("public waiting tables are listed, private ones are not", async () => {
+    const open = await client.createTable({ seats: ["open", "open"], public: true, name: "lobby" });
+    const hidden = await client.createTable({ seats: ["open", "open"], public: false });
+    const ids = (await client.listTables()).map((t) => t.tableId);
+    assert.ok(ids.includes(open.tableId));
+    assert.ok(!ids.includes(hidden.tableId));
   });
 
   test("a stale version carries the table; another seat's move is not its turn", async () => {

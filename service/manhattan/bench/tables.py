@@ -386,6 +386,8 @@ class Person:
                     return
                 if to_move is not None and to_move == self.me and not self.stop.is_set():
                     self.moving = asyncio.create_task(self.move())
+            if not self.stop.is_set():
+                self.tally.fail(f"stream of {self.table.table_id}/{self.seat} ended early")
         except (BenchError, OSError, ValueError, asyncio.IncompleteReadError) as exc:
             if not self.stop.is_set():
                 self.tally.fail(f"stream of {self.table.table_id}/{self.seat}: {exc!r}")

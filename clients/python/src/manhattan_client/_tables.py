@@ -155,23 +155,27 @@ class Seating:
 @dataclass(frozen=True, slots=True)
 class Rematch:
     """``POST .../rematch``: the new table (same setup, seats and settings, a new seed). A seated
-    caller is seated again (``player``, ``seat_token``); the host token starts the new table."""
+    caller gets the seat kept for them (``player``, ``seat_token``); the host gets the new
+    table's ``host_token`` instead."""
 
     table_id: str
-    host_token: str
     table: Table
     player: int | None = None
     seat_token: str | None = None
+    host_token: str | None = None
 
     @classmethod
     def from_json(cls, obj: Any) -> Rematch:
-        token = obj.get("seatToken") if isinstance(obj, dict) else None
+        def text(key: str) -> str | None:
+            value = obj.get(key) if isinstance(obj, dict) else None
+            return value if isinstance(value, str) else None
+
         return cls(
             _need(obj, "tableId", str),
-            _need(obj, "hostToken", str),
             Table.from_json(_need(obj, "table", dict)),
             _optional_int(obj.get("player")),
-            token if isinstance(token, str) else None,
+            text("seatToken"),
+            text("hostToken"),
         )
 
 
