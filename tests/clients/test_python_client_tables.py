@@ -83,6 +83,7 @@ def test_two_people_play_a_whole_game_and_its_record_replays(client: Client) -> 
     assert again.table_id != created.table_id and again.table.waiting
     assert again.player == 1 and again.seat_token is not None  # bo keeps his place
     assert client.get_table(again.table_id, token=again.seat_token).you == 1
+    assert client.get_table(created.table_id).rematch == again.table_id
     hosted = client.rematch(created.table_id, token=created.host_token)
     assert hosted.table_id == again.table_id and hosted.host_token and hosted.seat_token is None
 
@@ -93,6 +94,7 @@ def test_public_waiting_tables_are_listed(client: Client) -> None:
     listed = {t.table_id: t for t in client.list_tables()}
     assert public.table_id in listed and private.table_id not in listed
     assert listed[public.table_id].name == "lobby" and listed[public.table_id].waiting
+    assert listed[public.table_id].public and listed[public.table_id].turn_seconds is None
 
 
 def test_every_refusal_is_its_typed_error(client: Client) -> None:

@@ -44,6 +44,10 @@ export interface Table {
   you?: number | null;
   public?: boolean;
   turnSeconds?: number | null;
+  /** The table `rematch` made of this one, once there is one. */
+  rematch?: string | null;
+  /** Recent chat, oldest first. */
+  chat?: ChatMessage[];
   [field: string]: unknown;
 }
 

@@ -80,6 +80,10 @@ class Table:
     ranking: list[Placing] = field(default_factory=list)
     #: The caller's own player number (its place at the table), when it has a seat.
     you: int | None = None
+    public: bool = False
+    turn_seconds: int | None = None
+    #: The table ``rematch`` made of this one, once there is one.
+    rematch: str | None = None
     raw: JSON = field(default_factory=dict, repr=False)
 
     @property
@@ -112,6 +116,9 @@ class Table:
             players=_optional_int(obj.get("players")),
             ranking=[Placing.from_json(p) for p in obj.get("ranking") or []],
             you=_optional_int(obj.get("you")),
+            public=obj.get("public") is True,
+            turn_seconds=_optional_int(obj.get("turnSeconds")),
+            rematch=rematch if isinstance(rematch := obj.get("rematch"), str) else None,
             raw=obj,
         )
 
