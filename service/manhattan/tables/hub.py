@@ -18,7 +18,7 @@ import msgpack
 
 from .model import Table
 from .service import CHANNEL, Tables
-from .storage import VersionedStore
+from .storage import GAP, VersionedStore
 
 log = logging.getLogger("manhattan.tables.hub")
 
@@ -111,6 +111,9 @@ class Hub:
         while not self.closing:
             try:
                 async for message in self.store.subscribe(CHANNEL):
+                    if message == GAP:  # (re)subscribed: notices may have been lost
+                        self.ring_all()
+                        continue
                     try:
                         table_id, version = msgpack.unpackb(message)
                     except (ValueError, msgpack.UnpackException):
