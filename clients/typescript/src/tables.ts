@@ -1,93 +1,24 @@
 /**
  * Tables (DESIGN §9): people playing one game together from separate devices. The wire types of
- * the table routes and of a table's event stream, typed by hand in this one module (the shared
- * parts, views, moves and events, come from the generated OpenAPI types).
+ * the table routes come from the generated OpenAPI types (`schema/openapi.json`), with the fields
+ * the schema leaves loose (views, moves, events, rankings, chat) narrowed to the project's own
+ * types; the stream's events are not in OpenAPI (SSE payloads) and are typed here, in one place.
  */
-import type { BotChoice, GameEvent, Move, MoveIn, Setup, View } from "./types.js";
+import type { components, operations } from "./generated/openapi.js";
+import type { GameEvent, Move, Setup, View } from "./types.js";
 
-export type TableStatus = "waiting" | "playing" | "over";
-export type SeatKind = "open" | "human" | "bot";
+type Schemas = components["schemas"];
+type JsonBody<Op> = Op extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
 
+export type TableStatus = Schemas["Table"]["status"];
 /** A place at the table; `player` is its player number, `away` while a bot plays for a person. */
-export interface TableSeat {
-  player: number | null;
-  name: string | null;
-  kind: SeatKind;
-  connected: boolean;
-  away: boolean;
-}
+export type TableSeat = Schemas["Table"]["seats"][number];
+export type SeatKind = TableSeat["kind"];
 
 export interface Placing {
   player: number;
   place: number;
   score: number;
-}
-
-/** `GET /v1/tables/{id}` as the caller sees it (a seat, or anyone else: the public view). */
-export interface Table {
-  tableId: string;
-  name: string | null;
-  status: TableStatus;
-  version: number;
-  seats: TableSeat[];
-  toMove: number | null;
-  /** Epoch milliseconds (UTC) by which the seat to move must act, or null. */
-  deadline: number | null;
-  view: View | null;
-  /** The caller's legal moves when it is the caller's turn, else []. */
-  moves: Move[];
-  /** The player count, once started. */
-  players?: number | null;
-  /** Once over. */
-  ranking?: Placing[];
-  /** The caller's own player number, when it has a seat. */
-  you?: number | null;
-  public?: boolean;
-  turnSeconds?: number | null;
-  /** The table `rematch` made of this one, once there is one. */
-  rematch?: string | null;
-  /** Recent chat, oldest first. */
-  chat?: ChatMessage[];
-  [field: string]: unknown;
-}
-
-/** A seat of a new table: open for a person, or a bot. */
-export type SeatSpec = "open" | { bot: BotChoice };
-
-export interface CreateTableRequest {
-  /** As `POST /v1/games` (the service draws the seed; `players` optional). */
-  setup?: Omit<Setup, "seed">;
-  seats?: SeatSpec[];
-  public?: boolean;
-  /** null: no timer; absent: the service's default. */
-  turnSeconds?: number | null;
-  name?: string;
-}
-
-export interface CreatedTable {
-  tableId: string;
-  /** The host's bearer for `start`. */
-  hostToken: string;
-  table: Table;
-}
-
-export interface Seating {
-  player: number;
-  /** This seat's bearer from now on. */
-  seatToken: string;
-  table: Table;
-}
-
-/**
- * `POST .../rematch`: the new table. A seated caller gets the seat kept for them (`player`,
- * `seatToken`); the host gets the new table's `hostToken` instead.
- */
-export interface Rematch {
-  tableId: string;
-  hostToken?: string;
-  table: Table;
-  player?: number;
-  seatToken?: string;
 }
 
 export interface ChatMessage {
@@ -98,34 +29,49 @@ export interface ChatMessage {
   at: number;
 }
 
-/** `POST .../chat`: the version the message made, and the message as stored. */
-export interface ChatSent {
-  version: number;
-  message: ChatMessage;
-}
+/**
+ * `GET /v1/tables/{id}` as the caller sees it (a seat, or anyone else: the public view).
+ * `moves` are the caller's legal moves on its turn, else []; `deadline` is epoch ms or null.
+ */
+export type Table = Omit<Schemas["Table"], "view" | "moves" | "ranking" | "chat"> & {
+  view: View | null;
+  moves: Move[];
+  ranking?: Placing[];
+  chat?: ChatMessage[];
+};
 
-export interface TableMoveResult {
-  version: number;
+/** `POST /v1/tables`: `setup` as `POST /v1/games` (the service draws the seed). */
+export type CreateTableRequest = JsonBody<operations["createTable"]>;
+/** A seat of a new table: open for a person, or a bot. */
+export type SeatSpec = NonNullable<CreateTableRequest["seats"]>[number];
+
+type WithTable<T> = Omit<T, "table"> & { table: Table };
+/** The new table and the host's bearer for `start`. */
+export type CreatedTable = WithTable<Schemas["TableCreated"]>;
+/** The joined seat: `seatToken` is its bearer from now on. */
+export type Seating = WithTable<Schemas["TableJoined"]>;
+/**
+ * `POST .../rematch`: the new table. A seated caller gets the seat kept for them (`player`,
+ * `seatToken`); the host gets the new table's `hostToken` instead.
+ */
+export type Rematch = WithTable<Schemas["TableRematch"]> & { player?: number };
+export type Ticket = Schemas["TableTicket"];
+
+/** `POST .../chat`: the version the message made, and the message as stored. */
+export type ChatSent = Omit<Schemas["TableChat"], "message"> & { message: ChatMessage };
+
+export type TableMoveResult = Omit<Schemas["TableMoved"], "view" | "events"> & {
   view: View;
   events: GameEvent[];
-}
-
-export interface Ticket {
-  ticket: string;
-  expiresIn: number;
-}
+};
 
 /** `GET .../record` once over: replay it with `client.replay(record)`. */
-export interface TableRecord {
+export type TableRecord = Omit<Schemas["TableRecord"], "setup" | "moves"> & {
   setup: Setup;
   moves: Move[];
-}
+};
 
-export interface TableMoveRequest {
-  move: MoveIn;
-  version: number;
-  moveId?: string;
-}
+export type TableMoveRequest = JsonBody<operations["tableMove"]>;
 
 // -- the stream ---------------------------------------------------------------------------------
 export interface MoveEventData {

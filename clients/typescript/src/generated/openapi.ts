@@ -277,6 +277,194 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public tables waiting for players */
+        get: operations["listTables"];
+        put?: never;
+        /** A table; the seed is drawn by the service */
+        post: operations["createTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table as the caller may see it */
+        get: operations["getTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a free seat (or the one asked for), atomically */
+        post: operations["joinTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start: the host or anyone seated */
+        post: operations["startTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/moves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The bearer's move at a version; moveId makes retries safe */
+        post: operations["tableMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leave the seat */
+        post: operations["leaveTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A short message to the table */
+        post: operations["sendChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/rematch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new table for the same people */
+        post: operations["rematch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A single-use ticket (60 s) for the event stream */
+        post: operations["tableTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-Sent Events: id = version; snapshot joined left started move chat timeout over; Last-Event-ID resumes, a gap gets a snapshot */
+        get: operations["tableEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The record (setup with seed, moves) once over */
+        get: operations["tableRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -565,6 +753,76 @@ export interface components {
             state?: components["schemas"]["StateRef"];
             moves?: components["schemas"]["MoveIn"][];
         };
+        Table: {
+            tableId: string;
+            name: string;
+            /** @enum {unknown} */
+            status: "waiting" | "playing" | "over";
+            version: number;
+            public?: boolean;
+            turnSeconds?: number | null;
+            seats: {
+                player: number;
+                name: string | null;
+                /** @enum {unknown} */
+                kind: "open" | "human" | "bot";
+                connected: boolean;
+                away: boolean;
+            }[];
+            toMove: number | null;
+            /** @description epoch milliseconds (UTC) by which the seat to move acts */
+            deadline: number | null;
+            /** @description the caller's seat's view, or the public view */
+            view: Record<string, never> | null;
+            /** @description the caller's legal moves on its turn */
+            moves?: unknown[];
+            players?: number | null;
+            /** @description the caller's seat */
+            you?: number | null;
+            chat?: unknown[];
+            rematch?: string | null;
+            /** @description when over: [{player, place, score}] */
+            ranking?: unknown[];
+        };
+        TableList: {
+            tables: components["schemas"]["Table"][];
+        };
+        TableCreated: {
+            tableId: string;
+            hostToken: string;
+            table: components["schemas"]["Table"];
+        };
+        TableJoined: {
+            player: number;
+            seatToken: string;
+            table: components["schemas"]["Table"];
+        };
+        TableAnswer: {
+            table: components["schemas"]["Table"];
+        };
+        TableMoved: {
+            version: number;
+            view: Record<string, never>;
+            events: unknown[];
+        };
+        TableChat: {
+            version: number;
+            message: Record<string, never>;
+        };
+        TableRematch: {
+            tableId: string;
+            table: components["schemas"]["Table"];
+            seatToken?: string;
+            hostToken?: string;
+        };
+        TableTicket: {
+            ticket: string;
+            expiresIn: number;
+        };
+        TableRecord: {
+            setup: Record<string, never>;
+            moves: unknown[];
+        };
     };
     responses: never;
     parameters: never;
@@ -634,7 +892,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -717,7 +975,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -727,7 +985,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -821,7 +1079,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -831,7 +1089,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -926,7 +1184,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -936,7 +1194,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -946,7 +1204,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1049,7 +1307,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1059,7 +1317,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1153,7 +1411,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1163,7 +1421,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1262,7 +1520,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1272,7 +1530,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1282,7 +1540,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1383,7 +1641,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1393,7 +1651,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1403,7 +1661,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1506,7 +1764,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1516,7 +1774,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1620,7 +1878,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1630,7 +1888,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1640,7 +1898,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1754,7 +2012,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1764,7 +2022,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1854,7 +2112,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1864,7 +2122,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1874,7 +2132,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1967,7 +2225,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1977,7 +2235,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1987,7 +2245,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2083,7 +2341,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2093,7 +2351,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2103,7 +2361,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2206,7 +2464,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2216,7 +2474,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2304,8 +2562,1355 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTables: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableList"];
+                    "application/msgpack": components["schemas"]["TableList"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    setup?: components["schemas"]["Setup"];
+                    seats?: ("open" | {
+                        bot: components["schemas"]["BotChoice"];
+                    })[];
+                    public?: boolean;
+                    turnSeconds?: number | null;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableCreated"];
+                    "application/msgpack": components["schemas"]["TableCreated"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Table"];
+                    "application/msgpack": components["schemas"]["Table"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    joinTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    seat?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableJoined"];
+                    "application/msgpack": components["schemas"]["TableJoined"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableAnswer"];
+                    "application/msgpack": components["schemas"]["TableAnswer"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableMove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    move: components["schemas"]["MoveIn"];
+                    version: number;
+                    moveId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableMoved"];
+                    "application/msgpack": components["schemas"]["TableMoved"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description ILLEGAL_MOVE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    leaveTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableAnswer"];
+                    "application/msgpack": components["schemas"]["TableAnswer"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendChat: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableChat"];
+                    "application/msgpack": components["schemas"]["TableChat"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rematch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableRematch"];
+                    "application/msgpack": components["schemas"]["TableRematch"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableTicket"];
+                    "application/msgpack": components["schemas"]["TableTicket"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableEvents: {
+        parameters: {
+            query?: {
+                ticket?: string;
+            };
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableRecord"];
+                    "application/msgpack": components["schemas"]["TableRecord"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
