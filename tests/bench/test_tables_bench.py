@@ -140,3 +140,11 @@ def test_a_short_real_run() -> None:
     report = _bench(*args, "--idle-streams", "200", "--idle-hold", "2", timeout=180)
     _check(report, 20, 200)
     assert report["idle"]["memory"]["available"]
+
+
+def test_only_loopback_services_are_driven(capsys: pytest.CaptureFixture[str]) -> None:
+    from manhattan.bench.tables import run
+
+    assert run(["--url", "http://example.com:8000", "--tables", "1"]) == 2
+    assert "loopback" in capsys.readouterr().err
+    assert run(["--tables", "0"]) == 2

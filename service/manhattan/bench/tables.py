@@ -1,7 +1,8 @@
 """``manhattan bench tables``: many people at many tables (DESIGN §9), each with a live stream.
 
 Starts the service (``manhattan serve``: one uvicorn worker, embedded store unless
-``--redis-url``) on a free loopback port and runs, in one process and in this order:
+``--redis-url``) on a free loopback port, or drives one already running on loopback (``--url``,
+with ``--pid`` for its memory and CPU), and runs, in one process and in this order:
 
 1. **stateless** (``--stateless-seconds``): as many players as there are tables play random
    4-player games the stateless way, each move one ``POST /v1/legal-moves`` and one
@@ -48,8 +49,10 @@ from .soak import (
     SoakError,
     cpu_seconds,
     percentile,
+    require_loopback,
     resident_kib,
     spawned_service,
+    wait_until_ready,
 )
 
 TARGETS = {"push_p99_ms": 50.0, "moves_vs_stateless": 0.5, "idle_growth_mib": 100.0}
@@ -664,6 +667,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rounds", type=int, default=None, help="rounds per game (default: the rules')"
     )
+    parser.add_argument("--url", help="a running service on loopback; default: start one")
+    parser.add_argument("--pid", type=int, help="the running service's process id, for RSS")
     parser.add_argument("--redis-url", help="REDIS_URL for the service this command starts")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -689,8 +694,14 @@ def run(argv: list[str]) -> int:
         args.seed,
     )
     try:
-        with spawned_service(args.redis_url) as (url, pid):
-            report = asyncio.run(bench(url, pid, options))
+        if args.url:
+            url = args.url.rstrip("/")
+            require_loopback(url)
+            wait_until_ready(url, None, timeout=10)
+            report = asyncio.run(bench(url, args.pid, options))
+        else:
+            with spawned_service(args.redis_url) as (url, pid):
+                report = asyncio.run(bench(url, pid, options))
     except (SoakError, BenchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
