@@ -17,7 +17,7 @@ from .engine import (
     ranking,
 )
 
-BENCHES = ("engine", "service", "bots", "analysis", "soak", "attack")
+BENCHES = ("engine", "service", "bots", "analysis", "soak", "attack", "tables")
 
 
 def _random_game(args: argparse.Namespace) -> int:
@@ -55,6 +55,8 @@ def _bench(args: argparse.Namespace) -> int:
         from .bench.soak import run
     elif args.what == "attack":
         from .bench.attack import run
+    elif args.what == "tables":
+        from .bench.tables import run
     else:
         from .api.bench import run
     return run(args.rest)

@@ -93,8 +93,6 @@ class Settings:
     tables_redis_url: str = ""
     #: Seconds a table lives after its last change.
     table_idle_seconds: int = 6 * 3600
-    #: Processes that compute bot moves for tables.
-    table_bot_workers: int = 2
     #: Seconds a bot may think for a table move.
     table_bot_seconds: float = 2.0
     #: Bot level that stands in for people who left or ran out of turnSeconds.
@@ -175,9 +173,6 @@ class Settings:
             tables_redis_url=read("MANHATTAN_TABLES_REDIS_URL", str, cls.tables_redis_url).strip(),
             table_idle_seconds=read(
                 "MANHATTAN_TABLE_IDLE_SECONDS", _positive_int, cls.table_idle_seconds
-            ),
-            table_bot_workers=read(
-                "MANHATTAN_TABLE_BOT_WORKERS", _positive_int, cls.table_bot_workers
             ),
             table_bot_seconds=read(
                 "MANHATTAN_TABLE_BOT_SECONDS", _positive_float, cls.table_bot_seconds

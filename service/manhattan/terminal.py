@@ -9,6 +9,9 @@ Two tables hold the game: ``LocalTable`` runs the engine in this process; ``Serv
 to a running service (``--url``) over REST with the standard library only, holding the sealed
 token the service minted and asking for the human's view. Bots use ``manhattan.bots.suggest`` on
 their own player's view, or a uniformly random legal move when the bots package is missing.
+
+``--table URL`` sits at a shared table of a running service instead, with other people and
+bots, each on their own device (``terminal_table.py``).
 """
 
 from __future__ import annotations
@@ -425,6 +428,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--url", default=None, help="play through this service instead")
     parser.add_argument("--watch", action="store_true", help="bots play every seat")
+    table = parser.add_argument_group("a shared table (DESIGN §9)")
+    table.add_argument(
+        "--table",
+        default=None,
+        metavar="URL",
+        help="sit at this table: http://host:port/v1/tables/<id>, or a join link",
+    )
+    table.add_argument("--name", default=None, help="your name at the table")
+    table.add_argument("--table-seat", type=int, default=None, help="the seat to take (index)")
+    table.add_argument("--token", default=None, help="sit again with this seat token")
+    table.add_argument(
+        "--start", action="store_true", help="start the game once seated (seats filled so far)"
+    )
     return parser
 
 
@@ -432,6 +448,18 @@ def run(argv: list[str], *, stdin: TextIO | None = None, stdout: TextIO | None =
     """``manhattan play [options]``: 0 when the game was played to the end."""
     args = build_parser().parse_args(argv)
     out = stdout or sys.stdout
+    if args.table:
+        from .terminal_table import run_table
+
+        return run_table(
+            args.table,
+            name=args.name,
+            seat=args.table_seat,
+            token=args.token,
+            start=args.start,
+            out=out,
+            lines=stdin or sys.stdin,
+        )
     seed = args.seed if args.seed is not None else f"{random.randrange(16**8):08x}"
     setup: JSON = {"players": args.players, "seed": seed, "edition": args.edition}
     if args.variants:

@@ -5,8 +5,24 @@
  *   const game = await client.newGame({ players: 4, seed: "demo" });
  *   const { moves } = await client.legalMoves(game);
  *   const step = await client.apply(game, moves[0]!);
+ *
+ * Tables (DESIGN §9): `createTable`, `joinTable`, `startTable`, `tableMove`, ... and
+ * `tableEvents`, an async iterator over a table's live events.
  */
 import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
+import { tableEvents, type StreamHost, type TableEventsOptions } from "./events.js";
+import type {
+  ChatSent,
+  CreatedTable,
+  CreateTableRequest,
+  Rematch,
+  Seating,
+  Table,
+  TableEvent,
+  TableMoveResult,
+  TableRecord,
+  Ticket,
+} from "./tables.js";
 import type {
   BotChoice,
   BotLevel,
@@ -38,11 +54,34 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, backoffMs: 100, maxBackoffMs: 2000, jitter: true };
+/** Reconnects of a table's event stream: more patient than a request, a stream lives a game. */
+export const STREAM_RETRY: RetryPolicy = { attempts: 8, backoffMs: 250, maxBackoffMs: 5000, jitter: true };
+
+function tablePath(tableId: string, tail = ""): string {
+  if (!tableId) throw new TypeError("a table id is not empty");
+  return `/v1/tables/${encodeURIComponent(tableId)}${tail}`;
+}
+
+/** A fresh move id: what makes a table move safe to send again (DESIGN §9). */
+export function newMoveId(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export interface TableMoveOptions {
+  /** The seat's token. */
+  token: string;
+  /** Default: a fresh one. A retry of the same move must carry the same id. */
+  moveId?: string;
+}
 
 export interface ClientOptions {
   /** The transport: any fetch (default: the global one). Inject a fake in tests. */
   fetch?: FetchLike;
   retry?: Partial<RetryPolicy>;
+  /** Reconnects of `tableEvents` streams (default `STREAM_RETRY`). */
+  streamRetry?: Partial<RetryPolicy>;
   headers?: Record<string, string>;
   /** How to wait between retries (default: setTimeout). */
   sleep?: (ms: number) => Promise<void>;
@@ -91,6 +130,7 @@ export interface AdvanceOptions {
 export class ManhattanClient {
   readonly baseUrl: string;
   readonly retry: RetryPolicy;
+  readonly streamRetry: RetryPolicy;
   private readonly fetchImpl: FetchLike;
   private readonly headers: Record<string, string>;
   private readonly sleep: (ms: number) => Promise<void>;
@@ -98,6 +138,7 @@ export class ManhattanClient {
   constructor(baseUrl = "", options: ClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.streamRetry = { ...STREAM_RETRY, ...options.streamRetry };
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.headers = { accept: "application/json", ...options.headers };
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -200,9 +241,91 @@ export class ManhattanClient {
     return answer.data;
   }
 
+  // -- tables (DESIGN §9); `token` is a seat's (or for start, the host's) bearer ----------
+  createTable(request: CreateTableRequest = {}): Promise<CreatedTable> {
+    return this.request("POST", "/v1/tables", { setup: {}, ...request }, undefined, true);
+  }
+
+  /** The public tables waiting for players. */
+  async listTables(): Promise<Table[]> {
+    return (await this.request<{ tables: Table[] }>("GET", "/v1/tables")).tables;
+  }
+
+  joinTable(tableId: string, name: string, seat?: number): Promise<Seating> {
+    const body = seat === undefined ? { name } : { name, seat };
+    return this.request("POST", tablePath(tableId, "/join"), body, undefined, true);
+  }
+
+  async startTable(tableId: string, token: string): Promise<Table> {
+    return (await this.request<{ table: Table }>("POST", tablePath(tableId, "/start"), {}, token, true)).table;
+  }
+
+  /**
+   * Play `move` against table `version`. The request carries a move id (fresh unless given) and
+   * is sent again with the same id when the connection fails, even after it was sent: the
+   * service answers a repeat as the first time and never applies a move twice.
+   */
+  tableMove(tableId: string, move: MoveIn, version: number, options: TableMoveOptions): Promise<TableMoveResult> {
+    const body = { move, version, moveId: options.moveId ?? newMoveId() };
+    return this.request("POST", tablePath(tableId, "/moves"), body, options.token);
+  }
+
+  /**
+   * Give up the seat: before the start it opens, after it a bot plays it to the end; the token
+   * is revoked either way. The answer is the table as anyone sees it.
+   */
+  async leaveTable(tableId: string, token: string): Promise<Table> {
+    return (await this.request<{ table: Table }>("POST", tablePath(tableId, "/leave"), {}, token, true)).table;
+  }
+
+  chat(tableId: string, text: string, token: string): Promise<ChatSent> {
+    return this.request("POST", tablePath(tableId, "/chat"), { text }, token, true);
+  }
+
+  /** A new table for the same people, once the game is over. */
+  rematch(tableId: string, token: string): Promise<Rematch> {
+    return this.request("POST", tablePath(tableId, "/rematch"), {}, token, true);
+  }
+
+  /** The table as the seat of `token` sees it, or (without one) the public view. */
+  getTable(tableId: string, token?: string): Promise<Table> {
+    return this.request("GET", tablePath(tableId), undefined, token);
+  }
+
+  tableRecord(tableId: string): Promise<TableRecord> {
+    return this.request("GET", tablePath(tableId, "/record"));
+  }
+
+  tableTicket(tableId: string, token: string): Promise<Ticket> {
+    return this.request("POST", tablePath(tableId, "/ticket"), {}, token);
+  }
+
+  /**
+   * `for await (const event of client.tableEvents(id, { token }))`: the table's live events,
+   * reconnecting with `Last-Event-ID`; see events.ts.
+   */
+  tableEvents(tableId: string, options: TableEventsOptions = {}): AsyncGenerator<TableEvent, void, undefined> {
+    const host: StreamHost = {
+      url: (path) => this.baseUrl + path,
+      fetch: (url, init) => this.fetchImpl(url, { ...init, headers: { ...this.headers, ...init.headers } }),
+      ticket: async (id, token) => (await this.tableTicket(id, token)).ticket,
+      delays: () => retryDelays(this.streamRetry),
+      sleep: this.sleep,
+    };
+    return tableEvents(host, tableId, options);
+  }
+
   // -- transport ------------------------------------------------------------------------
-  async request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
+  /**
+   * One request; `token` goes out as `Authorization: Bearer`. A network error is retried by the
+   * policy unless `once`: fetch cannot tell a refused connection from one that broke after the
+   * request went out, so table writes that are not safe to repeat (join, leave, chat, start,
+   * rematch, create) are sent once. Pure operations, reads and table moves (their move id makes
+   * a repeat harmless) are retried.
+   */
+  async request<T>(method: "GET" | "POST", path: string, body?: unknown, token?: string, once = false): Promise<T> {
     const init: RequestInit = { method, headers: { ...this.headers } };
+    if (token !== undefined) (init.headers as Record<string, string>)["authorization"] = `Bearer ${token}`;
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)["content-type"] = "application/json";
@@ -215,7 +338,7 @@ export class ManhattanClient {
         break;
       } catch (error) {
         // fetch rejects only when no answer came back (network error, refused connection).
-        const delay = delays[attempt];
+        const delay = once ? undefined : delays[attempt];
         if (delay === undefined) {
           throw new TransportError(`cannot reach the service: ${String(error)}`, { cause: error });
         }

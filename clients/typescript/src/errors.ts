@@ -14,9 +14,14 @@
  *       ├── PayloadTooLargeError  PAYLOAD_TOO_LARGE
  *       ├── QueryTooComplexError  QUERY_TOO_COMPLEX
  *       ├── RateLimitedError      RATE_LIMITED (.retryAfter seconds)
+ *       ├── TableError            (a RequestRejectedError) the table codes of tables and NOT_YOUR_TURN:
+ *       │   TableNotFound, TableFull, TableNotWaiting, TableNotPlaying, StaleVersion (.table),
+ *       │   NotYourTurn, BadSeat, NotSeated, TableNotOver
  *       ├── RequestRejectedError  any other 4xx code
  *       └── ServerError           5xx (BotsBusyError carries .retryAfter)
  */
+
+import type { Table } from "./tables.js";
 
 export class ManhattanClientError extends Error {
   override name = "ManhattanClientError";
@@ -39,6 +44,8 @@ export interface ServiceErrorInit {
   status: number;
   path?: string | undefined;
   index?: number | undefined;
+  /** The whole error body, for fields a code adds (STALE_VERSION's `table`). */
+  body?: Record<string, unknown> | undefined;
 }
 
 export class ServiceError extends ManhattanClientError {
@@ -48,8 +55,10 @@ export class ServiceError extends ManhattanClientError {
   readonly path: string | undefined;
   readonly index: number | undefined;
   readonly detail: string;
+  readonly body: Record<string, unknown>;
   constructor(init: ServiceErrorInit) {
     super(`${init.code}: ${init.message}`);
+    this.body = init.body ?? {};
     this.code = init.code;
     this.detail = init.message;
     this.status = init.status;
@@ -69,12 +78,31 @@ export class QueryTooComplexError extends ServiceError { override name = "QueryT
 export class RequestRejectedError extends ServiceError { override name = "RequestRejectedError"; }
 export class ServerError extends ServiceError { override name = "ServerError"; }
 
+/** A table (DESIGN §9) refused the request, or a move came for a player not to move. */
+export class TableError extends RequestRejectedError { override name = "TableError"; }
+export class TableNotFoundError extends TableError { override name = "TableNotFoundError"; }
+export class TableFullError extends TableError { override name = "TableFullError"; }
+export class TableNotWaitingError extends TableError { override name = "TableNotWaitingError"; }
+export class TableNotPlayingError extends TableError { override name = "TableNotPlayingError"; }
+export class NotYourTurnError extends TableError { override name = "NotYourTurnError"; }
+export class BadSeatError extends TableError { override name = "BadSeatError"; }
+export class NotSeatedError extends TableError { override name = "NotSeatedError"; }
+export class TableNotOverError extends TableError { override name = "TableNotOverError"; }
+
+/** STALE_VERSION: `table` is the table as it is now (when the service sent it). */
+export class StaleVersionError extends TableError {
+  override name = "StaleVersionError";
+  get table(): Table | undefined {
+    const table = this.body["table"];
+    return typeof table === "object" && table !== null ? (table as Table) : undefined;
+  }
+}
+
 /** One class per code of the service's error table; unknown codes fall back by status. */
 export class InvalidRequestError extends RequestRejectedError { override name = "InvalidRequestError"; }
 export class InvalidSetupError extends RequestRejectedError { override name = "InvalidSetupError"; }
 export class InvalidPlayerError extends RequestRejectedError { override name = "InvalidPlayerError"; }
 export class InvalidBotError extends RequestRejectedError { override name = "InvalidBotError"; }
-export class NotYourTurnError extends RequestRejectedError { override name = "NotYourTurnError"; }
 export class StateJsonRefusedError extends RequestRejectedError { override name = "StateJsonRefusedError"; }
 export class WrongPlayerError extends RequestRejectedError { override name = "WrongPlayerError"; }
 export class WrongGameError extends RequestRejectedError { override name = "WrongGameError"; }
@@ -82,22 +110,6 @@ export class WrongGameError extends RequestRejectedError { override name = "Wron
 export class PlayerRequiredError extends RequestRejectedError { override name = "PlayerRequiredError"; }
 /** STALE_TOKEN: a strict service already took a move from this token's position. */
 export class StaleTokenError extends RequestRejectedError { override name = "StaleTokenError"; }
-/** TABLE_NOT_FOUND: no such table (or it expired). */
-export class TableNotFoundError extends RequestRejectedError { override name = "TableNotFoundError"; }
-/** TABLE_FULL: every seat (or the one asked for) is taken. */
-export class TableFullError extends RequestRejectedError { override name = "TableFullError"; }
-/** TABLE_NOT_WAITING: the game has started (or cannot start yet). */
-export class TableNotWaitingError extends RequestRejectedError { override name = "TableNotWaitingError"; }
-/** STALE_VERSION: the table moved on; the body's `table` is the current one. */
-export class StaleVersionError extends RequestRejectedError { override name = "StaleVersionError"; }
-/** BAD_SEAT: the bearer is not a seat of this table (garbage, another table's, revoked). */
-export class BadSeatError extends RequestRejectedError { override name = "BadSeatError"; }
-/** NOT_SEATED: this needs a seat token of this table. */
-export class NotSeatedError extends RequestRejectedError { override name = "NotSeatedError"; }
-/** TABLE_NOT_OVER: the record is published when the game is over. */
-export class TableNotOverError extends RequestRejectedError { override name = "TableNotOverError"; }
-/** TABLE_NOT_PLAYING: a move before the game started. */
-export class TableNotPlayingError extends RequestRejectedError { override name = "TableNotPlayingError"; }
 export class NotFoundError extends RequestRejectedError { override name = "NotFoundError"; }
 export class MethodNotAllowedError extends RequestRejectedError { override name = "MethodNotAllowedError"; }
 export class NotAcceptableError extends RequestRejectedError { override name = "NotAcceptableError"; }
@@ -179,6 +191,7 @@ export function errorFromResponse(
     status,
     path: typeof raw.path === "string" ? raw.path : undefined,
     index: typeof raw.index === "number" ? raw.index : undefined,
+    body: body as Record<string, unknown>,
   };
   if (raw.code === "RATE_LIMITED" || raw.code === "BOTS_BUSY") {
     const seconds = retryAfterHeader == null ? undefined : Number(retryAfterHeader);

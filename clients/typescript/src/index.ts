@@ -1,5 +1,16 @@
-export { botChoice, DEFAULT_RETRY, ManhattanClient, retryDelays, stateRef } from "./client.js";
-export type { AdvanceOptions, ClientOptions, FetchLike, RetryPolicy, SuggestOptions } from "./client.js";
+export { botChoice, DEFAULT_RETRY, ManhattanClient, newMoveId, retryDelays, stateRef, STREAM_RETRY } from "./client.js";
+export type {
+  AdvanceOptions,
+  ClientOptions,
+  FetchLike,
+  RetryPolicy,
+  SuggestOptions,
+  TableMoveOptions,
+} from "./client.js";
+export { DEFAULT_IDLE_TIMEOUT_MS, tableEventOf, type TableEventsOptions } from "./events.js";
+export { LineSplitter, SSEParser, type ServerSentEvent } from "./sse.js";
+export { TABLE_EVENT_KINDS } from "./tables.js";
+export type * from "./tables.js";
 export * from "./errors.js";
 export type * from "./types.js";
 export type { components, paths } from "./generated/openapi.js";

@@ -168,7 +168,7 @@ def create_app(
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
     )
     graphql.max_subscriptions_per_connection = settings.graphql_max_subscriptions
-    tables = TableRuntime.from_settings(settings, sealer)
+    tables = TableRuntime.from_settings(settings, sealer, operations.bot_pool)
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from ..bot_pool import BotPool
+from ..bots import BotChoice
 from ..sealing import Sealer
 from ..settings import Settings
-from .bot_turns import BotChoice, BotRunner
+from .bot_turns import BotRunner
 from .driver import Driver
 from .errors import TABLE_CODES, TableError
 from .hub import Hub
@@ -43,7 +45,9 @@ class TableRuntime:
         self._tasks: list[asyncio.Task[None]] = []
 
     @classmethod
-    def from_settings(cls, settings: Settings, sealer: Sealer) -> TableRuntime:
+    def from_settings(
+        cls, settings: Settings, sealer: Sealer, bot_pool: BotPool | None = None
+    ) -> TableRuntime:
         table_settings = TableSettings(
             idle_seconds=settings.table_idle_seconds,
             stand_in_level=settings.table_stand_in_level,
@@ -53,7 +57,7 @@ class TableRuntime:
             make_store(settings),
             sealer,
             table_settings,
-            bots=BotRunner(settings.table_bot_workers),
+            bots=BotRunner(bot_pool),
             heartbeat=settings.table_heartbeat_seconds,
         )
 
@@ -78,7 +82,7 @@ class TableRuntime:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        self.bots.close()
+        await self.bots.close()
         close = getattr(self.store, "close", None)
         if close is not None:
             with contextlib.suppress(Exception):

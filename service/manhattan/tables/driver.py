@@ -20,7 +20,8 @@ import time
 
 from manhattan import State
 
-from .bot_turns import BotChoice, BotRunner
+from ..bots import BotChoice
+from .bot_turns import BotRunner
 from .errors import TableError
 from .service import Tables, lease_key, now_ms
 

@@ -23,8 +23,8 @@ import msgpack
 import manhattan
 from manhattan import InvalidSetupError, Move, State
 
+from ..bots import BotChoice, BotError
 from ..sealing import Sealer
-from .bot_turns import LEVELS, BotChoice
 from .errors import TableError, invalid
 from .model import CHAT_SIZE, Seat, Table
 from .projection import (
@@ -750,16 +750,13 @@ def _read_seat(index: int, raw: object) -> Seat:
             raise TableError(
                 "INVALID_BOT", 'a bot seat is {"bot": {"level", "iterations"?, "timeMs"?}}'
             )
-        bot = BotChoice.from_json(choice)
-        if bot.level not in LEVELS:
-            raise TableError("INVALID_BOT", f"unknown bot level; choose one of {', '.join(LEVELS)}")
-        for name, value, high in (
-            ("iterations", bot.iterations, 20_000),
-            ("timeMs", bot.time_ms, 2_000),
-        ):
-            if value is not None and (type(value) is not int or not 1 <= value <= high):
-                raise TableError("INVALID_BOT", f"{name} is 1 to {high}")
-        return Seat(index, "bot", f"bot {index + 1} ({bot.level})", bot.to_json())
+        try:
+            bot = BotChoice.from_json(choice)  # one bot choice, checked as everywhere else
+        except BotError as exc:
+            raise TableError("INVALID_BOT", str(exc)) from exc
+        stored = {"level": bot.level, "iterations": bot.iterations, "timeMs": bot.time_ms}
+        stored = {key: value for key, value in stored.items() if value is not None}
+        return Seat(index, "bot", f"bot {index + 1} ({bot.level})", stored)
     raise invalid('each seat is "open" or {"bot": {"level": ...}}')
 
 

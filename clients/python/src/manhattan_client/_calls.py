@@ -40,6 +40,10 @@ class Call(Generic[T]):
     body: Any = None
     params: Mapping[str, str] | None = None
     expects_json: bool = True
+    headers: Mapping[str, str] | None = None
+    #: Safe to send again after any transport failure, not only a refused connection: reads,
+    #: and table moves (their ``moveId`` makes a repeat answer as the first time, DESIGN §9).
+    repeatable: bool = False
 
 
 def state_wire(state: StateLike) -> Any:

@@ -24,6 +24,7 @@ from ._models import (
     Validation,
 )
 from ._retry import RETRYABLE, RetryPolicy
+from ._table_client import AsyncTableMethods, SyncTableMethods
 
 T = TypeVar("T")
 
@@ -38,6 +39,8 @@ def _request_args(call: Call[Any]) -> dict[str, Any]:
         args["json"] = call.body
     if call.params is not None:
         args["params"] = dict(call.params)
+    if call.headers is not None:
+        args["headers"] = dict(call.headers)
     return args
 
 
@@ -74,13 +77,16 @@ def _setup(
     return setup
 
 
-class Client:
+class Client(SyncTableMethods):
     """A synchronous client.
 
     >>> with Client("http://127.0.0.1:8000") as client:          # doctest: +SKIP
     ...     game = client.new_game(players=4, seed="demo")
     ...     moves = client.legal_moves(game)
     ...     step = client.apply(game, moves[0])
+
+    The table methods (``create_table``, ``join_table``, ``table_move``, ``table_events`` ...)
+    come from ``SyncTableMethods`` (DESIGN §9).
 
     ``transport`` is any ``httpx.BaseTransport`` (``httpx.MockTransport`` in tests);
     ``http_client`` is a ready ``httpx.Client`` to use instead (Starlette's ``TestClient`` is
@@ -124,13 +130,13 @@ class Client:
             try:
                 response = self._http.request(**_request_args(call))
                 break
-            except RETRYABLE as exc:
+            except httpx.TransportError as exc:
+                if not (call.repeatable or isinstance(exc, RETRYABLE)):
+                    raise TransportError(f"the request failed: {exc}") from exc
                 delay = next(delays, None)
                 if delay is None:
                     raise TransportError(f"cannot reach the service: {exc}") from exc
                 self._sleep(delay)
-            except httpx.TransportError as exc:
-                raise TransportError(f"the request failed: {exc}") from exc
         return _read(call, response)
 
     # -- operations (/openapi.json) ---------------------------------------------------------
@@ -233,7 +239,7 @@ class Client:
         return self._run(calls.graphql(query, variables))
 
 
-class AsyncClient:
+class AsyncClient(AsyncTableMethods):
     """The asynchronous twin of ``Client``: the same methods, awaited.
 
     ``transport`` is any ``httpx.AsyncBaseTransport``: ``httpx.ASGITransport(app=app)`` runs the
@@ -277,13 +283,13 @@ class AsyncClient:
             try:
                 response = await self._http.request(**_request_args(call))
                 break
-            except RETRYABLE as exc:
+            except httpx.TransportError as exc:
+                if not (call.repeatable or isinstance(exc, RETRYABLE)):
+                    raise TransportError(f"the request failed: {exc}") from exc
                 delay = next(delays, None)
                 if delay is None:
                     raise TransportError(f"cannot reach the service: {exc}") from exc
                 await self._sleep(delay)
-            except httpx.TransportError as exc:
-                raise TransportError(f"the request failed: {exc}") from exc
         return _read(call, response)
 
     async def rules(self) -> JSON:

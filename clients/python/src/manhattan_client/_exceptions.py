@@ -16,8 +16,12 @@ ManhattanClientError
     ├── RateLimitedError      RATE_LIMITED (.retry_after, seconds, when the service said)
     ├── RequestRejectedError  every other 4xx code, each with its own subclass:
     │   ├── InvalidRequestError, InvalidSetupError, InvalidPlayerError, InvalidBotError
-    │   ├── NotYourTurnError, StateJsonRefusedError, WrongPlayerError, WrongGameError
+    │   ├── StateJsonRefusedError, WrongPlayerError, WrongGameError
     │   ├── PlayerRequiredError, StaleTokenError (strict mode)
+    │   ├── TableError          the table codes (tables, DESIGN §9) and NOT_YOUR_TURN:
+    │   │   ├── TableNotFoundError, TableFullError, TableNotWaitingError, TableNotPlayingError
+    │   │   ├── StaleVersionError (.table: the current table), NotYourTurnError
+    │   │   └── BadSeatError, NotSeatedError, TableNotOverError
     │   └── NotFoundError, MethodNotAllowedError, NotAcceptableError, UnsupportedMediaTypeError
     └── ServerError           a 5xx: the service's fault
         ├── NotImplementedByServiceError, StoreUnavailableError, InternalServerError
@@ -32,7 +36,10 @@ client can still branch on it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._tables import Table
 
 
 class ManhattanClientError(Exception):
@@ -62,6 +69,7 @@ class ServiceError(ManhattanClientError):
         status: int,
         path: str | None = None,
         index: int | None = None,
+        body: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
@@ -69,6 +77,8 @@ class ServiceError(ManhattanClientError):
         self.status = status
         self.path = path
         self.index = index
+        #: The whole error body, for fields a code adds (STALE_VERSION's ``table``).
+        self.body: dict[str, Any] = body or {}
 
 
 class InvalidStateError(ServiceError):
@@ -137,10 +147,6 @@ class InvalidBotError(RequestRejectedError):
     """INVALID_BOT: an unknown bot level or a budget outside the service's bounds."""
 
 
-class NotYourTurnError(RequestRejectedError):
-    """NOT_YOUR_TURN: a move or suggestion for a player who is not to move."""
-
-
 class StateJsonRefusedError(RequestRejectedError):
     """STATE_JSON_REFUSED: this service takes states only as tokens or ids (strict mode)."""
 
@@ -162,36 +168,54 @@ class StaleTokenError(RequestRejectedError):
     from the token that move returned."""
 
 
-class TableNotFoundError(RequestRejectedError):
-    """TABLE_NOT_FOUND: no such table (or it expired)."""
+class TableError(RequestRejectedError):
+    """A table (DESIGN §9) refused the request; the subclass says why."""
 
 
-class TableFullError(RequestRejectedError):
-    """TABLE_FULL: every seat (or the one asked for) is taken."""
+class TableNotFoundError(TableError):
+    """TABLE_NOT_FOUND: no such table (never created, or expired)."""
 
 
-class TableNotWaitingError(RequestRejectedError):
-    """TABLE_NOT_WAITING: the game has started (or cannot start yet)."""
+class TableFullError(TableError):
+    """TABLE_FULL: every seat is taken (or the seat asked for is)."""
 
 
-class StaleVersionError(RequestRejectedError):
-    """STALE_VERSION: the table moved on; the body's ``table`` is the current one."""
+class TableNotWaitingError(TableError):
+    """TABLE_NOT_WAITING: the table has started or is over, so it takes no more joins or starts."""
 
 
-class BadSeatError(RequestRejectedError):
-    """BAD_SEAT: the bearer is not a seat of this table (garbage, another table's, revoked)."""
+class TableNotPlayingError(TableError):
+    """TABLE_NOT_PLAYING: the table is not in play (still waiting, or over)."""
 
 
-class NotSeatedError(RequestRejectedError):
-    """NOT_SEATED: this needs a seat token of this table."""
+class StaleVersionError(TableError):
+    """STALE_VERSION: the move was sent against an older version; ``table`` is the table now
+    (``None`` if the service did not send it), so the caller can look again and decide."""
+
+    @property
+    def table(self) -> Table | None:
+        from ._tables import Table  # the models import this module: import on use
+
+        raw = self.body.get("table")
+        return Table.from_json(raw) if isinstance(raw, dict) else None
 
 
-class TableNotOverError(RequestRejectedError):
-    """TABLE_NOT_OVER: the record is published when the game is over."""
+class NotYourTurnError(TableError):
+    """NOT_YOUR_TURN: a move or suggestion for a player who is not to move (at a table: the
+    version was current, but another seat is to move)."""
 
 
-class TableNotPlayingError(RequestRejectedError):
-    """TABLE_NOT_PLAYING: a move before the game started."""
+class BadSeatError(TableError):
+    """BAD_SEAT: the bearer does not authenticate for this table (garbage, another table's, or
+    revoked by leaving)."""
+
+
+class NotSeatedError(TableError):
+    """NOT_SEATED: the action needs a seat (no bearer, or the host token on a move)."""
+
+
+class TableNotOverError(TableError):
+    """TABLE_NOT_OVER: the game's record is there only once the game is over."""
 
 
 class NotFoundError(RequestRejectedError):
@@ -298,8 +322,9 @@ def error_from_response(
             status=status,
             path=path,
             index=index,
+            body=body,
         )
-    return cls(code, message, status=status, path=path, index=index)
+    return cls(code, message, status=status, path=path, index=index, body=body)
 
 
 def _seconds(value: str | None) -> float | None:

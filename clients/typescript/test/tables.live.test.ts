@@ -1,0 +1,100 @@
+// Two people at one table against a running service (MANHATTAN_URL): each reads its own live
+// stream and moves when the stream says it is its turn.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import {
+  ManhattanClient,
+  NotYourTurnError,
+  StaleVersionError,
+  TableFullError,
+  type TableEvent,
+} from "../src/index.js";
+
+const url = process.env.MANHATTAN_URL;
+
+async function sitAndPlay(client: ManhattanClient, tableId: string, token: string, seen: TableEvent[]): Promise<void> {
+  let me: number | null | undefined;
+  for await (const event of client.tableEvents(tableId, { token })) {
+    seen.push(event);
+    let toMove: number | null | undefined;
+    if (event.kind === "snapshot") {
+      me = event.data.you;
+      toMove = event.data.status === "playing" ? event.data.toMove : undefined;
+    } else if (event.kind === "started") {
+      toMove = event.data["toMove"] as number;
+    } else if (event.kind === "move") {
+      toMove = event.data.toMove;
+    }
+    if (toMove !== undefined && toMove === me) {
+      const table = await client.getTable(tableId, token);
+      if (table.moves.length > 0) await client.tableMove(tableId, table.moves[0]!, table.version, { token });
+    }
+  }
+}
+
+describe("tables against the service at MANHATTAN_URL", { skip: url ? false : "MANHATTAN_URL is not set" }, () => {
+  const client = new ManhattanClient(url ?? "");
+
+  test("two people play a whole game live, and its record replays", async () => {
+    const created = await client.createTable({ setup: { rounds: 1 }, seats: ["open", "open"] });
+    const ann = await client.joinTable(created.tableId, "ann");
+    const bo = await client.joinTable(created.tableId, "bo");
+    await assert.rejects(client.joinTable(created.tableId, "cy"), TableFullError);
+    const annSeen: TableEvent[] = [];
+    const boSeen: TableEvent[] = [];
+    const players = [
+      sitAndPlay(client, created.tableId, ann.seatToken, annSeen),
+      sitAndPlay(client, created.tableId, bo.seatToken, boSeen),
+    ];
+    while (annSeen.length === 0 || boSeen.length === 0) await new Promise((r) => setTimeout(r, 20));
+    await client.startTable(created.tableId, created.hostToken);
+    await Promise.all(players);
+
+    const record = await client.tableRecord(created.tableId);
+    for (const seen of [annSeen, boSeen]) {
+      assert.equal(seen[0]!.kind, "snapshot");
+      const last = seen[seen.length - 1]!;
+      assert.ok(last.kind === "over" && last.data.ranking.length === 2);
+      assert.equal(seen.filter((e) => e.kind === "move").length, record.moves.length);
+      const versions = seen.map((e) => e.version!);
+      assert.deepEqual(versions, versions.map((_, i) => versions[0]! + i)); // no gap
+    }
+    const replay = await client.replay({ setup: record.setup, moves: record.moves });
+    assert.equal(replay.movesApplied, record.moves.length);
+
+    const again = await client.rematch(created.tableId, bo.seatToken);
+    assert.notEqual(again.tableId, created.tableId);
+    assert.equal(again.table.status, "waiting");
+    assert.equal(typeof again.seatToken, "string");
+  });
+
+  test("public waiting tables are listed, private ones are not", async () => {
+    const open = await client.createTable({ seats: ["open", "open"], public: true, name: "lobby" });
+    const hidden = await client.createTable({ seats: ["open", "open"], public: false });
+    const ids = (await client.listTables()).map((t) => t.tableId);
+    assert.ok(ids.includes(open.tableId));
+    assert.ok(!ids.includes(hidden.tableId));
+  });
+
+  test("a stale version carries the table; another seat's move is not its turn", async () => {
+    const created = await client.createTable({ setup: { rounds: 1 }, seats: ["open", "open"] });
+    const ann = await client.joinTable(created.tableId, "ann");
+    const bo = await client.joinTable(created.tableId, "bo");
+    await client.startTable(created.tableId, bo.seatToken);
+    const table = await client.getTable(created.tableId, ann.seatToken);
+    await assert.rejects(
+      client.tableMove(created.tableId, table.moves[0]!, table.version, { token: bo.seatToken }),
+      NotYourTurnError,
+    );
+    const first = await client.tableMove(created.tableId, table.moves[0]!, table.version, { token: ann.seatToken, moveId: "m1" });
+    const again = await client.tableMove(created.tableId, table.moves[0]!, table.version, { token: ann.seatToken, moveId: "m1" });
+    assert.deepEqual(again, first);
+    const error = await client
+      .tableMove(created.tableId, table.moves[0]!, table.version, { token: ann.seatToken })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof StaleVersionError);
+    assert.equal(error.table?.version, first.version);
+    const chat = await client.chat(created.tableId, "gg", bo.seatToken);
+    assert.equal(chat.message.text, "gg");
+  });
+});

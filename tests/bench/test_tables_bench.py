@@ -1,0 +1,150 @@
+"""``manhattan bench tables``: the measurement arithmetic, the raw SSE reader, and real runs
+(a tiny one by default, a short one marked slow)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from manhattan.bench.tables import (
+    TARGETS,
+    Endpoint,
+    EventStream,
+    latency_summary,
+    memory_growth,
+    per_second,
+    ratio,
+    verdicts,
+)
+
+
+def test_latency_summary_is_nearest_rank_in_milliseconds() -> None:
+    values = [k / 1000 for k in range(1, 101)]  # 1 .. 100 ms, shuffled order does not matter
+    summary = latency_summary(list(reversed(values)))
+    assert summary["count"] == 100
+    assert summary["p50_ms"] == pytest.approx(50.0)
+    assert summary["p90_ms"] == pytest.approx(90.0)
+    assert summary["p99_ms"] == pytest.approx(99.0)
+    assert summary["max_ms"] == pytest.approx(100.0)
+    assert latency_summary([])["p99_ms"] == 0.0
+
+
+def test_rates_ratios_and_memory_growth() -> None:
+    assert per_second(300, 1.5) == 200.0 and per_second(5, 0.0) == 0.0
+    assert ratio(120.0, 240.0) == 0.5 and ratio(1.0, 0.0) is None
+    grown = memory_growth(100 * 1024, 130 * 1024, 2000)
+    assert grown["growth_mib"] == pytest.approx(30.0)
+    assert grown["per_stream_kib"] == pytest.approx(30 * 1024 / 2000)
+    assert memory_growth(None, 5, 10) == {"available": False}
+
+
+def _report(p99: float, count: int, versus: float | None, growth: float | None) -> dict[str, Any]:
+    memory = {"available": growth is not None, "growth_mib": growth}
+    return {
+        "tables": {"push_latency": {"p99_ms": p99, "count": count}},
+        "moves_vs_stateless": versus,
+        "idle": {"memory": memory} if growth is not None else {},
+    }
+
+
+def test_verdicts_compare_with_the_targets() -> None:
+    assert TARGETS == {"push_p99_ms": 50.0, "moves_vs_stateless": 0.5, "idle_growth_mib": 100.0}
+    assert verdicts(_report(49.9, 10, 0.5, 100.0)) == {
+        "push_p99_ms": True,
+        "moves_vs_stateless": True,
+        "idle_growth_mib": True,
+    }
+    assert verdicts(_report(50.0, 10, 0.49, 100.1)) == {
+        "push_p99_ms": False,
+        "moves_vs_stateless": False,
+        "idle_growth_mib": False,
+    }
+    assert verdicts(_report(0.0, 0, None, None)) == {
+        "push_p99_ms": None,
+        "moves_vs_stateless": None,
+        "idle_growth_mib": None,
+    }
+
+
+def test_the_raw_stream_reads_chunked_sse_split_anywhere() -> None:
+    body = (
+        b": ping\r\n\r\n"
+        b'event: snapshot\r\nid: 3\r\ndata: {"a": 1}\r\n\r\n'
+        b'event: move\r\nid: 4\r\ndata: {"b":\r\ndata: 2}\r\n\r\n'
+    )
+    pieces = [body[k : k + 7] for k in range(0, len(body), 7)]  # chunks cut mid-line
+    chunked = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
+    head = (
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+    )
+
+    async def scenario() -> tuple[list[tuple[str, int, Any]], bytes]:
+        seen: list[bytes] = []
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            seen.append(await reader.readuntil(b"\r\n\r\n"))
+            writer.write(head + chunked)
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            stream = EventStream(Endpoint("127.0.0.1", port), "/v1/tables/t/events", "tok")
+            await stream.open()
+            events = [(k, i, json.loads(d)) async for k, i, d in stream.events()]
+            stream.close()
+        return events, seen[0]
+
+    events, request = asyncio.run(scenario())
+    assert events == [("snapshot", 3, {"a": 1}), ("move", 4, {"b": 2})]
+    assert b"GET /v1/tables/t/events HTTP/1.1" in request
+    assert b"authorization: Bearer tok" in request
+
+
+def _bench(*args: str, timeout: float) -> dict[str, Any]:
+    command = [sys.executable, "-m", "manhattan.cli", "bench", "tables", "--json", *args]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+def _check(report: dict[str, Any], tables: int, idle: int) -> None:
+    played = report["tables"]
+    assert report["errors"] == 0 and played["conflicts"] == 0
+    assert played["people"] == 4 * tables and played["moves"] > 0
+    # every person-move reaches the three other seats (moves still in flight at the end aside)
+    assert played["push_latency"]["count"] >= 3 * (played["moves"] - tables)
+    assert all(phase["moves"] > 0 for phase in report["stateless"])
+    assert report["moves_vs_stateless"] is not None and report["moves_vs_stateless"] > 0
+    assert report["idle"]["streams"] == idle and report["idle"]["snapshots"] == idle
+    assert set(report["verdicts"]) == set(TARGETS)
+
+
+def test_a_tiny_real_run() -> None:
+    args = ["--tables", "1", "--seconds", "2", "--stateless-seconds", "0.5", "--rounds", "1"]
+    report = _bench(*args, "--idle-streams", "8", "--idle-hold", "0.2", timeout=60)
+    _check(report, 1, 8)
+    assert report["tables"]["tables_finished"] <= 1
+
+
+@pytest.mark.slow
+def test_a_short_real_run() -> None:
+    args = ["--tables", "20", "--seconds", "8", "--stateless-seconds", "3", "--rounds", "1"]
+    report = _bench(*args, "--idle-streams", "200", "--idle-hold", "2", timeout=180)
+    _check(report, 20, 200)
+    assert report["idle"]["memory"]["available"]
+
+
+def test_only_loopback_services_are_driven(capsys: pytest.CaptureFixture[str]) -> None:
+    from manhattan.bench.tables import run
+
+    assert run(["--url", "http://example.com:8000", "--tables", "1"]) == 2
+    assert "loopback" in capsys.readouterr().err
+    assert run(["--tables", "0"]) == 2

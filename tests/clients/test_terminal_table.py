@@ -1,0 +1,121 @@
+"""``manhattan play --table URL`` (terminal_table.py) at a real server's table, driven by feeding
+stdin, with bots and with another person playing through the Python client."""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from typing import Any
+
+import pytest
+from manhattan_client import Client, MovePlayed, Snapshot
+
+from manhattan.terminal import run
+from manhattan.terminal_table import parse_table_url
+
+SHORT = {"rounds": 1}
+
+
+def _play(argv: list[str], lines: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = run(argv, stdin=io.StringIO(lines), stdout=out)
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("link", "expected"),
+    [
+        ("http://h:8000/v1/tables/abc", ("http://h:8000", "abc")),
+        ("http://h:8000/v1/tables/abc/events?x=1", ("http://h:8000", "abc")),
+        ("https://games.example/play?table=abc", ("https://games.example", "abc")),
+        ("http://h/play#table=abc", ("http://h", "abc")),
+    ],
+)
+def test_table_urls_and_join_links(link: str, expected: tuple[str, str]) -> None:
+    assert parse_table_url(link) == expected
+
+
+@pytest.mark.parametrize("link", ["ftp://h/v1/tables/abc", "http://h/v1/tables", "tables/abc"])
+def test_a_link_without_a_table_is_refused(link: str) -> None:
+    code, out = _play(["--table", link], "")
+    assert code == 2 and "error:" in out
+
+
+def test_a_whole_game_against_a_bot(server_url: str) -> None:
+    with Client(server_url) as client:
+        created = client.create_table(SHORT, seats=["open", "random"])
+    url = f"{server_url}/v1/tables/{created.table_id}"
+    code, out = _play(["--table", url, "--name", "ann", "--start"], "b9n9f9\n" + "1\n" * 200)
+    assert code == 0, out[-2000:]
+    assert "you sit at seat 0" in out and "--token " in out
+    assert "--- round 1 of 1: select your pieces ---" in out and "your hand:" in out
+    assert "not allowed:" in out  # the typed notation the rules refuse
+    assert "> you: s0:" in out and re.search(r"> bot \d \(random\) \(player 1\): b", out)
+    assert "=== round 1 scored ===" in out and "=== final ranking ===" in out
+
+
+def test_an_unknown_table_is_reported(server_url: str) -> None:
+    code, out = _play(["--table", f"{server_url}/v1/tables/{'0' * 32}", "--name", "x"], "")
+    assert code == 2 and "error TABLE_NOT_FOUND" in out
+
+
+def test_another_persons_moves_and_chat_arrive_live(server_url: str) -> None:
+    """bo plays through the Python client in this thread; ann plays in the terminal."""
+    with Client(server_url) as client:
+        created = client.create_table(SHORT, seats=["open", "open"])
+        tid = created.table_id
+        result: dict[str, Any] = {}
+
+        def terminal() -> None:
+            url = f"{server_url}/play?table={tid}"
+            result["code"], result["out"] = _play(
+                ["--table", url, "--name", "ann"], "say hi bo\n" + "1\n" * 200
+            )
+
+        thread = threading.Thread(target=terminal, daemon=True)
+        thread.start()
+        bo = client.join_table(tid, "bo", seat=1)
+        seen: list[str] = []
+        me = None
+        started = False
+        for event in client.table_events(tid, token=bo.seat_token):
+            to_move = None
+            if isinstance(event, Snapshot):
+                me = event.table.you
+                to_move = event.table.to_move if event.table.status == "playing" else None
+                if not started and all(s.kind == "human" for s in event.table.seats):
+                    client.chat(tid, "hello ann", token=bo.seat_token)
+                    client.start_table(tid, token=bo.seat_token)
+                    started = True
+            elif event.kind == "joined" and not started:
+                client.chat(tid, "hello ann", token=bo.seat_token)
+                client.start_table(tid, token=bo.seat_token)
+                started = True
+            elif event.kind == "started":
+                to_move = event.data["toMove"]
+            elif event.kind == "chat":
+                seen.append(event.data["text"])
+            elif isinstance(event, MovePlayed):
+                to_move = event.to_move
+            if to_move is not None and to_move == me:
+                table = client.get_table(tid, token=bo.seat_token)
+                if table.my_turn:
+                    client.table_move(tid, table.moves[0], table.version, token=bo.seat_token)
+        thread.join(60)
+    assert result.get("code") == 0, result.get("out", "")[-2000:]
+    out = result["out"]
+    assert "bo sits down" in out or "bo (human)" in out
+    assert "[bo] hello ann" in out and "=== the game starts: 2 players, you are player 0 ===" in out
+    assert "> bo (player 1): " in out and "=== final ranking ===" in out
+    assert seen == ["hello ann", "hi bo"]  # bo's own, then ann's, typed at her first turn
+
+
+def test_quit_leaves_the_seat_to_a_bot(server_url: str) -> None:
+    with Client(server_url) as client:
+        created = client.create_table(SHORT, seats=["open", "random"])
+        url = f"{server_url}/v1/tables/{created.table_id}"
+        code, out = _play(["--table", url, "--name", "ann", "--start"], "quit\n")
+        assert code == 1 and "you left the table; a bot plays your seat" in out
+        seat = client.get_table(created.table_id).seats[0]
+        assert seat.kind == "bot" and seat.away
