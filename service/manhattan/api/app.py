@@ -22,12 +22,13 @@ from ..settings import Settings
 from ..store import Backend, StateCache, make_backend
 from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
-from .graphql_schema import GraphQLApp, build_schema
+from .graphql_schema import build_schema
 from .limits import RateLimiter
 from .metrics import CONTENT_TYPE, Metrics
 from .middleware import ServiceMiddleware
 from .openapi import openapi_document
 from .operations import Operations
+from .pages import OfflineGraphQLApp, page_routes
 from .rest import rest_routes
 from .suggestions import BotBudget
 
@@ -134,7 +135,7 @@ def create_app(
         max_tokens=settings.graphql_max_tokens,
         introspection=settings.introspection,
     )
-    graphql = GraphQLApp(schema, graphql_ide="graphiql" if settings.graphql_ide else None)
+    graphql = OfflineGraphQLApp(schema, graphql_ide="graphiql" if settings.graphql_ide else None)
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         *rest_routes(),
@@ -142,6 +143,7 @@ def create_app(
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
+        *page_routes(),
     ]
     web_dir = Path(settings.web_dir)
     if settings.web_dir != "off" and web_dir.is_dir():
