@@ -64,6 +64,18 @@ class Settings:
     graceful_timeout: float = 20.0
     #: The static web page served at /play when the directory exists; "off": not served.
     web_dir: str = DEFAULT_WEB_DIR
+    #: Redis for tables (DESIGN §9) when it must differ from REDIS_URL (a no-eviction instance).
+    tables_redis_url: str = ""
+    #: Seconds a table lives after its last change.
+    table_idle_seconds: int = 6 * 3600
+    #: Processes that compute bot moves for tables.
+    table_bot_workers: int = 2
+    #: Seconds a bot may think for a table move.
+    table_bot_seconds: float = 2.0
+    #: Bot level that stands in for people who left or ran out of turnSeconds.
+    table_stand_in_level: str = "greedy"
+    #: Seconds between heartbeats on a table's event stream.
+    table_heartbeat_seconds: float = 15.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -111,6 +123,22 @@ class Settings:
                 "MANHATTAN_GRACEFUL_TIMEOUT", _positive_float, cls.graceful_timeout
             ),
             web_dir=read("MANHATTAN_WEB_DIR", str, cls.web_dir),
+            tables_redis_url=read("MANHATTAN_TABLES_REDIS_URL", str, cls.tables_redis_url).strip(),
+            table_idle_seconds=read(
+                "MANHATTAN_TABLE_IDLE_SECONDS", _positive_int, cls.table_idle_seconds
+            ),
+            table_bot_workers=read(
+                "MANHATTAN_TABLE_BOT_WORKERS", _positive_int, cls.table_bot_workers
+            ),
+            table_bot_seconds=read(
+                "MANHATTAN_TABLE_BOT_SECONDS", _positive_float, cls.table_bot_seconds
+            ),
+            table_stand_in_level=read(
+                "MANHATTAN_TABLE_STAND_IN_LEVEL", _bot_level, cls.table_stand_in_level
+            ),
+            table_heartbeat_seconds=read(
+                "MANHATTAN_TABLE_HEARTBEAT_SECONDS", _positive_float, cls.table_heartbeat_seconds
+            ),
         )
 
 
@@ -167,6 +195,12 @@ def _bool(text: str) -> bool:
 
 def _csv(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _bot_level(text: str) -> str:
+    if text not in ("random", "greedy", "ismcts"):
+        raise ValueError("expected random, greedy or ismcts")
+    return text
 
 
 def _log_level(text: str) -> str:

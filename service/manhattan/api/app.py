@@ -20,6 +20,7 @@ import manhattan
 from ..sealing import Sealer
 from ..settings import Settings
 from ..store import Backend, StateCache, make_backend
+from ..tables import TableRuntime
 from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_schema import build_schema
@@ -31,6 +32,7 @@ from .operations import Operations
 from .pages import OfflineGraphQLApp, page_routes
 from .rest import rest_routes
 from .suggestions import BotBudget
+from .tables_rest import table_routes
 
 log = logging.getLogger("manhattan.api")
 
@@ -135,10 +137,12 @@ def create_app(
         max_tokens=settings.graphql_max_tokens,
         introspection=settings.introspection,
     )
+    tables = TableRuntime.from_settings(settings, sealer)
     graphql = OfflineGraphQLApp(schema, graphql_ide="graphiql" if settings.graphql_ide else None)
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         *rest_routes(),
+        *table_routes(),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
@@ -160,7 +164,9 @@ def create_app(
                 extra={"keyId": sealer.current.kid},
             )
         log.info("cache backend", extra={"backend": backend.name})
+        tables.start()
         yield
+        await tables.close()
         await cache.close()
 
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
@@ -168,6 +174,7 @@ def create_app(
     handlers[Exception] = internal_error
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.state.operations = operations
+    app.state.tables = tables
     app.state.metrics = metrics
     app.state.settings = settings
     app.state.openapi = openapi_document()

@@ -14,6 +14,7 @@ from typing import Any
 from manhattan import InvalidStateError, ManhattanError
 from manhattan.sealing import BadTokenError
 from manhattan.store import StoreUnavailable
+from manhattan.tables.errors import TABLE_CODES, TableError
 
 #: code -> HTTP status. The first nine codes are the contract (DESIGN §5); the rest are additions.
 HTTP_STATUS: dict[str, int] = {
@@ -41,6 +42,7 @@ HTTP_STATUS: dict[str, int] = {
     "NOT_IMPLEMENTED": 501,
     "STORE_UNAVAILABLE": 503,
     "INTERNAL_ERROR": 500,
+    **TABLE_CODES,
 }
 
 CONTRACT_CODES = (
@@ -67,6 +69,7 @@ class ApiError(Exception):
         path: str | None = None,
         index: int | None = None,
         headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         assert code in HTTP_STATUS, code
         super().__init__(message)
@@ -75,6 +78,8 @@ class ApiError(Exception):
         self.path = path
         self.index = index
         self.headers = headers or {}
+        #: More fields of the body (a STALE_VERSION carries the current ``table``).
+        self.extra = extra
 
     @property
     def status(self) -> int:
@@ -86,10 +91,12 @@ class ApiError(Exception):
             body["path"] = self.path
         if self.index is not None:
             body["index"] = self.index
+        if self.extra:
+            body.update(self.extra)
         return body
 
 
-EXPECTED_ERRORS = (ApiError, ManhattanError, BadTokenError, StoreUnavailable)
+EXPECTED_ERRORS = (ApiError, ManhattanError, BadTokenError, StoreUnavailable, TableError)
 
 
 def to_api_error(exc: BaseException) -> ApiError | None:
@@ -103,6 +110,10 @@ def to_api_error(exc: BaseException) -> ApiError | None:
         return ApiError(code, exc.message)
     if isinstance(exc, BadTokenError):
         return ApiError("BAD_TOKEN", exc.message)
+    if isinstance(exc, TableError):
+        code = exc.code if exc.code in HTTP_STATUS else "INVALID_REQUEST"
+        extra = {"table": exc.table} if exc.table is not None else None
+        return ApiError(code, exc.message, extra=extra)
     if isinstance(exc, StoreUnavailable):
         return ApiError("STORE_UNAVAILABLE", exc.message, headers={"Retry-After": "1"})
     return None

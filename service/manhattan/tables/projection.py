@@ -1,0 +1,194 @@
+"""The one projection: everything a table sends (answers and pushed events) is built here, for
+one receiver: a seat (its player's view, its own legal moves, the events it may see) or anyone
+else (the public view: no hands, no deck order, no seed). Nothing else in the package renders a
+table for the wire, so there is one place to audit for leaks (STYLE "Real-time tables").
+
+The seed and the moves in full are published only through ``record`` once the game is over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+import manhattan
+from manhattan import State
+
+from .model import Table
+
+
+@dataclass(frozen=True, slots=True)
+class Receiver:
+    """Whom a payload is for: seat ``sid`` (None: a spectator, the host, anyone unseated)."""
+
+    sid: int | None = None
+
+
+SPECTATOR = Receiver()
+
+
+def seat_view(state: State, player: int | None) -> dict[str, Any]:
+    """``player``'s view (RULES §11), or the public view for None: any player's view without
+    the hand, which is the only private part of a view."""
+    if player is not None:
+        return manhattan.view(state, player).to_json()
+    public = manhattan.view(state, 0).to_json()
+    public["hand"] = []
+    public["player"] = None
+    return public
+
+
+def receiver_player(table: Table, receiver: Receiver) -> int | None:
+    if receiver.sid is None:
+        return None
+    return table.player_of(receiver.sid)
+
+
+def table_json(
+    table: Table,
+    version: int,
+    receiver: Receiver,
+    *,
+    connected: Collection[int] = (),
+    state: State | None = None,
+) -> dict[str, Any]:
+    """``Table`` (DESIGN §9) as ``receiver`` may see it. ``state`` saves decoding it again."""
+    player = receiver_player(table, receiver)
+    if state is None and table.state is not None:
+        state = State.from_json(table.state)
+    seats = [
+        {
+            "player": index,
+            "name": seat.name,
+            "kind": "bot" if seat.left else seat.kind,
+            "connected": seat.kind == "bot" or seat.left or seat.sid in connected,
+            "away": seat.away or seat.left,
+        }
+        for index, seat in enumerate(table.seats)
+    ]
+    out: dict[str, Any] = {
+        "tableId": table.id,
+        "name": table.name,
+        "status": table.status,
+        "version": version,
+        "public": table.public,
+        "turnSeconds": table.turn_seconds,
+        "seats": seats,
+        "toMove": None,
+        "deadline": table.deadline,
+        "view": None,
+        "moves": [],
+        "players": None,
+        "you": None if receiver.sid is None else _you(table, receiver.sid),
+        "chat": [chat_json(message) for message in table.chat],
+        "rematch": table.rematch,
+    }
+    if state is not None:
+        out["toMove"] = state.to_move
+        out["players"] = state.rules.players
+        out["view"] = seat_view(state, player)
+        if player is not None and state.to_move == player and table.status == "playing":
+            out["moves"] = [m.to_json() for m in manhattan.legal_moves(state)]
+        if table.status == "over":
+            out["ranking"] = [p.to_json() for p in manhattan.ranking(state)]
+    return out
+
+
+def _you(table: Table, sid: int) -> int | None:
+    for index, seat in enumerate(table.seats):
+        if seat.sid == sid:
+            return index
+    return None
+
+
+def chat_json(message: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "player": message["player"],
+        "name": message["name"],
+        "text": message["text"],
+        "at": message["at"],
+    }
+
+
+def visible_events(events: list[list[Any]], player: int | None) -> list[dict[str, Any]]:
+    """Stored ``[event, visibleTo]`` pairs that ``player`` may see (None: public ones only)."""
+    return [event for event, to in events if to is None or to == player]
+
+
+def event_json(
+    table: Table, entry: dict[str, Any], receiver: Receiver
+) -> tuple[str, dict[str, Any]]:
+    """A logged change as ``(event type, data)`` for ``receiver``."""
+    kind: str = entry["type"]
+    data: dict[str, Any] = entry["data"]
+    player = receiver_player(table, receiver)
+    if kind == "move":
+        return kind, {
+            "player": data["player"],
+            "move": data["move"],
+            "events": visible_events(data["events"], player),
+            "version": entry["v"],
+            "toMove": data["toMove"],
+            "deadline": data.get("deadline"),
+            "bot": data.get("bot", False),
+        }
+    if kind == "started":
+        # The view at the start, for this receiver: the initial state is rebuilt from the setup
+        # and the seed, and only the receiver's view of it leaves this function.
+        initial = initial_state(table)
+        return kind, {
+            "players": initial.rules.players,
+            "seats": data["seats"],
+            "toMove": initial.to_move,
+            "deadline": data.get("deadline"),
+            "view": seat_view(initial, player),
+            "version": entry["v"],
+        }
+    if kind == "chat":
+        return kind, {**chat_json(data), "version": entry["v"]}
+    # joined, left, timeout, over: public facts only (names, players, the final ranking).
+    return kind, {**data, "version": entry["v"]}
+
+
+def initial_state(table: Table) -> State:
+    """The game's first state: from the setup, the seed and the player count at start."""
+    players = len(table.seats)
+    kwargs = setup_kwargs(table.setup)
+    return manhattan.new_game(players=players, seed=table.seed, **kwargs)
+
+
+#: Setup fields (DESIGN §4 ``POST /v1/games``) -> ``manhattan.new_game`` keywords; ``players``
+#: and ``seed`` are the table's own.
+SETUP_KEYS = {
+    "edition": "edition",
+    "variants": "variants",
+    "seats": "seats",
+    "firstPlayer": "first_player",
+    "rounds": "rounds",
+    "piecesPerRound": "pieces_per_round",
+    "colors": "colors",
+    "monsterStart": "monster_start",
+}
+
+
+def setup_kwargs(setup: dict[str, Any]) -> dict[str, Any]:
+    return {SETUP_KEYS[k]: v for k, v in setup.items() if k in SETUP_KEYS and v is not None}
+
+
+def move_answer(version: int, state: State, player: int, events: list[list[Any]]) -> dict[str, Any]:
+    """The answer to a seat's own move: its view after the move and the events it may see."""
+    return {
+        "version": version,
+        "view": seat_view(state, player),
+        "events": visible_events(events, player),
+    }
+
+
+def record_json(table: Table) -> dict[str, Any]:
+    """The game's record, only once it is over: setup with the seed, and the moves."""
+    assert table.status == "over"
+    setup = {k: v for k, v in table.setup.items() if k in SETUP_KEYS}
+    setup["players"] = len(table.seats)
+    setup["seed"] = table.seed
+    return {"setup": setup, "moves": list(table.moves)}
