@@ -247,6 +247,7 @@ function take(table) {
     }
     S.target = null;
     S.why.clear();
+    $("why").textContent = "";
   }
   render();
 }
@@ -309,7 +310,7 @@ function logEvent(type, data, version) {
 }
 
 function eventText(event, move) {
-  const by = (p) => whoText(p);
+  const by = (p) => `${seatName(p)}${p === me() ? " (you)" : ""}`;
   switch (event.type) {
     case "piecesSelected":
       return `${by(event.player)} takes ${colorText(event.color)} pieces for the round: ${piecesText(event.pieces)}.`;
@@ -516,6 +517,21 @@ async function onBlock(n, b) {
   if (S.target?.move === move) render();
 }
 
+// A block your cards allow but the chosen piece cannot take: hovering (or focusing) it asks the
+// service why, and says it beside the board and in the block's tooltip.
+function explainOnHover() {
+  if (!S.piece) return;
+  for (const block of $("board").querySelectorAll(".block.allowed")) {
+    const show = async () => {
+      const text = await explain(Number(block.dataset.n), Number(block.dataset.b));
+      block.title = `${block.dataset.label}. ${text}`;
+      $("why").textContent = text;
+    };
+    block.addEventListener("mouseenter", show);
+    block.addEventListener("focus", show);
+  }
+}
+
 // -- drawing -----------------------------------------------------------------------------------
 function render() {
   const table = S.table;
@@ -531,6 +547,7 @@ function render() {
   drawSeatActions();
   if (table.view) {
     drawBoard($("board"), table.view, side(), marks, onBlock);
+    explainOnHover();
     drawAction();
     drawHand();
   } else {
@@ -548,15 +565,13 @@ function marks(n, b) {
   const key = `${n}:${b}`;
   const view = S.table.view;
   const mine = S.table.moves.length > 0 && view.phase === "build";
-  const out = { legal: false, allowed: false, selected: S.target?.key === key, why: "" };
-  if (!mine) {
-    if (S.hoverCard !== null && me() !== null && rotate(S.hoverCard, side()) === b) out.allowed = true;
-    return out;
-  }
-  const cards = view.hand.filter((card) => rotate(card, side()) === b);
-  out.allowed = cards.length > 0 && (S.hoverCard === null || cards.includes(S.hoverCard));
+  // The card under the pointer shows its blocks, whoever's turn it is.
+  const pointed = S.hoverCard !== null && me() !== null && rotate(S.hoverCard, side()) === b;
+  const out = { legal: false, allowed: false, pointed, selected: S.target?.key === key, why: "" };
+  if (!mine) return out;
+  out.allowed = view.hand.some((card) => rotate(card, side()) === b);
   if (S.piece) {
-    out.legal = legalBuilds().has(key) && out.allowed;
+    out.legal = legalBuilds().has(key);
     out.why = S.why.get(`${key}:${S.piece.color}:${S.piece.floors}`) ?? "";
   }
   return out;
@@ -710,6 +725,7 @@ function drawAction() {
       button.addEventListener("click", () => {
         S.piece = { color: c, floors: f };
         S.target = null;
+        $("why").textContent = "";
         notice("");
         render();
       });
@@ -830,6 +846,7 @@ function drawHand() {
       onHover: (p) => {
         S.hoverCard = p;
         drawBoard($("board"), view, side(), marks, onBlock);
+        explainOnHover();
       },
     }));
   $("hand").replaceChildren(...cards);
@@ -858,6 +875,7 @@ function drawEnding() {
   const head = el("tr");
   head.append(el("th", "", "round"), ...view.rules.colors.map((_, p) => el("th", "", seatName(p))));
   grid.append(head);
+  const urban = Boolean(view.rules.variants.urbanRules);
   for (const record of view.history) {
     const row = el("tr");
     row.append(el("th", "", String(record.round)));
@@ -867,12 +885,12 @@ function drawEnding() {
       const sum = (k) => (k === "majorities" ? part("total") - part("buildings") - part("tallest") - part("urban") : part(k));
       const cell = el("td");
       cell.append(el("b", "", String(sum("total"))));
-      cell.append(el("span", "hint", ` = ${sum("buildings")} buildings + ${sum("majorities")} majorities + ${sum("tallest")} tallest${sum("urban") ? ` + ${sum("urban")} urban` : ""}`));
+      cell.append(el("span", "hint", ` = ${sum("buildings")} + ${sum("majorities")} + ${sum("tallest")}${urban ? ` + ${sum("urban")}` : ""}`));
       row.append(cell);
     });
     grid.append(row);
   }
-  box.append(grid);
+  box.append(grid, el("p", "hint", `Each round: total = buildings + majorities + tallest${urban ? " + urban" : ""}.`));
   if (bearer()) {
     const again = el("button", "primary", table.rematch ? "Go to the rematch" : "Rematch");
     again.id = "rematch";

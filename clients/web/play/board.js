@@ -112,6 +112,7 @@ export function drawBoard(container, view, side, marks, onBlock) {
       if (mark.legal) block.classList.add("legal");
       else if (mark.allowed) block.classList.add("allowed");
       if (mark.selected) block.classList.add("chosen");
+      if (mark.pointed) block.classList.add("pointed");
       if (mark.why) block.dataset.why = mark.why;
       block.addEventListener("click", () => onBlock(n, b));
       cells[spot] = block;
