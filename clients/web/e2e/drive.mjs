@@ -191,13 +191,20 @@ try {
   await solo.goto(`${base}/play/?bot=smart&monster=kong`);
   await ready(solo);
   out.unknownOptions = await solo.textContent("#notice");
-  await solo.goto(`${base}/play/?players=3&bot=greedy&rounds=1`);
+  // With 2 s per turn: Solo lets the first turn run out, a bot plays it and the seat shows
+  // "away"; Solo's next move clears it.
+  await solo.goto(`${base}/play/?players=3&bot=greedy&rounds=1&turnSeconds=2`);
   await ready(solo);
   await solo.fill("#create input[name=name]", "Solo");
   await solo.click("#create-button");
   await solo.waitForSelector("body[data-status=waiting]");
   await solo.click("#start-button");
   await solo.waitForSelector("body[data-status=playing]");
+  await solo.waitForSelector("body[data-my-turn=true]");
+  out.checks.clock = await solo.textContent("#status .clock");
+  await solo.waitForSelector("#players .seat:has(.you) .tag.away", { timeout: 10_000 });
+  out.checks.awaySeen = true;
+  await shot(solo, "away");
   const rng = random(9);
   for (let guard = 0; (await body(solo, "status")) !== "over"; guard++) {
     if (!(await playTurn(solo, rng))) await solo.waitForTimeout(50);
@@ -205,6 +212,7 @@ try {
   }
   await solo.waitForSelector("#ending:not([hidden])");
   out.botRanking = await solo.textContent("#ending .ranking");
+  out.checks.awayAtEnd = await solo.locator("#players .seat:has(.you) .tag.away").count();
 
   // -- 3. GraphiQL, offline ----------------------------------------------------------------
   await solo.goto(`${base}/graphql`);

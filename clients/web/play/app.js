@@ -100,6 +100,14 @@ function showLobby() {
     problems.push(`edition=${edition} (editions: ${S.rules.editions.join(", ")})`);
   } else if (edition) form.elements.edition.value = edition;
   if (params.has("rounds")) form.elements.rounds.value = params.get("rounds");
+  const turn = params.get("turnSeconds");
+  if (turn !== null) {
+    if (/^[1-9][0-9]*$/.test(turn)) {
+      const select = form.elements.turnSeconds;
+      if (![...select.options].some((o) => o.value === turn)) select.append(new Option(`${turn} s`, turn));
+      select.value = turn;
+    } else problems.push(`turnSeconds=${turn} (seconds, a whole number)`);
+  }
   if (params.has("seed")) problems.push("seed (a table's seed is always drawn by the service)");
   if (problems.length) notice(`Not understood, left out: ${problems.join("; ")}.`);
   const count = S.rules.players.includes(players) ? players : 4;
@@ -454,7 +462,7 @@ async function explain(n, b) {
   const token = seatStateToken();
   let text;
   if (!token) {
-    text = "No legal build here with this piece (the service's explanation needs a seat token the table does not offer).";
+    text = "This piece cannot be built here (the service gives no reason to this table's seats).";
   } else {
     const move = { type: "build", card: cards[0], neighborhood: n, floors: piece.floors, color: piece.color };
     try {
@@ -751,7 +759,7 @@ function confirmPanel() {
   const panel = el("div", "confirm");
   panel.append(el("p", "", `Build ${move.floors} floor${move.floors > 1 ? "s" : ""} of ${colorText(move.color ?? playerColors(me())[0])} on ${blockText(move.block)}?`));
   if (preview === undefined) panel.append(el("p", "hint", "Asking the service what it would change…"));
-  else if (preview === null) panel.append(el("p", "hint", "(No preview: the table offers no seat token for the service's preview.)"));
+  else if (preview === null) panel.append(el("p", "hint", "(The service offers no preview to this table's seats.)"));
   else {
     const deltas = el("p", "deltas");
     deltas.append("If the round ended now: ");
