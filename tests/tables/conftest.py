@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -46,6 +47,7 @@ class LiveServer:
         )
         self.server = uvicorn.Server(config)
         self.task: asyncio.Task[None] | None = None
+        self.clients: list[httpx.AsyncClient] = []
 
     async def __aenter__(self) -> LiveServer:
         self.task = asyncio.create_task(self.server.serve())
@@ -56,6 +58,8 @@ class LiveServer:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        for client in self.clients:
+            await client.aclose()
         self.server.should_exit = True
         assert self.task is not None
         with contextlib.suppress(asyncio.CancelledError):
@@ -63,7 +67,9 @@ class LiveServer:
 
     def client(self, token: str | None = None) -> httpx.AsyncClient:
         headers = {"authorization": f"Bearer {token}"} if token else {}
-        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=10)
+        client = httpx.AsyncClient(base_url=self.url, headers=headers, timeout=10)
+        self.clients.append(client)  # closed with the server
+        return client
 
 
 @pytest.fixture
@@ -83,3 +89,85 @@ def err(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
     body: dict[str, Any] = response.json()
     assert body["code"] == code, body
     return body
+
+
+class Sse:
+    """A minimal Server-Sent Events reader over an httpx stream: events and heartbeats."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self._lines = response.aiter_lines()
+        self.heartbeats = 0
+
+    async def next(self, timeout: float = 5.0) -> dict[str, Any]:
+        """The next event: {"id", "event", "data"}; heartbeats are counted and skipped."""
+        return await asyncio.wait_for(self._next(), timeout)
+
+    async def _next(self) -> dict[str, Any]:
+        fields: dict[str, Any] = {}
+        async for line in self._lines:
+            line = line.rstrip("\r")
+            if line == "":
+                if "data" in fields:
+                    fields["data"] = json.loads(fields["data"])
+                    fields["id"] = int(fields["id"])
+                    return fields
+                continue
+            if line.startswith(":"):
+                self.heartbeats += 1
+                continue
+            name, _, value = line.partition(":")
+            fields[name] = value[1:] if value.startswith(" ") else value
+        raise EOFError("the stream ended")
+
+    async def until(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
+        while True:
+            event = await self.next(timeout)
+            if event["event"] == kind:
+                return event
+
+
+@contextlib.asynccontextmanager
+async def sse(
+    client: httpx.AsyncClient, path: str, headers: dict[str, str] | None = None
+) -> AsyncIterator[Sse]:
+    async with client.stream("GET", path, headers=headers or {}) as response:
+        assert response.status_code == 200, (await response.aread())[:500]
+        yield Sse(response)
+
+
+class Seated:
+    """A person at a table: name, player index, seat token and an authorized client."""
+
+    def __init__(self, live: LiveServer, table_id: str, joined: dict[str, Any]) -> None:
+        self.table_id = table_id
+        self.player: int = joined["player"]
+        self.token: str = joined["seatToken"]
+        self.client = live.client(self.token)
+
+    async def table(self) -> dict[str, Any]:
+        return ok(await self.client.get(f"/v1/tables/{self.table_id}"))
+
+    async def move(self, move: Any, version: int, move_id: str | None = None) -> httpx.Response:
+        body: dict[str, Any] = {"move": move, "version": version}
+        if move_id is not None:
+            body["moveId"] = move_id
+        return await self.client.post(f"/v1/tables/{self.table_id}/moves", json=body)
+
+
+async def new_table(
+    live: LiveServer, people: int = 2, *, start: bool = True, **body: Any
+) -> tuple[str, str, list[Seated]]:
+    """A table with ``people`` joined (and started): (tableId, hostToken, seated)."""
+    body.setdefault("setup", {"players": people} if "seats" not in body else {})
+    async with live.client() as c:
+        created = ok(await c.post("/v1/tables", json=body), 201)
+        table_id = created["tableId"]
+        seated = []
+        for i in range(people):
+            joined = ok(await c.post(f"/v1/tables/{table_id}/join", json={"name": f"p{i}"}))
+            seated.append(Seated(live, table_id, joined))
+        if start:
+            host = {"authorization": f"Bearer {created['hostToken']}"}
+            ok(await c.post(f"/v1/tables/{table_id}/start", headers=host))
+    return table_id, created["hostToken"], seated

@@ -98,12 +98,12 @@ class Driver:
         """Do what is due on the table now, or schedule the next check."""
         table, version = await self.tables.load(table_id)
         if table.status == "over":
-            if not any(e["type"] == "over" for e in table.log) and table.rematch is None:
+            if not table.has_event("over") and table.rematch is None:
                 await self.tables.finish(table_id)
             return
         if table.status != "playing" or table.state is None:
             return
-        state = State.from_json(table.state)
+        state = table.game()
         if state.to_move is None:
             return
         seat = table.seats[state.to_move]

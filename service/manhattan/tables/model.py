@@ -4,7 +4,9 @@ The record holds everything a change needs to decide (seats, the full state, the
 recent events for stream resumption, answers to recent move ids, chat and its rate limit), so
 every change is one read and one compare-and-set, and no other key has to agree with it.
 Bounded parts (the event log, remembered answers, chat) keep only their newest entries, which
-keeps the record small enough to rewrite on every move.
+keeps the record small enough to rewrite on every move. The big parts (the state, each move,
+each event's data, each remembered answer) are stored as msgpack bytes inside the record, so
+reading a table decodes only what the caller uses.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
+
+from ..engine.codec import state_from_msgpack, state_to_msgpack
+from ..engine.state import State
 
 #: Events kept for ``Last-Event-ID`` resumption; an older id is answered with a snapshot.
 LOG_SIZE = 24
@@ -39,9 +44,21 @@ class Seat:
     away: bool = False
     #: The person left a started game; a bot plays the seat for the rest of it.
     left: bool = False
+    #: A rematch keeps this seat for the person who sat in it at the old table
+    #: (``"<old table id>:<old seat id>"``); an ordinary join never takes it.
+    reserved: str | None = None
 
     def to_wire(self) -> list[Any]:
-        return [self.sid, self.kind, self.name, self.bot, self.epoch, self.away, self.left]
+        return [
+            self.sid,
+            self.kind,
+            self.name,
+            self.bot,
+            self.epoch,
+            self.away,
+            self.left,
+            self.reserved,
+        ]
 
     @classmethod
     def from_wire(cls, raw: list[Any]) -> Seat:
@@ -65,17 +82,18 @@ class Table:
     status: str = "waiting"
     seats: list[Seat] = field(default_factory=list)
     host_epoch: int = 0
-    #: The full state (its JSON object) once started.
-    state: dict[str, Any] | None = None
-    #: Every move applied, in order (each with ``player``): the record.
-    moves: list[dict[str, Any]] = field(default_factory=list)
+    #: The full state (canonical msgpack) once started.
+    state: bytes | None = None
+    #: Every move applied, in order (each the msgpack of its JSON, with ``player``).
+    moves: list[bytes] = field(default_factory=list)
     #: Epoch milliseconds by which the seat to move must act, or None.
     deadline: int | None = None
     #: The seat to move ran out of time: a bot plays this turn.
     bot_turn: bool = False
-    #: Recent events, oldest first: {"v", "type", "data"} with data in full (projected on send).
+    #: Recent events, oldest first: {"v", "type", "data"} with data in full (msgpack bytes;
+    #: projected on send).
     log: list[dict[str, Any]] = field(default_factory=list)
-    #: sid -> [[moveId, answer], ...] newest last; an answer is unprojected (the seat's own).
+    #: sid -> [[moveId, answer msgpack], ...] newest last: the seat's own answers.
     answers: dict[int, list[list[Any]]] = field(default_factory=dict)
     chat: list[dict[str, Any]] = field(default_factory=list)
     #: sid -> epoch ms of recent chat messages (rate limit).
@@ -84,6 +102,25 @@ class Table:
     rematch: str | None = None
     created: int = 0
     updated: int = 0
+    _game: State | None = field(default=None, repr=False, compare=False)
+
+    # -- the game -------------------------------------------------------------------------
+    def game(self) -> State:
+        """The full state (decoded once per table object)."""
+        if self._game is None:
+            assert self.state is not None, "the game has not started"
+            self._game = state_from_msgpack(self.state)
+        return self._game
+
+    def set_game(self, state: State) -> None:
+        self._game = state
+        self.state = state_to_msgpack(state)
+
+    def move_list(self) -> list[dict[str, Any]]:
+        return [msgpack.unpackb(m, raw=False) for m in self.moves]
+
+    def has_event(self, kind: str) -> bool:
+        return any(e["type"] == kind for e in self.log)
 
     # -- encoding -------------------------------------------------------------------------
     def encode(self) -> bytes:
@@ -183,17 +220,24 @@ class Table:
         return None
 
     def add_event(self, version: int, kind: str, data: dict[str, Any]) -> None:
-        self.log.append({"v": version, "type": kind, "data": data})
+        self.log.append(
+            {"v": version, "type": kind, "data": msgpack.packb(data, use_bin_type=True)}
+        )
         del self.log[:-LOG_SIZE]
 
     def remember(self, sid: int, move_id: str, answer: dict[str, Any]) -> None:
         kept = self.answers.setdefault(sid, [])
-        kept.append([move_id, answer])
+        kept.append([move_id, msgpack.packb(answer, use_bin_type=True)])
         del kept[:-ANSWERS_PER_SEAT]
 
     def answer_for(self, sid: int, move_id: str) -> dict[str, Any] | None:
         for known, answer in self.answers.get(sid, ()):
             if known == move_id:
-                found: dict[str, Any] = answer
+                found: dict[str, Any] = msgpack.unpackb(answer, raw=False)
                 return found
         return None
+
+
+def event_data(entry: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = msgpack.unpackb(entry["data"], raw=False, strict_map_key=False)
+    return data

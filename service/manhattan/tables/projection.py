@@ -15,7 +15,7 @@ from typing import Any
 import manhattan
 from manhattan import State
 
-from .model import Table
+from .model import Table, event_data
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ def table_json(
     """``Table`` (DESIGN §9) as ``receiver`` may see it. ``state`` saves decoding it again."""
     player = receiver_player(table, receiver)
     if state is None and table.state is not None:
-        state = State.from_json(table.state)
+        state = table.game()
     seats = [
         {
             "player": index,
@@ -121,7 +121,7 @@ def event_json(
 ) -> tuple[str, dict[str, Any]]:
     """A logged change as ``(event type, data)`` for ``receiver``."""
     kind: str = entry["type"]
-    data: dict[str, Any] = entry["data"]
+    data = event_data(entry)
     player = receiver_player(table, receiver)
     if kind == "move":
         return kind, {
@@ -191,4 +191,4 @@ def record_json(table: Table) -> dict[str, Any]:
     setup = {k: v for k, v in table.setup.items() if k in SETUP_KEYS}
     setup["players"] = len(table.seats)
     setup["seed"] = table.seed
-    return {"setup": setup, "moves": list(table.moves)}
+    return {"setup": setup, "moves": table.move_list()}

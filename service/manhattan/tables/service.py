@@ -347,10 +347,10 @@ class Tables:
                 if not 0 <= wanted < len(table.seats):
                     raise invalid(f"this table has seats 0 to {len(table.seats) - 1}")
                 seat = table.seats[wanted]
-                if seat.kind != "open":
+                if seat.kind != "open" or seat.reserved is not None:
                     raise TableError("TABLE_FULL", f"seat {wanted} is taken")
             else:
-                free = [s for s in table.seats if s.kind == "open"]
+                free = [s for s in table.seats if s.kind == "open" and s.reserved is None]
                 if not free:
                     raise TableError("TABLE_FULL", "every seat is taken")
                 seat = free[0]
@@ -385,7 +385,7 @@ class Tables:
                 state = initial_state(table)
             except InvalidSetupError as exc:
                 raise TableError("INVALID_SETUP", exc.message) from None
-            table.state = state.to_json()
+            table.set_game(state)
             table.status = "playing"
             self._set_deadline(table, state)
             seats = [{"player": i, "name": s.name, "kind": s.kind} for i, s in enumerate(filled)]
@@ -445,7 +445,7 @@ class Tables:
                     table=await self.view_for(table, current, receiver),
                 )
             player = table.player_of(sid)
-            state = State.from_json(table.state)
+            state = table.game()
             if state.to_move != player:
                 raise TableError(
                     "NOT_YOUR_TURN", f"it is player {state.to_move}'s turn, not {player}'s"
@@ -478,8 +478,8 @@ class Tables:
         player = transition.move.player
         assert player is not None
         events = [[e.to_json(), e.visible_to] for e in transition.events]
-        table.state = state.to_json()
-        table.moves.append(transition.move.to_json())
+        table.set_game(state)
+        table.moves.append(msgpack.packb(transition.move.to_json()))
         if state.is_over:
             table.status = "over"
             table.deadline = None
@@ -504,9 +504,9 @@ class Tables:
         """The ``over`` event, its own version after the last move (idempotent)."""
 
         def change(table: Table, version: int) -> None:
-            if table.status != "over" or any(e["type"] == "over" for e in table.log):
+            if table.status != "over" or table.has_event("over"):
                 raise NoChange(None)
-            state = State.from_json(table.state)
+            state = table.game()
             ranking = [p.to_json() for p in manhattan.ranking(state)]
             table.add_event(version, "over", {"ranking": ranking})
 
@@ -518,7 +518,7 @@ class Tables:
         table, current = await self.load(table_id)
         if current != expected or table.status != "playing":
             return False
-        state = State.from_json(table.state)
+        state = table.game()
         try:
             transition = manhattan.play(state, move)
         except manhattan.IllegalMoveError:
@@ -545,7 +545,7 @@ class Tables:
             or table.deadline > now_ms()
         ):
             return False
-        state = State.from_json(table.state)
+        state = table.game()
         assert state.to_move is not None
         table.seats[state.to_move].away = True
         table.deadline = None
@@ -572,12 +572,12 @@ class Tables:
             name = seat.name
             seat.epoch += 1
             if table.status == "waiting":
-                seat.kind, seat.name, seat.away = "open", None, False
+                seat.kind, seat.name, seat.away, seat.reserved = "open", None, False, None
             else:
                 seat.left, seat.away = True, True
                 seat.bot = {"level": self.settings.stand_in_level}
                 if table.status == "playing" and table.state is not None:
-                    state = State.from_json(table.state)
+                    state = table.game()
                     if state.to_move == player:
                         table.deadline = None
             table.add_event(version, "left", {"player": player, "name": name})
@@ -644,6 +644,9 @@ class Tables:
             "name": old.name,
         }
         new = self._new_table(body)
+        for old_seat, new_seat in zip(old.seats, new.seats, strict=True):
+            if old_seat.kind == "human" and not old_seat.left:
+                new_seat.reserved = f"{old.id}:{old_seat.sid}"
 
         def change(table: Table, version: int) -> str:
             if table.rematch is not None:
@@ -666,25 +669,43 @@ class Tables:
         return await self._join_rematch(new_id, old, receiver)
 
     async def _join_rematch(self, new_id: str, old: Table, receiver: Receiver) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "tableId": new_id,
-            "hostToken": host_token(self.sealer, new_id, 0),
-        }
+        """The caller's seat at the rematch: the one kept for them (again on a second ask);
+        the host gets the new table's host token."""
         if receiver.sid is None:
             table, version = await self.load(new_id)
-            out["table"] = table_json(table, version, SPECTATOR)
-            return out
-        seat = old.seat(receiver.sid)
-        assert seat is not None and seat.name is not None
-        index = old.seats.index(seat)
+            return {
+                "tableId": new_id,
+                "hostToken": host_token(self.sealer, new_id, table.host_epoch),
+                "table": table_json(table, version, SPECTATOR),
+            }
+        old_seat = old.seat(receiver.sid)
+        assert old_seat is not None
+        mark = f"{old.id}:{old_seat.sid}"
+
+        def change(table: Table, version: int) -> Seat:
+            for seat in table.seats:
+                if seat.reserved == mark:
+                    if seat.kind == "human":
+                        raise NoChange(seat)  # asked again: the same seat, a token for it
+                    if table.status != "waiting":
+                        raise TableError("TABLE_NOT_WAITING", "the rematch has started")
+                    seat.kind, seat.name, seat.epoch = "human", old_seat.name, seat.epoch + 1
+                    table.add_event(version, "joined", {"player": seat.sid, "name": seat.name})
+                    return seat
+            raise TableError("TABLE_FULL", "no seat at the rematch is kept for this seat")
+
         try:
-            joined = await self.join(new_id, {"name": seat.name, "seat": index})
-        except TableError as exc:
-            if exc.code != "TABLE_FULL":
-                raise
-            joined = await self.join(new_id, {"name": seat.name})
-        out.update(joined)
-        return out
+            changed, seat = await self._write(new_id, change)
+            table, version = changed.table, changed.version
+        except NoChange as again:
+            seat = again.answer
+            table, version = await self.load(new_id)
+        return {
+            "tableId": new_id,
+            "player": seat.sid,
+            "seatToken": make_seat_token(self.sealer, new_id, seat.sid, seat.epoch),
+            "table": await self.view_for(table, version, Receiver(seat.sid)),
+        }
 
     # -- tickets --------------------------------------------------------------------------
     async def ticket(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
@@ -711,7 +732,7 @@ class Tables:
 
 
 def _ranking(table: Table) -> list[dict[str, int]]:
-    return [p.to_json() for p in manhattan.ranking(State.from_json(table.state))]
+    return [p.to_json() for p in manhattan.ranking(table.game())]
 
 
 def _read_seat(index: int, raw: object) -> Seat:
