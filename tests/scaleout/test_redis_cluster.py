@@ -113,3 +113,31 @@ def test_readiness_reports_the_cluster_cache(cluster_replicas: list[Replica]) ->
     for replica in cluster_replicas:
         with replica.client() as client:
             assert ok(client.get("/readyz"))["cache"]["ok"] is True
+
+
+def test_versioned_records_swap_and_notify_through_the_cluster(
+    redis_cluster: RedisCluster,
+) -> None:
+    """Tables' compare-and-set (one Lua script on one hash-tagged key) on keys spread over the
+    nodes, and a notice published on one node heard through the seed node."""
+    from manhattan.cas import GAP, RedisVersionedStore, make_versioned_store
+
+    async def run() -> tuple[list[bool], list[bool], bytes]:
+        store = make_versioned_store(redis_cluster.url)
+        assert isinstance(store, RedisVersionedStore) and store.name == "redis-cluster"
+        keys = [f"manhattan:test:{{table:{i}}}" for i in range(20)]
+        messages = store.subscribe("manhattan:test:notices")
+        try:
+            firsts = [(await store.swap(k, 0, b"a", ttl=60))[0] for k in keys]
+            seconds = [(await store.swap(k, 0, b"b", ttl=60))[0] for k in keys]
+            assert await asyncio.wait_for(messages.__anext__(), 10) == GAP
+            await store.publish("manhattan:test:notices", b"v2")
+            heard = await asyncio.wait_for(messages.__anext__(), 10)
+            return firsts, seconds, heard
+        finally:
+            await messages.aclose()  # type: ignore[attr-defined]
+            await store.close()
+
+    firsts, seconds, heard = asyncio.run(run())
+    assert all(firsts) and not any(seconds)
+    assert heard == b"v2"
