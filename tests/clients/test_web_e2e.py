@@ -100,8 +100,15 @@ def test_three_browsers_play_a_whole_table_by_clicking_the_board(played: dict[st
     assert played["rematchButton"] == 1
 
 
-def test_a_reload_mid_game_rejoins_the_same_seat(played: dict[str, Any]) -> None:
+def test_a_reload_or_a_lost_connection_comes_back_to_the_same_seat(
+    played: dict[str, Any],
+) -> None:
     assert played["reloaded"] and played["checks"]["reloadedInSeat"]
+    assert played["wentOffline"]  # and the game went on to the end after it
+
+
+def test_a_block_the_piece_cannot_take_says_why(played: dict[str, Any]) -> None:
+    assert played["checks"]["why"]
 
 
 def test_the_spectator_sees_the_game_but_no_hand(played: dict[str, Any]) -> None:

@@ -9,12 +9,14 @@
 // Every request to another origin is refused and counted. Screenshots go to <artifacts dir>.
 //   node drive.mjs <service url> <artifacts dir> <chromium path> [rounds]
 // Prints one JSON line with what happened.
+import net from "node:net";
 import { chromium } from "playwright-core";
 
 const [base, artifacts, executablePath = "/usr/bin/chromium", roundsArg = "2"] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 const started = Date.now();
 const out = { errors: [], offsite: [], moves: {}, checks: {} };
+const relays = [];
 
 const browser = await chromium.launch({
   executablePath,
@@ -23,12 +25,46 @@ const browser = await chromium.launch({
     "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
 
-async function open(label, viewport) {
+// A TCP relay in front of the service whose connections can be cut: a real lost connection for
+// the page behind it (browser "offline" emulation leaves an open event stream alone).
+async function relay(target) {
+  const { hostname, port } = new URL(target);
+  const sockets = new Set();
+  let down = false;
+  const server = net.createServer((client) => {
+    if (down) return client.destroy();
+    const upstream = net.connect(Number(port), hostname);
+    for (const [a, b] of [[client, upstream], [upstream, client]]) {
+      a.pipe(b);
+      a.on("error", () => b.destroy());
+      a.on("close", () => b.destroy());
+    }
+    sockets.add(client);
+    sockets.add(upstream);
+    client.on("close", () => sockets.delete(client));
+    upstream.on("close", () => sockets.delete(upstream));
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    cut(ms) {
+      down = true;
+      for (const socket of sockets) socket.destroy();
+      setTimeout(() => (down = false), ms);
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+async function open(label, viewport, origin = base) {
   const context = await browser.newContext({ viewport });
   // Offline for anything but the service: a page that needs a CDN fails here.
   await context.route("**/*", (route) => {
     const url = route.request().url();
-    if (url.startsWith(base) || url.startsWith("data:")) return route.continue();
+    if (url.startsWith(origin) || url.startsWith("data:")) return route.continue();
     out.offsite.push(url);
     return route.abort();
   });
@@ -72,6 +108,13 @@ async function playTurn(page, rng, shotName = null) {
       const legal = page.locator("#board .block.legal");
       const m = await legal.count();
       if (!m) continue;
+      // A block a card allows but this piece cannot take says why when hovered.
+      const refused = page.locator("#board .block.allowed:not(.legal)");
+      if (!out.checks.why && (await refused.count())) {
+        await refused.first().hover();
+        await page.waitForFunction(() => document.getElementById("why").textContent.length > 0);
+        out.checks.why = await page.textContent("#why");
+      }
       // Each highlighted block sits, on this player's turned board, where one of their cards
       // points: the rotation of RULES §2 as the player sees it.
       const cards = await page.$$eval("#hand .card", (cs) => cs.map((c) => c.dataset.card));
@@ -108,7 +151,9 @@ try {
   // -- 1. three people, one spectator ------------------------------------------------------
   const ada = await open("Ada", { width: 1280, height: 900 });
   const bea = await open("Bea", { width: 1024, height: 800 });
-  const cy = await open("Cy", { width: 360, height: 740 });
+  const cyLine = await relay(base);
+  relays.push(cyLine);
+  const cy = await open("Cy", { width: 360, height: 740 }, cyLine.url);
   const spectator = await open("spectator", { width: 1100, height: 900 });
 
   await ada.goto(`${base}/play/?players=3&rounds=${rounds}`);
@@ -124,7 +169,7 @@ try {
   await ready(bea);
   await bea.fill(".join-form input[name=name]", "Bea");
   await bea.click("#join-button");
-  await cy.goto(link);
+  await cy.goto(link.replace(base, cyLine.url));
   await ready(cy);
   await cy.fill("#chat-input", "/join Cy"); // the platform's command, typed in the chat
   await cy.press("#chat-input", "Enter");
@@ -143,6 +188,7 @@ try {
   const rngs = [random(1), random(2), random(3)];
   let moves = 0;
   let reloaded = false;
+  let wentOffline = false;
   const midShots = { Ada: "mid-game", Cy: "mid-game-phone" };
   for (let idle = 0; ; ) {
     if ((await body(ada, "status")) === "over") break;
@@ -156,6 +202,13 @@ try {
         played = true;
         moves += 1;
       }
+    }
+    if (!wentOffline && moves >= 6 && (await body(cy, "myTurn")) !== "true") {
+      // Cy's connection drops for a moment: the page reconnects (a fresh ticket) and catches up.
+      cyLine.cut(1500);
+      await cy.waitForSelector("#connection.reconnecting", { timeout: 10_000 });
+      await cy.waitForSelector("#connection.live", { timeout: 15_000 });
+      wentOffline = true;
     }
     if (!reloaded && moves >= 10 && (await body(bea, "myTurn")) !== "true") {
       // Bea reloads mid-game: the seat token in session storage brings her back to her seat.
@@ -183,6 +236,7 @@ try {
   await shot(ada, "end");
   await shot(cy, "end-phone");
   out.reloaded = reloaded;
+  out.wentOffline = wentOffline;
   out.firstGameSeconds = (Date.now() - started) / 1000;
 
   // -- 2. against bots ---------------------------------------------------------------------
@@ -222,4 +276,5 @@ try {
   console.log(JSON.stringify(out));
 } finally {
   await browser.close();
+  for (const line of relays) line.close();
 }

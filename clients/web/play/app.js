@@ -205,12 +205,25 @@ async function showTable() {
   drawLog();
   $("share-link").value = `${location.origin}${location.pathname}?table=${encodeURIComponent(S.tableId)}`;
   await refresh();
+  follow();
+  S.timer = setInterval(drawClock, 1000);
+}
+
+// The live stream: a seat's (with a ticket), or a spectator's of a public table. A private
+// table shows nothing live to someone without a seat until they join.
+function follow() {
+  S.stream?.stop();
+  S.stream = null;
+  if (!S.seat && S.table && S.table.public === false) {
+    $("connection").textContent = "private table: take a seat to follow it live";
+    $("connection").className = "";
+    return;
+  }
   S.stream = api.follow(S.tableId, () => S.seat?.seatToken, onEvent, (state) => {
     $("connection").textContent = state === "live" ? "● live" : "○ reconnecting…";
     $("connection").className = state;
     if (state === "live") refresh(); // catch up on whatever happened while away
   });
-  S.timer = setInterval(drawClock, 1000);
 }
 
 const bearer = () => S.seat?.seatToken || S.host || null;
@@ -390,11 +403,7 @@ async function join(name) {
   api.keepSeat(S.tableId, S.seat);
   notice("");
   take(joined.table);
-  S.stream?.stop();
-  S.stream = api.follow(S.tableId, () => S.seat?.seatToken, onEvent, (state) => {
-    $("connection").textContent = state === "live" ? "● live" : "○ reconnecting…";
-    if (state === "live") refresh();
-  });
+  follow();
 }
 
 async function start() {
@@ -408,6 +417,7 @@ async function leave() {
   api.dropSeat(S.tableId);
   S.seat = null;
   await refresh();
+  follow();
 }
 
 async function rematch() {
