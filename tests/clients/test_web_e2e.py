@@ -100,6 +100,11 @@ def test_three_browsers_play_a_whole_table_by_clicking_the_board(played: dict[st
     assert played["rematchButton"] == 1
 
 
+def test_rematch_seats_both_players_at_one_new_table(played: dict[str, Any]) -> None:
+    rematch = played["rematch"]
+    assert rematch["ada"] == rematch["bea"] != rematch["from"]
+
+
 def test_a_reload_or_a_lost_connection_comes_back_to_the_same_seat(
     played: dict[str, Any],
 ) -> None:
@@ -136,6 +141,7 @@ def test_a_person_plays_against_bots_on_a_clock(played: dict[str, Any]) -> None:
     assert re.fullmatch(r" · 0:0[0-2] left", played["checks"]["clock"])
     assert played["checks"]["awaySeen"]
     assert played["checks"]["awayAtEnd"] == 0  # Solo's own move cleared "away"
+    assert played["checks"]["monsters"] == 1  # the baby monster, drawn on its block
 
 
 def test_unknown_options_in_the_address_are_said(played: dict[str, Any]) -> None:

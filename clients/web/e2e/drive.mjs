@@ -235,6 +235,14 @@ try {
   out.checks.spectatorHand = await spectator.locator("#hand .card").count();
   await shot(ada, "end");
   await shot(cy, "end-phone");
+  // Rematch: Ada opens it, Bea follows; both sit at the same new table.
+  await ada.click("#rematch");
+  await ada.waitForSelector("body[data-status=waiting]");
+  await bea.waitForSelector("#rematch:text('Go to the rematch')");
+  await bea.click("#rematch");
+  await bea.waitForSelector("body[data-status=waiting]");
+  await ada.waitForFunction(() => document.querySelectorAll("#players .seat.human").length === 2);
+  out.rematch = { ada: new URL(ada.url()).search, bea: new URL(bea.url()).search, from: new URL(link).search };
   out.reloaded = reloaded;
   out.wentOffline = wentOffline;
   out.firstGameSeconds = (Date.now() - started) / 1000;
@@ -247,7 +255,7 @@ try {
   out.unknownOptions = await solo.textContent("#notice");
   // With 2 s per turn: Solo lets the first turn run out, a bot plays it and the seat shows
   // "away"; Solo's next move clears it.
-  await solo.goto(`${base}/play/?players=3&bot=greedy&rounds=1&turnSeconds=2`);
+  await solo.goto(`${base}/play/?players=3&bot=greedy&rounds=1&turnSeconds=2&monster=baby`);
   await ready(solo);
   await solo.fill("#create input[name=name]", "Solo");
   await solo.click("#create-button");
@@ -266,6 +274,7 @@ try {
   }
   await solo.waitForSelector("#ending:not([hidden])");
   out.botRanking = await solo.textContent("#ending .ranking");
+  out.checks.monsters = await solo.locator("#board .monster-mark").count();
   out.checks.awayAtEnd = await solo.locator("#players .seat:has(.you) .tag.away").count();
 
   // -- 3. GraphiQL, offline ----------------------------------------------------------------

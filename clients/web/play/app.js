@@ -912,10 +912,8 @@ function drawEnding() {
   if (bearer()) {
     const again = el("button", "primary", table.rematch ? "Go to the rematch" : "Rematch");
     again.id = "rematch";
-    again.addEventListener("click", () => {
-      if (table.rematch) location.search = `?table=${encodeURIComponent(table.rematch)}`;
-      else rematch().catch((error) => notice(error.message));
-    });
+    // The service seats the caller at the rematch, whether they open it or join it.
+    again.addEventListener("click", () => rematch().catch((error) => notice(error.message)));
     box.append(again);
   }
 }

@@ -157,8 +157,10 @@ function drawBlock(n, b, spot, building, tallest, monster) {
     label += ": empty";
   }
   if (tallest) {
+    // The crown goes on the height itself, in a gold badge: seen at any size.
     block.classList.add("tallest");
-    block.append(el("span", "crown", "♛"));
+    const badge = block.querySelector(".height");
+    badge.textContent = `♛${h}`;
     label += ", the tallest building";
   }
   if (monster) {
