@@ -569,7 +569,14 @@ function render() {
     drawAction();
     drawHand();
   } else {
-    $("board").replaceChildren(el("p", "hint", "The board appears when the game starts."));
+    const waiting = el("div", "waiting");
+    const seated = table.seats.filter((s) => s.kind !== "open").length;
+    waiting.append(el("h2", "", `Waiting for players: ${seated} of ${table.seats.length} seats taken`));
+    waiting.append(el("p", "", S.seat
+      ? "Send the link to the people you want to play with. Anyone seated can start (the button, or /start in the chat); open seats left at the start are dropped."
+      : "Take a seat with your name (or type /join your name in the chat)."));
+    if (table.turnSeconds) waiting.append(el("p", "hint", `Time per turn: ${table.turnSeconds} s; when it runs out a bot plays the turn and the seat is marked away.`));
+    $("board").replaceChildren(waiting);
     $("action").replaceChildren();
     $("hand").replaceChildren();
   }
