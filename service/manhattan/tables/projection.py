@@ -15,6 +15,7 @@ from typing import Any
 import manhattan
 from manhattan import State
 
+from ..engine.codec import state_from_msgpack
 from .model import Table, event_data
 
 
@@ -134,9 +135,9 @@ def event_json(
             "bot": data.get("bot", False),
         }
     if kind == "started":
-        # The view at the start, for this receiver: the initial state is rebuilt from the setup
-        # and the seed, and only the receiver's view of it leaves this function.
-        initial = initial_state(table)
+        # The view at the start, for this receiver: the entry holds the initial state in full,
+        # and only the receiver's view of it leaves this function.
+        initial = state_from_msgpack(data["state"])
         return kind, {
             "players": initial.rules.players,
             "seats": data["seats"],

@@ -389,7 +389,8 @@ class Tables:
             table.status = "playing"
             self._set_deadline(table, state)
             seats = [{"player": i, "name": s.name, "kind": s.kind} for i, s in enumerate(filled)]
-            table.add_event(version, "started", {"seats": seats, "deadline": table.deadline})
+            started = {"seats": seats, "deadline": table.deadline, "state": table.state}
+            table.add_event(version, "started", started)
             return receiver
 
         changed, receiver = await self._write(table_id, change)
