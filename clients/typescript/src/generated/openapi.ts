@@ -402,7 +402,7 @@ export interface components {
         };
         Error: {
             /** @enum {string} */
-            code: "BAD_TOKEN" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_SEAT" | "BAD_TOKEN" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /** @description JSON path of the first fault */
             path?: string;
@@ -634,7 +634,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -717,7 +717,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -727,7 +727,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -821,7 +821,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -831,7 +831,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -926,7 +926,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -936,7 +936,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -946,7 +946,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1049,7 +1049,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1059,7 +1059,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1153,7 +1153,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1163,7 +1163,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1262,7 +1262,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1272,7 +1272,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1282,7 +1282,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1383,7 +1383,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1393,7 +1393,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1403,7 +1403,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1506,7 +1506,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1516,7 +1516,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1620,7 +1620,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1630,7 +1630,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1640,7 +1640,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1754,7 +1754,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1764,7 +1764,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1854,7 +1854,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1864,7 +1864,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1874,7 +1874,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1967,7 +1967,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1977,7 +1977,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1987,7 +1987,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2083,7 +2083,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2093,7 +2093,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2103,7 +2103,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2206,7 +2206,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2216,7 +2216,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2304,7 +2304,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
