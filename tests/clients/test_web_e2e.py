@@ -144,6 +144,18 @@ def test_a_person_plays_against_bots_on_a_clock(played: dict[str, Any]) -> None:
     assert played["checks"]["monsters"] == 1  # the baby monster, drawn on its block
 
 
+def test_a_forfeit_is_one_click_on_the_card_beside_the_piece(played: dict[str, Any]) -> None:
+    # Three forfeits offered (cards 0 and 4 with a 1-floor piece, card 0 with a 2-floor one):
+    # three cards in two rows; the second card sends exactly that move.
+    assert played["checks"]["forfeitCards"] == 3
+    assert played["checks"]["forfeitPosted"] == {
+        "type": "forfeit",
+        "color": 0,
+        "card": 4,
+        "floors": 1,
+    }
+
+
 def test_unknown_options_in_the_address_are_said(played: dict[str, Any]) -> None:
     assert "bot=smart" in played["unknownOptions"] and "monster=kong" in played["unknownOptions"]
 

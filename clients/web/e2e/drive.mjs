@@ -97,8 +97,9 @@ async function playTurn(page, rng, shotName = null) {
       await sizes.nth(Math.floor(rng() * n)).click();
     }
     await page.click("#confirm-select");
-  } else if (await page.locator(".piece-button.forfeit").count()) {
-    await page.locator(".piece-button.forfeit").first().click();
+  } else if (await page.locator("#action .card.forfeit").count()) {
+    await page.locator("#action .card.forfeit").first().click();
+    out.checks.forfeits = (out.checks.forfeits ?? 0) + 1;
   } else {
     const pieces = page.locator("#action .piece-button");
     const n = await pieces.count();
@@ -277,7 +278,33 @@ try {
   out.checks.monsters = await solo.locator("#board .monster-mark").count();
   out.checks.awayAtEnd = await solo.locator("#players .seat:has(.you) .tag.away").count();
 
-  // -- 3. GraphiQL, offline ----------------------------------------------------------------
+  // -- 3. a forfeit (RULES D5): rare in play, so the table answer is one with only forfeits --
+  const tableId = new URL(link).searchParams.get("table");
+  const fake = await (await fetch(`${base}/v1/tables/${tableId}`)).json();
+  Object.assign(fake, { status: "playing", version: 10_000, toMove: 0, deadline: null, ranking: undefined });
+  Object.assign(fake.view, { player: 0, phase: "build", hand: [0, 4, 8, 2] });
+  fake.moves = [[0, 1], [4, 1], [0, 2]].map(([card, floors]) => ({ type: "forfeit", card, floors, color: 0, player: 0 }));
+  const forfeit = await open("forfeit", { width: 800, height: 900 });
+  await forfeit.context().addInitScript((id) => sessionStorage.setItem(`manhattan.seat.${id}`, JSON.stringify({ seatToken: "t", name: "Ada" })), tableId);
+  let posted = null;
+  await forfeit.route(`${base}/v1/tables/${tableId}**`, (route) => {
+    const request = route.request();
+    const path = new URL(request.url()).pathname;
+    if (path.endsWith(tableId) && request.method() === "GET") return route.fulfill({ json: fake });
+    if (path.endsWith("/moves")) {
+      posted = request.postDataJSON();
+      return route.fulfill({ json: { version: 10_001, view: fake.view, events: [] } });
+    }
+    return route.abort();
+  });
+  await forfeit.goto(link);
+  await ready(forfeit);
+  out.checks.forfeitCards = await forfeit.locator("#action .card.forfeit").count();
+  await forfeit.locator("#action .card.forfeit").nth(1).click();
+  for (let i = 0; i < 50 && !posted; i++) await forfeit.waitForTimeout(20);
+  out.checks.forfeitPosted = posted && posted.move;
+
+  // -- 4. GraphiQL, offline ----------------------------------------------------------------
   await solo.goto(`${base}/graphql`);
   await solo.waitForSelector(".graphiql-container .graphiql-editors", { timeout: 15_000 });
   out.checks.graphiql = true;

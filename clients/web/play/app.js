@@ -847,19 +847,27 @@ function drawSelect(box) {
   box.append(confirm, " ", clear);
 }
 
+// RULES D5: with no legal build, a card is discarded and a piece given up. One row per piece,
+// with the cards to discard drawn as cards: pick the pair in one click.
 function drawForfeit(box) {
   const moves = S.table.moves.filter((m) => m.type === "forfeit");
   box.replaceChildren(el("h2", "", "No block can take any of your pieces"));
-  box.append(el("p", "hint", "Discard a card and give up a piece (RULES D5):"));
-  const list = el("div", "pieces");
+  box.append(el("p", "hint", "Give up one piece and discard one card (RULES D5): click the card beside the piece."));
+  const rows = new Map();
   for (const move of moves) {
-    const button = el("button", "piece-button forfeit");
-    button.type = "button";
-    button.append(chip(move.color ?? playerColors(me())[0]), ` ${move.floors}-floor piece, discard the ${SPOTS[move.card]} card`);
-    button.addEventListener("click", () => play(move));
-    list.append(button);
+    const color = move.color ?? playerColors(me())[0];
+    const key = `${color}:${move.floors}`;
+    if (!rows.has(key)) {
+      const row = el("div", "forfeit-row");
+      row.append(chip(color), ` ${move.floors} floor${move.floors > 1 ? "s" : ""}, discard: `);
+      rows.set(key, row);
+      box.append(row);
+    }
+    const card = drawCard(move.card, { onClick: () => play(move) });
+    card.classList.add("forfeit");
+    card.title = `give up a ${move.floors}-floor ${COLORS[color].name} piece and discard the ${SPOTS[move.card]} card`;
+    rows.get(key).append(card);
   }
-  box.append(list);
 }
 
 function drawHand() {
