@@ -116,6 +116,19 @@ def test_a_block_the_piece_cannot_take_says_why(played: dict[str, Any]) -> None:
     assert played["checks"]["why"]
 
 
+def test_with_a_seat_token_the_page_shows_the_services_preview_and_explanation(
+    played: dict[str, Any],
+) -> None:
+    checks = played["checks"]
+    assert checks["refusedBlocks"] >= 1
+    # The service's own explanation (the rule cited), with colors and blocks named as on the page.
+    assert "RULES §" in checks["serviceWhy"]
+    assert not re.search(r"color \d|\[\d, \d, \d\]", checks["serviceWhy"])
+    assert re.search(
+        r"If the round ended now: \w+ [+-]?\d+, \w+ [+-]?\d+", checks["servicePreview"]
+    )
+
+
 def test_the_spectator_sees_the_game_but_no_hand(played: dict[str, Any]) -> None:
     assert played["checks"]["spectatorHand"] == 0
     assert played["checks"]["chatSeen"]
@@ -166,5 +179,6 @@ def test_nothing_is_loaded_from_another_origin(played: dict[str, Any]) -> None:
 
 
 def test_screenshots_are_kept(played: dict[str, Any]) -> None:
-    for name in ("lobby", "lobby-table-waiting", "mid-game", "mid-game-phone", "end", "end-phone"):
+    names = ("lobby", "lobby-table-waiting", "mid-game", "mid-game-phone", "end", "end-phone")
+    for name in (*names, "away", "preview"):
         assert (ARTIFACTS / f"web-{name}.png").stat().st_size > 10_000, name

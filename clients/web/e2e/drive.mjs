@@ -304,7 +304,54 @@ try {
   for (let i = 0; i < 50 && !posted; i++) await forfeit.waitForTimeout(20);
   out.checks.forfeitPosted = posted && posted.move;
 
-  // -- 4. GraphiQL, offline ----------------------------------------------------------------
+  // -- 4. previews and explanations from the service, with a seat's sealed token ----------
+  // The page asks /v1/preview and /v1/validate with the table's `token` when the table offers
+  // one. A real player-0 token and view (POST /v1/games, /v1/advance as player 0) stand in for
+  // the table's answer, so what the page shows is the real service's preview and explanation.
+  const asZero = { "content-type": "application/json", "manhattan-player": "0" };
+  const post = async (path, payload) => (await fetch(`${base}/v1${path}`, { method: "POST", headers: asZero, body: JSON.stringify(payload) })).json();
+  let step = await post("/games", { players: 2, seed: "e2e-why" });
+  let pick = null;
+  for (let turn = 0; turn < 40 && !pick; turn++) {
+    const ref = { token: step.token, game: step.gameId };
+    const { moves } = await post("/legal-moves", { state: ref });
+    if (step.view.phase === "build") {
+      // A piece some card-allowed block refuses: there is something to explain.
+      const legal = new Set(moves.filter((m) => m.type === "build").map((m) => `${m.color}:${m.floors}:${m.block.join(",")}`));
+      for (const m of moves.filter((x) => x.type === "build")) {
+        const refused = moves.some((o) => o.type === "build" && (o.color !== m.color || o.floors !== m.floors)
+          && !legal.has(`${m.color}:${m.floors}:${o.block.join(",")}`));
+        if (refused) pick = { moves, color: m.color, floors: m.floors };
+        if (pick) break;
+      }
+    }
+    if (!pick) step = await post("/advance", { state: ref, move: moves[0], bot: { level: "greedy", seed: turn } });
+  }
+  if (!pick) throw new Error("no position with a refused block in 40 turns");
+  const why = await open("why", { width: 1100, height: 900 });
+  {
+    const shown = await (await fetch(`${base}/v1/tables/${tableId}`)).json();
+    Object.assign(shown, { status: "playing", version: 20_000, toMove: 0, deadline: null, ranking: undefined });
+    shown.seats = shown.seats.slice(0, 2);
+    Object.assign(shown, { view: step.view, moves: pick.moves, token: step.token });
+    await why.context().addInitScript((id) => sessionStorage.setItem(`manhattan.seat.${id}`, JSON.stringify({ seatToken: "t", name: "Ada" })), tableId);
+    await why.route(`${base}/v1/tables/${tableId}**`, (route) =>
+      (new URL(route.request().url()).pathname.endsWith(tableId) ? route.fulfill({ json: shown }) : route.abort()));
+    await why.goto(link);
+    await ready(why);
+    await why.click(`#action .piece-button[data-color="${pick.color}"][data-floors="${pick.floors}"]`);
+    const refused = why.locator("#board .block.allowed:not(.legal)");
+    out.checks.refusedBlocks = await refused.count();
+    await refused.first().hover();
+    await why.waitForFunction(() => document.getElementById("why").textContent.length > 0);
+    out.checks.serviceWhy = await why.textContent("#why");
+    await why.locator("#board .block.legal").first().click();
+    await why.waitForSelector(".confirm .deltas");
+    out.checks.servicePreview = await why.textContent(".confirm");
+    await shot(why, "preview");
+  }
+
+  // -- 5. GraphiQL, offline ----------------------------------------------------------------
   await solo.goto(`${base}/graphql`);
   await solo.waitForSelector(".graphiql-container .graphiql-editors", { timeout: 15_000 });
   out.checks.graphiql = true;

@@ -477,13 +477,21 @@ async function explain(n, b) {
     const move = { type: "build", card: cards[0], neighborhood: n, floors: piece.floors, color: piece.color };
     try {
       const verdict = await api.call("/validate", { body: { state: { token }, move } });
-      text = verdict.legal ? "legal" : verdict.message;
+      text = verdict.legal ? "legal" : humane(verdict.message);
     } catch (error) {
       text = error.message;
     }
   }
   S.why.set(key, text);
   return text;
+}
+
+// The service's explanations name colors and blocks by number ("color 2", "[0, 1, 0]"): say
+// them as the page does everywhere else (● Red, "Manhattan top left" from where you sit).
+function humane(text) {
+  return String(text ?? "")
+    .replace(/\bcolor (\d)\b/g, (_, c) => colorText(Number(c)))
+    .replace(/\[(\d), (\d), (\d)\]/g, (_, n, r, c) => blockText([Number(n), Number(r), Number(c)]));
 }
 
 async function previewOf(move) {
@@ -788,8 +796,8 @@ function confirmPanel() {
     parts.forEach((part, i) => deltas.append(i ? ", " : "", part));
     panel.append(deltas);
     for (const t of preview.takeovers ?? []) panel.append(el("p", "hint", `Takes the building from ${colorText(t.ownerBefore)} (${t.heightBefore} → ${t.heightAfter} floors).`));
-    for (const m of preview.majorities ?? []) panel.append(el("p", "hint", m.explanation));
-    for (const t of preview.tallest ?? []) if (t.explanation) panel.append(el("p", "hint", t.explanation));
+    for (const m of preview.majorities ?? []) panel.append(el("p", "hint", humane(m.explanation)));
+    for (const t of preview.tallest ?? []) if (t.explanation) panel.append(el("p", "hint", humane(t.explanation)));
   }
   const yes = el("button", "primary", "Build here");
   yes.id = "confirm-build";
