@@ -413,6 +413,7 @@ async function start() {
 
 async function leave() {
   if (!S.seat) return notice("You are not seated.");
+  if (S.table?.status === "playing" && !confirm("Leave the game? A bot plays your seat to the end.")) return;
   await api.call(`/tables/${S.tableId}/leave`, { body: {}, bearer: S.seat.seatToken });
   api.dropSeat(S.tableId);
   S.seat = null;
