@@ -76,6 +76,8 @@ class Settings:
     table_stand_in_level: str = "greedy"
     #: Seconds between heartbeats on a table's event stream.
     table_heartbeat_seconds: float = 15.0
+    #: GraphQL subscriptions one WebSocket connection may hold at once.
+    graphql_max_subscriptions: int = 8
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -138,6 +140,9 @@ class Settings:
             ),
             table_heartbeat_seconds=read(
                 "MANHATTAN_TABLE_HEARTBEAT_SECONDS", _positive_float, cls.table_heartbeat_seconds
+            ),
+            graphql_max_subscriptions=read(
+                "MANHATTAN_GRAPHQL_MAX_SUBSCRIPTIONS", _positive_int, cls.graphql_max_subscriptions
             ),
         )
 

@@ -12,8 +12,9 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 import manhattan
 
@@ -138,9 +139,15 @@ def create_app(
         introspection=settings.introspection,
     )
     tables = TableRuntime.from_settings(settings, sealer)
-    graphql = OfflineGraphQLApp(schema, graphql_ide="graphiql" if settings.graphql_ide else None)
+    graphql = OfflineGraphQLApp(
+        schema,
+        graphql_ide="graphiql" if settings.graphql_ide else None,
+        subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+    )
+    graphql.max_subscriptions_per_connection = settings.graphql_max_subscriptions
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", graphql),
         *rest_routes(),
         *table_routes(),
         Route("/healthz", healthz, methods=["GET"]),

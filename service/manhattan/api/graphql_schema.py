@@ -34,6 +34,7 @@ from .graphql_analysis_types import Analysis, Preview, Threats
 from .graphql_compiled import CompiledQueries, ValidatedDocuments
 from .graphql_execution import PlainDataExecutionContext
 from .graphql_resolvers import DirectResolvers
+from .graphql_tables import TableMutation, TableQuery, TableSubscription
 from .graphql_types import (
     ApplyResult,
     MoveRejected,
@@ -205,7 +206,7 @@ async def rejected_or(coro: Any) -> Any:
 
 # -- operations -------------------------------------------------------------------------------
 @strawberry.type
-class Query:
+class Query(TableQuery):
     @strawberry.field(description="Versions, formats and vocabularies of this service.")
     def rules(self) -> JSON:
         return as_json_scalar(rules_info())
@@ -346,7 +347,7 @@ class Query:
 
 
 @strawberry.type
-class Mutation:
+class Mutation(TableMutation):
     @strawberry.mutation(description="Cache a state; later requests may name it by id.")
     async def store_state(self, info: Info, state: StateRefInput) -> SealedState:
         return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
@@ -372,6 +373,7 @@ def build_schema(
     return QuietSchema(
         query=Query,
         mutation=Mutation,
+        subscription=TableSubscription,
         extensions=extensions,
         config=StrawberryConfig(auto_camel_case=True),
         execution_context_class=PlainDataExecutionContext,
@@ -436,12 +438,13 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
     def __init__(self, schema: strawberry.Schema, **options: Any) -> None:
         super().__init__(schema, **options)
         # The lean path only handles plain results: no HTTP stream transports (SSE, multipart
-        # subscriptions), no incremental delivery, no subscriptions, no multipart uploads.
+        # subscriptions), no incremental delivery, no multipart uploads. Subscriptions run over
+        # WebSocket only (graphql-transport-ws), so a POST never carries one: the lean path
+        # refuses them as the view does.
         self._lean = (
             not self._stream_transport_map
             and not self.multipart_uploads_enabled
             and not schema.config.enable_experimental_incremental_execution
-            and schema.subscription is None
             and type(self).get_root_value is GraphQL.get_root_value
         )
         self._compiled = _compiled_queries(schema) if self._lean else None
