@@ -56,8 +56,7 @@ def _playwright_installed() -> None:
         )
 
 
-@pytest.fixture(scope="module")
-def played() -> dict[str, Any]:
+def _play() -> dict[str, Any]:
     chromium = _require_browser()
     _playwright_installed()
     port = free_port()
@@ -76,7 +75,7 @@ def played() -> dict[str, Any]:
             ["node", str(E2E / "drive.mjs"), url, str(ARTIFACTS), chromium, str(ROUNDS)],
             capture_output=True,
             text=True,
-            timeout=150,
+            timeout=300,  # about 35 s on a quiet machine; room for a loaded one
         )
     finally:
         stop_server(server)
@@ -85,7 +84,7 @@ def played() -> dict[str, Any]:
     return outcome
 
 
-def test_three_browsers_play_a_whole_table_by_clicking_the_board(played: dict[str, Any]) -> None:
+def _three_browsers_play_a_whole_table_by_clicking_the_board(played: dict[str, Any]) -> None:
     assert played["errors"] == []
     # Each player: one selection and pieces-per-round builds (4 with 3 players) each round.
     assert played["moves"]["Ada"] == played["moves"]["Bea"] == played["moves"]["Cy"] == 5 * ROUNDS
@@ -100,23 +99,23 @@ def test_three_browsers_play_a_whole_table_by_clicking_the_board(played: dict[st
     assert played["rematchButton"] == 1
 
 
-def test_rematch_seats_both_players_at_one_new_table(played: dict[str, Any]) -> None:
+def _rematch_seats_both_players_at_one_new_table(played: dict[str, Any]) -> None:
     rematch = played["rematch"]
     assert rematch["ada"] == rematch["bea"] != rematch["from"]
 
 
-def test_a_reload_or_a_lost_connection_comes_back_to_the_same_seat(
+def _a_reload_or_a_lost_connection_comes_back_to_the_same_seat(
     played: dict[str, Any],
 ) -> None:
     assert played["reloaded"] and played["checks"]["reloadedInSeat"]
     assert played["wentOffline"]  # and the game went on to the end after it
 
 
-def test_a_block_the_piece_cannot_take_says_why(played: dict[str, Any]) -> None:
+def _a_block_the_piece_cannot_take_says_why(played: dict[str, Any]) -> None:
     assert played["checks"]["why"]
 
 
-def test_with_a_seat_token_the_page_shows_the_services_preview_and_explanation(
+def _with_a_seat_token_the_page_shows_the_services_preview_and_explanation(
     played: dict[str, Any],
 ) -> None:
     checks = played["checks"]
@@ -129,12 +128,12 @@ def test_with_a_seat_token_the_page_shows_the_services_preview_and_explanation(
     )
 
 
-def test_the_spectator_sees_the_game_but_no_hand(played: dict[str, Any]) -> None:
+def _the_spectator_sees_the_game_but_no_hand(played: dict[str, Any]) -> None:
     assert played["checks"]["spectatorHand"] == 0
     assert played["checks"]["chatSeen"]
 
 
-def test_the_log_reads_in_order_with_one_name_per_player(played: dict[str, Any]) -> None:
+def _the_log_reads_in_order_with_one_name_per_player(played: dict[str, Any]) -> None:
     log: list[str] = played["log"]
     assert log[0] == "The game starts with 3 players."
     scored = [i for i, line in enumerate(log) if re.match(r"Round \d+ scored", line)]
@@ -146,7 +145,7 @@ def test_the_log_reads_in_order_with_one_name_per_player(played: dict[str, Any])
     assert not any(re.search(r"\bP\d\b|player \d", line) for line in log)
 
 
-def test_a_person_plays_against_bots_on_a_clock(played: dict[str, Any]) -> None:
+def _a_person_plays_against_bots_on_a_clock(played: dict[str, Any]) -> None:
     # The first turn ran out (a bot played it); Solo played the rest, or tried to: a click that
     # comes after the 2 s is refused and the bot's move stands.
     assert played["moves"]["solo"] >= 1
@@ -157,7 +156,7 @@ def test_a_person_plays_against_bots_on_a_clock(played: dict[str, Any]) -> None:
     assert played["checks"]["monsters"] == 1  # the baby monster, drawn on its block
 
 
-def test_a_forfeit_is_one_click_on_the_card_beside_the_piece(played: dict[str, Any]) -> None:
+def _a_forfeit_is_one_click_on_the_card_beside_the_piece(played: dict[str, Any]) -> None:
     # Three forfeits offered (cards 0 and 4 with a 1-floor piece, card 0 with a 2-floor one):
     # three cards in two rows; the second card sends exactly that move.
     assert played["checks"]["forfeitCards"] == 3
@@ -169,16 +168,34 @@ def test_a_forfeit_is_one_click_on_the_card_beside_the_piece(played: dict[str, A
     }
 
 
-def test_unknown_options_in_the_address_are_said(played: dict[str, Any]) -> None:
+def _unknown_options_in_the_address_are_said(played: dict[str, Any]) -> None:
     assert "bot=smart" in played["unknownOptions"] and "monster=kong" in played["unknownOptions"]
 
 
-def test_nothing_is_loaded_from_another_origin(played: dict[str, Any]) -> None:
+def _nothing_is_loaded_from_another_origin(played: dict[str, Any]) -> None:
     assert played["offsite"] == []
     assert played["checks"]["graphiql"]
 
 
-def test_screenshots_are_kept(played: dict[str, Any]) -> None:
+def _screenshots_are_kept(played: dict[str, Any]) -> None:
     names = ("lobby", "lobby-table-waiting", "mid-game", "mid-game-phone", "end", "end-phone")
     for name in (*names, "away", "preview"):
         assert (ARTIFACTS / f"web-{name}.png").stat().st_size > 10_000, name
+
+
+def test_the_web_page_in_a_real_browser() -> None:
+    """One browser run, then each check (one test, so that xdist never runs the browser twice
+    at once over the same screenshots)."""
+    played = _play()
+    _three_browsers_play_a_whole_table_by_clicking_the_board(played)
+    _rematch_seats_both_players_at_one_new_table(played)
+    _a_reload_or_a_lost_connection_comes_back_to_the_same_seat(played)
+    _a_block_the_piece_cannot_take_says_why(played)
+    _with_a_seat_token_the_page_shows_the_services_preview_and_explanation(played)
+    _the_spectator_sees_the_game_but_no_hand(played)
+    _the_log_reads_in_order_with_one_name_per_player(played)
+    _a_person_plays_against_bots_on_a_clock(played)
+    _a_forfeit_is_one_click_on_the_card_beside_the_piece(played)
+    _unknown_options_in_the_address_are_said(played)
+    _nothing_is_loaded_from_another_origin(played)
+    _screenshots_are_kept(played)
