@@ -259,7 +259,9 @@ function refreshSoon() {
 
 function take(table) {
   if (S.table && table.version < S.table.version) return; // an older answer overtaken
-  const turnChanged = !S.table || S.table.version !== table.version;
+  // A chat line or a join changes the version but not what this seat may do: keep the piece
+  // chosen and the block clicked unless the legal moves changed.
+  const turnChanged = !S.table || JSON.stringify(S.table.moves) !== JSON.stringify(table.moves);
   S.table = table;
   if (turnChanged) {
     if (!table.moves.length) {
