@@ -27,6 +27,15 @@ REST_ADDITIONS = {
     ("post", "/v1/threats"), ("get", "/v1/render.svg"), ("post", "/v1/render.svg"),
     ("post", "/v1/advance"),
 }  # fmt: skip
+#: Tables (DESIGN §9, a contract section): the lobby, a table's actions, its events and record.
+TABLES = {
+    ("post", "/v1/tables"), ("get", "/v1/tables"), ("get", "/v1/tables/{id}"),
+    ("post", "/v1/tables/{id}/join"), ("post", "/v1/tables/{id}/start"),
+    ("post", "/v1/tables/{id}/moves"), ("post", "/v1/tables/{id}/leave"),
+    ("post", "/v1/tables/{id}/chat"), ("post", "/v1/tables/{id}/rematch"),
+    ("post", "/v1/tables/{id}/ticket"), ("get", "/v1/tables/{id}/events"),
+    ("get", "/v1/tables/{id}/record"),
+}  # fmt: skip
 
 
 def graphql() -> object:
@@ -75,14 +84,17 @@ def test_graphql_shapes_clients_rely_on() -> None:
 def test_openapi_lists_exactly_the_contract_routes() -> None:
     document = openapi_document()
     found = {(method, path) for path, item in document["paths"].items() for method in item}
-    assert found == REST | REST_ADDITIONS
+    assert found == REST | REST_ADDITIONS | TABLES
 
 
 async def test_every_contract_route_exists_in_the_app(client: httpx.AsyncClient) -> None:
-    for method, path in sorted(REST | REST_ADDITIONS):
+    for method, path in sorted(REST | REST_ADDITIONS | TABLES):
         response = await client.request(method.upper(), path.replace("{id}", "0" * 32), json={})
         assert response.status_code not in (405, 500), (method, path)
-        assert response.status_code != 404 or response.json()["code"] == "STATE_NOT_FOUND"
+        assert response.status_code != 404 or response.json()["code"] in (
+            "STATE_NOT_FOUND",
+            "TABLE_NOT_FOUND",
+        )
     for path in ("/healthz", "/readyz", "/metrics", "/openapi.json"):
         assert (await client.get(path)).status_code == 200, path
 

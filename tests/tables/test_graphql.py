@@ -27,7 +27,7 @@ async def test_lobby_and_moves_over_graphql(live: LiveServer) -> None:
     created = (
         await gql(
             live,
-            'mutation($seats: JSON) { createTable(seats: $seats, name: "g") '
+            'mutation($seats: [String!]) { createTable(seats: $seats, name: "g") '
             "{ tableId hostToken table { status version } } }",
             seats=["open", "open"],
         )
@@ -36,7 +36,10 @@ async def test_lobby_and_moves_over_graphql(live: LiveServer) -> None:
     assert created["table"] == {"status": "waiting", "version": 1}
     listed = (await gql(live, "{ tables { tableId } }"))["data"]["tables"]
     assert tid in [t["tableId"] for t in listed]
-    join = "mutation($id: ID!, $name: String!) { joinTable(id: $id, name: $name) { player seatToken } }"
+    join = (
+        "mutation($id: ID!, $name: String!) "
+        "{ joinTable(id: $id, name: $name) { player seatToken } }"
+    )
     ann = (await gql(live, join, id=tid, name="ann"))["data"]["joinTable"]
     bob = (await gql(live, join, id=tid, name="bob"))["data"]["joinTable"]
     started = await gql(
@@ -52,7 +55,7 @@ async def test_lobby_and_moves_over_graphql(live: LiveServer) -> None:
         )
     )["data"]["table"]
     assert mine["you"] == 0 and mine["moves"]
-    move = """mutation($id: ID!, $move: JSON!, $version: Int!, $moveId: String) {
+    move = """mutation($id: ID!, $move: MoveInput!, $version: Int!, $moveId: String) {
       tableMove(id: $id, move: $move, version: $version, moveId: $moveId) {
         __typename
         ... on TableMoved { version view events }
@@ -133,7 +136,10 @@ async def ws_events(
     return out
 
 
-SUBSCRIBE = "subscription($id: ID!, $ticket: String, $last: Int) { tableEvents(id: $id, ticket: $ticket, lastEventId: $last) { id event data } }"
+SUBSCRIBE = (
+    "subscription($id: ID!, $ticket: String, $last: Int) "
+    "{ tableEvents(id: $id, ticket: $ticket, lastEventId: $last) { id event data } }"
+)
 
 
 async def test_table_events_match_the_sse_stream(live: LiveServer) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from .conftest import LiveServer, err, new_table, ok
+from .conftest import LiveServer, Seated, err, new_table, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -133,10 +135,6 @@ async def test_rematch_makes_a_new_table_for_the_same_people(live: LiveServer) -
 
 async def play_out(person: object, *, limit: int = 400) -> dict[str, object]:
     """Play the first legal move whenever it is ``person``'s turn until the game is over."""
-    import asyncio
-
-    from .conftest import Seated
-
     assert isinstance(person, Seated)
     for _ in range(limit * 10):
         table = await person.table()
@@ -147,3 +145,29 @@ async def play_out(person: object, *, limit: int = 400) -> dict[str, object]:
         else:
             await asyncio.sleep(0.02)
     raise AssertionError("the game did not end")
+
+
+async def test_metrics_label_table_routes_by_template(live: LiveServer) -> None:
+    tid, _, (_ann, _) = await new_table(live, 2, start=False)
+    async with live.client() as c:
+        text = (await c.get("/metrics")).text
+    assert 'route="/v1/tables/{id}/join"' in text
+    assert tid not in text
+
+
+async def test_a_reserved_rematch_seat_is_not_taken_by_a_stranger(live: LiveServer) -> None:
+    tid, _, (ann,) = await new_table(live, 1, seats=["open", "open"], start=False)
+    async with live.client() as c:
+        joined = ok(await c.post(f"/v1/tables/{tid}/join", json={"name": "bob"}))
+        ok(await ann.client.post(f"/v1/tables/{tid}/start"))
+    bob = Seated(live, tid, joined)
+    await asyncio.gather(play_out(ann), play_out(bob))
+    again = ok(await ann.client.post(f"/v1/tables/{tid}/rematch"))
+    async with live.client() as c:
+        err(
+            await c.post(f"/v1/tables/{again['tableId']}/join", json={"name": "eve"}),
+            409,
+            "TABLE_FULL",
+        )
+    bobs = ok(await bob.client.post(f"/v1/tables/{tid}/rematch"))
+    assert bobs["tableId"] == again["tableId"] and bobs["player"] == 1

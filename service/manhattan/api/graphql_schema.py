@@ -24,6 +24,7 @@ from strawberry.http import GraphQLHTTPResponse
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.tools import merge_types
 from strawberry.types import ExecutionResult, Info
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET
@@ -34,7 +35,6 @@ from .graphql_analysis_types import Analysis, Preview, Threats
 from .graphql_compiled import CompiledQueries, ValidatedDocuments
 from .graphql_execution import PlainDataExecutionContext
 from .graphql_resolvers import DirectResolvers
-from .graphql_tables import TableMutation, TableQuery, TableSubscription
 from .graphql_types import (
     ApplyResult,
     MoveRejected,
@@ -206,7 +206,7 @@ async def rejected_or(coro: Any) -> Any:
 
 # -- operations -------------------------------------------------------------------------------
 @strawberry.type
-class Query(TableQuery):
+class Query:
     @strawberry.field(description="Versions, formats and vocabularies of this service.")
     def rules(self) -> JSON:
         return as_json_scalar(rules_info())
@@ -347,7 +347,7 @@ class Query(TableQuery):
 
 
 @strawberry.type
-class Mutation(TableMutation):
+class Mutation:
     @strawberry.mutation(description="Cache a state; later requests may name it by id.")
     async def store_state(self, info: Info, state: StateRefInput) -> SealedState:
         return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
@@ -370,9 +370,12 @@ def build_schema(
 ) -> strawberry.Schema:
     # One extension: the limits and the parse and validation caches (see graphql_limits).
     extensions = graphql_limits(max_depth, max_aliases, max_tokens, introspection)
+    # Tables (DESIGN §9) add their fields; imported here because they use this module's inputs.
+    from .graphql_tables import TableMutation, TableQuery, TableSubscription
+
     return QuietSchema(
-        query=Query,
-        mutation=Mutation,
+        query=merge_types("Query", (Query, TableQuery)),
+        mutation=merge_types("Mutation", (Mutation, TableMutation)),
         subscription=TableSubscription,
         extensions=extensions,
         config=StrawberryConfig(auto_camel_case=True),

@@ -22,7 +22,13 @@ from strawberry.types import Info
 
 from ..tables import Bearer, TableError, TableRuntime, table_stream
 from .errors import to_api_error
+from .graphql_schema import GameSetup, MoveInput
 from .graphql_types import as_json_scalar
+
+SeatsArgument = Annotated[
+    list[str] | None,
+    strawberry.argument(description='each seat "open" or a bot level ("random", "greedy", ...)'),
+]
 
 
 def runtime(info: Info) -> TableRuntime:
@@ -166,16 +172,19 @@ class TableMutation:
     async def create_table(
         self,
         info: Info,
-        setup: JSON | None = None,
-        seats: JSON | None = None,
+        setup: GameSetup | None = None,
+        seats: SeatsArgument = None,
         public: bool | None = None,
         turn_seconds: int | None = None,
         name: str | None = None,
     ) -> CreatedTable:
         body: dict[str, Any] = {}
+        seat_list = None
+        if seats is not None:
+            seat_list = [s if s == "open" else {"bot": {"level": s}} for s in seats]
         for key, value in (
-            ("setup", setup),
-            ("seats", seats),
+            ("setup", setup.to_wire() if setup is not None else None),
+            ("seats", seat_list),
             ("public", public),
             ("turnSeconds", turn_seconds),
             ("name", name),
@@ -216,14 +225,14 @@ class TableMutation:
         self,
         info: Info,
         id: strawberry.ID,
-        move: JSON,
+        move: MoveInput,
         version: int,
         move_id: str | None = None,
     ) -> TableMoveResult:
         table_id = str(id)
         try:
             answer = await runtime(info).tables.move(
-                table_id, bearer(info, table_id), move, version, move_id
+                table_id, bearer(info, table_id), move.to_wire(), version, move_id
             )
         except Exception as exc:
             error = to_api_error(exc)

@@ -39,7 +39,18 @@ def route_label(path: str, known: frozenset[str]) -> str:
         return path
     if path.startswith("/v1/states/"):
         return "/v1/states/{id}"
+    if path.startswith("/v1/tables/"):
+        parts = path.split("/")  # "", "v1", "tables", id, action?
+        if len(parts) == 4:
+            return "/v1/tables/{id}"
+        if len(parts) == 5 and parts[4] in _TABLE_ACTIONS:
+            return "/v1/tables/{id}/" + parts[4]
     return "other"
+
+
+_TABLE_ACTIONS = frozenset(
+    {"join", "start", "moves", "leave", "chat", "rematch", "ticket", "events", "record"}
+)
 
 
 class ServiceMiddleware:

@@ -12,8 +12,13 @@ from typing import Any
 
 import manhattan
 from manhattan.engine.jsonschema import build_schema as state_json_schema
+from manhattan.tables.errors import TABLE_CODES
 
 from .errors import HTTP_STATUS
+from .openapi_tables import table_paths, table_schemas
+
+#: Codes only the tables' routes give (their own responses list them).
+_TABLE_ONLY = frozenset(TABLE_CODES) - {"NOT_YOUR_TURN"}
 
 JSON = "application/json"
 MSGPACK = "application/msgpack"
@@ -239,7 +244,9 @@ def _responses(ok: str, status: str = "200", errors: tuple[int, ...] = ()) -> di
     media = {JSON: {"schema": ref(ok)}, MSGPACK: {"schema": ref(ok)}}
     out: dict[str, Any] = {status: {"description": "success", "content": media}}
     for code in sorted({400, 413, 415, 429, *errors}):
-        codes = ", ".join(sorted(c for c, s in HTTP_STATUS.items() if s == code))
+        codes = ", ".join(
+            sorted(c for c, s in HTTP_STATUS.items() if s == code and c not in _TABLE_ONLY)
+        )
         out[str(code)] = {
             "description": codes,
             "content": {JSON: {"schema": ref("Error")}, MSGPACK: {"schema": ref("Error")}},
@@ -470,6 +477,6 @@ def openapi_document() -> dict[str, Any]:
                 "/graphql. Bodies are JSON or msgpack (Content-Type / Accept)."
             ),
         },
-        "paths": _paths(),
-        "components": {"schemas": {**_engine_schemas(), **_service_schemas()}},
+        "paths": {**_paths(), **table_paths()},
+        "components": {"schemas": {**_engine_schemas(), **_service_schemas(), **table_schemas()}},
     }

@@ -18,7 +18,7 @@ import msgpack
 
 from .model import Table
 from .service import CHANNEL, Tables
-from .storage import VersionedStore
+from .storage import GAP, VersionedStore
 
 log = logging.getLogger("manhattan.tables.hub")
 
@@ -102,6 +102,9 @@ class Hub:
             self._reads[table_id] = pending
             pending.add_done_callback(lambda _: self._reads.pop(table_id, None))
         table, version = await asyncio.shield(pending)
+        if version < at_least:
+            # That read began before the change we were told of: read again, once.
+            table, version = await self.tables.load(table_id)
         if table_id in self._listeners:
             self._latest[table_id] = (version, table)
         return table, version
@@ -111,6 +114,9 @@ class Hub:
         while not self.closing:
             try:
                 async for message in self.store.subscribe(CHANNEL):
+                    if message == GAP:  # (re)subscribed: notices may have been lost
+                        self.ring_all()
+                        continue
                     try:
                         table_id, version = msgpack.unpackb(message)
                     except (ValueError, msgpack.UnpackException):

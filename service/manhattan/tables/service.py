@@ -205,7 +205,8 @@ class Tables:
             if found is None:
                 continue
             table = Table.decode(found.data)
-            if table.status == "waiting" and table.public:
+            open_seat = any(s.kind == "open" and s.reserved is None for s in table.seats)
+            if table.status == "waiting" and table.public and open_seat:
                 out.append(table_json(table, found.version, SPECTATOR))
                 if len(out) == self.settings.max_listed:
                     break

@@ -277,6 +277,194 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public tables waiting for players */
+        get: operations["listTables"];
+        put?: never;
+        /** A table; the seed is drawn by the service */
+        post: operations["createTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The table as the caller may see it */
+        get: operations["getTable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a free seat (or the one asked for), atomically */
+        post: operations["joinTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start: the host or anyone seated */
+        post: operations["startTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/moves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The bearer's move at a version; moveId makes retries safe */
+        post: operations["tableMove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leave the seat */
+        post: operations["leaveTable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A short message to the table */
+        post: operations["sendChat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/rematch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new table for the same people */
+        post: operations["rematch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A single-use ticket (60 s) for the event stream */
+        post: operations["tableTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-Sent Events: id = version; snapshot joined left started move chat timeout over; Last-Event-ID resumes, a gap gets a snapshot */
+        get: operations["tableEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tables/{id}/record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The record (setup with seed, moves) once over */
+        get: operations["tableRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -564,6 +752,76 @@ export interface components {
             setup?: components["schemas"]["Setup"];
             state?: components["schemas"]["StateRef"];
             moves?: components["schemas"]["MoveIn"][];
+        };
+        Table: {
+            tableId: string;
+            name: string;
+            /** @enum {unknown} */
+            status: "waiting" | "playing" | "over";
+            version: number;
+            public?: boolean;
+            turnSeconds?: number | null;
+            seats: {
+                player: number;
+                name: string | null;
+                /** @enum {unknown} */
+                kind: "open" | "human" | "bot";
+                connected: boolean;
+                away: boolean;
+            }[];
+            toMove: number | null;
+            /** @description epoch milliseconds (UTC) by which the seat to move acts */
+            deadline: number | null;
+            /** @description the caller's seat's view, or the public view */
+            view: Record<string, never> | null;
+            /** @description the caller's legal moves on its turn */
+            moves?: unknown[];
+            players?: number | null;
+            /** @description the caller's seat */
+            you?: number | null;
+            chat?: unknown[];
+            rematch?: string | null;
+            /** @description when over: [{player, place, score}] */
+            ranking?: unknown[];
+        };
+        TableList: {
+            tables: components["schemas"]["Table"][];
+        };
+        TableCreated: {
+            tableId: string;
+            hostToken: string;
+            table: components["schemas"]["Table"];
+        };
+        TableJoined: {
+            player: number;
+            seatToken: string;
+            table: components["schemas"]["Table"];
+        };
+        TableAnswer: {
+            table: components["schemas"]["Table"];
+        };
+        TableMoved: {
+            version: number;
+            view: Record<string, never>;
+            events: unknown[];
+        };
+        TableChat: {
+            version: number;
+            message: Record<string, never>;
+        };
+        TableRematch: {
+            tableId: string;
+            table: components["schemas"]["Table"];
+            seatToken?: string;
+            hostToken?: string;
+        };
+        TableTicket: {
+            ticket: string;
+            expiresIn: number;
+        };
+        TableRecord: {
+            setup: Record<string, never>;
+            moves: unknown[];
         };
     };
     responses: never;
@@ -2306,6 +2564,1353 @@ export interface operations {
             };
             /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTables: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableList"];
+                    "application/msgpack": components["schemas"]["TableList"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    setup?: components["schemas"]["Setup"];
+                    seats?: ("open" | {
+                        bot: components["schemas"]["BotChoice"];
+                    })[];
+                    public?: boolean;
+                    turnSeconds?: number | null;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableCreated"];
+                    "application/msgpack": components["schemas"]["TableCreated"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Table"];
+                    "application/msgpack": components["schemas"]["Table"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    joinTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    seat?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableJoined"];
+                    "application/msgpack": components["schemas"]["TableJoined"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    startTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableAnswer"];
+                    "application/msgpack": components["schemas"]["TableAnswer"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableMove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    move: components["schemas"]["MoveIn"];
+                    version: number;
+                    moveId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableMoved"];
+                    "application/msgpack": components["schemas"]["TableMoved"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description ILLEGAL_MOVE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    leaveTable: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableAnswer"];
+                    "application/msgpack": components["schemas"]["TableAnswer"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendChat: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON, or the same structure as application/msgpack */
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableChat"];
+                    "application/msgpack": components["schemas"]["TableChat"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rematch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableRematch"];
+                    "application/msgpack": components["schemas"]["TableRematch"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableTicket"];
+                    "application/msgpack": components["schemas"]["TableTicket"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableEvents: {
+        parameters: {
+            query?: {
+                ticket?: string;
+            };
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableRecord"];
+                    "application/msgpack": components["schemas"]["TableRecord"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
