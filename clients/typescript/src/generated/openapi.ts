@@ -892,7 +892,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -975,7 +975,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -985,7 +985,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1079,7 +1079,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1089,7 +1089,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1184,7 +1184,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1194,7 +1194,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1204,7 +1204,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1307,7 +1307,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1317,7 +1317,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1411,7 +1411,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1421,7 +1421,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1520,7 +1520,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1530,7 +1530,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1540,7 +1540,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1641,7 +1641,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1651,7 +1651,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1661,7 +1661,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1764,7 +1764,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1774,7 +1774,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1878,7 +1878,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1888,7 +1888,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1898,7 +1898,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2012,7 +2012,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2022,7 +2022,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2112,7 +2112,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2122,7 +2122,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2132,7 +2132,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2225,7 +2225,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2235,7 +2235,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2245,7 +2245,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2341,7 +2341,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2351,7 +2351,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2361,7 +2361,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2464,7 +2464,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_SEATED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            /** @description STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2474,7 +2474,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2562,7 +2562,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
