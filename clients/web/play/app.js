@@ -715,7 +715,7 @@ function drawSeatActions() {
       box.append(form);
     }
     if (bearer()) {
-      const button = el("button", "", "Start the game");
+      const button = el("button", "primary", "Start the game");
       button.id = "start-button";
       const filled = table.seats.filter((s) => s.kind !== "open").length;
       button.disabled = filled < 2;
