@@ -27,12 +27,13 @@ from ..tables import TableRuntime
 from . import graphql_fast
 from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
-from .graphql_schema import GraphQLApp, build_schema
+from .graphql_schema import build_schema
 from .limits import InputLimits, RateLimiter
 from .metrics import CONTENT_TYPE, Metrics
 from .middleware import ServiceMiddleware
 from .openapi import openapi_document
 from .operations import Operations
+from .pages import OfflineGraphQLApp, page_routes
 from .positions import LatestPositions
 from .rest import rest_routes
 from .suggestions import BotBudget
@@ -161,7 +162,7 @@ def create_app(
         cache_bytes=settings.graphql_cache_bytes,
         fast_path=fast_path,
     )
-    graphql = GraphQLApp(
+    graphql = OfflineGraphQLApp(
         schema,
         graphql_ide="graphiql" if settings.graphql_ide else None,
         fast_path=fast_path,
@@ -178,6 +179,7 @@ def create_app(
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
         Route("/openapi.json", openapi_endpoint, methods=["GET"]),
+        *page_routes(),
     ]
     web_dir = Path(settings.web_dir)
     if settings.web_dir != "off" and web_dir.is_dir():

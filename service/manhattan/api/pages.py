@@ -1,0 +1,117 @@
+"""The service's own pages for people with a browser: ``GET /`` (where to go next), the favicon,
+and GraphiQL at ``GET /graphql`` with its scripts served from ``/static/graphiql`` rather than a
+CDN, so the IDE works on a machine without internet."""
+
+from __future__ import annotations
+
+import html
+from functools import cache
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+import manhattan
+
+from .graphql_schema import GraphQLApp
+
+STATIC_DIR = Path(__file__).with_name("static")
+
+# Where a newcomer goes next; the JSON answer and the HTML page list the same places.
+LINKS: tuple[tuple[str, str, str], ...] = (
+    ("play", "/play/", "play Manhattan in the browser: open a table, invite people or bots"),
+    ("graphql", "/graphql", "GraphQL endpoint (POST); GraphiQL when opened in a browser"),
+    ("openapi", "/openapi.json", "the REST API's OpenAPI document (REST lives under /v1)"),
+    ("rules", "/v1/rules", "what the service adjudicates: editions, variants, bots, codes"),
+    ("health", "/healthz", "liveness; /readyz for readiness, /metrics for Prometheus"),
+)
+DOCS = "README.md and docs/ in the source tree: the API at a glance, the rules notes"
+
+
+def wants_html(request: Request) -> bool:
+    """A browser asks for text/html first; curl (``*/*``) and API clients get JSON."""
+    accept = request.headers.get("accept", "")
+    return "text/html" in accept.split(",")[0] or accept.startswith("text/html")
+
+
+async def landing(request: Request) -> Response:
+    if not wants_html(request):
+        return JSONResponse(
+            {
+                "service": "manhattan-rules",
+                "rulesVersion": manhattan.RULES_VERSION,
+                "links": {name: path for name, path, _ in LINKS},
+                "docs": DOCS,
+            }
+        )
+    return HTMLResponse(_landing_html())
+
+
+@cache
+def _landing_html() -> str:
+    items = "\n".join(
+        f'    <li><a href="{path}">{html.escape(path)}</a>: {html.escape(what)}</li>'
+        for _, path, what in LINKS
+    )
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Manhattan rules-as-a-service</title>
+  <link rel="icon" href="/favicon.svg" type="image/svg+xml">
+  <style>
+    body {{ font-family: system-ui, Helvetica, Arial, sans-serif; max-width: 42rem;
+      margin: 2rem auto; padding: 0 1rem; color: #22252b; background: #fbfaf7; line-height: 1.5; }}
+    a {{ color: #2e6fd8; }} .play {{ font-size: 1.3rem; font-weight: bold; }}
+  </style>
+</head>
+<body>
+  <h1>Manhattan rules-as-a-service</h1>
+  <p>Adjudicates the skyscraper board game <em>Manhattan</em> (rules version
+  {manhattan.RULES_VERSION}) for any program that asks, and hosts tables where
+  people and bots play together.</p>
+  <p class="play"><a href="/play/">Play in the browser &rarr;</a></p>
+  <ul>
+{items}
+  </ul>
+  <p>Documentation: {html.escape(DOCS)}.</p>
+</body>
+</html>
+"""
+
+
+async def favicon(request: Request) -> Response:
+    return Response(_favicon(), media_type="image/svg+xml", headers=_CACHED)
+
+
+_CACHED = {"cache-control": "public, max-age=86400"}
+
+
+@cache
+def _favicon() -> bytes:
+    return (STATIC_DIR / "favicon.svg").read_bytes()
+
+
+@cache
+def graphiql_html() -> str:
+    return (STATIC_DIR / "graphiql" / "index.html").read_text(encoding="utf-8")
+
+
+class OfflineGraphQLApp(GraphQLApp):
+    """The GraphQL app whose IDE page loads GraphiQL from this service, not from unpkg."""
+
+    @property
+    def graphql_ide_html(self) -> str:
+        return graphiql_html()
+
+
+def page_routes() -> list[BaseRoute]:
+    return [
+        Route("/", landing, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
+        Route("/favicon.svg", favicon, methods=["GET"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]

@@ -1,0 +1,63 @@
+"""The pages for people with a browser: ``GET /``, the favicon, and GraphiQL served offline."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+
+import httpx
+import pytest
+
+from manhattan.api.pages import STATIC_DIR
+
+pytestmark = pytest.mark.anyio
+
+BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+async def test_root_points_a_browser_to_play_graphql_and_the_docs(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.get("/", headers={"accept": BROWSER_ACCEPT})
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    for path in ('href="/play/"', 'href="/graphql"', 'href="/openapi.json"', "README.md"):
+        assert path in response.text
+
+
+@pytest.mark.parametrize("accept", [None, "*/*", "application/json"])
+async def test_root_answers_json_to_programs(client: httpx.AsyncClient, accept: str | None) -> None:
+    headers = {"accept": accept} if accept else {}
+    response = await client.get("/", headers=headers)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["links"]["play"] == "/play/" and body["links"]["graphql"] == "/graphql"
+    assert "README" in body["docs"]
+
+
+@pytest.mark.parametrize("path", ["/favicon.ico", "/favicon.svg"])
+async def test_favicon(client: httpx.AsyncClient, path: str) -> None:
+    response = await client.get(path)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "image/svg+xml"
+    assert response.content.startswith(b"<svg")
+
+
+async def test_graphiql_loads_every_script_from_the_service(client: httpx.AsyncClient) -> None:
+    page = await client.get("/graphql", headers={"accept": BROWSER_ACCEPT})
+    assert page.status_code == 200 and "GraphiQL" in page.text
+    assert "unpkg.com" not in page.text and "https://" not in page.text
+    assets = re.findall(r'(?:src|href)="(/static/graphiql/[^"]+)"\s+integrity="([^"]+)"', page.text)
+    assert len(assets) == 7  # react, react-dom, js-cookie, graphiql js+css, explorer js+css
+    for path, integrity in assets:
+        asset = await client.get(path)
+        assert asset.status_code == 200, path
+        digest = base64.b64encode(hashlib.sha384(asset.content).digest()).decode()
+        assert integrity == f"sha384-{digest}", path  # the browser would refuse it otherwise
+
+
+def test_every_vendored_file_has_its_license() -> None:
+    licenses = {p.name for p in (STATIC_DIR / "graphiql" / "licenses").iterdir()}
+    for name in ("react", "react-dom", "js-cookie", "graphiql", "plugin-explorer", "strawberry"):
+        assert f"{name}.LICENSE" in licenses
