@@ -35,6 +35,8 @@ TABLES = {
     ("post", "/v1/tables/{id}/chat"), ("post", "/v1/tables/{id}/rematch"),
     ("post", "/v1/tables/{id}/ticket"), ("get", "/v1/tables/{id}/events"),
     ("get", "/v1/tables/{id}/record"),
+    # additions: a seat's what-if questions, answered from its own view
+    ("post", "/v1/tables/{id}/preview"), ("post", "/v1/tables/{id}/validate"),
 }  # fmt: skip
 
 

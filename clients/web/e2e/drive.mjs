@@ -304,9 +304,9 @@ try {
   out.checks.forfeitPosted = posted && posted.move;
 
   // -- 4. previews and explanations from the service, with a seat's sealed token ----------
-  // The page asks /v1/preview and /v1/validate with the table's `token` when the table offers
-  // one. A real player-0 token and view (POST /v1/games, /v1/advance as player 0) stand in for
-  // the table's answer, so what the page shows is the real service's preview and explanation.
+  // The page asks the table's /preview and /validate with its seat token. A real player-0
+  // token and view (POST /v1/games, /v1/advance as player 0) stand in for the table's answer,
+  // so what the page shows is the real service's preview and explanation.
   const asZero = { "content-type": "application/json", "manhattan-player": "0" };
   const post = async (path, payload) => (await fetch(`${base}/v1${path}`, { method: "POST", headers: asZero, body: JSON.stringify(payload) })).json();
   let step = await post("/games", { players: 2, seed: "e2e-why" });
@@ -332,10 +332,20 @@ try {
     const shown = await (await fetch(`${base}/v1/tables/${tableId}`)).json();
     Object.assign(shown, { status: "playing", version: 20_000, toMove: 0, deadline: null, ranking: undefined });
     shown.seats = shown.seats.slice(0, 2);
-    Object.assign(shown, { view: step.view, moves: pick.moves, token: step.token });
+    Object.assign(shown, { view: step.view, moves: pick.moves });
     await why.context().addInitScript((id) => sessionStorage.setItem(`manhattan.seat.${id}`, JSON.stringify({ seatToken: "t", name: "Ada" })), tableId);
-    await why.route(`${base}/v1/tables/${tableId}**`, (route) =>
-      (new URL(route.request().url()).pathname.endsWith(tableId) ? route.fulfill({ json: shown }) : route.abort()));
+    // The page asks the table's /validate and /preview with its seat token; here they are
+    // answered by the stateless endpoints on the real player-0 token, which compute the same
+    // thing from the same view (tests/tables/test_seat_questions.py checks the table routes).
+    const stateless = { validate: "/validate", preview: "/preview" };
+    await why.route(`${base}/v1/tables/${tableId}**`, async (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (path.endsWith(tableId)) return route.fulfill({ json: shown });
+      const what = path.split("/").pop();
+      if (!(what in stateless)) return route.abort();
+      const asked = JSON.parse(route.request().postData() ?? "{}");
+      return route.fulfill({ json: await post(stateless[what], { ...asked, state: { token: step.token, game: step.gameId } }) });
+    });
     await why.goto(link);
     await ready(why);
     await why.click(`#action .piece-button[data-color="${pick.color}"][data-floors="${pick.floors}"]`);

@@ -462,9 +462,10 @@ function strip(move) {
   return out;
 }
 
-// The seat's sealed token for stateless questions (preview, explanations), when the table
-// offers one; without it the page cannot ask those and says so.
-const seatStateToken = () => S.table?.token ?? S.table?.stateToken ?? null;
+// What-if questions (explanations, previews) go to the table itself with the seat token: the
+// service answers them from this seat's own view, on its turn.
+const seatAsk = (what, body) =>
+  api.call(`/tables/${encodeURIComponent(S.tableId)}/${what}`, { body, bearer: S.seat?.seatToken });
 
 async function explain(n, b) {
   const piece = S.piece;
@@ -472,14 +473,13 @@ async function explain(n, b) {
   if (S.why.has(key)) return S.why.get(key);
   const view = S.table.view;
   const cards = view.hand.filter((card) => rotate(card, side()) === b);
-  const token = seatStateToken();
   let text;
-  if (!token) {
-    text = "This piece cannot be built here (the service gives no reason to this table's seats).";
+  if (!cards.length) {
+    text = "None of your cards shows this block.";
   } else {
     const move = { type: "build", card: cards[0], neighborhood: n, floors: piece.floors, color: piece.color };
     try {
-      const verdict = await api.call("/validate", { body: { state: { token }, move } });
+      const verdict = await seatAsk("validate", { move });
       text = verdict.legal ? "legal" : humane(verdict.message);
     } catch (error) {
       text = error.message;
@@ -498,9 +498,8 @@ function humane(text) {
 }
 
 async function previewOf(move) {
-  const token = seatStateToken();
-  if (!token) return null;
-  const { preview } = await api.call("/preview", { body: { state: { token }, move: strip(move) } });
+  if (!S.seat?.seatToken) return null;
+  const { preview } = await seatAsk("preview", { move: strip(move) });
   return preview;
 }
 

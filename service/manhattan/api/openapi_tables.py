@@ -228,6 +228,22 @@ def table_paths() -> dict[str, Any]:
                 additionalProperties=False,
             ),
         ),
+        "/v1/tables/{id}/preview": _op(
+            "post",
+            "previewTableMove",
+            "The seat's move previewed from its own view (without a move: every legal move's)",
+            "Preview",
+            errors=(400, 401, 403, 404, 409, 422),
+            body=_obj({"move": _ref("MoveIn")}, [], additionalProperties=False),
+        ),
+        "/v1/tables/{id}/validate": _op(
+            "post",
+            "validateTableMove",
+            "Whether the seat's move is legal, and why not, from its own view",
+            "Validation",
+            errors=(400, 401, 403, 404, 409),
+            body=_obj({"move": _ref("MoveIn")}, ["move"], additionalProperties=False),
+        ),
         "/v1/tables/{id}/leave": _op("post", "leaveTable", "Leave the seat", "TableAnswer"),
         "/v1/tables/{id}/chat": _op(
             "post",

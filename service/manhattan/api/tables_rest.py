@@ -13,8 +13,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+import manhattan
+
 from ..tables import Bearer, TableError, TableRuntime
 from .encoding import read_body, read_object, render
+from .errors import ApiError
+from .operations import Operations, Validation
 
 
 def runtime(request: Request) -> TableRuntime:
@@ -93,6 +97,36 @@ async def post_move(request: Request) -> Response:
     return render(request, answer)
 
 
+async def post_seat_preview(request: Request) -> Response:
+    """What the seat's move would change, from its own view (as ``/v1/preview`` on a player's
+    token); without ``move``, every legal move's."""
+    tid = table_id(request)
+    who = bearer(request, tid)
+    body = await read_object(request, frozenset({"move"}), frozenset())
+    view = await runtime(request).tables.seat_view(tid, who)
+    if body.get("move") is None:
+        return render(request, {"previews": [p.to_json() for p in manhattan.preview_all(view)]})
+    preview = manhattan.preview(view, Operations.read_move(body["move"]))
+    return render(request, {"preview": preview.to_json()})
+
+
+async def post_seat_validate(request: Request) -> Response:
+    """Whether the seat's move is legal, and if not why (as ``/v1/validate``), from its view."""
+    from .rest import validation_json
+
+    tid = table_id(request)
+    who = bearer(request, tid)
+    body = await read_object(request, frozenset({"move"}), frozenset({"move"}))
+    view = await runtime(request).tables.seat_view(tid, who)
+    verdict = manhattan.explain(view, Operations.read_move(body["move"]))
+    if verdict.legal:
+        result = Validation(True, verdict.move)
+    else:
+        assert verdict.code is not None and verdict.message is not None
+        result = Validation(False, None, ApiError(verdict.code, verdict.message), verdict)
+    return render(request, validation_json(result))
+
+
 async def post_leave(request: Request) -> Response:
     tid = table_id(request)
     who = bearer(request, tid)
@@ -136,6 +170,8 @@ def table_routes() -> list[BaseRoute]:
         Route("/v1/tables/{id}/join", post_join, methods=post),
         Route("/v1/tables/{id}/start", post_start, methods=post),
         Route("/v1/tables/{id}/moves", post_move, methods=post),
+        Route("/v1/tables/{id}/preview", post_seat_preview, methods=post),
+        Route("/v1/tables/{id}/validate", post_seat_validate, methods=post),
         Route("/v1/tables/{id}/leave", post_leave, methods=post),
         Route("/v1/tables/{id}/chat", post_chat, methods=post),
         Route("/v1/tables/{id}/rematch", post_rematch, methods=post),

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import msgpack
 
 import manhattan
-from manhattan import InvalidSetupError, Move, State
+from manhattan import InvalidSetupError, Move, State, View
 
 from ..bots import BotChoice, BotError
 from ..sealing import Sealer
@@ -190,6 +190,26 @@ class Tables:
         if bearer is None and not table.public:
             raise TableError("NOT_SEATED", "a private table is seen by its people and its host")
         return table_json(table, version, receiver, connected=await self.connected(table_id))
+
+    async def seat_view(self, table_id: str, bearer: Bearer | None) -> View:
+        """The view of the seat to move, for what-if questions (preview, explanations) that
+        the seat may ask of its own position: computed from the view, so nothing in them
+        depends on what the seat cannot see (RULES §11)."""
+        table, _ = await self.load(table_id)
+        receiver = self.seated(table, bearer)
+        if table.status == "over":
+            raise TableError("GAME_OVER", "the game is over (RULES §8)")
+        if table.status != "playing":
+            raise TableError("TABLE_NOT_PLAYING", "the game has not started")
+        assert receiver.sid is not None
+        player = table.player_of(receiver.sid)
+        state = table.game()
+        if state.to_move != player:
+            raise TableError(
+                "NOT_YOUR_TURN", f"it is player {state.to_move}'s turn, not {player}'s"
+            )
+        assert player is not None
+        return manhattan.view(state, player)
 
     async def view_for(self, table: Table, version: int, receiver: Receiver) -> dict[str, Any]:
         return table_json(table, version, receiver, connected=await self.connected(table.id))
