@@ -71,6 +71,14 @@ def test_verdicts_compare_with_the_targets() -> None:
     }
 
 
+def test_the_push_target_is_judged_at_a_persons_pace_when_measured() -> None:
+    saturated = _report(400.0, 10, 0.5, 10.0)
+    assert verdicts(saturated)["push_p99_ms"] is False
+    paced = {**saturated, "tables_paced": {"push_latency": {"p99_ms": 12.0, "count": 5}}}
+    assert verdicts(paced)["push_p99_ms"] is True
+    assert verdicts({**saturated, "tables_paced": None})["push_p99_ms"] is False
+
+
 def test_the_raw_stream_reads_chunked_sse_split_anywhere() -> None:
     body = (
         b": ping\r\n\r\n"
