@@ -8,7 +8,8 @@ seat's view and legal moves, shows the board, the supply and the hand, and sends
 (by number or notation) with the table version it was chosen at. Lines starting with ``say``
 chat; ``quit`` leaves the table (a bot plays the seat to the end).
 
-Standard library only (urllib for requests, http.client for the stream), like the rest of the
+Standard library only (the tools' one client, ``http_client``, for requests; http.client
+reads the stream, which that client does not), like the rest of the
 terminal player. The stream reconnects with ``Last-Event-ID`` after a break.
 """
 
@@ -18,12 +19,11 @@ import http.client
 import json
 import secrets
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from typing import Any, TextIO
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from .http_client import HttpError, request
 from .sse_reader import SSEParser
 from .terminal import (
     TableError,
@@ -86,23 +86,25 @@ class TableLink:
             headers["content-type"] = "application/json"
         if token:
             headers["authorization"] = f"Bearer {token}"
-        request = urllib.request.Request(
-            self.base + self.path + tail, data=data, headers=headers, method=method
-        )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                answer: JSON = json.loads(response.read())
-                return answer
-        except urllib.error.HTTPError as exc:
-            try:
-                error = json.loads(exc.read())
-            except ValueError:
-                error = {}
-            if not isinstance(error, dict) or "code" not in error:
-                raise TableError(f"HTTP {exc.code} from {self.base}") from None
-            raise TableRefused(str(error["code"]), str(error.get("message", "")), error) from None
-        except (urllib.error.URLError, OSError) as exc:
+            reply = request(
+                self.base + self.path + tail,
+                method,
+                data,
+                headers,
+                timeout=self.timeout,
+            )
+        except HttpError as exc:
             raise TableError(f"cannot reach {self.base}: {exc}") from None
+        try:
+            answer: JSON = json.loads(reply.body) if reply.body else {}
+        except ValueError:
+            answer = {}
+        if reply.ok:
+            return answer
+        if not isinstance(answer, dict) or "code" not in answer:
+            raise TableError(f"HTTP {reply.status} from {self.base}") from None
+        raise TableRefused(str(answer["code"]), str(answer.get("message", "")), answer)
 
     def events(self, token: str) -> Iterator[tuple[str, int | None, JSON]]:
         """``(kind, version, data)`` of the table's stream for the seat of ``token``, forever:
