@@ -152,7 +152,7 @@ def _a_person_plays_against_bots_on_a_clock(played: dict[str, Any]) -> None:
     assert "Solo (you)" in played["botRanking"] and "greedy" in played["botRanking"]
     assert re.fullmatch(r" · 0:0[0-2] left", played["checks"]["clock"])
     assert played["checks"]["awaySeen"]
-    assert played["checks"]["awayAtEnd"] == 0  # Solo's own move cleared "away"
+    assert played["checks"]["awayCleared"]  # Solo's own move cleared "away"
     assert played["checks"]["monsters"] == 1  # the baby monster, drawn on its block
 
 
