@@ -109,3 +109,16 @@ def test_s10_urban_rules_belong_to_the_modern_edition() -> None:
     """RULES §10: urbanRules is an option of the modern edition only."""
     with pytest.raises(manhattan.InvalidSetupError):
         manhattan.new_game(players=4, seed="u", edition="classic", variants={"urbanRules": True})
+
+
+def test_setup_fields_name_every_new_game_keyword() -> None:
+    """One mapping from a setup object's fields to ``new_game``'s keywords serves the REST
+    games endpoint and tables alike; it cannot miss a keyword."""
+    import inspect
+
+    keywords = set(inspect.signature(manhattan.new_game).parameters)
+    assert set(manhattan.SETUP_FIELDS.values()) == keywords
+    made = manhattan.new_game_from_setup(
+        {"players": 2, "seed": "s", "firstPlayer": 1, "rounds": None}
+    )
+    assert made == manhattan.new_game(players=2, seed="s", first_player=1)

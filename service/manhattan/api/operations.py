@@ -54,18 +54,6 @@ MAX_ADVANCE_MOVES = 200
 #: Headers a trusted platform in front of the service sets on the requests it relays.
 GAME_HEADER = "manhattan-game"
 PLAYER_HEADER = "manhattan-player"
-SETUP_KEYS = {
-    "players": "players",
-    "seed": "seed",
-    "edition": "edition",
-    "variants": "variants",
-    "seats": "seats",
-    "firstPlayer": "first_player",
-    "rounds": "rounds",
-    "piecesPerRound": "pieces_per_round",
-    "colors": "colors",
-    "monsterStart": "monster_start",
-}
 
 
 def game_id(state: State) -> str:
@@ -553,8 +541,7 @@ class Operations:
                 path="$.seed",
             )
         wire.read(setup, wire.Setup, "INVALID_SETUP")
-        kwargs = {SETUP_KEYS[key]: value for key, value in setup.items() if value is not None}
-        return manhattan.new_game(**kwargs)
+        return manhattan.new_game_from_setup(setup)
 
     async def new_game(self, setup: object, caller: Caller = NO_CALLER) -> Sealed:
         resolved = self._fresh(self.new_game_state(setup), caller)

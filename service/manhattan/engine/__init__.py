@@ -18,7 +18,7 @@ from .play import Game, Transition, apply_move, play
 from .preview import Preview, preview, preview_all
 from .rules import Rules, Variants
 from .scoring import Placing, RoundScore, player_totals, ranking, score_round
-from .setup import new_game
+from .setup import SETUP_FIELDS, new_game, new_game_from_setup
 from .state import Breakdown, RoundRecord, State, Urban
 from .threats import Threats, threats
 from .urban import URBAN_CARDS
@@ -36,6 +36,7 @@ RULES_VERSION = 1
 __all__ = [
     "EVENT_TYPES",
     "RULES_VERSION",
+    "SETUP_FIELDS",
     "URBAN_CARDS",
     "Analysis",
     "Breakdown",
@@ -67,6 +68,7 @@ __all__ = [
     "is_safe",
     "legal_moves",
     "new_game",
+    "new_game_from_setup",
     "play",
     "player_scores",
     "preview",

@@ -97,3 +97,26 @@ def new_game(
     game = Game(state)
     game.reveal_urban_card()  # RULES §10: the first round's card, before selection
     return game.to_state()
+
+
+#: The fields of a setup object (``POST /v1/games``, a table's ``setup``) and the ``new_game``
+#: keywords they set: the one place the wire names of a setup meet the engine's.
+SETUP_FIELDS: Mapping[str, str] = {
+    "players": "players",
+    "seed": "seed",
+    "edition": "edition",
+    "variants": "variants",
+    "seats": "seats",
+    "firstPlayer": "first_player",
+    "rounds": "rounds",
+    "piecesPerRound": "pieces_per_round",
+    "colors": "colors",
+    "monsterStart": "monster_start",
+}
+
+
+def new_game_from_setup(setup: Mapping[str, Any]) -> State:
+    """``new_game`` from a setup object; a null field takes its default. Fields outside
+    ``SETUP_FIELDS`` are the caller's to refuse first (a ``KeyError`` here)."""
+    kwargs = {SETUP_FIELDS[key]: value for key, value in setup.items() if value is not None}
+    return new_game(**kwargs)

@@ -154,27 +154,12 @@ def event_json(
 
 def initial_state(table: Table) -> State:
     """The game's first state: from the setup, the seed and the player count at start."""
-    players = len(table.seats)
-    kwargs = setup_kwargs(table.setup)
-    return manhattan.new_game(players=players, seed=table.seed, **kwargs)
+    setup = {k: v for k, v in table.setup.items() if k in SETUP_KEYS}
+    return manhattan.new_game_from_setup({**setup, "players": len(table.seats), "seed": table.seed})
 
 
-#: Setup fields (DESIGN §4 ``POST /v1/games``) -> ``manhattan.new_game`` keywords; ``players``
-#: and ``seed`` are the table's own.
-SETUP_KEYS = {
-    "edition": "edition",
-    "variants": "variants",
-    "seats": "seats",
-    "firstPlayer": "first_player",
-    "rounds": "rounds",
-    "piecesPerRound": "pieces_per_round",
-    "colors": "colors",
-    "monsterStart": "monster_start",
-}
-
-
-def setup_kwargs(setup: dict[str, Any]) -> dict[str, Any]:
-    return {SETUP_KEYS[k]: v for k, v in setup.items() if k in SETUP_KEYS and v is not None}
+#: The setup fields a table keeps (``players`` and ``seed`` are the table's own).
+SETUP_KEYS = frozenset(manhattan.SETUP_FIELDS) - {"players", "seed"}
 
 
 def move_answer(version: int, state: State, player: int, events: list[list[Any]]) -> dict[str, Any]:
