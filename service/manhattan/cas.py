@@ -30,12 +30,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 import redis.asyncio as redis
-from redis.asyncio.cluster import RedisCluster
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from .store import CLUSTER_SCHEMES, StoreUnavailable
+from .store import CLUSTER_SCHEMES, StoreUnavailable, redis_client
 
 log = logging.getLogger("manhattan.cas")
 
@@ -237,29 +234,11 @@ class RedisVersionedStore:
 
     def __init__(self, url: str, *, timeout: float = 0.5, pool_size: int = 32) -> None:
         self.url = url
-        self._client: redis.Redis | RedisCluster
+        self._client = redis_client(url, timeout=timeout, pool_size=pool_size)
         plain_url = url
         if url.startswith(CLUSTER_SCHEMES):
             self.name = "redis-cluster"
             plain_url = url.replace("+cluster", "", 1)
-            self._client = RedisCluster.from_url(
-                plain_url,
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                max_connections=pool_size,
-                retry=Retry(NoBackoff(), 0),
-            )
-        else:
-            pool = redis.BlockingConnectionPool.from_url(
-                url,
-                max_connections=pool_size,
-                timeout=timeout,
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                retry=Retry(NoBackoff(), 0),
-                health_check_interval=0,
-            )
-            self._client = redis.Redis.from_pool(pool)
         # Classic pub/sub is broadcast to every node of a cluster, so one plain connection to
         # the seed node both publishes and hears every channel.
         self._pubsub_client = redis.Redis.from_url(

@@ -97,6 +97,31 @@ class MemoryBackend:
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 
 
+def redis_client(url: str, *, timeout: float, pool_size: int) -> redis.Redis | RedisCluster:
+    """A client for ``url`` (``redis+cluster://`` selects Redis Cluster) with short timeouts, a
+    bounded blocking pool and no client-side retries: a retry would multiply the latency of an
+    outage. The state cache and the versioned store both connect through it."""
+    if url.startswith(CLUSTER_SCHEMES):
+        # Every operation touches one key, so one slot (tables add hash tags for their keys).
+        return RedisCluster.from_url(
+            url.replace("+cluster", "", 1),
+            socket_timeout=timeout,
+            socket_connect_timeout=timeout,
+            max_connections=pool_size,
+            retry=Retry(NoBackoff(), 0),
+        )
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=pool_size,
+        timeout=timeout,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+        health_check_interval=0,
+    )
+    return redis.Redis.from_pool(pool)  # closing the client closes the pool
+
+
 class RedisBackend:
     """Redis through a bounded, blocking pool with short timeouts and no client-side retries
     (a retry would multiply the latency of an outage; the cache is an optimization)."""
@@ -117,28 +142,9 @@ class RedisBackend:
         self._clock = clock
         self._down_until = 0.0
         self._down = False
-        self._client: redis.Redis | RedisCluster
+        self._client = redis_client(url, timeout=timeout, pool_size=pool_size)
         if url.startswith(CLUSTER_SCHEMES):
-            # Redis Cluster: every operation touches one key, so one slot; no hash tags needed.
             self.name = "redis-cluster"
-            self._client = RedisCluster.from_url(
-                url.replace("+cluster", "", 1),
-                socket_timeout=timeout,
-                socket_connect_timeout=timeout,
-                max_connections=pool_size,
-                retry=Retry(NoBackoff(), 0),
-            )
-            return
-        pool = redis.BlockingConnectionPool.from_url(
-            url,
-            max_connections=pool_size,
-            timeout=timeout,
-            socket_timeout=timeout,
-            socket_connect_timeout=timeout,
-            retry=Retry(NoBackoff(), 0),
-            health_check_interval=0,
-        )
-        self._client = redis.Redis.from_pool(pool)  # closing the client closes the pool
 
     @property
     def is_down(self) -> bool:
@@ -276,4 +282,5 @@ __all__ = [
     "StateCache",
     "StoreUnavailable",
     "make_backend",
+    "redis_client",
 ]
