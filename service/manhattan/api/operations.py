@@ -180,6 +180,14 @@ class Validation:
     error: ApiError | None = None
     verdict: manhattan.Verdict | None = None  # issue 9: the refusal explained
 
+    @classmethod
+    def of(cls, verdict: manhattan.Verdict) -> Validation:
+        """The answer to "is this move legal?" from the engine's explained verdict."""
+        if verdict.legal:
+            return cls(True, verdict.move)
+        assert verdict.code is not None and verdict.message is not None
+        return cls(False, None, ApiError(verdict.code, verdict.message), verdict)
+
 
 @dataclass(frozen=True, slots=True)
 class ScoreReport:
@@ -419,11 +427,7 @@ class Operations:
         resolved = await self.resolve(ref)
         move = self.read_move(move_obj)
         self._check_mover(resolved, move)
-        verdict = manhattan.explain(resolved.known, move)  # check_move, then why not
-        if verdict.legal:
-            return Validation(True, verdict.move)
-        assert verdict.code is not None and verdict.message is not None
-        return Validation(False, None, ApiError(verdict.code, verdict.message), verdict)
+        return Validation.of(manhattan.explain(resolved.known, move))  # check_move, then why not
 
     async def apply(self, ref: StateRef, move_objs: Sequence[object]) -> Applied:
         resolved = await self.resolve(ref)

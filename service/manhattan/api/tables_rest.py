@@ -17,7 +17,6 @@ import manhattan
 
 from ..tables import Bearer, TableError, TableRuntime
 from .encoding import read_body, read_object, render
-from .errors import ApiError
 from .operations import Operations, Validation
 
 
@@ -119,12 +118,7 @@ async def post_seat_validate(request: Request) -> Response:
     body = await read_object(request, frozenset({"move"}), frozenset({"move"}))
     view = await runtime(request).tables.seat_view(tid, who)
     verdict = manhattan.explain(view, Operations.read_move(body["move"]))
-    if verdict.legal:
-        result = Validation(True, verdict.move)
-    else:
-        assert verdict.code is not None and verdict.message is not None
-        result = Validation(False, None, ApiError(verdict.code, verdict.message), verdict)
-    return render(request, validation_json(result))
+    return render(request, validation_json(Validation.of(verdict)))
 
 
 async def post_leave(request: Request) -> Response:
