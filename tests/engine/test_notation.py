@@ -82,3 +82,16 @@ def test_what_the_grammar_does_not_allow_is_invalid_move(text: str) -> None:
     with pytest.raises(manhattan.IllegalMoveError) as err:
         manhattan.Move.parse(text)
     assert err.value.code == "INVALID_MOVE"
+
+
+def test_a_move_reads_the_same_in_every_wire_form() -> None:
+    """``Move.from_wire``: the object, its notation, and ``{"notation": ...}`` are one move;
+    anything else is INVALID_MOVE, never another error."""
+    move = manhattan.Move.parse("b4n3f2")
+    assert manhattan.Move.from_wire(move.to_json()) == move
+    assert manhattan.Move.from_wire("B4 N3 F2") == move
+    assert manhattan.Move.from_wire({"notation": "b4n3f2"}) == move
+    for bad in (None, 7, [], {"notation": 5}, {"type": "jump"}):
+        with pytest.raises(manhattan.IllegalMoveError) as refused:
+            manhattan.Move.from_wire(bad)
+        assert refused.value.code == "INVALID_MOVE"

@@ -375,11 +375,7 @@ class Operations:
     def read_move(obj: object, index: int | None = None) -> Move:
         """A move as JSON (DESIGN §2), as notation text, or as ``{"notation": ...}``."""
         try:
-            if isinstance(obj, str):
-                return Move.parse(obj)
-            if isinstance(obj, dict) and set(obj) == {"notation"}:
-                return Move.parse(obj["notation"])
-            return Move.from_json(obj)
+            return Move.from_wire(obj)
         except manhattan.IllegalMoveError as exc:
             raise ApiError(exc.code, exc.message, index=index) from None
 

@@ -126,6 +126,16 @@ class Move:
         return out
 
     @classmethod
+    def from_wire(cls, obj: object) -> Move:
+        """A move in any form a caller may send it: DESIGN §2's object, notation text, or
+        ``{"notation": ...}``; raises IllegalMoveError with code INVALID_MOVE."""
+        if isinstance(obj, str):
+            return cls.parse(obj)
+        if isinstance(obj, dict) and set(obj) == {"notation"}:
+            return cls.parse(obj["notation"])
+        return cls.from_json(obj)
+
+    @classmethod
     def from_json(cls, obj: object) -> Move:
         """Read DESIGN §2's move; ``player``, ``block`` and ``notation`` may be echoed back."""
         if not isinstance(obj, dict):

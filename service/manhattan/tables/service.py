@@ -446,7 +446,7 @@ class Tables:
         if move_id is not None and (not isinstance(move_id, str) or not 1 <= len(move_id) <= 64):
             raise invalid("'moveId' is a text of 1 to 64 characters")
         try:
-            move = _read_move(move_obj)
+            move = Move.from_wire(move_obj)
         except manhattan.IllegalMoveError as exc:
             raise TableError(exc.code, exc.message) from None
         sid = bearer.sid
@@ -778,14 +778,6 @@ def _read_seat(index: int, raw: object) -> Seat:
         stored = {key: value for key, value in stored.items() if value is not None}
         return Seat(index, "bot", f"bot {index + 1} ({bot.level})", stored)
     raise invalid('each seat is "open" or {"bot": {"level": ...}}')
-
-
-def _read_move(obj: object) -> Move:
-    if isinstance(obj, str):
-        return Move.parse(obj)
-    if isinstance(obj, dict) and set(obj) == {"notation"} and isinstance(obj["notation"], str):
-        return Move.parse(obj["notation"])
-    return Move.from_json(obj)
 
 
 def _is_table_id(text: str) -> bool:
