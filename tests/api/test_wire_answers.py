@@ -9,7 +9,7 @@ import httpx
 import msgspec
 import pytest
 
-from manhattan.api import wire
+from manhattan import wire
 
 pytestmark = pytest.mark.anyio
 
