@@ -1,4 +1,4 @@
-"""The service's answers are the response shapes of ``api/wire.py`` (hence of /openapi.json):
+"""The service's answers are the response shapes of ``manhattan.wire`` (hence of /openapi.json):
 each answer converts to its shape, and carries no field the shape does not name."""
 
 from __future__ import annotations
