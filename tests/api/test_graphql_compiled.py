@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from graphql import parse
+from graphql import GraphQLUnionType, parse
 
 from manhattan.api.graphql_compiled import make_plan
 from manhattan.api.graphql_schema import build_schema
@@ -179,3 +179,35 @@ async def test_a_union_result_is_served_by_a_plan(
         assert answer["code"] == "INVALID_STATE" and answer["path"] == "$.round"
     if ref == "unknown id":
         assert answer["code"] == "STATE_NOT_FOUND"
+
+
+def test_a_union_plan_completes_by_the_exact_class_and_gives_up_on_any_other() -> None:
+    """The member is found by the value's class, the one strawberry made the type from; a
+    subclass (which strawberry would still resolve) makes the plan give up: the general path
+    answers it."""
+    from manhattan.api.graphql_compiled import union_completer
+    from manhattan.api.graphql_execution import GiveUp
+    from manhattan.api.graphql_types import MoveRejected
+
+    schema = build_schema()._schema
+    union = schema.get_type("ScoreResult")
+    assert isinstance(union, GraphQLUnionType)
+    document = parse(
+        '{ score(state: {id: "x"}) { ... on MoveRejected { code p: path } __typename '
+        "... on Score { round } } }"
+    )
+    root = document.definitions[0].selection_set.selections[0]  # type: ignore[attr-defined]
+    complete = union_completer(union, root.selection_set.selections)
+    assert complete is not None
+    rejected = MoveRejected(code="INVALID_STATE", message="m", path="$.round")
+    assert complete(rejected) == {
+        "code": "INVALID_STATE",
+        "p": "$.round",
+        "__typename": "MoveRejected",
+    }
+
+    class Sub(MoveRejected):
+        pass
+
+    with pytest.raises(GiveUp):
+        complete(Sub(code="X", message="m"))
