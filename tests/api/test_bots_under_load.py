@@ -113,7 +113,7 @@ async def test_a_full_pool_is_503_bots_busy_with_retry_after(
 
 
 GRAPHQL_LONG = (
-    'query($s: JSON!) { a: suggestMove(state: {json: $s}, bot: "ismcts", iterations: 20000) '
+    "query($s: JSON!) { a: suggestMove(state: {json: $s}, bot: {level: ismcts, iterations: 20000}) "
     "{ ... on Suggestion { stats } } }"
 )
 
@@ -195,8 +195,8 @@ async def test_suggest_advance_and_graphql_all_go_through_the_pool(
         assert len(body["moves"]) >= 1 and calls[1:] == ["greedy"] * len(body["moves"])
         before = len(calls)
         query = (
-            'query($s: JSON!) { a: suggestMove(state: {json: $s}, bot: "random", seed: 8) '
-            '{ ... on Suggestion { bot } } b: suggestMove(state: {json: $s}, bot: "greedy") '
+            "query($s: JSON!) { a: suggestMove(state: {json: $s}, bot: {level: random, seed: 8}) "
+            "{ ... on Suggestion { bot } } b: suggestMove(state: {json: $s}, bot: {level: greedy}) "
             "{ ... on Suggestion { bot } } }"
         )
         gql = await client.post("/graphql", json={"query": query, "variables": {"s": mid_json}})
@@ -221,7 +221,8 @@ async def test_one_deadline_bounds_a_whole_advance_and_fifteen_aliases(
         assert len(body.json()["moves"]) == 3
         assert time.monotonic() - start < 1.0 + 1.5  # the deadline, plus slack for a busy machine
         fields = " ".join(
-            f'a{i}: suggestMove(state: {{json: $s}}, bot: "ismcts", iterations: 20000, seed: {i})'
+            f"a{i}: suggestMove(state: {{json: $s}}, "
+            f"bot: {{level: ismcts, iterations: 20000, seed: {i}}})"
             " { ... on Suggestion { stats } ... on MoveRejected { code } }"
             for i in range(15)
         )

@@ -28,8 +28,9 @@ async def test_rules(client: httpx.AsyncClient) -> None:
 
 
 async def test_new_game_with_typed_setup(client: httpx.AsyncClient) -> None:
-    query = """{ newGame(setup: {players: 2, seed: "g", edition: "modern",
-                 variants: {monster: "baby"}}) { stateId state { json round phase monster } } }"""
+    query = """{ newGame(setup: {players: 2, seed: "g", edition: modern,
+                 variants: {monster: baby}}) {
+                 ... on SealedState { stateId state { json round phase monster } } } }"""
     data = (await gql(client, query))["data"]["newGame"]
     expected = manhattan.new_game(
         players=2, seed="g", edition="modern", variants={"monster": "baby"}
@@ -51,12 +52,16 @@ async def test_state_by_id_and_token(client: httpx.AsyncClient, mid_json: dict[s
     stored = (
         await gql(
             client,
-            "mutation($s: JSON!) { storeState(state: {json: $s}) { stateId token } }",
+            "mutation($s: JSON!) { storeState(state: {json: $s}) "
+            "{ ... on SealedState { stateId token } } }",
             s=mid_json,
         )
     )["data"]["storeState"]
     for ref in ({"id": stored["stateId"]}, {"token": stored["token"]}):
-        query = "query($r: StateRef!) { state(state: $r) { stateId state { json } } }"
+        query = (
+            "query($r: StateRef!) { state(state: $r) "
+            "{ ... on SealedState { stateId state { json } } } }"
+        )
         data = (await gql(client, query, r=ref))["data"]["state"]
         assert data["state"]["json"] == mid_json and data["stateId"] == stored["stateId"]
 
@@ -66,7 +71,7 @@ async def test_validate_move(
 ) -> None:
     move = manhattan.legal_moves(mid_state)[0]
     query = """query($s: JSON!, $m: MoveInput!) { validateMove(state: {json: $s}, move: $m) {
-               legal code message move { notation block } } }"""
+               ... on Validation { legal code message move { notation block } } } }"""
     ok = (await gql(client, query, s=mid_json, m={"notation": move.notation}))["data"]
     assert ok["validateMove"]["legal"] is True
     assert ok["validateMove"]["move"]["block"] == list(move.block or ())
@@ -135,10 +140,11 @@ async def test_apply_moves_names_the_failing_index(
 async def test_score(
     client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
 ) -> None:
-    query = """query($s: JSON!) { score(state: {json: $s}) { round phase scores players
+    query = """query($s: JSON!) { score(state: {json: $s}) { ... on Score {
+               round phase scores players
                history { round scores { buildings majorities tallest urban total } }
                ifRoundEndedNow { round players urban scores { total } }
-               ranking { player place score } } }"""
+               ranking { player place score } } } }"""
     data = (await gql(client, query, s=mid_json))["data"]["score"]
     assert data["players"] == manhattan.player_scores(mid_state)
     assert data["history"] == [r.to_json() for r in mid_state.history]
@@ -149,7 +155,10 @@ async def test_score(
 async def test_view(
     client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
 ) -> None:
-    query = f"query($s: JSON!) {{ view(state: {{json: $s}}, player: 2) {{ {SEALED} }} }}"
+    query = (
+        f"query($s: JSON!) {{ view(state: {{json: $s}}, player: 2) "
+        f"{{ ... on SealedState {{ {SEALED} }} }} }}"
+    )
     data = (await gql(client, query, s=mid_json))["data"]["view"]
     assert data["view"]["json"] == manhattan.view(mid_state, 2).to_json()
     assert data["state"] is None and data["stateId"] is None and data["token"]
@@ -158,13 +167,15 @@ async def test_view(
 async def test_suggest_move(
     client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
 ) -> None:
-    query = """query($s: JSON!) { suggestMove(state: {json: $s}, bot: "random", seed: 1) {
+    query = """query($s: JSON!) { suggestMove(state: {json: $s}, bot: {level: random, seed: 1}) {
                ... on Suggestion { bot stats move { notation } alternatives { visits } }
                ... on MoveRejected { code } } }"""
     data = (await gql(client, query, s=mid_json))["data"]["suggestMove"]
     assert data["move"]["notation"] in [m.notation for m in manhattan.legal_moves(mid_state)]
-    wrong = query.replace('bot: "random"', 'bot: "nobody"')
-    assert (await gql(client, wrong, s=mid_json))["data"]["suggestMove"]["code"] == "INVALID_BOT"
+    assert data["bot"] == "random"
+    wrong = query.replace("level: random", "level: nobody")  # not a BotLevel: the document fails
+    body = await gql(client, wrong, s=mid_json)
+    assert body["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
 
 
 async def test_replay(client: httpx.AsyncClient) -> None:
@@ -223,7 +234,9 @@ async def test_fields_that_write_are_mutations_answering_as_their_query_twins(
     (DESIGN §4 keeps them as query fields; both give the same answers)."""
     for kind in ("query", "mutation"):
         game = await gql(
-            client, kind + ' { newGame(setup: {players: 3, seed: "mut"}) { stateId } }'
+            client,
+            kind
+            + ' { newGame(setup: {players: 3, seed: "mut"}) { ... on SealedState { stateId } } }',
         )
         state_id = game["data"]["newGame"]["stateId"]
         ref = f'{{id: "{state_id}"}}'
@@ -231,7 +244,7 @@ async def test_fields_that_write_are_mutations_answering_as_their_query_twins(
             client,
             kind + f' {{ applyMove(state: {ref}, move: {{notation: "s0:1,1,1,1"}}) '
             "{ ... on Transition { stateId } } "
-            f'advance(state: {ref}, player: 0, bot: {{level: "random", seed: 2}}) '
+            f"advance(state: {ref}, player: 0, bot: {{level: random, seed: 2}}) "
             "{ ... on Transition { moves { notation } } } }",
         )
         assert not applied.get("errors"), applied
@@ -250,13 +263,20 @@ async def test_bot_budgets_have_the_rest_bounds(client: httpx.AsyncClient) -> No
         ("iterations: 20001", "$.iterations"),
         ("timeMs: 0", "$.timeMs"),
         ("seed: -1", "$.seed"),
-        ('bot: "deep-blue"', "$.level"),
     ):
-        body = await gql(client, f"{{ suggestMove(state: {ref}, {args}) {{ {rejected} }} }}")
+        body = await gql(
+            client, f"{{ suggestMove(state: {ref}, bot: {{{args}}}) {{ {rejected} }} }}"
+        )
         assert body["data"]["suggestMove"] == {"code": "INVALID_BOT", "path": path}, args
+    unknown = await gql(
+        client,
+        f"query($b: BotInput!) {{ suggestMove(state: {ref}, bot: $b) {{ {rejected} }} }}",
+        b={"level": "deep-blue"},
+    )  # not a BotLevel: the variable does not coerce
+    assert unknown["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
     body = await gql(
         client,
-        f'{{ advance(state: {ref}, player: 1, bot: {{level: "greedy", timeMs: 2001}}) '
+        f"{{ advance(state: {ref}, player: 1, bot: {{level: greedy, timeMs: 2001}}) "
         f"{{ {rejected} }} }}",
     )
     assert body["data"]["advance"] == {"code": "INVALID_BOT", "path": "$.timeMs"}
@@ -268,6 +288,129 @@ async def test_threats_take_the_player_of_a_token_as_rest_does(client: httpx.Asy
         "/v1/view", json={"state": {"id": game.json()["stateId"]}, "player": 2}
     )
     body = await gql(
-        client, '{{ threats(state: {{token: "{}"}}) {{ viewer }} }}'.format(seat.json()["token"])
+        client,
+        '{{ threats(state: {{token: "{}"}}) {{ ... on Threats {{ viewer }} }} }}'.format(
+            seat.json()["token"]
+        ),
     )
     assert body["data"]["threats"]["viewer"] == 2, body
+
+
+#: Every field that takes a state, with its other arguments, the member it answers, and a field
+#: of that member: each answers a bad state with a ``MoveRejected`` (DESIGN §4).
+STATE_FIELDS = [
+    ("state", "", "SealedState", "token"),
+    ("validateMove", ', move: {notation: "s0:2,2,1,1"}', "Validation", "legal"),
+    ("score", "", "Score", "round"),
+    ("view", ", player: 0", "SealedState", "token"),
+    ("analysis", "", "Analysis", "round"),
+    ("preview", ', move: {notation: "s0:2,2,1,1"}', "Preview", "deltas"),
+    ("previewAll", "", "Previews", "previews { deltas }"),
+    ("threats", ", player: 0", "Threats", "viewer"),
+    ("boardSvg", "", "BoardSvg", "svg"),
+    ("applyMove", ', move: {notation: "s0:2,2,1,1"}', "Transition", "stateId"),
+    ("suggestMove", "", "Suggestion", "bot"),
+    ("advance", ", player: 0", "Transition", "token"),
+]
+
+
+@pytest.mark.parametrize(("field", "args", "member", "selection"), STATE_FIELDS)
+async def test_every_field_that_takes_a_state_answers_a_bad_one_with_move_rejected(
+    client: httpx.AsyncClient,
+    mid_json: dict[str, Any],
+    field: str,
+    args: str,
+    member: str,
+    selection: str,
+) -> None:
+    query = (
+        f"query($s: StateRef!) {{ {field}(state: $s{args}) {{ __typename "
+        f"... on {member} {{ {selection} }} ... on MoveRejected {{ code message path }} }} }}"
+    )
+    good = await gql(client, query, s={"json": manhattan.new_game(players=4, seed="f").to_json()})
+    assert "errors" not in good and good["data"][field]["__typename"] == member, good
+    broken = await gql(client, query, s={"json": {**mid_json, "round": "nope"}})
+    assert "errors" not in broken
+    assert broken["data"][field] == {
+        "__typename": "MoveRejected",
+        "code": "INVALID_STATE",
+        "message": broken["data"][field]["message"],
+        "path": "$.round",
+    }
+    unknown = await gql(client, query, s={"id": "0" * 32})
+    assert unknown["data"][field]["code"] == "STATE_NOT_FOUND"
+
+
+async def test_store_state_and_a_bad_setup_answer_move_rejected(client: httpx.AsyncClient) -> None:
+    stored = await gql(
+        client,
+        "mutation { storeState(state: {json: {format: 2}}) { ... on MoveRejected { code path } } }",
+    )
+    assert stored["data"]["storeState"]["code"] == "INVALID_STATE"
+    for kind in ("query", "mutation"):
+        body = await gql(
+            client, kind + " { newGame(setup: {players: 7}) { ... on MoveRejected { code } } }"
+        )
+        assert body["data"]["newGame"] == {"code": "INVALID_SETUP"}, body
+
+
+async def test_legal_moves_alone_keeps_its_failure_a_graphql_error(
+    client: httpx.AsyncClient, mid_json: dict[str, Any]
+) -> None:
+    """DESIGN §4 fixes ``legalMoves: [Move!]!``: no union, so an error with extensions.code."""
+    body = await gql(
+        client,
+        "query($s: StateRef!) { legalMoves(state: $s) { type } }",
+        s={"json": {**mid_json, "round": "nope"}},
+    )
+    assert body["data"] is None
+    assert body["errors"][0]["extensions"] | {"classification": None} == {
+        "code": "INVALID_STATE",
+        "statePath": "$.round",
+        "classification": None,
+    }
+
+
+async def test_closed_sets_are_enums_with_the_wire_strings(
+    client: httpx.AsyncClient, mid_state: manhattan.State, mid_json: dict[str, Any]
+) -> None:
+    """Enum values are the wire strings: JSON variables and answers are the strings REST uses;
+    only a literal inside the document is written without quotes."""
+    enums = await gql(client, '{ __type(name: "MoveType") { kind enumValues { name } } }')
+    assert enums["data"]["__type"]["kind"] == "ENUM"
+    assert [v["name"] for v in enums["data"]["__type"]["enumValues"]] == [
+        "select",
+        "build",
+        "forfeit",
+    ]
+    rules = (await gql(client, "{ rules }"))["data"]["rules"]
+    for name, values in (
+        ("BotLevel", rules["bots"]),
+        ("Edition", rules["editions"]),
+        ("Monster", rules["monsters"]),
+        ("EventType", rules["eventTypes"]),
+        ("UrbanCard", rules["urbanCards"]),
+        ("Phase", ["select", "build", "over"]),
+    ):
+        body = await gql(client, f'{{ __type(name: "{name}") {{ enumValues {{ name }} }} }}')
+        assert [v["name"] for v in body["data"]["__type"]["enumValues"]] == values, name
+    move = next(m for m in manhattan.legal_moves(mid_state) if m.type == "build")
+    as_variable = {
+        k: v
+        for k, v in move.to_json().items()
+        if k in ("type", "card", "neighborhood", "floors", "color")
+    }
+    query = (
+        "query($s: StateRef!, $m: MoveInput!) { validateMove(state: $s, move: $m) "
+        "{ ... on Validation { legal move { type } } } }"
+    )
+    body = await gql(client, query, s={"json": mid_json}, m=as_variable)
+    assert body["data"]["validateMove"] == {"legal": True, "move": {"type": "build"}}
+    fields = ", ".join(f"{k}: {v}" for k, v in as_variable.items())
+    literal = (
+        "query($s: StateRef!) { validateMove(state: $s, move: {" + fields + "}) "
+        "{ ... on Validation { legal move { type } } } }"
+    )
+    quoted = literal.replace("type: build", 'type: "build"')
+    refused = await gql(client, quoted, s={"json": mid_json})
+    assert refused["errors"][0]["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"

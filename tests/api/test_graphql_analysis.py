@@ -10,7 +10,13 @@ from typing import Any
 
 import httpx
 import pytest
-from graphql import GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLOutputType
+from graphql import (
+    GraphQLList,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLOutputType,
+    GraphQLUnionType,
+)
 
 import manhattan
 from manhattan.api.graphql_schema import build_schema
@@ -44,10 +50,10 @@ THREATS_FIELDS = (
     f"probability {_PROBABILITY} known }} }} json"
 )
 QUERY = f"""query($s: StateRef!, $p: Int!, $m: MoveInput!) {{
-  analysis(state: $s) {{ {ANALYSIS_FIELDS} }}
-  previewAll(state: $s) {{ {PREVIEW_FIELDS} }}
-  preview(state: $s, move: $m) {{ {PREVIEW_FIELDS} }}
-  threats(state: $s, player: $p) {{ {THREATS_FIELDS} }}
+  analysis(state: $s) {{ ... on Analysis {{ {ANALYSIS_FIELDS} }} }}
+  previewAll(state: $s) {{ ... on Previews {{ previews {{ {PREVIEW_FIELDS} }} }} }}
+  preview(state: $s, move: $m) {{ ... on Preview {{ {PREVIEW_FIELDS} }} }}
+  threats(state: $s, player: $p) {{ ... on Threats {{ {THREATS_FIELDS} }} }}
 }}"""
 
 
@@ -105,6 +111,20 @@ def _object_type(type_: GraphQLOutputType) -> GraphQLObjectType | None:
     return type_ if isinstance(type_, GraphQLObjectType) else None
 
 
+def _answer_type(type_: GraphQLOutputType) -> GraphQLObjectType:
+    """The answer of a field whose result is a union with ``MoveRejected`` (``Previews``: the
+    type of its ``previews``)."""
+    while isinstance(type_, GraphQLNonNull):
+        type_ = type_.of_type
+    assert isinstance(type_, GraphQLUnionType)
+    (answer,) = [t for t in type_.types if t.name != "MoveRejected"]
+    if answer.name == "Previews":
+        inner = _object_type(answer.fields["previews"].type)
+        assert inner is not None
+        return inner
+    return answer
+
+
 def assert_mirrors(type_: GraphQLObjectType, obj: dict[str, Any], path: str) -> None:
     """Every field of ``type_`` is a key of the engine's ``obj`` and the other way round
     (``json`` aside; ``Move`` has a field for every key any move may have), down the tree."""
@@ -143,8 +163,8 @@ async def test_typed_fields_are_the_engines_json(client: httpx.AsyncClient, name
         "threats": manhattan.threats(state, viewer).to_json(),
     }
     previews = [p.to_json() for p in manhattan.preview_all(state)]
-    assert [p["json"] for p in data["previewAll"]] == previews
-    assert [typed_as_json(p) for p in data["previewAll"]] == previews
+    assert [p["json"] for p in data["previewAll"]["previews"]] == previews
+    assert [typed_as_json(p) for p in data["previewAll"]["previews"]] == previews
     for field, engine in expected.items():
         assert data[field]["json"] == engine, field
         assert typed_as_json(data[field]) == engine, field
@@ -170,8 +190,7 @@ def test_every_type_mirrors_the_engines_json() -> None:
             *(("previewAll", p.to_json()) for p in manhattan.preview_all(state)),
         ]
         for field, obj in pairs:
-            type_ = _object_type(query.fields[field].type)
-            assert type_ is not None
+            type_ = _answer_type(query.fields[field].type)
             assert_mirrors(type_, obj, field)
             if field == "previewAll":
                 seen.update(f"{key}:{bool(obj[key])}" for key in ("monster", "takeovers"))
@@ -198,15 +217,16 @@ async def test_a_players_token_answers_from_their_view(client: httpx.AsyncClient
     assert typed_as_json(data["analysis"]) == data["analysis"]["json"]
     assert data["analysis"]["player"] == mover
     previews = [p.to_json() for p in manhattan.preview_all(mine)]
-    assert [p["json"] for p in data["previewAll"]] == previews
-    assert [typed_as_json(p) for p in data["previewAll"]] == previews
+    assert [p["json"] for p in data["previewAll"]["previews"]] == previews
+    assert [typed_as_json(p) for p in data["previewAll"]["previews"]] == previews
     assert data["preview"]["json"] == manhattan.preview(mine, move).to_json()
     assert data["threats"]["json"] == manhattan.threats(mine).to_json()
 
     # Another player's token: their view (the mover's hand unknown), and errors as before.
     query = (
-        "query($s: StateRef!, $p: Int!) { analysis(state: $s) { player buildings { reach "
-        "{ canBuild } } json } threats(state: $s, player: $p) { viewer json } }"
+        "query($s: StateRef!, $p: Int!) { analysis(state: $s) { ... on Analysis { player "
+        "buildings { reach { canBuild } } json } } threats(state: $s, player: $p) "
+        "{ ... on Threats { viewer json } } }"
     )
     body = await gql(client, query, s={"token": tokens[other]}, p=other)
     assert "errors" not in body, body
@@ -216,19 +236,21 @@ async def test_a_players_token_answers_from_their_view(client: httpx.AsyncClient
     assert all(b["reach"] is None for b in body["data"]["analysis"]["buildings"])
     assert body["data"]["threats"]["json"] == manhattan.threats(theirs).to_json()
     for query, path in (
-        ("query($s: StateRef!) { previewAll(state: $s) { json } }", "/v1/preview"),
+        ("query($s: StateRef!) { previewAll(state: $s) { ...Rejected } }", "/v1/preview"),
         (
-            f"query($s: StateRef!) {{ threats(state: $s, player: {mover}) {{ json }} }}",
+            f"query($s: StateRef!) {{ threats(state: $s, player: {mover}) {{ ...Rejected }} }}",
             "/v1/threats",
         ),
     ):
+        query += " fragment Rejected on MoveRejected { code message }"
         body = await gql(client, query, s={"token": tokens[other]})
         rest_body = {"state": {"token": tokens[other]}}
         if path == "/v1/threats":
             rest_body["player"] = mover
         rest = await client.post(path, json=rest_body)
-        assert body["data"] is None
-        assert body["errors"][0]["extensions"]["code"] == rest.json()["code"], path
+        field = "previewAll" if path == "/v1/preview" else "threats"
+        assert "errors" not in body, body
+        assert body["data"][field]["code"] == rest.json()["code"], path
 
 
 async def test_validate_move_explains_a_refusal_in_rest_and_graphql(
@@ -245,8 +267,8 @@ async def test_validate_move_explains_a_refusal_in_rest_and_graphql(
     rest = await _rest_any(client, "/v1/validate", state=state.to_json(), move=move.notation)
     assert rest == engine
     query = """query($s: StateRef!, $m: MoveInput!) { validateMove(state: $s, move: $m) {
-      legal code message reason section decision option numbers
-      alternatives { kind move { notation } } } }"""
+      ... on Validation { legal code message reason section decision option numbers
+      alternatives { kind move { notation } } } } }"""
     token = (await _rest(client, "/v1/view", state=state.to_json(), player=0))["token"]
     for ref in ({"json": state.to_json()}, {"token": token}):
         body = await gql(client, query, s=ref, m={"notation": move.notation})

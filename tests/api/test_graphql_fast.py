@@ -66,11 +66,12 @@ async def test_the_setting_turns_it_off_and_answers_stay_the_same(
 @pytest.mark.parametrize(
     "query",
     [
-        "{ newGame { token } }",
-        "query($s: StateRef!) { state(state: $s) { token } }",
-        "query($s: StateRef!) { view(state: $s, player: 0) { token } }",
+        "{ newGame { ... on SealedState { token } } }",
+        "query($s: StateRef!) { state(state: $s) { ... on SealedState { token } } }",
+        "query($s: StateRef!) { view(state: $s, player: 0) { ... on SealedState { token } } }",
         "query($s: StateRef!) { suggestMove(state: $s) { __typename } }",
-        "query($s: StateRef!) { legalMoves(state: $s) { type } n: newGame { token } }",
+        "query($s: StateRef!, $m: MoveInput!) { applyMove(state: $s, move: $m) { __typename } }",
+        "query($s: StateRef!) { legalMoves(state: $s) { type } n: newGame { __typename } }",
     ],
 )
 def test_fields_that_write_are_never_planned(query: str) -> None:

@@ -28,8 +28,9 @@ from .service_client import connect, gql
 pytestmark = pytest.mark.anyio
 KEY = SealingKey("hide", bytes(range(32)))
 SCORE_QUERY = (
-    "query($s: StateRef!) { score(state: $s) { players scores ranking { player place score } "
-    "ifRoundEndedNow { urban players scores { total urban } } } }"
+    "query($s: StateRef!) { score(state: $s) { ... on Score { players scores "
+    "ranking { player place score } ifRoundEndedNow { urban players scores { total urban } } } "
+    "... on MoveRejected { code message } } }"
 )
 
 
@@ -132,8 +133,10 @@ async def test_every_result_for_a_players_token_is_addressed_to_them(
         fields = "state { round } stateId token view { player } gameId"
         rejected = "... on MoveRejected { code message }"
         queries = {
-            "state": f"query($s: StateRef!) {{ state(state: $s) {{ {fields} }} }}",
-            "storeState": f"mutation($s: StateRef!) {{ storeState(state: $s) {{ {fields} }} }}",
+            "state": f"query($s: StateRef!) {{ state(state: $s) "
+            f"{{ ... on SealedState {{ {fields} }} {rejected} }} }}",
+            "storeState": f"mutation($s: StateRef!) {{ storeState(state: $s) "
+            f"{{ ... on SealedState {{ {fields} }} {rejected} }} }}",
             "applyMove": "query($s: StateRef!, $m: MoveInput!) { applyMove(state: $s, move: $m) "
             f"{{ ... on Transition {{ {fields} events {{ data }} }} {rejected} }} }}",
             "replay": "query($s: StateRef!, $m: MoveInput!) "

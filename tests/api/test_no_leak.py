@@ -93,21 +93,28 @@ class Seat:
         return response.status_code, scrub(response.json())
 
 
+_REJECTED = "... on MoveRejected { code message }"
 GRAPHQL = {
-    "view": "query($s: StateRef!, $p: Int!) { view(state: $s, player: $p) { view { json } } }",
+    "view": "query($s: StateRef!, $p: Int!) { view(state: $s, player: $p) "
+    f"{{ ... on SealedState {{ view {{ json }} }} {_REJECTED} }} }}",
     "legalMoves": "query($s: StateRef!) { legalMoves(state: $s) { notation player card block } }",
-    "score": "query($s: StateRef!) { score(state: $s) { round scores players "
-    "ifRoundEndedNow { urban players scores { total urban } } ranking { player place } } }",
-    "analysis": f"query($s: StateRef!) {{ analysis(state: $s) {{ {ANALYSIS_FIELDS} }} }}",
-    "previewAll": f"query($s: StateRef!) {{ previewAll(state: $s) {{ {PREVIEW_FIELDS} }} }}",
+    "score": "query($s: StateRef!) { score(state: $s) { ... on Score { round scores players "
+    "ifRoundEndedNow { urban players scores { total urban } } ranking { player place } } "
+    f"{_REJECTED} }} }}",
+    "analysis": "query($s: StateRef!) { analysis(state: $s) "
+    f"{{ ... on Analysis {{ {ANALYSIS_FIELDS} }} {_REJECTED} }} }}",
+    "previewAll": "query($s: StateRef!) { previewAll(state: $s) "
+    f"{{ ... on Previews {{ previews {{ {PREVIEW_FIELDS} }} }} {_REJECTED} }} }}",
     "threats": "query($s: StateRef!, $p: Int!) { threats(state: $s, player: $p) "
-    f"{{ {THREATS_FIELDS} }} }}",
-    "boardSvg": "query($s: StateRef!) { boardSvg(state: $s) }",
-    "suggest": 'query($s: StateRef!) { suggestMove(state: $s, bot: "greedy", seed: 3) { '
-    "... on Suggestion { move { notation } alternatives { move { notation } visits } } "
-    "... on MoveRejected { code message } } }",
+    f"{{ ... on Threats {{ {THREATS_FIELDS} }} {_REJECTED} }} }}",
+    "boardSvg": "query($s: StateRef!) { boardSvg(state: $s) "
+    f"{{ ... on BoardSvg {{ svg }} {_REJECTED} }} }}",
+    "suggest": "query($s: StateRef!) { suggestMove(state: $s, bot: {level: greedy, seed: 3}) "
+    "{ ... on Suggestion { move { notation } alternatives { move { notation } visits } } "
+    f"{_REJECTED} }} }}",
     "validate": 'query($s: StateRef!) { validateMove(state: $s, move: {notation: "b0n0f1"}) '
-    "{ legal code message move { notation } } }",
+    "{ ... on Validation { legal code message move { notation } } "
+    "... on MoveRejected { rejected: code why: message } } }",  # code: String here, String! there
 }
 
 
@@ -138,6 +145,7 @@ async def answers(seat: Seat, state: manhattan.State) -> dict[str, Any]:
         out[f"apply {text}"] = masked_step(body, p, list(state.hands[p]))
     for name, query in GRAPHQL.items():
         status, body = await seat.gql(query, p=p) if "$p" in query else await seat.gql(query)
+        assert body.get("data") is not None, (name, body)  # the document is valid
         out[f"graphql {name}"] = status, scrub(body)
     return out
 

@@ -220,7 +220,11 @@ def _cases(state: dict[str, Any], over: dict[str, Any]) -> Iterator[tuple[str, b
     yield "operationName not a string", op("query A { rules }", None, 7)
     yield (
         "mutation",
-        op("mutation($s: StateRef!) { storeState(state: $s) { stateId token } }", {"s": s}),
+        op(
+            "mutation($s: StateRef!) { storeState(state: $s) "
+            "{ ... on SealedState { stateId token } } }",
+            {"s": s},
+        ),
     )
     yield (
         "apply: transition",
@@ -238,7 +242,7 @@ def _cases(state: dict[str, Any], over: dict[str, Any]) -> Iterator[tuple[str, b
     yield (
         "apply: MoveRejected",
         op(
-            'query($s: StateRef!) { applyMove(state: $s, move: {type: "build", card: 99}) '
+            "query($s: StateRef!) { applyMove(state: $s, move: {type: build, card: 99}) "
             "{ __typename ... on MoveRejected { code message path index } } }",
             {"s": s},
         ),
@@ -272,7 +276,11 @@ def _cases(state: dict[str, Any], over: dict[str, Any]) -> Iterator[tuple[str, b
     )
     yield (
         "variable of the wrong type",
-        op('query($p: Int!) { view(state: {id: "x"}, player: $p) { stateId } }', {"p": "one"}),
+        op(
+            'query($p: Int!) { view(state: {id: "x"}, player: $p) '
+            "{ ... on SealedState { stateId } } }",
+            {"p": "one"},
+        ),
     )
     yield "missing variable", op("query($s: StateRef!) { legalMoves(state: $s) { type } }")
     yield "variables null", b'{"query": "{ __typename }", "variables": null, "operationName": null}'
@@ -296,14 +304,41 @@ def _cases(state: dict[str, Any], over: dict[str, Any]) -> Iterator[tuple[str, b
     yield (
         "suggest",
         op(
-            'query($s: StateRef!) { suggestMove(state: $s, bot: "random", seed: 1) '
+            "query($s: StateRef!) { suggestMove(state: $s, bot: {level: random, seed: 1}) "
             "{ __typename } }",
             {"s": s},
         ),
     )
     yield (
         "board svg of a view",
-        op("query($s: StateRef!) { boardSvg(state: $s, player: 9) }", {"s": s}),
+        op(
+            "query($s: StateRef!) { boardSvg(state: $s, player: 9) "
+            "{ __typename ... on BoardSvg { svg } ... on MoveRejected { code message } } }",
+            {"s": s},
+        ),
+    )
+    score = (
+        "query($s: StateRef!) { score(state: $s) { __typename ... on Score { round phase scores "
+        "players } ... on MoveRejected { code message path } } }"
+    )
+    yield "score: a union answered", op(score, {"s": s})
+    yield "score of an invalid state: MoveRejected with a path", op(score, {"s": {"json": {}}})
+    yield "score of an unknown id: MoveRejected", op(score, {"s": {"id": "0" * 32}})
+    yield (
+        "score: fragments in another order, typename last, a member not asked",
+        op(
+            "query($s: StateRef!) { score(state: $s) { ... on Score { p: phase round } "
+            "__typename } }",
+            {"s": {"json": {}}},
+        ),
+    )
+    yield (
+        "analysis: a union with a JSON field",
+        op(
+            "query($s: StateRef!) { analysis(state: $s) { ... on Analysis { round toMove json } "
+            "... on MoveRejected { code } } }",
+            {"s": s},
+        ),
     )
 
 

@@ -386,7 +386,7 @@ async def test_analysis_and_preview_are_the_engines(
     move = manhattan.legal_moves(mid_state)[0]
     preview = await client.post("/v1/preview", json={"state": mid_json, "move": move.notation})
     assert preview.json()["preview"] == manhattan.preview(mid_state, move).to_json()
-    query = "query($s: JSON!) { analysis(state: {json: $s}) { json } }"
+    query = "query($s: JSON!) { analysis(state: {json: $s}) { ... on Analysis { json } } }"
     body = (
         await client.post("/graphql", json={"query": query, "variables": {"s": mid_json}})
     ).json()

@@ -75,7 +75,7 @@ async def test_advance_refuses_what_a_session_may_not_do(
 async def test_advance_in_graphql(client: httpx.AsyncClient) -> None:
     start = manhattan.new_game(players=2, seed="gql-advance", first_player=1)
     query = """query($s: StateRef!) {
-      advance(state: $s, player: 0, bot: {level: "random", seed: 2}) {
+      advance(state: $s, player: 0, bot: {level: random, seed: 2}) {
         ... on Transition {
           state { round } stateId token view { toMove player } moves { notation } }
         ... on MoveRejected { code message } } }"""
@@ -101,8 +101,12 @@ async def test_render_svg_by_id_token_and_body(
     for params, code in (({}, "INVALID_REQUEST"), ({"id": "0" * 32}, "STATE_NOT_FOUND")):
         response = await client.get("/v1/render.svg", params=params)
         assert response.json()["code"] == code
-    body = await gql(client, "query($t: String!) { boardSvg(state: {token: $t}) }", t=token)
-    assert body["data"]["boardSvg"] == seen
+    body = await gql(
+        client,
+        "query($t: String!) { boardSvg(state: {token: $t}) { ... on BoardSvg { svg } } }",
+        t=token,
+    )
+    assert body["data"]["boardSvg"] == {"svg": seen}
 
 
 async def test_threats_and_every_preview(
@@ -114,12 +118,13 @@ async def test_threats_and_every_preview(
     assert previews == [p.to_json() for p in manhattan.preview_all(mid_state)]
     body = await gql(
         client,
-        "query($s: JSON!) { previewAll(state: {json: $s}) { json move { notation } } "
-        "threats(state: {json: $s}, player: 1) { json viewer } }",
+        "query($s: JSON!) { previewAll(state: {json: $s}) "
+        "{ ... on Previews { previews { json move { notation } } } } "
+        "threats(state: {json: $s}, player: 1) { ... on Threats { json viewer } } }",
         s=mid_json,
     )
-    assert [p["json"] for p in body["data"]["previewAll"]] == previews
-    assert [p["move"]["notation"] for p in body["data"]["previewAll"]] == [
+    assert [p["json"] for p in body["data"]["previewAll"]["previews"]] == previews
+    assert [p["move"]["notation"] for p in body["data"]["previewAll"]["previews"]] == [
         m.notation for m in manhattan.legal_moves(mid_state)
     ]
     assert body["data"]["threats"] == {"json": threats["threats"], "viewer": 1}

@@ -36,6 +36,7 @@ from manhattan_client import (
     StateRef,
     TransportError,
     UnexpectedResponseError,
+    graphql_result,
 )
 
 from .asgi_sync import SyncASGITransport
@@ -216,6 +217,26 @@ def test_graphql_errors_become_typed_exceptions_by_extensions_code(client: Clien
     assert caught.value.code == "BAD_TOKEN" and caught.value.path is None
     with pytest.raises(StateNotFoundError):
         client.graphql('{ legalMoves(state: {id: "%s"}) { notation } }' % ("0" * 32))
+    with pytest.raises(InvalidStateError) as invalid:
+        client.graphql("{ legalMoves(state: {json: {format: 2}}) { notation } }")
+    assert invalid.value.path is not None  # extensions.statePath
+
+
+def test_a_graphql_move_rejected_becomes_the_typed_exception_of_its_code(client: Client) -> None:
+    query = (
+        "query($s: StateRef!) { score(state: $s) { __typename ... on Score { round } "
+        "... on MoveRejected { code message path index } } }"
+    )
+    game = client.new_game(players=2, seed="gql")
+    answer = client.graphql(query, {"s": {"token": game.token}})["score"]
+    assert graphql_result(answer) == {"__typename": "Score", "round": 1}
+    broken = client.graphql(query, {"s": {"json": {"format": 2}}})["score"]
+    with pytest.raises(InvalidStateError) as caught:
+        graphql_result(broken)
+    assert caught.value.path == broken["path"] and caught.value.status == 200
+    missing = client.graphql(query, {"s": {"id": "0" * 32}})["score"]
+    with pytest.raises(StateNotFoundError):
+        graphql_result(missing)
 
 
 # -- fakes: error table, retries -------------------------------------------------------------

@@ -98,6 +98,34 @@ export function retryDelays(policy: RetryPolicy, random: () => number = Math.ran
 }
 
 /** The wire form of a state argument: results that carry a token send the token. */
+/** A GraphQL `MoveRejected` (select `__typename`, `code`, `message`, and `path`/`index` if wanted). */
+export interface GraphQLMoveRejected {
+  __typename: "MoveRejected";
+  code: string;
+  message: string;
+  path?: string | null;
+  index?: number | null;
+}
+
+/**
+ * The answer of a GraphQL field that takes a state (every one but `legalMoves` answers a union
+ * with `MoveRejected`): the value, or the rejection thrown as the typed error of its code, as a
+ * REST error is (`InvalidStateError` with its `path`, `IllegalMoveError`, ...). Select
+ * `__typename` so the two can be told apart; the error's `status` is the GraphQL answer's, 200.
+ */
+export function graphqlResult<T>(answer: T | GraphQLMoveRejected): Exclude<T, GraphQLMoveRejected> {
+  const rejected = answer as Partial<GraphQLMoveRejected> | null;
+  if (typeof rejected === "object" && rejected !== null && rejected.__typename === "MoveRejected") {
+    throw errorFromResponse(200, {
+      code: rejected.code,
+      message: rejected.message,
+      path: rejected.path ?? undefined,
+      index: rejected.index ?? undefined,
+    });
+  }
+  return answer as Exclude<T, GraphQLMoveRejected>;
+}
+
 export function stateRef(state: StateLike): StateRef {
   if (typeof state === "object" && state !== null && "token" in state && typeof state.token === "string") {
     return { token: state.token };
@@ -226,7 +254,10 @@ export class ManhattanClient {
     return this.request("GET", `/v1/states/${encodeURIComponent(stateId)}`);
   }
 
-  /** A raw GraphQL request; `errors` are thrown as typed errors (extensions.code). */
+  /**
+   * A raw GraphQL request; `errors` are thrown as typed errors (extensions.code). A field's
+   * `MoveRejected` is data, not an error: pass the field's answer to `graphqlResult`.
+   */
   async graphql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<T> {
     const answer = await this.request<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>(
       "POST",

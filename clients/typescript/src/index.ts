@@ -1,8 +1,18 @@
-export { botChoice, DEFAULT_RETRY, ManhattanClient, newMoveId, retryDelays, stateRef, STREAM_RETRY } from "./client.js";
+export {
+  botChoice,
+  DEFAULT_RETRY,
+  graphqlResult,
+  ManhattanClient,
+  newMoveId,
+  retryDelays,
+  stateRef,
+  STREAM_RETRY,
+} from "./client.js";
 export type {
   AdvanceOptions,
   ClientOptions,
   FetchLike,
+  GraphQLMoveRejected,
   RetryPolicy,
   SuggestOptions,
   TableMoveOptions,

@@ -8,6 +8,7 @@ import {
   StoreUnavailableError,
   BotsBusyError,
   GameOverError,
+  graphqlResult,
   IllegalMoveError,
   InvalidMoveError,
   InvalidStateError,
@@ -182,5 +183,24 @@ describe("every code of the error table has its class", () => {
       });
     const client = new ManhattanClient("http://x", { fetch: busy });
     await assert.rejects(client.rules(), (error: unknown) => error instanceof BotsBusyError && error.retryAfter === 2);
+  });
+});
+
+describe("GraphQL results", () => {
+  test("a field's MoveRejected is thrown as the typed error of its code; a value is returned", async () => {
+    const rejected = {
+      score: { __typename: "MoveRejected", code: "INVALID_STATE", message: "'round' is 1 to 6", path: "$.round", index: null },
+    };
+    const client = new ManhattanClient("http://x", { fetch: answering(200, { data: rejected }) });
+    const data = await client.graphql<{ score: { __typename: "Score"; round: number } | { __typename: "MoveRejected"; code: string; message: string; path: string | null } }>(
+      "query($s: StateRef!) { score(state: $s) { __typename ... on Score { round } ... on MoveRejected { code message path index } } }",
+      { s: { id: "0".repeat(32) } },
+    );
+    assert.throws(
+      () => graphqlResult(data.score),
+      (error: unknown) => error instanceof InvalidStateError && error.path === "$.round" && error.status === 200,
+    );
+    const score = graphqlResult<{ __typename: "Score"; round: number }>({ __typename: "Score", round: 2 });
+    assert.equal(score.round, 2);
   });
 });

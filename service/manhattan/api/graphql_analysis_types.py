@@ -16,6 +16,7 @@ from strawberry.scalars import JSON
 
 import manhattan
 
+from .graphql_enums import Phase
 from .graphql_types import Breakdown, MoveType, as_json_scalar
 
 _BLOCK = "[neighborhood, row, column], board frame"
@@ -94,7 +95,7 @@ class BuildingAnalysis:
 @strawberry.type(description="Every building of the board, in block order (manhattan.analyze).")
 class Analysis:
     round: int
-    phase: str
+    phase: Phase
     to_move: int | None
     player: int | None = strawberry.field(description="the viewer; null: a full state")
     buildings: list[BuildingAnalysis]

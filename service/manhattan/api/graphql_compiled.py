@@ -18,8 +18,10 @@ work. A *plan* does the same steps written out for that one document:
 
 A plan is only made for a document that has already passed parsing and validation with the
 service's limits on the general path (``ServiceLimits`` records it), and only when the whole
-operation is a query of that simple shape: no fragments, directives, introspection, unions or
-interfaces, no repeated response names. Anything a plan does not handle the way the general
+operation is a query of that simple shape: no named fragments, directives, introspection or
+interfaces, no repeated response names; a root field of a union type (a result or
+``MoveRejected``) is planned when its selection is ``__typename`` and inline fragments on the
+members (``union_completer``). Anything a plan does not handle the way the general
 path would (a variable that does not coerce, a resolver that raises, a null in a non-null
 position, a value that does not serialize) makes it give up and the request runs on the general
 path from the start, which reports it as it always did; a resolver that raises is reported by
@@ -46,14 +48,18 @@ from graphql import (
     GraphQLObjectType,
     GraphQLResolveInfo,
     GraphQLSchema,
+    GraphQLUnionType,
+    InlineFragmentNode,
     OperationDefinitionNode,
     OperationType,
+    SelectionNode,
 )
 from graphql.error import located_error
 from graphql.execution.values import get_argument_values, get_variable_values
 from graphql.pyutils import Path
 from graphql.type.definition import GraphQLResolveInfoHelpers
 from graphql.utilities import get_operation_ast
+from strawberry.schema.schema_converter import GraphQLCoreConverter
 
 from .graphql_execution import Completer, GiveUp, plain_completer, plain_scalar
 from .graphql_resolvers import DirectResolver, DirectResolvers
@@ -161,6 +167,10 @@ def _root_field(response_name: str, node: FieldNode, field_def: GraphQLField) ->
         if node.selection_set is None or inner.is_type_of is not None:
             return None
         complete = plain_completer(inner, node.selection_set.selections)
+    elif isinstance(inner, GraphQLUnionType):
+        if node.selection_set is None:
+            return None
+        complete = union_completer(inner, node.selection_set.selections)
     else:
         if node.selection_set is not None or is_list:
             return None
@@ -168,6 +178,68 @@ def _root_field(response_name: str, node: FieldNode, field_def: GraphQLField) ->
     if complete is None:
         return None
     return _RootField(response_name, node, field_def, is_list, non_null, items_non_null, complete)
+
+
+def union_completer(
+    union: GraphQLUnionType, selections: Sequence[SelectionNode]
+) -> Completer | None:
+    """The completer of a selection on a union of strawberry object types, such as ``{
+    __typename ... on Score { round } ... on MoveRejected { code message } }``: ``__typename``
+    and inline fragments on member types, each of plain fields only. Or None for any other
+    selection (named fragments, directives, a fragment without a type or on the union itself).
+
+    graphql-core collects the fields that apply to the value's type in document order and
+    completes them as one object; so does this, with the fields for each member collected
+    once. The member is found by the value's exact class, the class strawberry made the type
+    from (strawberry accepts subclasses and casts too: such a value makes the plan give up)."""
+    members = {t.name: t for t in union.types}
+    for node in selections:
+        if isinstance(node, FieldNode):
+            if node.name.value != "__typename":
+                return None  # only __typename is a field of a union
+        elif not (
+            isinstance(node, InlineFragmentNode)
+            and not node.directives
+            and node.type_condition is not None
+            and node.type_condition.name.value in members
+            and all(isinstance(s, FieldNode) for s in node.selection_set.selections)
+        ):
+            return None
+    by_class: dict[type, Completer] = {}
+    for member in members.values():
+        definition = (member.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+        origin = getattr(definition, "origin", None)
+        if not isinstance(origin, type) or member.is_type_of is not None:
+            return None
+        nodes: list[SelectionNode] = []
+        for node in selections:
+            if isinstance(node, FieldNode):
+                nodes.append(node)
+            elif (
+                isinstance(node, InlineFragmentNode)
+                and node.type_condition is not None
+                and node.type_condition.name.value == member.name
+            ):
+                nodes.extend(node.selection_set.selections)
+        complete = plain_completer(member, nodes) if nodes else _EMPTY
+        if complete is None:
+            return None
+        by_class[origin] = complete
+
+    def completed(value: Any) -> Any:
+        complete = by_class.get(type(value))
+        if complete is None:
+            raise GiveUp  # a value of another class: strawberry's type resolution decides
+        return complete(value)
+
+    return completed
+
+
+def _empty(_: Any) -> dict[str, Any]:
+    return {}  # a member the selection asks nothing of, as graphql-core completes it
+
+
+_EMPTY: Completer = _empty
 
 
 async def _gather(values: Sequence[Awaitable[Any]]) -> list[Any]:

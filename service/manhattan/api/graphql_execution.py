@@ -7,9 +7,9 @@ object such as ``Move`` (nine scalar fields, no resolvers) that is most of the c
 
 ``PlainDataExecutionContext`` completes an object in one loop when every selected field is
 *plain*: a strawberry field without a resolver or field extensions (so its value is the
-attribute), without arguments or directives, whose type is a scalar or a list of scalars,
-possibly non-null. Values are coerced by the scalar's own ``coerce_output_value``, exactly as
-graphql-core does. Anything unusual (a null in a non-null position, a value that does not
+attribute), without arguments or directives, whose type is a leaf (a scalar or an enum) or a list of
+leaves, possibly non-null. Values are coerced by the type's own ``coerce_output_value``,
+exactly as graphql-core does. Anything unusual (a null in a non-null position, a value that does not
 coerce, a resolver that raises, ``@defer``, a field with arguments, an abstract or object
 type, resolver middleware from a schema extension) falls back to graphql-core's general path
 for that object, which produces the same result and the same errors it always did: the fast
@@ -31,6 +31,7 @@ from typing import Any
 
 from graphql import (
     FieldNode,
+    GraphQLEnumType,
     GraphQLInt,
     GraphQLList,
     GraphQLNonNull,
@@ -97,16 +98,22 @@ def plain_completer(
     return _memoizing(_compile(tuple(fields))) if fields else None
 
 
+#: The leaf types: a value completes by the type's own ``coerce_output_value`` (an enum maps a
+#: value to its name, as graphql-core does).
+Leaf = GraphQLScalarType | GraphQLEnumType
+
+
 def plain_scalar(type_: Any) -> Completer | None:
-    """How to complete a value of a scalar type (not wrapped), or None for other types."""
-    return _coercer(type_) if isinstance(type_, GraphQLScalarType) else None
+    """How to complete a value of a leaf type (not wrapped), or None for other types."""
+    return _coercer(type_) if isinstance(type_, Leaf) else None
 
 
-def _scalar(type_: Any) -> tuple[GraphQLScalarType | None, bool]:
-    """The scalar under at most one non-null wrapper, and whether it was non-null."""
+def _scalar(type_: Any) -> tuple[Leaf | None, bool]:
+    """The leaf type (scalar or enum) under at most one non-null wrapper, and whether it was
+    non-null."""
     non_null = isinstance(type_, GraphQLNonNull)
     inner = type_.of_type if non_null else type_
-    return (inner if isinstance(inner, GraphQLScalarType) else None), non_null
+    return (inner if isinstance(inner, Leaf) else None), non_null
 
 
 def _reader(strawberry_field: StrawberryField) -> Callable[[Any], Any]:
@@ -198,13 +205,13 @@ def _attribute(strawberry_field: StrawberryField) -> str | None:
     return None
 
 
-def _exact(scalar: GraphQLScalarType) -> type | None:
+def _exact(scalar: Leaf) -> type | None:
     """What graphql-core's Int and String coercion return unchanged: an exact int in 32-bit
     range, an exact str. Checking that inline skips their general conversions."""
     return int if scalar is GraphQLInt else str if scalar is GraphQLString else None
 
 
-def _coercer(scalar: GraphQLScalarType) -> Callable[[Any], Any]:
+def _coercer(scalar: Leaf) -> Callable[[Any], Any]:
     coerce = scalar.coerce_output_value
 
     def coerced(value: Any) -> Any:

@@ -1,8 +1,10 @@
 """The GraphQL schema at ``/graphql`` (DESIGN §4): inputs, resolvers and the HTTP view.
 
 Resolvers are a few lines each: read the inputs, call ``Operations``, adapt with ``from_domain``.
-Move operations return a union with ``MoveRejected``; other fields raise, and the view renders the
-error with ``extensions.code`` from the error table. Unexpected exceptions are masked.
+Every field that takes a state (or a setup, or a game record) returns a union with
+``MoveRejected`` for its expected failures (``graphql_results``); ``legalMoves`` alone, whose
+type ``[Move!]!`` the contract fixes, raises, and the view renders the error with
+``extensions.code`` from the error table. Unexpected exceptions are masked.
 """
 
 from __future__ import annotations
@@ -28,176 +30,44 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.tools import merge_types
 from strawberry.types import ExecutionResult, Info
 from strawberry.types.graphql import OperationType
-from strawberry.types.unset import UNSET
 
-from .. import wire
 from . import graphql_fast
 from .disconnect import unless_disconnected
 from .encoding import dump_json, load_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql_analysis_types import Analysis, Preview, Threats
-from .graphql_types import (
+from .graphql_inputs import BotInput, GameRecord, GameSetup, MoveInput, StateRefInput, caller
+from .graphql_results import (
+    AnalysisResult,
     ApplyResult,
-    MoveRejected,
+    BoardSvg,
+    BoardSvgResult,
+    PreviewResult,
+    Previews,
+    PreviewsResult,
+    ReplayResult,
+    ScoreResult,
+    StateResult,
+    SuggestResult,
+    ThreatsResult,
+    ValidationResult,
+    rejected_or,
+)
+from .graphql_types import (
     MoveType,
     MoveValidation,
     Replay,
-    ReplayResult,
     Score,
     SealedState,
     SuggestionType,
-    SuggestResult,
     Transition,
     as_json_scalar,
 )
 from .limits import DEFAULT_INPUT_LIMITS, InputLimits, graphql_limits
-from .operations import Caller, Operations, StateRef, rules_info
-from .suggestions import DEFAULT_BOT, bot_turn
+from .operations import Operations, rules_info
+from .suggestions import bot_turn
 
 log = logging.getLogger("manhattan.api")
-
-
-# -- inputs -----------------------------------------------------------------------------------
-@strawberry.input(
-    name="StateRef", one_of=True, description="A state: exactly one of json, id or token."
-)
-class StateRefInput:
-    json: JSON | None = strawberry.UNSET
-    id: str | None = strawberry.UNSET
-    token: str | None = strawberry.UNSET
-
-    def to_ref(self, info: Info | None = None) -> StateRef:
-        """The reference, with the ``Manhattan-Game``/``-Player`` headers of the request."""
-        if self.id is not UNSET and self.id is not None:
-            ref = StateRef(id=self.id)
-        elif self.token is not UNSET and self.token is not None:
-            ref = StateRef(token=self.token)
-        else:
-            ref = StateRef.from_wire(None if self.json is UNSET else self.json)
-        return ref if info is None else ref.bound(caller(info))
-
-
-@strawberry.input(name="MoveInput", description="A move as fields (DESIGN §2) or as notation.")
-class MoveInput:
-    type: str | None = None
-    card: int | None = None
-    neighborhood: int | None = None
-    floors: int | None = None
-    color: int | None = None
-    pieces: list[int] | None = None
-    player: int | None = None
-    block: list[int] | None = None
-    notation: str | None = strawberry.field(
-        default=None, description="e.g. 'b4n3f2' or 's0:2,2,1,1'"
-    )
-
-    def to_wire(self) -> dict[str, Any]:
-        fields = {
-            "type": self.type,
-            "card": self.card,
-            "neighborhood": self.neighborhood,
-            "floors": self.floors,
-            "color": self.color,
-            "pieces": self.pieces,
-            "player": self.player,
-            "block": self.block,
-            "notation": self.notation,
-        }
-        given = {k: v for k, v in fields.items() if v is not None and v is not UNSET}
-        if self.type is not None:
-            given.pop("notation", None)  # echoed notation is informative only
-        return given
-
-
-@strawberry.input(name="VariantsInput")
-class VariantsInput:
-    anti_trust: bool = False
-    slow_growth: bool = False
-    urban_rules: bool = False
-    reshuffle_each_round: bool = False
-    monster: str | None = None
-
-
-@strawberry.input(name="GameSetup", description="Options of a new game; omitted: the defaults.")
-class GameSetup:
-    players: int | None = None
-    seed: str | None = None
-    edition: str | None = None
-    variants: VariantsInput | None = None
-    seats: list[int] | None = None
-    first_player: int | None = None
-    rounds: int | None = None
-    pieces_per_round: int | None = None
-    colors: list[list[int]] | None = None
-    monster_start: list[int] | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "players": self.players,
-            "seed": self.seed,
-            "edition": self.edition,
-            "seats": self.seats,
-            "firstPlayer": self.first_player,
-            "rounds": self.rounds,
-            "piecesPerRound": self.pieces_per_round,
-            "colors": self.colors,
-            "monsterStart": self.monster_start,
-        }
-        if self.variants is not None:
-            v = self.variants
-            out["variants"] = {
-                "antiTrust": v.anti_trust,
-                "slowGrowth": v.slow_growth,
-                "urbanRules": v.urban_rules,
-                "reshuffleEachRound": v.reshuffle_each_round,
-                "monster": v.monster,
-            }
-        return {k: v for k, v in out.items() if v is not None}
-
-
-@strawberry.input(name="GameRecord", description="A game: a setup (or a state) and its moves.")
-class GameRecord:
-    moves: list[MoveInput]
-    setup: GameSetup | None = None
-    state: StateRefInput | None = None
-
-    def to_wire(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"moves": [m.to_wire() for m in self.moves]}
-        if self.setup is not None:
-            out["setup"] = self.setup.to_wire()
-        if self.state is not None:
-            ref = self.state.to_ref()
-            out["state"] = (
-                ref.json
-                if ref.json is not None
-                else ({"id": ref.id} if ref.id is not None else {"token": ref.token})
-            )
-        return out
-
-
-@strawberry.input(
-    name="BotInput",
-    description="Which bot plays, and how: level (random, greedy, ismcts), seed (0 to 2^31-1), "
-    "iterations (1 to 20000), timeMs (1 to 2000); the same bounds as REST's BotChoice.",
-)
-class BotInput:
-    level: str = DEFAULT_BOT
-    seed: int = 0
-    iterations: int | None = None
-    time_ms: int | None = None
-
-    def choice(self) -> wire.BotChoice:
-        return bot_choice(self.level, self.seed, self.iterations, self.time_ms)
-
-
-def bot_choice(
-    level: str, seed: int | None, iterations: int | None, time_ms: int | None
-) -> wire.BotChoice:
-    """The arguments as ``wire.BotChoice``, checked against its bounds (``INVALID_BOT``)."""
-    given = {"level": level, "seed": seed, "iterations": iterations, "timeMs": time_ms}
-    return wire.read(
-        {k: v for k, v in given.items() if v is not None}, wire.BotChoice, "INVALID_BOT"
-    )
 
 
 def ops(info: Info) -> Operations:
@@ -205,35 +75,27 @@ def ops(info: Info) -> Operations:
     return operations
 
 
-def caller(info: Info) -> Caller:
-    """The ``Manhattan-Game`` / ``Manhattan-Player`` headers a platform may set."""
-    request: Request = info.context["request"]
-    return Caller.from_headers(request.headers)
-
-
-async def rejected_or(coro: Any) -> Any:
-    """Await a move operation; its expected failures become a ``MoveRejected`` result."""
-    try:
-        return await coro
-    except Exception as exc:
-        error = to_api_error(exc)
-        if error is None:
-            raise
-        return MoveRejected.from_domain(error)
-
-
 # -- the fields both Query and Mutation have ---------------------------------------------------
-async def new_game(info: Info, setup: GameSetup | None) -> SealedState:
-    sealed = await ops(info).new_game(setup.to_wire() if setup else {}, caller(info))
-    return SealedState.from_domain(sealed)
+async def new_game(info: Info, setup: GameSetup | None) -> StateResult:
+    async def run() -> SealedState:
+        sealed = await ops(info).new_game(setup.to_wire() if setup else {}, caller(info))
+        return SealedState.from_domain(sealed)
+
+    return await rejected_or(run)
+
+
+async def store_state(info: Info, state: StateRefInput) -> StateResult:
+    async def run() -> SealedState:
+        return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
+
+    return await rejected_or(run)
 
 
 async def apply_move(info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
     async def run() -> Transition:
         return Transition.from_domain(await ops(info).apply(state.to_ref(info), [move.to_wire()]))
 
-    result: ApplyResult = await rejected_or(run())
-    return result
+    return await rejected_or(run)
 
 
 async def apply_moves(info: Info, state: StateRefInput, moves: list[MoveInput]) -> ApplyResult:
@@ -242,16 +104,14 @@ async def apply_moves(info: Info, state: StateRefInput, moves: list[MoveInput]) 
         ops(info).read_moves(given)
         return Transition.from_domain(await ops(info).apply(state.to_ref(info), given))
 
-    result: ApplyResult = await rejected_or(run())
-    return result
+    return await rejected_or(run)
 
 
 async def replay(info: Info, game: GameRecord) -> ReplayResult:
     async def run() -> Replay:
         return Replay.from_domain(await ops(info).replay(game.to_wire(), caller(info)))
 
-    result: ReplayResult = await rejected_or(run())
-    return result
+    return await rejected_or(run)
 
 
 async def advance(
@@ -277,8 +137,7 @@ async def advance(
             )
         return Transition.from_domain(applied)
 
-    result: ApplyResult = await rejected_or(run())
-    return result
+    return await rejected_or(run)
 
 
 # -- operations -------------------------------------------------------------------------------
@@ -289,14 +148,18 @@ class Query:
         return as_json_scalar(rules_info())
 
     @strawberry.field(description="A new game (RULES §4); omitted options take their defaults.")
-    async def new_game(self, info: Info, setup: GameSetup | None = None) -> SealedState:
+    async def new_game(self, info: Info, setup: GameSetup | None = None) -> StateResult:
         return await new_game(info, setup)
 
     @strawberry.field(description="A state by reference (id or token), with a fresh token.")
-    async def state(self, info: Info, state: StateRefInput) -> SealedState:
-        return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
+    async def state(self, info: Info, state: StateRefInput) -> StateResult:
+        return await store_state(info, state)
 
-    @strawberry.field(description="Every legal move, in a deterministic order.")
+    @strawberry.field(
+        description="Every legal move, in a deterministic order. The one field that takes a "
+        "state and has no MoveRejected member (its type is fixed): a failure is a GraphQL "
+        "error with extensions.code."
+    )
     async def legal_moves(self, info: Info, state: StateRefInput) -> list[MoveType]:
         moves = await ops(info).legal_moves(state.to_ref(info))
         return MoveType.from_domain_list(moves)
@@ -304,9 +167,12 @@ class Query:
     @strawberry.field(description="Whether a move is legal; the normalized move or the reason.")
     async def validate_move(
         self, info: Info, state: StateRefInput, move: MoveInput
-    ) -> MoveValidation:
-        result = await ops(info).validate(state.to_ref(info), move.to_wire())
-        return MoveValidation.from_domain(result)
+    ) -> ValidationResult:
+        async def run() -> MoveValidation:
+            result = await ops(info).validate(state.to_ref(info), move.to_wire())
+            return MoveValidation.from_domain(result)
+
+        return await rejected_or(run)
 
     @strawberry.field(description="Apply one move: the new state and the events, or a rejection.")
     async def apply_move(self, info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
@@ -319,12 +185,18 @@ class Query:
         return await apply_moves(info, state, moves)
 
     @strawberry.field(description="Scores: totals, history, standings, this round if it ended now.")
-    async def score(self, info: Info, state: StateRefInput) -> Score:
-        return Score.from_domain(await ops(info).score(state.to_ref(info)))
+    async def score(self, info: Info, state: StateRefInput) -> ScoreResult:
+        async def run() -> Score:
+            return Score.from_domain(await ops(info).score(state.to_ref(info)))
+
+        return await rejected_or(run)
 
     @strawberry.field(description="One player's view (RULES §11) and a token issued to them.")
-    async def view(self, info: Info, state: StateRefInput, player: int) -> SealedState:
-        return SealedState.from_domain(await ops(info).view(state.to_ref(info), player))
+    async def view(self, info: Info, state: StateRefInput, player: int) -> StateResult:
+        async def run() -> SealedState:
+            return SealedState.from_domain(await ops(info).view(state.to_ref(info), player))
+
+        return await rejected_or(run)
 
     @strawberry.field(description="A move for the player to move, from a bot.")
     async def suggest_move(
@@ -332,13 +204,10 @@ class Query:
         info: Info,
         state: StateRefInput,
         player: int | None = None,
-        bot: str = DEFAULT_BOT,
-        seed: int | None = None,
-        iterations: int | None = None,
-        time_ms: int | None = None,
+        bot: BotInput | None = None,
     ) -> SuggestResult:
         async def run() -> SuggestionType:
-            chosen = bot_choice(bot, seed, iterations, time_ms)
+            chosen = (bot or BotInput()).choice()
             turn = bot_turn(info.context, ops(info).bot_pool)
             async with turn.lock:  # aliases one after another, within one deadline
                 found = await ops(info).suggest(
@@ -352,38 +221,58 @@ class Query:
                 )
             return SuggestionType.from_domain(found)
 
-        result: SuggestResult = await rejected_or(run())
-        return result
+        return await rejected_or(run)
 
     @strawberry.field(description="Replay a game record; the end state or the first illegal move.")
     async def replay(self, info: Info, game: GameRecord) -> ReplayResult:
         return await replay(info, game)
 
     @strawberry.field(description="Per building: height, owner, safety (engine manhattan.analyze).")
-    async def analysis(self, info: Info, state: StateRefInput) -> Analysis:
-        return Analysis.from_domain(await ops(info).analysis(state.to_ref(info)))
+    async def analysis(self, info: Info, state: StateRefInput) -> AnalysisResult:
+        async def run() -> Analysis:
+            return Analysis.from_domain(await ops(info).analysis(state.to_ref(info)))
+
+        return await rejected_or(run)
 
     @strawberry.field(description="What a move would change (engine manhattan.preview).")
-    async def preview(self, info: Info, state: StateRefInput, move: MoveInput) -> Preview:
-        return Preview.from_domain(await ops(info).preview(state.to_ref(info), move.to_wire()))
+    async def preview(self, info: Info, state: StateRefInput, move: MoveInput) -> PreviewResult:
+        async def run() -> Preview:
+            found = await ops(info).preview(state.to_ref(info), move.to_wire())
+            return Preview.from_domain(found)
+
+        return await rejected_or(run)
 
     @strawberry.field(description="The preview of every legal move, in legalMoves order.")
-    async def preview_all(self, info: Info, state: StateRefInput) -> list[Preview]:
-        return [Preview.from_domain(p) for p in await ops(info).preview(state.to_ref(info))]
+    async def preview_all(self, info: Info, state: StateRefInput) -> PreviewsResult:
+        async def run() -> Previews:
+            found = await ops(info).preview(state.to_ref(info))
+            return Previews(previews=[Preview.from_domain(p) for p in found])
+
+        return await rejected_or(run)
 
     @strawberry.field(
         description="For each building, the chance some opponent of its owner can take it on "
         "their next turn, from what the player may know (engine manhattan.threats)."
     )
-    async def threats(self, info: Info, state: StateRefInput, player: int | None = None) -> Threats:
-        return Threats.from_domain(await ops(info).threats(state.to_ref(info), player))
+    async def threats(
+        self, info: Info, state: StateRefInput, player: int | None = None
+    ) -> ThreatsResult:
+        async def run() -> Threats:
+            return Threats.from_domain(await ops(info).threats(state.to_ref(info), player))
+
+        return await rejected_or(run)
 
     @strawberry.field(
         description="The board as SVG: the state's, or a player's view when a player is given "
         "or the token was issued to a player."
     )
-    async def board_svg(self, info: Info, state: StateRefInput, player: int | None = None) -> str:
-        return await ops(info).render_svg(state.to_ref(info), player)
+    async def board_svg(
+        self, info: Info, state: StateRefInput, player: int | None = None
+    ) -> BoardSvgResult:
+        async def run() -> BoardSvg:
+            return BoardSvg(svg=await ops(info).render_svg(state.to_ref(info), player))
+
+        return await rejected_or(run)
 
     @strawberry.field(
         description="A player's session step: apply their move (if given), then bots play every "
@@ -408,11 +297,11 @@ class Mutation:
     (the contract of the first release); the same arguments give the same answers on both."""
 
     @strawberry.mutation(description="Cache a state; later requests may name it by id.")
-    async def store_state(self, info: Info, state: StateRefInput) -> SealedState:
-        return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
+    async def store_state(self, info: Info, state: StateRefInput) -> StateResult:
+        return await store_state(info, state)
 
     @strawberry.mutation(description="A new game (RULES §4); omitted options take their defaults.")
-    async def new_game(self, info: Info, setup: GameSetup | None = None) -> SealedState:
+    async def new_game(self, info: Info, setup: GameSetup | None = None) -> StateResult:
         return await new_game(info, setup)
 
     @strawberry.mutation(

@@ -22,7 +22,7 @@ from strawberry.types import Info
 
 from ..tables import Bearer, TableError, TableRuntime, table_stream
 from .errors import to_api_error
-from .graphql_schema import GameSetup, MoveInput
+from .graphql_inputs import GameSetup, MoveInput
 from .graphql_types import as_json_scalar
 
 SeatsArgument = Annotated[

@@ -6,7 +6,7 @@ query that wants ``stateId`` does not pay for the board.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -14,6 +14,7 @@ from strawberry.scalars import JSON
 import manhattan
 
 from .errors import ApiError
+from .graphql_enums import BotLevel, EventKind, MoveKind, Phase, UrbanCard
 from .graphql_fast import complete_by_identity
 from .operations import Applied, Replayed, ScoreReport, Sealed, Validation
 from .suggestions import Suggestion
@@ -30,7 +31,7 @@ def as_json_scalar(value: object) -> JSON:
     description="A move (manhattan/state@1 move format); null where a field does not apply.",
 )
 class MoveType:
-    type: str
+    type: MoveKind
     player: int | None
     card: int | None
     neighborhood: int | None
@@ -69,7 +70,7 @@ complete_by_identity(manhattan.Move)  # frozen, slotted, tuples inside: complete
 
 @strawberry.type(description="Something that happened when a move was applied.")
 class Event:
-    type: str
+    type: EventKind
     visible_to: int | None = strawberry.field(
         description="null: public; else the one player who may see it (a drawn card)"
     )
@@ -142,7 +143,7 @@ class GameState:
         return self._state.round
 
     @strawberry.field
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return self._state.phase
 
     @strawberry.field
@@ -225,7 +226,7 @@ class PlayerView:
         return self._view.round
 
     @strawberry.field
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return self._view.phase
 
     @strawberry.field
@@ -385,7 +386,7 @@ class Alternative:
 @strawberry.type(name="Suggestion")
 class SuggestionType:
     move: MoveType
-    bot: str
+    bot: BotLevel
     stats: JSON
     alternatives: list[Alternative]
 
@@ -409,7 +410,7 @@ class RoundScore:
     round: int
     players: list[int]
     scores: list[Breakdown]
-    urban: str | None
+    urban: UrbanCard | None
 
     @classmethod
     def from_domain(cls, score: manhattan.RoundScore) -> RoundScore:
@@ -425,7 +426,7 @@ class RoundScore:
 class Score:
     _report: strawberry.Private[ScoreReport]
     round: int
-    phase: str
+    phase: Phase
     scores: list[int] = strawberry.field(description="per color, cumulative")
     players: list[int] = strawberry.field(description="per player, colors summed")
 
@@ -451,8 +452,3 @@ class Score:
     @strawberry.field
     def ranking(self) -> list[Placing]:
         return [Placing.from_domain(p) for p in manhattan.ranking(self._report.state)]
-
-
-ApplyResult = Annotated[Transition | MoveRejected, strawberry.union("ApplyResult")]
-ReplayResult = Annotated[Replay | MoveRejected, strawberry.union("ReplayResult")]
-SuggestResult = Annotated[SuggestionType | MoveRejected, strawberry.union("SuggestResult")]

@@ -364,8 +364,9 @@ async def bots_phase(port: int, settings: Settings, options: AttackOptions) -> d
     idle = await idle_probe
 
     aliases = " ".join(
-        f'a{i}: suggestMove(state: {{json: $s}}, bot: "ismcts", iterations: {iterations}, '
-        f"seed: {i}) {{ ... on Suggestion {{ stats }} ... on MoveRejected {{ code }} }}"
+        f"a{i}: suggestMove(state: {{json: $s}}, "
+        f"bot: {{level: ismcts, iterations: {iterations}, seed: {i}}}) "
+        f"{{ ... on Suggestion {{ stats }} ... on MoveRejected {{ code }} }}"
         for i in range(settings.graphql_max_aliases)
     )
     graphql = {"query": f"query($s: JSON!) {{ {aliases} }}", "variables": {"s": doc}}

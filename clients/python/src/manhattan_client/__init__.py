@@ -56,6 +56,7 @@ from ._exceptions import (
     UnsupportedMediaTypeError,
     WrongGameError,
     WrongPlayerError,
+    graphql_result,
 )
 from ._models import (
     Alternative,
@@ -177,4 +178,5 @@ __all__ = [
     "Validation",
     "WrongGameError",
     "WrongPlayerError",
+    "graphql_result",
 ]

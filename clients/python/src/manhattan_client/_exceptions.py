@@ -343,6 +343,17 @@ def error_from_graphql(errors: list[Any]) -> ManhattanClientError:
     code = extensions.get("code")
     if not isinstance(code, str):
         return RequestRejectedError("GRAPHQL_ERROR", message, status=200)
-    path = extensions.get("path")
+    path = extensions.get("statePath", extensions.get("path"))  # the service: statePath
     cls = ERRORS_BY_CODE.get(code, RequestRejectedError)
     return cls(code, message, status=200, path=path if isinstance(path, str) else None)
+
+
+def graphql_result(answer: Any) -> Any:
+    """The answer of a GraphQL field that takes a state (every one but ``legalMoves`` answers a
+    union with ``MoveRejected``): the value, or the rejection raised as the typed exception of
+    its code, as a REST error is (``InvalidStateError`` with its ``path``, ...). Select
+    ``__typename`` so the two can be told apart; the exception's ``status`` is 200, the GraphQL
+    answer's."""
+    if isinstance(answer, dict) and answer.get("__typename") == "MoveRejected":
+        raise error_from_response(200, answer)
+    return answer
