@@ -11,7 +11,7 @@ refuses the decoder refuses as INVALID_STATE with a path.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, get_args
 
 import jsonschema
 import pytest
@@ -21,7 +21,9 @@ from hypothesis import strategies as st
 import manhattan
 from manhattan.engine import codec
 from manhattan.engine.errors import InvalidStateError
+from manhattan.engine.formats import AnyMove
 from manhattan.engine.jsonschema import build_schema
+from manhattan.engine.moves import MOVE_TYPES
 
 from ..fuzz.inputs import DELETE, VALID_STATES, mutated_states, paths, replace_at
 
@@ -115,3 +117,43 @@ def test_structural_errors_name_the_path_and_the_field() -> None:
     with pytest.raises(InvalidStateError) as caught:
         manhattan.State.from_json(tree)
     assert (caught.value.path, caught.value.reason) == ("$.rules.colors", "missing field")
+
+
+MOVE_VALUES = st.integers(-1, 26) | st.sampled_from([None, True, 1.0, "1", 2**64, [], [0, 1, 2]])
+MOVE_KEYS = ["type", "color", "pieces", "card", "neighborhood", "floors", "player", "block"]
+
+
+@st.composite
+def move_objects(draw: st.DrawFn) -> Any:
+    """Moves the engine wrote, with one to three fields changed, dropped or added."""
+    state = manhattan.State.from_json(draw(st.sampled_from(VALID_STATES)))
+    moves = manhattan.legal_moves(state) or [manhattan.Move.parse("x0f1")]
+    obj = draw(st.sampled_from(moves)).to_json()
+    for _ in range(draw(st.integers(1, 3))):
+        key = draw(st.sampled_from([*MOVE_KEYS, "notation", "extra"]))
+        if draw(st.booleans()) and key in obj:
+            del obj[key]
+        elif key == "type":
+            obj[key] = draw(st.sampled_from(["select", "build", "forfeit", "pass"]))
+        elif key in ("pieces", "block"):
+            obj[key] = draw(st.lists(MOVE_VALUES, min_size=2, max_size=5))
+        else:
+            obj[key] = draw(MOVE_VALUES | st.text(max_size=3))
+    return obj
+
+
+@settings(max_examples=400, deadline=None)
+@given(move_objects())
+def test_the_move_schema_and_move_reading_agree(obj: Any) -> None:
+    try:
+        manhattan.Move.from_json(obj)
+    except manhattan.IllegalMoveError as exc:
+        assert exc.code == "INVALID_MOVE"
+        assert not MOVES.is_valid(obj)
+    else:
+        assert MOVES.is_valid(obj), list(MOVES.iter_errors(obj))[:1]
+
+
+def test_the_move_formats_are_the_move_types() -> None:
+    tags = [cls.__struct_config__.tag for cls in get_args(AnyMove)]
+    assert tags == list(MOVE_TYPES)

@@ -193,6 +193,7 @@ class ViewFormat(PublicFormat, frozen=True):
 
 
 # -- moves ---------------------------------------------------------------------------------------
+AskedCount = Annotated[int, Meta(ge=0, le=PIECES_TOTAL)]
 Notation = Annotated[str, Meta(max_length=64, description="the move's notation, echoed back")]
 
 
@@ -200,9 +201,17 @@ class MoveFormat(Format, frozen=True, tag_field="type", omit_defaults=True):
     """A move (DESIGN §2); ``player``, ``block`` and ``notation`` may be echoed back."""
 
 
+# A select asks for up to 24 pieces of a size: more than a color has is against the rules
+# (ILLEGAL_MOVE, with the supply's numbers), not a malformed move.
+Asked = Annotated[
+    tuple[AskedCount, AskedCount, AskedCount, AskedCount],
+    Meta(description="pieces by size: 1, 2, 3 and 4 floors"),
+]
+
+
 class SelectFormat(MoveFormat, frozen=True, tag="select"):
     color: Color
-    pieces: Counts
+    pieces: Asked
     player: Player | None = None
     notation: Notation | None = None
 
