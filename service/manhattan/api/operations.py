@@ -19,7 +19,7 @@ import msgpack
 
 import manhattan
 from manhattan import Event, Move, State, View
-from manhattan.engine.codec import read_state_format, state_from_format
+from manhattan.engine import codec
 from manhattan.engine.formats import StateFormat
 from manhattan.engine.scoring import RoundScore
 from manhattan.engine.validation import MAX_SEED
@@ -313,12 +313,12 @@ class Operations:
         (``formats.StateFormat``, frozen msgspec structs that hash and compare by value) runs
         every time, the engine's checks only for a state not seen recently. Failures are not
         memoized, so an invalid state is reported in full every time."""
-        data = read_state_format(obj)
+        data = codec.read_state_format(obj)
         state = self._by_format.get(data)
         if state is not None:
             self._by_format.move_to_end(data)
             return state
-        state = state_from_format(data)
+        state = codec.state_from_format(data)
         self._by_format[data] = state
         if len(self._by_format) > self._parsed_max:
             self._by_format.popitem(last=False)
