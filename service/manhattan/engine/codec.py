@@ -19,10 +19,12 @@ from .errors import InvalidStateError
 from .formats import (
     STATE_FORMAT,
     BreakdownFormat,
+    FormatError,
     RoundFormat,
     RulesFormat,
     StateFormat,
     UrbanFormat,
+    convert,
     located,
 )
 from .rules import CARD_COPIES, CARD_POSITIONS, PIECES_PER_COLOR, PIECES_TOTAL, Rules, Variants
@@ -83,7 +85,7 @@ def state_from_msgpack(data: bytes) -> State:
         return state_from_format(_MSGPACK_STATE.decode(data))
     except msgspec.ValidationError as exc:
         raise InvalidStateError(*located(exc)) from None
-    except msgspec.DecodeError as exc:
+    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
         _fail("$", f"not a msgpack state: {str(exc)[:120]}")
 
 
@@ -94,9 +96,10 @@ def state_from_msgpack(data: bytes) -> State:
 def read_state_format(obj: object) -> StateFormat:
     """The state's structure, or InvalidStateError at the path msgspec names."""
     try:
-        return msgspec.convert(obj, StateFormat)
-    except msgspec.ValidationError as exc:
-        raise InvalidStateError(*located(exc)) from None
+        data: StateFormat = convert(obj, StateFormat)
+    except FormatError as exc:
+        raise InvalidStateError(exc.path, exc.message) from None
+    return data
 
 
 def state_from_json(obj: object) -> State:

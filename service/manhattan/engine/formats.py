@@ -250,6 +250,26 @@ _LOCATED = re.compile(r"(?P<message>.*?)(?: - at `(?P<path>[^`]*)`)?", re.DOTALL
 _FIELD = re.compile(r"Object (?:missing required|contains unknown) field `(?P<name>[^`]*)`")
 
 
+class FormatError(ValueError):
+    """A value that does not fit its format: ``path`` (``$.board[2]``) and ``message``."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+def convert(obj: object, kind: Any) -> Any:
+    """``obj`` (decoded JSON or msgpack) as ``kind``, one of the formats here; FormatError names
+    the fault's path. Strict: no bool or float for an integer, no string for a number."""
+    try:
+        return msgspec.convert(obj, kind)
+    except msgspec.ValidationError as exc:
+        raise FormatError(*located(exc)) from None
+    except UnicodeEncodeError:  # msgspec reads strings as UTF-8: a lone surrogate ("\ud800")
+        raise FormatError(_surrogate_path(obj, "$") or "$", "not valid Unicode") from None
+
+
 def located(exc: msgspec.ValidationError) -> tuple[str, str]:
     """msgspec's "Expected `int` <= 3 - at `$.board[2][0][0][0]`" as ``(path, message)``; a
     missing or unknown field is located at the field itself ("$.rules.colors", "missing field")."""
@@ -261,3 +281,24 @@ def located(exc: msgspec.ValidationError) -> tuple[str, str]:
         path = f"{path}.{field['name']}"
         message = "missing field" if "missing" in message else "unknown field"
     return path, message
+
+
+def _surrogate_path(value: object, path: str) -> str | None:
+    """The path of the first string (or key) in ``value`` that is not valid Unicode."""
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _surrogate_path(key, path) or _surrogate_path(item, f"{path}.{key}")
+            if found is not None:
+                return found
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = _surrogate_path(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None

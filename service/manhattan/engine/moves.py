@@ -27,10 +27,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import msgspec
-
 from .errors import IllegalMoveError, malformed
-from .formats import AnyMove, BuildFormat, ForfeitFormat, SelectFormat, located
+from .formats import AnyMove, BuildFormat, ForfeitFormat, FormatError, SelectFormat, convert
 
 MOVE_TYPES = ("select", "build", "forfeit")
 
@@ -144,10 +142,11 @@ class Move:
         """Read DESIGN §2's move (``formats.AnyMove``: its fields and bounds); ``player``,
         ``block`` and ``notation`` may be echoed back."""
         try:
-            data = msgspec.convert(obj, AnyMove)
-        except msgspec.ValidationError as exc:
-            path, message = located(exc)
-            raise malformed(f"a move ({', '.join(MOVE_TYPES)}): {message} at {path}") from None
+            data = convert(obj, AnyMove)
+        except FormatError as exc:
+            raise malformed(
+                f"a move ({', '.join(MOVE_TYPES)}): {exc.message} at {exc.path}"
+            ) from None
         return cls.from_format(data)
 
     @classmethod
