@@ -1,6 +1,10 @@
 """Reading Server-Sent Events (HTML §9.2.6) on the client side of a table's stream: the line
-parser that ``manhattan play --table`` and ``manhattan bench tables`` share. (The client
-packages carry their own copy: they are separate distributions and import nothing from here.)
+parser that ``manhattan play --table`` and ``manhattan bench tables`` share.
+
+The Python client (``manhattan_client._sse``) carries the same parser: it is a separate
+distribution that depends on httpx alone, and a plain install of the service has neither, so
+neither can import the other. ``tests/clients/test_python_client_sse.py`` feeds both the same
+streams and holds them to the same events.
 """
 
 from __future__ import annotations
@@ -25,8 +29,12 @@ class SSEParser:
         self._id: str | None = None
         self._event = ""
         self._data: list[str] = []
+        self._first_line = True
 
     def feed(self, line: str) -> Event | None:
+        if self._first_line:  # a byte order mark may open the stream (HTML §9.2.6)
+            self._first_line = False
+            line = line.removeprefix("\ufeff")
         if line == "":
             if self._id is not None:
                 self.last_event_id = self._id
@@ -49,3 +57,4 @@ class SSEParser:
     def reset(self) -> None:
         """Forget a half-received event (its connection broke); the last id stays."""
         self._event, self._data, self._id = "", [], None
+        self._first_line = True

@@ -1,4 +1,4 @@
-"""The service's answers are the response shapes of ``api/wire.py`` (hence of /openapi.json):
+"""The service's answers are the response shapes of ``manhattan.wire`` (hence of /openapi.json):
 each answer converts to its shape, and carries no field the shape does not name."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import httpx
 import msgspec
 import pytest
 
-from manhattan.api import wire
+from manhattan import wire
 
 pytestmark = pytest.mark.anyio
 
@@ -50,3 +50,41 @@ async def test_every_answer_is_its_declared_shape(client: httpx.AsyncClient) -> 
     check(await client.get("/v1/states/" + game["stateId"]), wire.SealedState)
     error = check(await client.post("/v1/games", json={"players": 9}), wire.Error)
     assert error["path"] == "$.players"
+
+
+async def test_every_table_answer_is_its_declared_shape(client: httpx.AsyncClient) -> None:
+    """The tables' answers (built by ``tables/projection.py``) are ``manhattan.wire.tables``."""
+    created = check(
+        await client.post("/v1/tables", json={"seats": ["open", "open"], "name": "w"}),
+        wire.TableCreated,
+    )
+    tid = created["tableId"]
+    host = {"authorization": f"Bearer {created['hostToken']}"}
+    check(await client.get("/v1/tables"), wire.TableList)
+    seats = []
+    for name in ("ann", "bob"):
+        joined = check(
+            await client.post(f"/v1/tables/{tid}/join", json={"name": name}), wire.TableJoined
+        )
+        seats.append({"authorization": f"Bearer {joined['seatToken']}"})
+    started = check(await client.post(f"/v1/tables/{tid}/start", headers=host), wire.TableAnswer)
+    mover = seats[started["table"]["toMove"]]
+    table = check(await client.get(f"/v1/tables/{tid}", headers=mover), wire.Table)
+    move = table["moves"][0]
+    check(
+        await client.post(f"/v1/tables/{tid}/validate", json={"move": move}, headers=mover),
+        wire.Validation,
+    )
+    moved = {"move": move, "version": table["version"], "moveId": "m1"}
+    check(await client.post(f"/v1/tables/{tid}/moves", json=moved, headers=mover), wire.TableMoved)
+    check(
+        await client.post(f"/v1/tables/{tid}/chat", json={"text": "hi"}, headers=mover),
+        wire.TableChat,
+    )
+    check(await client.post(f"/v1/tables/{tid}/ticket", headers=mover), wire.TableTicket)
+    check(await client.post(f"/v1/tables/{tid}/leave", headers=seats[0]), wire.TableAnswer)
+    error = check(
+        await client.post(f"/v1/tables/{tid}/chat", json={"text": ""}, headers=seats[1]),
+        wire.Error,
+    )
+    assert (error["code"], error["path"]) == ("INVALID_REQUEST", "$.text")

@@ -301,3 +301,25 @@ def test_create_table_sends_seats_timer_and_name_as_the_wire_has_them() -> None:
         "name": "friday",
     }
     assert seen[1][3] == {"setup": {}}  # the timer is left to the service
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '\ufeff: ping\nid: 3\nevent: move\ndata: {"a":\ndata:  1}\n\n',
+        "\ufeffdata: after a byte order mark\n\n",
+        "data: one\n\nid: 7\ndata: two\n\n: keep\nevent: chat\ndata:three\n\n",
+        "id: 1\ndata\n\nid: bad\0id\ndata: x\n\nevent: only\n\nretry: 10\ndata: y\n\n",
+        "data: half\nid: 9\n",  # cut off: nothing dispatched, the id not taken
+    ],
+)
+def test_the_service_tools_parse_a_stream_as_the_client_does(text: str) -> None:
+    """The service's tools (``manhattan.sse_reader``) keep their own copy of the parser (the two
+    distributions cannot import each other): both read the same events and the same last id."""
+    from manhattan.sse_reader import SSEParser as ToolsParser
+
+    client, tools = SSEParser(), ToolsParser()
+    lines = text.split("\n")
+    ours = [(e.event, e.data, e.id) for e in _feed(client, text)]
+    theirs = [(e.event, e.data, e.id) for line in lines if (e := tools.feed(line)) is not None]
+    assert ours == theirs and client.last_event_id == tools.last_event_id

@@ -109,25 +109,6 @@ async def read_body(request: Request) -> Any:
     return decode_json(data) if data else None
 
 
-async def read_object(
-    request: Request, allowed: frozenset[str], required: frozenset[str] = frozenset()
-) -> dict[str, Any]:
-    """The body as an object with only ``allowed`` keys and every ``required`` one."""
-    body = await read_body(request)
-    if not isinstance(body, dict):
-        raise ApiError("INVALID_REQUEST", "the body is a JSON object", path="$")
-    for key in body:
-        if key not in allowed:
-            known = ", ".join(sorted(allowed))
-            raise ApiError(
-                "INVALID_REQUEST", f"unknown field {key!r}; expected: {known}", path=f"$.{key}"
-            )
-    for key in required:
-        if key not in body:
-            raise ApiError("INVALID_REQUEST", f"{key!r} is required", path=f"$.{key}")
-    return body
-
-
 def wants_msgpack(request: Request, *, strict: bool = True) -> bool:
     """Whether the answer is msgpack: the first type of ``Accept`` the service can write, in the
     client's order (``q=0`` excluded); a wildcard, or no ``Accept``, answers in the request's own

@@ -1,4 +1,5 @@
-"""The one error table (DESIGN §5): every expected failure, its stable code and its HTTP status.
+"""The one error mapping (DESIGN §5): every expected failure as its stable code and HTTP status
+(the table of codes is ``manhattan.wire.codes``, below the API and the tables).
 
 Domain errors keep their own classes (the engine's ``ManhattanError`` tree, ``BadTokenError``,
 ``StoreUnavailable``); ``to_api_error`` turns any of them into an ``ApiError``, which REST renders
@@ -14,40 +15,9 @@ from typing import Any
 from manhattan import InvalidStateError, ManhattanError
 from manhattan.sealing import BadTokenError
 from manhattan.store import StoreUnavailable
-from manhattan.tables.errors import TABLE_CODES, TableError
-
-#: code -> HTTP status. The first nine codes are the contract (DESIGN §5); the rest are additions.
-HTTP_STATUS: dict[str, int] = {
-    "INVALID_STATE": 400,
-    "INVALID_MOVE": 400,
-    "ILLEGAL_MOVE": 422,
-    "GAME_OVER": 409,
-    "STATE_NOT_FOUND": 404,
-    "BAD_TOKEN": 400,
-    "PAYLOAD_TOO_LARGE": 413,
-    "QUERY_TOO_COMPLEX": 400,
-    "RATE_LIMITED": 429,
-    "INVALID_SETUP": 400,
-    "INVALID_PLAYER": 400,
-    "INVALID_BOT": 400,
-    "NOT_YOUR_TURN": 409,
-    "INVALID_REQUEST": 400,
-    "STATE_JSON_REFUSED": 403,
-    "WRONG_PLAYER": 403,
-    "WRONG_GAME": 403,
-    "PLAYER_REQUIRED": 403,
-    "STALE_TOKEN": 409,
-    "NOT_FOUND": 404,
-    "METHOD_NOT_ALLOWED": 405,
-    "NOT_ACCEPTABLE": 406,
-    "UNSUPPORTED_MEDIA_TYPE": 415,
-    "NOT_IMPLEMENTED": 501,
-    "STORE_UNAVAILABLE": 503,
-    "BOTS_BUSY": 503,
-    "CLIENT_CLOSED_REQUEST": 499,
-    "INTERNAL_ERROR": 500,
-    **TABLE_CODES,
-}
+from manhattan.tables.errors import TableError
+from manhattan.wire.codes import HTTP_STATUS as HTTP_STATUS  # re-exported: the one table
+from manhattan.wire.reading import WireError
 
 CONTRACT_CODES = (
     "INVALID_STATE",
@@ -100,13 +70,22 @@ class ApiError(Exception):
         return body
 
 
-EXPECTED_ERRORS = (ApiError, ManhattanError, BadTokenError, StoreUnavailable, TableError)
+EXPECTED_ERRORS = (
+    ApiError,
+    ManhattanError,
+    BadTokenError,
+    StoreUnavailable,
+    TableError,
+    WireError,
+)
 
 
 def to_api_error(exc: BaseException) -> ApiError | None:
     """The ApiError for an expected failure, or None for a bug."""
     if isinstance(exc, ApiError):
         return exc
+    if isinstance(exc, WireError):
+        return ApiError(exc.code, exc.message, path=exc.path)
     if isinstance(exc, InvalidStateError):
         return ApiError("INVALID_STATE", exc.message, path=exc.path)
     if isinstance(exc, ManhattanError):

@@ -30,7 +30,8 @@ from strawberry.types import ExecutionResult, Info
 from strawberry.types.graphql import OperationType
 from strawberry.types.unset import UNSET
 
-from . import graphql_fast, wire
+from .. import wire
+from . import graphql_fast
 from .disconnect import unless_disconnected
 from .encoding import dump_json, load_json
 from .errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error

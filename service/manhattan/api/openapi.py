@@ -1,10 +1,11 @@
 """The OpenAPI 3.1 document of the REST API (``GET /openapi.json``, ``schema/openapi.json``).
 
 Derived, not written beside the code: request and response bodies are the JSON Schema of the
-shapes in ``wire.py`` (the very classes the handlers validate with, bounds included); the state,
-view, move and rules schemas come from the engine's JSON Schema (``manhattan.engine.jsonschema``).
-What is written here is the list of operations: paths, summaries, which shape goes in and out,
-which statuses may answer. A test checks every route here exists in the app and vice versa.
+shapes in ``manhattan.wire`` (the very classes the handlers validate with, bounds included); the
+state, view, move and rules schemas come from the engine's JSON Schema
+(``manhattan.engine.jsonschema``). What is written here is the list of operations: paths,
+summaries, which shape goes in and out, which statuses may answer. A test checks every route
+here exists in the app and vice versa.
 """
 
 from __future__ import annotations
@@ -16,18 +17,14 @@ import msgspec
 
 import manhattan
 from manhattan.engine.jsonschema import build_schema as state_json_schema
-from manhattan.tables.errors import TABLE_CODES
 
-from . import wire
-from .errors import HTTP_STATUS
-from .openapi_tables import table_paths, table_schemas
+from .. import wire
+from .openapi_parts import JSON, MSGPACK, responses
+from .openapi_parts import body as _body
+from .openapi_tables import table_paths
 
 #: Codes only the tables' routes give (their own responses list them).
-_TABLE_ONLY = frozenset(TABLE_CODES) - {"NOT_YOUR_TURN"}
-
-JSON = "application/json"
-MSGPACK = "application/msgpack"
-
+_TABLE_ONLY = frozenset(wire.TABLE_CODES) - {"NOT_YOUR_TURN"}
 
 ref = wire.ref
 
@@ -116,31 +113,14 @@ def _service_schemas() -> dict[str, Any]:
 
 def _wire_schemas() -> dict[str, Any]:
     _, components = msgspec.json.schema_components(
-        wire.REQUESTS + wire.RESPONSES, ref_template=wire.REF
+        wire.REQUESTS + wire.RESPONSES + wire.TABLE_REQUESTS + wire.TABLE_RESPONSES,
+        ref_template=wire.REF,
     )
     return components
 
 
-def _body(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
-    return {
-        "required": required,
-        "description": "JSON, or the same structure as application/msgpack",
-        "content": {JSON: {"schema": schema}},
-    }
-
-
 def _responses(ok: str, status: str = "200", errors: tuple[int, ...] = ()) -> dict[str, Any]:
-    media = {JSON: {"schema": ref(ok)}, MSGPACK: {"schema": ref(ok)}}
-    out: dict[str, Any] = {status: {"description": "success", "content": media}}
-    for code in sorted({400, 413, 415, 429, *errors}):
-        codes = ", ".join(
-            sorted(c for c, s in HTTP_STATUS.items() if s == code and c not in _TABLE_ONLY)
-        )
-        out[str(code)] = {
-            "description": codes,
-            "content": {JSON: {"schema": ref("Error")}, MSGPACK: {"schema": ref("Error")}},
-        }
-    return out
+    return responses(ok, status, errors, leave_out=_TABLE_ONLY)
 
 
 _STATE_ERRORS = (403, 404, 503)  # strict mode, unknown id, store down while reading an id
@@ -352,7 +332,6 @@ def openapi_document() -> dict[str, Any]:
                 **_engine_schemas(),
                 **_service_schemas(),
                 **_wire_schemas(),
-                **table_schemas(),
             }
         },
     }

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgpack
+import msgspec
 
 import manhattan
 from manhattan import Event, Move, State, View
@@ -24,10 +25,10 @@ from manhattan.engine.formats import StateFormat
 from manhattan.engine.scoring import RoundScore
 from manhattan.engine.validation import MAX_SEED
 
+from .. import wire
 from ..bot_pool import BotPool
 from ..sealing import BadTokenError, Sealer
 from ..store import StateCache
-from . import wire
 from .encoding import moves_json
 from .errors import ApiError, to_api_error
 from .positions import Claim, LatestPositions
@@ -667,7 +668,7 @@ class Operations:
                 self.bot_pool,
                 state,
                 mover,
-                replace(choice, seed=seed + len(transitions) - mine_count),
+                msgspec.structs.replace(choice, seed=seed + len(transitions) - mine_count),
                 deadline=deadline,
                 moves_left=(seat - mover) % state.rules.players or state.rules.players,
             )

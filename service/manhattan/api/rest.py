@@ -14,7 +14,8 @@ from starlette.routing import BaseRoute, Route
 
 import manhattan
 
-from . import wire
+from .. import wire
+from ..wire import read
 from .disconnect import unless_disconnected
 from .encoding import JSON_TYPE, read_body, render, wants_msgpack
 from .errors import ApiError
@@ -29,7 +30,6 @@ from .operations import (
     rules_info,
 )
 from .suggestions import Suggestion
-from .wire import read
 
 
 def operations(request: Request) -> Operations:

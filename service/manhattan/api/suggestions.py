@@ -58,7 +58,7 @@ def bot_choice(
     if time_ms is not None and not 1 <= time_ms <= budget.max_time_ms:
         raise ApiError("INVALID_BOT", f"timeMs is 1 to {budget.max_time_ms} here")
     try:
-        return BotChoice(level, seed or 0, iterations, time_ms)  # type: ignore[arg-type]
+        return BotChoice.of(level, seed or 0, iterations, time_ms)  # type: ignore[arg-type]
     except BotError as exc:
         raise ApiError("INVALID_BOT", exc.message) from None
 

@@ -1,4 +1,6 @@
-"""REST for tables (DESIGN §9): thin handlers over ``manhattan.tables``.
+"""REST for tables (DESIGN §9): thin handlers over ``manhattan.tables``; bodies are the
+shapes of ``manhattan.wire.tables``, read by the tables themselves (so GraphQL's arguments are read
+the same way) or, for a seat's questions, here.
 
 A seat's credential is ``Authorization: Bearer <seatToken>`` (or the host token); it is opened
 and checked before the table is read. Every table failure is a ``TableError`` that the app's
@@ -7,16 +9,15 @@ error handler renders with its code (``api/errors.py``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 import manhattan
 
+from .. import wire
 from ..tables import Bearer, TableError, TableRuntime
-from .encoding import read_body, read_object, render
+from .encoding import read_body, render
 from .operations import Operations, Validation
 
 
@@ -49,17 +50,8 @@ def _plausible(text: str) -> bool:
     return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
 
 
-async def _object(request: Request) -> dict[str, Any]:
-    body = await read_body(request)
-    if body is None:
-        return {}
-    if not isinstance(body, dict):
-        raise TableError("INVALID_REQUEST", "the body is a JSON object")
-    return body
-
-
 async def post_tables(request: Request) -> Response:
-    created = await runtime(request).tables.create(await _object(request))
+    created = await runtime(request).tables.create(await read_body(request))
     runtime(request).driver.watch(created["tableId"])
     return render(request, created, status=201)
 
@@ -75,7 +67,7 @@ async def get_table(request: Request) -> Response:
 
 async def post_join(request: Request) -> Response:
     tid = table_id(request)
-    return render(request, await runtime(request).tables.join(tid, await _object(request)))
+    return render(request, await runtime(request).tables.join(tid, await read_body(request)))
 
 
 async def post_start(request: Request) -> Response:
@@ -87,12 +79,7 @@ async def post_start(request: Request) -> Response:
 async def post_move(request: Request) -> Response:
     tid = table_id(request)
     who = bearer(request, tid)
-    body = await read_object(
-        request, frozenset({"move", "version", "moveId"}), frozenset({"move", "version"})
-    )
-    answer = await runtime(request).tables.move(
-        tid, who, body["move"], body["version"], body.get("moveId")
-    )
+    answer = await runtime(request).tables.move_request(tid, who, await read_body(request))
     return render(request, answer)
 
 
@@ -101,11 +88,11 @@ async def post_seat_preview(request: Request) -> Response:
     token); without ``move``, every legal move's."""
     tid = table_id(request)
     who = bearer(request, tid)
-    body = await read_object(request, frozenset({"move"}), frozenset())
+    body = wire.read(await read_body(request), wire.SeatPreviewRequest)
     view = await runtime(request).tables.seat_view(tid, who)
-    if body.get("move") is None:
+    if body.move is None:
         return render(request, {"previews": [p.to_json() for p in manhattan.preview_all(view)]})
-    preview = manhattan.preview(view, Operations.read_move(body["move"]))
+    preview = manhattan.preview(view, Operations.read_move(body.move))
     return render(request, {"preview": preview.to_json()})
 
 
@@ -115,9 +102,9 @@ async def post_seat_validate(request: Request) -> Response:
 
     tid = table_id(request)
     who = bearer(request, tid)
-    body = await read_object(request, frozenset({"move"}), frozenset({"move"}))
+    body = wire.read(await read_body(request), wire.SeatMoveRequest)
     view = await runtime(request).tables.seat_view(tid, who)
-    verdict = manhattan.explain(view, Operations.read_move(body["move"]))
+    verdict = manhattan.explain(view, Operations.read_move(body.move))
     return render(request, validation_json(Validation.of(verdict)))
 
 
@@ -130,8 +117,8 @@ async def post_leave(request: Request) -> Response:
 async def post_chat(request: Request) -> Response:
     tid = table_id(request)
     who = bearer(request, tid)
-    body = await read_object(request, frozenset({"text"}), frozenset({"text"}))
-    return render(request, await runtime(request).tables.chat(tid, who, body["text"]))
+    answer = await runtime(request).tables.chat_request(tid, who, await read_body(request))
+    return render(request, answer)
 
 
 async def post_rematch(request: Request) -> Response:

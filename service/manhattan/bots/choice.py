@@ -1,35 +1,62 @@
 """``BotChoice``: one bot choice, ``{level, seed, iterations, timeMs}``, checked when it is made.
 
-The same value is read from REST and GraphQL requests, sent to the bot pool's workers and used
-by tables, so a bad level or budget is refused once, where the choice is made, with
-``INVALID_BOT``: never halfway through a game.
+The one class for a bot choice: requests decode straight into it (REST, GraphQL, a table's bot
+seats: ``manhattan.wire``), the bot pool sends its fields to the workers and the bots read it.
+A bad level or budget is refused where the choice is made, with ``INVALID_BOT``: never halfway
+through a game.
+
+Its bounds, once, in two tiers: what a request to the service may ask for is in the field
+types (``Meta``: the bounds ``/openapi.json`` states and decoding enforces; a service's settings
+may cap lower, ``MANHATTAN_BOT_MAX_*``), and what code may build (tournaments, benchmarks,
+``manhattan.suggest``) is checked by ``__post_init__`` against the absolute bounds below.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal, cast
+
+import msgspec
+from msgspec import Meta
 
 from .protocol import BotError
 
-#: Absolute bounds of a budget; a service caps them lower (``MANHATTAN_BOT_MAX_*``).
+#: The bot levels (the registry's keys, ``registry.BOTS``; a test checks they agree).
+BotLevel = Literal["random", "greedy", "ismcts"]
+DEFAULT_LEVEL: BotLevel = "greedy"
+
+#: What a request to the service may ask for (settings may lower these, never raise them).
+SERVICE_MAX_ITERATIONS = 20_000
+SERVICE_MAX_TIME_MS = 2_000
+MAX_BOT_SEED = 2**31 - 1
+#: What code may build (a tournament's or a benchmark's budget).
 MAX_ITERATIONS = 1_000_000
 MAX_TIME_MS = 60_000
 MAX_SEED = 2**63 - 1
-DEFAULT_LEVEL = "greedy"
-WIRE_KEYS = frozenset({"level", "seed", "iterations", "timeMs"})
+
+Seed = Annotated[int, Meta(ge=0, le=MAX_BOT_SEED, description="the bot's random seed")]
+Iterations = Annotated[
+    int, Meta(ge=1, le=SERVICE_MAX_ITERATIONS, description="search iterations (ismcts)")
+]
+TimeMs = Annotated[
+    int, Meta(ge=1, le=SERVICE_MAX_TIME_MS, description="time budget in milliseconds")
+]
 
 
-@dataclass(frozen=True, slots=True)
-class BotChoice:
-    """A bot level and its budget. ``iterations`` and ``time_ms`` budget the ismcts search (both
-    given: whichever runs out first; neither: its default); the other levels ignore them."""
+class BotChoice(
+    msgspec.Struct,
+    frozen=True,
+    forbid_unknown_fields=True,
+    rename="camel",
+    omit_defaults=True,
+):
+    """Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients,
+    tables). ``iterations`` and ``time_ms`` budget the ismcts search (both given: whichever runs
+    out first; neither: its default); the other levels ignore them."""
 
-    level: str = DEFAULT_LEVEL
-    seed: int = 0
-    iterations: int | None = None
-    time_ms: int | None = None
+    level: BotLevel = DEFAULT_LEVEL
+    seed: Seed = 0
+    iterations: Iterations | None = None
+    time_ms: TimeMs | None = None
 
     def __post_init__(self) -> None:
         from .registry import BOTS  # the registry imports every bot, which import this module
@@ -43,20 +70,31 @@ class BotChoice:
             _check_int("timeMs", self.time_ms, 1, MAX_TIME_MS)
 
     @classmethod
+    def of(
+        cls,
+        level: str = DEFAULT_LEVEL,
+        seed: int = 0,
+        iterations: int | None = None,
+        time_ms: int | None = None,
+    ) -> BotChoice:
+        """A choice built in code from a level name (checked, as every choice is, by
+        ``__post_init__``: a ``BotError``)."""
+        return cls(cast(BotLevel, level), seed, iterations, time_ms)
+
+    @classmethod
     def from_json(cls, obj: object) -> BotChoice:
-        """The wire form: ``{"level", "seed"?, "iterations"?, "timeMs"?}`` (absent or null:
-        the default), or a bare level name."""
+        """The wire form, ``{"level"?, "seed"?, "iterations"?, "timeMs"?}`` (absent or null:
+        the default), or a bare level name; a fault is a ``BotError``."""
         if isinstance(obj, str):
-            return cls(obj)
-        if not isinstance(obj, Mapping) or not set(obj) <= WIRE_KEYS:
-            raise BotError('a bot choice is {"level", "seed"?, "iterations"?, "timeMs"?}')
-        level = obj.get("level")
-        return cls(
-            DEFAULT_LEVEL if level is None else level,
-            obj.get("seed") or 0,
-            obj.get("iterations"),
-            obj.get("timeMs"),
-        )
+            return cls.of(obj)
+        if isinstance(obj, dict):
+            obj = {key: value for key, value in obj.items() if value is not None}
+        try:
+            return msgspec.convert(obj, cls, strict=True)
+        except msgspec.ValidationError as exc:
+            raise BotError(
+                f"a bot choice is {{level, seed?, iterations?, timeMs?}}: {exc}"
+            ) from None
 
     @property
     def reproducible(self) -> bool:

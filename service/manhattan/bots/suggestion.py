@@ -25,5 +25,5 @@ def suggest(
     stop: Stop = NEVER,
 ) -> Suggestion:
     """A move for ``view.player``, who must be to move."""
-    choice = BotChoice(level, seed, iterations, time_ms)
+    choice = BotChoice.of(level, seed, iterations, time_ms)
     return make_bot(choice).suggest(view, stop)

@@ -55,7 +55,7 @@ def run(task: Task, cancelled: Callable[[], bool] | None = None) -> tuple[Any, .
     """One task's answer (also callable in-process, for tests and tools)."""
     state_bytes, player, fields, deadline = task
     try:
-        choice = BotChoice(*fields)
+        choice = BotChoice.of(*fields)
         state = State.from_msgpack(state_bytes)
         suggestion = make_bot(choice).suggest(view(state, player), Stop(deadline, cancelled))
     except BotError as exc:

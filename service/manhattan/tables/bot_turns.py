@@ -8,10 +8,11 @@ uniformly random legal move, so a table never stalls on a bot.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import random
 import secrets
+
+import msgspec
 
 import manhattan
 from manhattan import Move, State
@@ -39,7 +40,7 @@ class BotRunner:
         if choice.level != "random":
             try:
                 found = await self.pool.suggest(
-                    state, player, dataclasses.replace(choice, seed=seed), deadline=deadline
+                    state, player, msgspec.structs.replace(choice, seed=seed), deadline=deadline
                 )
                 return found.move
             except (BotsBusy, BotFailed, BotError) as exc:  # the table goes on

@@ -129,7 +129,7 @@ class Driver:
         choice = (
             BotChoice.from_json(bot)
             if bot is not None
-            else BotChoice(self.tables.settings.stand_in_level)
+            else BotChoice.of(self.tables.settings.stand_in_level)
         )
         assert state.to_move is not None
         move = await self.bots.bot_move(

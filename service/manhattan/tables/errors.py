@@ -5,18 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-#: code -> HTTP status (DESIGN §9 "Codes").
-TABLE_CODES: dict[str, int] = {
-    "TABLE_NOT_FOUND": 404,
-    "TABLE_FULL": 409,
-    "TABLE_NOT_WAITING": 409,
-    "STALE_VERSION": 409,
-    "NOT_YOUR_TURN": 409,
-    "BAD_SEAT": 401,
-    "NOT_SEATED": 403,
-    "TABLE_NOT_OVER": 409,
-    "TABLE_NOT_PLAYING": 409,
-}
+from ..wire.codes import TABLE_CODES
+
+__all__ = ["TABLE_CODES", "TableError"]
 
 
 class TableError(Exception):
@@ -29,7 +20,3 @@ class TableError(Exception):
         self.code = code
         self.message = message
         self.table = table
-
-
-def invalid(message: str) -> TableError:
-    return TableError("INVALID_REQUEST", message)

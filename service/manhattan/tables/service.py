@@ -19,16 +19,17 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgpack
+import msgspec
 
 import manhattan
 from manhattan import InvalidSetupError, Move, State, View
 
-from ..bots import BotChoice, BotError
+from .. import wire
+from ..bots import BotChoice
 from ..sealing import Sealer
-from .errors import TableError, invalid
+from .errors import TableError
 from .model import CHAT_SIZE, Seat, Table
 from .projection import (
-    SETUP_KEYS,
     SPECTATOR,
     Receiver,
     initial_state,
@@ -47,8 +48,6 @@ T = TypeVar("T")
 PREFIX = "manhattan:1"
 CHANNEL = f"{PREFIX}:tables:changed"
 LOBBY_KEY = f"{PREFIX}:{{tables}}:lobby"
-MAX_NAME = 40
-MAX_CHAT = 280
 MAX_SWAP_TRIES = 64
 
 
@@ -264,7 +263,7 @@ class Tables:
         if self._on_change is not None:
             await self._on_change(table_id, version)
 
-    async def create(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def create(self, body: object) -> dict[str, Any]:
         """``POST /v1/tables``: ``{"tableId", "hostToken", "table"}``."""
         table = self._new_table(body)
         done, _ = await self.store.swap(
@@ -281,48 +280,33 @@ class Tables:
             "table": table_json(table, 1, SPECTATOR),
         }
 
-    def _new_table(self, body: dict[str, Any], seed: str | None = None) -> Table:
-        allowed = {"setup", "seats", "public", "turnSeconds", "name"}
-        for key in body:
-            if key not in allowed:
-                raise invalid(f"unknown field {key!r}; expected: {', '.join(sorted(allowed))}")
-        setup = body.get("setup") or {}
-        if not isinstance(setup, dict):
-            raise TableError("INVALID_SETUP", 'a setup is an object such as {"players": 4}')
-        if "seed" in setup:
-            raise TableError("INVALID_SETUP", "the seed of a table is always drawn by the service")
-        for key in setup:
-            if key != "players" and key not in SETUP_KEYS:
-                raise TableError("INVALID_SETUP", f"unknown setup field {key!r}")
-        players = setup.get("players")
-        if players is not None and (type(players) is not int or not 2 <= players <= 4):
-            raise TableError("INVALID_SETUP", "setup.players is 2 to 4")
-        seats_in = body.get("seats")
-        if seats_in is None:
-            seats_in = ["open"] * (players or 4)
-        if not isinstance(seats_in, list) or not 2 <= len(seats_in) <= 4:
-            raise invalid('\'seats\' is a list of 2 to 4 seats, each "open" or {"bot": ...}')
+    def _new_table(self, body: object) -> Table:
+        """A new table from a ``wire.NewTable`` body (faults: its codes and paths)."""
+        new = wire.read(body, wire.NewTable)
+        setup = new.setup or wire.TableSetup()
+        players = setup.players
+        seats_in = new.seats if new.seats is not None else ["open"] * (players or 4)
         if players is not None and len(seats_in) != players:
-            raise TableError("INVALID_SETUP", "setup.players and the number of seats differ")
+            raise wire.WireError(
+                "INVALID_SETUP", "setup.players and the number of seats differ", path="$.seats"
+            )
         seats = [_read_seat(i, s) for i, s in enumerate(seats_in)]
-        public = body.get("public", True)
-        if type(public) is not bool:
-            raise invalid("'public' is true or false")
-        turn_seconds = body.get("turnSeconds")
-        if turn_seconds is not None and (
-            type(turn_seconds) is not int or not 1 <= turn_seconds <= self.settings.max_turn_seconds
-        ):
-            raise invalid(f"'turnSeconds' is 1 to {self.settings.max_turn_seconds}, or null")
-        name = body.get("name") or "table"
-        if not isinstance(name, str) or len(name) > MAX_NAME:
-            raise invalid(f"'name' is a text of at most {MAX_NAME} characters")
+        turn_seconds = new.turn_seconds
+        if turn_seconds is not None and turn_seconds > self.settings.max_turn_seconds:
+            raise wire.WireError(
+                "INVALID_REQUEST",
+                f"'turnSeconds' is 1 to {self.settings.max_turn_seconds} here, or null",
+                path="$.turnSeconds",
+            )
+        stored = msgspec.to_builtins(setup)
+        stored.pop("players", None)
         table = Table(
             id=new_table_id(),
-            name=name,
-            public=public,
+            name=new.name or "table",
+            public=new.public,
             turn_seconds=turn_seconds,
-            setup={k: v for k, v in setup.items() if k != "players"},
-            seed=seed or secrets.token_hex(16),
+            setup=stored,
+            seed=secrets.token_hex(16),
             seats=seats,
             created=now_ms(),
         )
@@ -349,24 +333,23 @@ class Tables:
             if done:
                 return
 
-    async def join(self, table_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def join(self, table_id: str, body: object) -> dict[str, Any]:
         """``POST .../join``: the first open seat (or the one asked for), atomically."""
-        for key in body:
-            if key not in ("name", "seat"):
-                raise invalid(f"unknown field {key!r}; expected: name, seat")
-        name = body.get("name")
-        if not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME:
-            raise invalid(f"'name' is a text of 1 to {MAX_NAME} characters")
-        wanted = body.get("seat")
-        if wanted is not None and type(wanted) is not int:
-            raise invalid("'seat' is a seat index")
+        join = wire.read(body, wire.JoinTable)
+        name, wanted = join.name.strip(), join.seat
+        if not name:
+            raise wire.WireError("INVALID_REQUEST", "'name' is not blank", path="$.name")
 
         def change(table: Table, version: int) -> Seat:
             if table.status != "waiting":
                 raise TableError("TABLE_NOT_WAITING", "the game has started; seats are closed")
             if wanted is not None:
                 if not 0 <= wanted < len(table.seats):
-                    raise invalid(f"this table has seats 0 to {len(table.seats) - 1}")
+                    raise wire.WireError(
+                        "INVALID_REQUEST",
+                        f"this table has seats 0 to {len(table.seats) - 1}",
+                        path="$.seat",
+                    )
                 seat = table.seats[wanted]
                 if seat.kind != "open" or seat.reserved is not None:
                     raise TableError("TABLE_FULL", f"seat {wanted} is taken")
@@ -375,7 +358,7 @@ class Tables:
                 if not free:
                     raise TableError("TABLE_FULL", "every seat is taken")
                 seat = free[0]
-            seat.kind, seat.name, seat.epoch = "human", name.strip(), seat.epoch + 1
+            seat.kind, seat.name, seat.epoch = "human", name, seat.epoch + 1
             table.add_event(version, "joined", {"player": seat.sid, "name": seat.name})
             return seat
 
@@ -438,15 +421,22 @@ class Tables:
         version: object,
         move_id: object = None,
     ) -> dict[str, Any]:
-        """``POST .../moves``: ``{"version", "view", "events"}`` for the mover."""
+        """``move_request`` from its fields (GraphQL's arguments)."""
+        given = {"move": move_obj, "version": version, "moveId": move_id}
+        body = {key: value for key, value in given.items() if value is not None}
+        return await self.move_request(table_id, bearer, body)
+
+    async def move_request(
+        self, table_id: str, bearer: Bearer | None, body: object
+    ) -> dict[str, Any]:
+        """``POST .../moves`` with a ``wire.TableMoveRequest`` body: ``{"version", "view",
+        "events"}`` for the mover."""
         if bearer is None or bearer.sid is None:
             raise TableError("NOT_SEATED", "a move needs a seat token")
-        if type(version) is not int:
-            raise invalid("'version' is the table version the move was chosen at")
-        if move_id is not None and (not isinstance(move_id, str) or not 1 <= len(move_id) <= 64):
-            raise invalid("'moveId' is a text of 1 to 64 characters")
+        request = wire.read(body, wire.TableMoveRequest)
+        version, move_id = request.version, request.move_id
         try:
-            move = Move.from_wire(move_obj)
+            move = Move.from_wire(request.move)
         except manhattan.IllegalMoveError as exc:
             raise TableError(exc.code, exc.message) from None
         sid = bearer.sid
@@ -610,8 +600,16 @@ class Tables:
         return {"table": table_json(changed.table, changed.version, SPECTATOR)}
 
     async def chat(self, table_id: str, bearer: Bearer | None, text: object) -> dict[str, Any]:
-        if not isinstance(text, str) or not 1 <= len(text.strip()) <= MAX_CHAT:
-            raise invalid(f"'text' is a message of 1 to {MAX_CHAT} characters")
+        """``chat_request`` from its text (GraphQL's argument)."""
+        return await self.chat_request(table_id, bearer, {"text": text})
+
+    async def chat_request(
+        self, table_id: str, bearer: Bearer | None, body: object
+    ) -> dict[str, Any]:
+        """``POST .../chat`` with a ``wire.ChatRequest`` body."""
+        text = wire.read(body, wire.ChatRequest).text.strip()
+        if not text:
+            raise wire.WireError("INVALID_REQUEST", "'text' is not blank", path="$.text")
         window = int(self.settings.chat_window * 1000)
 
         def change(table: Table, version: int) -> dict[str, Any]:
@@ -631,7 +629,7 @@ class Tables:
             message = {
                 "player": table.seats.index(seat),
                 "name": seat.name,
-                "text": text.strip(),
+                "text": text,
                 "at": now,
             }
             table.chat.append(message)
@@ -757,27 +755,19 @@ def _ranking(table: Table) -> list[dict[str, int]]:
     return [p.to_json() for p in manhattan.ranking(table.game())]
 
 
-def _read_seat(index: int, raw: object) -> Seat:
-    if raw == "open":
+def _read_seat(index: int, seat: str | wire.BotSeat) -> Seat:
+    if isinstance(seat, str):  # "open"
         return Seat(index)
-    if isinstance(raw, dict) and set(raw) == {"bot"}:
-        choice = raw["bot"]
-        if isinstance(choice, str):
-            choice = {"level": choice}
-        if choice is None:
-            choice = {}
-        if not isinstance(choice, dict) or not set(choice) <= {"level", "iterations", "timeMs"}:
-            raise TableError(
-                "INVALID_BOT", 'a bot seat is {"bot": {"level", "iterations"?, "timeMs"?}}'
-            )
-        try:
-            bot = BotChoice.from_json(choice)  # one bot choice, checked as everywhere else
-        except BotError as exc:
-            raise TableError("INVALID_BOT", str(exc)) from exc
-        stored = {"level": bot.level, "iterations": bot.iterations, "timeMs": bot.time_ms}
-        stored = {key: value for key, value in stored.items() if value is not None}
-        return Seat(index, "bot", f"bot {index + 1} ({bot.level})", stored)
-    raise invalid('each seat is "open" or {"bot": {"level": ...}}')
+    bot = seat.bot if isinstance(seat.bot, BotChoice) else BotChoice.of(seat.bot)
+    if bot.seed:
+        raise wire.WireError(
+            "INVALID_BOT",
+            "a table's bots draw a new seed every turn: leave 'seed' out",
+            path=f"$.seats[{index}].bot.seed",
+        )
+    stored = {"level": bot.level, "iterations": bot.iterations, "timeMs": bot.time_ms}
+    stored = {key: value for key, value in stored.items() if value is not None}
+    return Seat(index, "bot", f"bot {index + 1} ({bot.level})", stored)
 
 
 def _is_table_id(text: str) -> bool:

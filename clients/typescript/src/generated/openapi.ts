@@ -728,7 +728,9 @@ export interface components {
         };
         /**
          * BotChoice
-         * @description Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients).
+         * @description Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients,
+         *         tables). ``iterations`` and ``time_ms`` budget the ismcts search (both given: whichever runs
+         *         out first; neither: its default); the other levels ignore them.
          */
         BotChoice: {
             /**
@@ -736,8 +738,11 @@ export interface components {
              * @enum {unknown}
              */
             level?: "greedy" | "ismcts" | "random";
-            /** @default null */
-            seed?: number | null;
+            /**
+             * @description the bot's random seed
+             * @default 0
+             */
+            seed?: number;
             /** @default null */
             iterations?: number | null;
             /** @default null */
@@ -748,10 +753,6 @@ export interface components {
          * @description A new game's options (``POST /v1/games`` takes it as the body itself).
          */
         Setup: {
-            /** @default 4 */
-            players?: number;
-            /** @default null */
-            seed?: string | null;
             /**
              * @default classic
              * @enum {unknown}
@@ -778,6 +779,10 @@ export interface components {
                 number,
                 number
             ] | null;
+            /** @default 4 */
+            players?: number;
+            /** @default null */
+            seed?: string | null;
         };
         /** Variants */
         Variants: {
@@ -1010,75 +1015,223 @@ export interface components {
             visits: number;
             meanScore: number;
         };
+        /**
+         * NewTable
+         * @description ``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default).
+         */
+        NewTable: {
+            /** @default null */
+            setup?: components["schemas"]["TableSetup"] | null;
+            /** @default null */
+            seats?: ("open" | components["schemas"]["BotSeat"])[] | null;
+            /** @default true */
+            public?: boolean;
+            /** @default null */
+            turnSeconds?: number | null;
+            /** @default null */
+            name?: string | null;
+        };
+        /**
+         * TableSetup
+         * @description A table's game: as ``Setup`` but without a seed (the service always draws it) and with
+         *         ``players`` optional (the seats filled at start decide it).
+         */
+        TableSetup: {
+            /**
+             * @default classic
+             * @enum {unknown}
+             */
+            edition?: "classic" | "modern";
+            /** @default null */
+            variants?: components["schemas"]["Variants"] | null;
+            /** @default null */
+            seats?: number[] | null;
+            /**
+             * @description a player index (0 to players - 1)
+             * @default 0
+             */
+            firstPlayer?: number;
+            /** @default null */
+            rounds?: number | null;
+            /** @default null */
+            piecesPerRound?: number | null;
+            /** @default null */
+            colors?: number[][] | null;
+            /** @default null */
+            monsterStart?: [
+                number,
+                number,
+                number
+            ] | null;
+            /** @default null */
+            players?: number | null;
+        };
+        /**
+         * BotSeat
+         * @description A seat for a bot: ``{"bot": BotChoice}`` (or a level name). A table's bots draw a new
+         *         seed every turn, so a seed here is refused.
+         */
+        BotSeat: {
+            bot: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"];
+        };
+        /**
+         * JoinTable
+         * @description ``POST /v1/tables/{id}/join``: a name (not blank) and, optionally, the seat wanted.
+         */
+        JoinTable: {
+            name: string;
+            /** @default null */
+            seat?: number | null;
+        };
+        /**
+         * TableMoveRequest
+         * @description ``POST /v1/tables/{id}/moves``: the move, the version it was chosen at, and a move id
+         *         that makes a retry safe.
+         */
+        TableMoveRequest: {
+            /** @description a move as JSON or as notation */
+            move: components["schemas"]["MoveIn"];
+            /** @description the table version the move was chosen at */
+            version: number;
+            /** @default null */
+            moveId?: string | null;
+        };
+        /**
+         * SeatPreviewRequest
+         * @description ``POST /v1/tables/{id}/preview``: without ``move``, every legal move's preview.
+         */
+        SeatPreviewRequest: {
+            /** @default null */
+            move?: components["schemas"]["MoveIn"] | null;
+        };
+        /**
+         * SeatMoveRequest
+         * @description ``POST /v1/tables/{id}/validate``.
+         */
+        SeatMoveRequest: {
+            /** @description a move as JSON or as notation */
+            move: components["schemas"]["MoveIn"];
+        };
+        /**
+         * ChatRequest
+         * @description ``POST /v1/tables/{id}/chat`` (not blank).
+         */
+        ChatRequest: {
+            text: string;
+        };
+        /**
+         * Table
+         * @description A table as the caller may see it.
+         */
         Table: {
             tableId: string;
             name: string;
             /** @enum {unknown} */
-            status: "waiting" | "playing" | "over";
+            status: "over" | "playing" | "waiting";
             version: number;
-            public?: boolean;
-            turnSeconds?: number | null;
-            seats: {
-                player: number;
-                name: string | null;
-                /** @enum {unknown} */
-                kind: "open" | "human" | "bot";
-                connected: boolean;
-                away: boolean;
-            }[];
+            seats: components["schemas"]["TableSeat"][];
             toMove: number | null;
             /** @description epoch milliseconds (UTC) by which the seat to move acts */
             deadline: number | null;
             /** @description the caller's seat's view, or the public view */
-            view: Record<string, never> | null;
-            /** @description the caller's legal moves on its turn */
-            moves?: unknown[];
+            view: unknown;
+            /** @default true */
+            public?: boolean;
+            /** @default null */
+            turnSeconds?: number | null;
+            /**
+             * @description the caller's legal moves on its turn
+             * @default []
+             */
+            moves?: components["schemas"]["move"][];
+            /** @default null */
             players?: number | null;
-            /** @description the caller's seat */
+            /**
+             * @description the caller's seat
+             * @default null
+             */
             you?: number | null;
-            chat?: unknown[];
+            /** @default [] */
+            chat?: components["schemas"]["ChatMessage"][];
+            /** @default null */
             rematch?: string | null;
-            /** @description when over: [{player, place, score}] */
-            ranking?: unknown[];
+            /** @default null */
+            ranking?: components["schemas"]["Placing"][] | null;
         };
+        /** TableSeat */
+        TableSeat: {
+            player: number;
+            name: string | null;
+            /** @enum {unknown} */
+            kind: "bot" | "human" | "open";
+            connected: boolean;
+            away: boolean;
+        };
+        /** ChatMessage */
+        ChatMessage: {
+            player: number;
+            name: string | null;
+            text: string;
+            /** @description epoch milliseconds (UTC) */
+            at: number;
+        };
+        /** TableList */
         TableList: {
             tables: components["schemas"]["Table"][];
         };
+        /** TableCreated */
         TableCreated: {
             tableId: string;
             hostToken: string;
             table: components["schemas"]["Table"];
         };
+        /** TableJoined */
         TableJoined: {
             player: number;
             seatToken: string;
             table: components["schemas"]["Table"];
         };
+        /** TableAnswer */
         TableAnswer: {
             table: components["schemas"]["Table"];
         };
+        /** TableMoved */
         TableMoved: {
             version: number;
-            view: Record<string, never>;
-            events: unknown[];
+            view: components["schemas"]["view"];
+            events: components["schemas"]["Event"][];
         };
+        /** TableChat */
         TableChat: {
             version: number;
-            message: Record<string, never>;
+            message: components["schemas"]["ChatMessage"];
         };
+        /**
+         * TableRematch
+         * @description The rematch: a seat token for a person who sat at the old table, a host token for its
+         *         host.
+         */
         TableRematch: {
             tableId: string;
             table: components["schemas"]["Table"];
-            seatToken?: string;
-            hostToken?: string;
+            /** @default null */
+            player?: number | null;
+            /** @default null */
+            seatToken?: string | null;
+            /** @default null */
+            hostToken?: string | null;
         };
+        /** TableTicket */
         TableTicket: {
             ticket: string;
+            /** @description seconds */
             expiresIn: number;
         };
+        /** TableRecord */
         TableRecord: {
+            /** @description the setup, with the seed */
             setup: Record<string, never>;
-            moves: unknown[];
+            moves: components["schemas"]["move"][];
         };
     };
     responses: never;
@@ -2918,15 +3071,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    setup?: components["schemas"]["Setup"];
-                    seats?: ("open" | {
-                        bot: components["schemas"]["BotChoice"];
-                    })[];
-                    public?: boolean;
-                    turnSeconds?: number | null;
-                    name?: string;
-                };
+                "application/json": components["schemas"]["NewTable"];
             };
         };
         responses: {
@@ -3123,10 +3268,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    name: string;
-                    seat?: number;
-                };
+                "application/json": components["schemas"]["JoinTable"];
             };
         };
         responses: {
@@ -3363,11 +3505,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    move: components["schemas"]["MoveIn"];
-                    version: number;
-                    moveId?: string;
-                };
+                "application/json": components["schemas"]["TableMoveRequest"];
             };
         };
         responses: {
@@ -3498,9 +3636,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    move?: components["schemas"]["MoveIn"];
-                };
+                "application/json": components["schemas"]["SeatPreviewRequest"];
             };
         };
         responses: {
@@ -3631,9 +3767,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    move: components["schemas"]["MoveIn"];
-                };
+                "application/json": components["schemas"]["SeatMoveRequest"];
             };
         };
         responses: {
@@ -3870,9 +4004,7 @@ export interface operations {
         /** @description JSON, or the same structure as application/msgpack */
         requestBody: {
             content: {
-                "application/json": {
-                    text: string;
-                };
+                "application/json": components["schemas"]["ChatRequest"];
             };
         };
         responses: {

@@ -1,7 +1,8 @@
-"""Every REST request and response shape, once, with its bounds (issue 18).
+"""The stateless API's request and response shapes (``/v1/games``, ``/v1/apply``, ...), once,
+with their bounds (issue 18).
 
 Each shape is a ``msgspec.Struct``. The same class validates a request body (``read``), states the
-body in the OpenAPI document (``openapi.py`` takes ``schema_components`` of these classes) and
+body in the OpenAPI document (``api/openapi.py`` takes ``schema_components`` of these classes) and
 is what the boundary test reads to send the first value inside and outside each bound. A bound
 written here is therefore the bound the service enforces and the bound the document promises.
 
@@ -12,39 +13,30 @@ by ``State.from_json`` with paths such as ``$.board[2]``): here they are opaque 
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
 
+from manhattan.bots.choice import (
+    DEFAULT_LEVEL,
+    BotChoice,
+    BotLevel,
+    Iterations,
+    Seed,
+    TimeMs,
+)
 from manhattan.engine.rules import PIECES_TOTAL
 from manhattan.engine.validation import MAX_SEED
 
-from .errors import HTTP_STATUS, ApiError
-
-REF = "#/components/schemas/{name}"
-
-
-def ref(name: str) -> dict[str, str]:
-    return {"$ref": REF.format(name=name)}
-
+from .codes import HTTP_STATUS
+from .reading import Answer, Shape, WireError, ref
 
 # -- closed sets and bounded numbers -----------------------------------------------------------
-#: The bot levels (``manhattan.bots.LEVELS``; a test checks they agree).
-BotLevel = Literal["random", "greedy", "ismcts"]
-DEFAULT_BOT: BotLevel = "greedy"
 Edition = Literal["classic", "modern"]
 Monster = Literal["godzilla", "baby"]
-#: The service's default bot budgets (``BotBudget``; settings may lower them, never raise them).
-MAX_ITERATIONS = 20_000
-MAX_TIME_MS = 2_000
-MAX_BOT_SEED = 2**31 - 1
 
 Player = Annotated[int, Meta(ge=0, le=3, description="a player index (0 to players - 1)")]
-Seed = Annotated[int, Meta(ge=0, le=MAX_BOT_SEED, description="the bot's random seed")]
-Iterations = Annotated[int, Meta(ge=1, le=MAX_ITERATIONS, description="search iterations (ismcts)")]
-TimeMs = Annotated[int, Meta(ge=1, le=MAX_TIME_MS, description="time budget in milliseconds")]
 Hex32 = Annotated[str, Meta(pattern="^[0-9a-f]{32}$")]
 StateIn = Annotated[
     Any,
@@ -57,19 +49,6 @@ MoveIn = Annotated[
     Any, Meta(description="a move as JSON or as notation", extra_json_schema=ref("MoveIn"))
 ]
 MoveOut = Annotated[Any, Meta(extra_json_schema=ref("move"))]
-
-
-class Shape(msgspec.Struct, forbid_unknown_fields=True, rename="camel", omit_defaults=True):
-    """Every wire shape: camelCase names, unknown fields refused, defaults left out."""
-
-
-class BotChoice(Shape):
-    """Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients)."""
-
-    level: BotLevel = DEFAULT_BOT
-    seed: Seed | None = None
-    iterations: Iterations | None = None
-    time_ms: TimeMs | None = None
 
 
 class Variants(Shape):
@@ -87,11 +66,9 @@ PlayerColors = Annotated[
 ]
 
 
-class Setup(Shape):
-    """A new game's options (``POST /v1/games`` takes it as the body itself)."""
+class GameOptions(Shape):
+    """A game's options but its player count and seed (a table's setup: ``TableSetup``)."""
 
-    players: Annotated[int, Meta(ge=2, le=4)] = 4
-    seed: Annotated[str, Meta(min_length=1, max_length=MAX_SEED)] | None = None
     edition: Edition = "classic"
     variants: Variants | None = None
     seats: Annotated[list[Seat], Meta(min_length=2, max_length=4)] | None = None
@@ -110,6 +87,13 @@ class Setup(Shape):
         ]
         | None
     ) = None
+
+
+class Setup(GameOptions):
+    """A new game's options (``POST /v1/games`` takes it as the body itself)."""
+
+    players: Annotated[int, Meta(ge=2, le=4)] = 4
+    seed: Annotated[str, Meta(min_length=1, max_length=MAX_SEED)] | None = None
 
 
 # -- request bodies ----------------------------------------------------------------------------
@@ -161,13 +145,14 @@ class SuggestRequest(Shape):
         siblings = (self.seed, self.iterations, self.time_ms)
         if isinstance(bot, BotChoice):
             if siblings != (None, None, None):
-                raise ApiError(
+                raise WireError(
                     "INVALID_REQUEST",
                     "with 'bot' as an object, give seed, iterations and timeMs inside it",
                     path="$.bot",
                 )
             return bot
-        return BotChoice(bot or DEFAULT_BOT, *siblings)
+        seed, iterations, time_ms = siblings
+        return BotChoice(bot or DEFAULT_LEVEL, seed or 0, iterations, time_ms)
 
 
 class AdvanceRequest(Shape):
@@ -186,10 +171,6 @@ class GameRecord(Shape):
 
 
 # -- response bodies ---------------------------------------------------------------------------
-class Answer(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
-    """Every answer: camelCase names; fields may be added later, so clients ignore unknown ones."""
-
-
 ErrorCode = Annotated[str, Meta(extra_json_schema={"enum": sorted(HTTP_STATUS)})]
 
 
@@ -262,7 +243,7 @@ class Suggestion(Answer):
     alternatives: list[BotAlternative]
 
 
-REQUESTS: tuple[type[Shape], ...] = (
+REQUESTS: tuple[type[msgspec.Struct], ...] = (
     BotChoice,
     Setup,
     StateRequest,
@@ -284,37 +265,3 @@ RESPONSES: tuple[type[msgspec.Struct], ...] = (
     Replay,
     Suggestion,
 )
-
-# -- reading -----------------------------------------------------------------------------------
-#: The code of a structural fault, by the first field of its path (default INVALID_REQUEST).
-FIELD_CODES = {
-    "player": "INVALID_PLAYER",
-    "bot": "INVALID_BOT",
-    "seed": "INVALID_BOT",  # the deprecated siblings of a suggestion's bot name
-    "iterations": "INVALID_BOT",
-    "timeMs": "INVALID_BOT",
-    "setup": "INVALID_SETUP",
-}
-T = TypeVar("T", bound=msgspec.Struct)
-_NAMED_FIELD = re.compile(r"(?:missing required|unknown) field `([^`]*)`")
-
-
-def read(body: object, shape: type[T], code: str | None = None) -> T:
-    """``body`` (decoded JSON or msgpack) as ``shape``; a fault is an ``ApiError`` with its path.
-
-    ``code`` fixes the error code (``INVALID_SETUP`` for a setup); otherwise it follows the
-    field (``FIELD_CODES``)."""
-    if body is None:
-        body = {}
-    try:
-        return msgspec.convert(body, shape, strict=True)
-    except msgspec.ValidationError as exc:
-        message, _, where = str(exc).partition(" - at `")
-        path = where.rstrip("`") or "$"
-        named = _NAMED_FIELD.search(message)
-        if named is not None:  # the missing or unknown field itself, not the object holding it
-            path = f"{path}.{named.group(1)}"
-        field = path[2:].split(".", 1)[0].split("[", 1)[0]
-        raise ApiError(
-            code or FIELD_CODES.get(field, "INVALID_REQUEST"), message, path=path
-        ) from None

@@ -1,0 +1,176 @@
+"""Every request and response shape of the service, once, with its bounds (issue 18).
+
+Below both the API (``manhattan.api``) and the tables (``manhattan.tables``), so that each reads
+its bodies with the same classes the OpenAPI document is derived from:
+
+- ``reading``: the base classes and ``read`` (a body as a shape, or a ``WireError`` with a code
+  and a JSON path);
+- ``codes``: every error code and its HTTP status;
+- ``games``: the stateless API (``/v1/games``, ``/v1/apply``, ...);
+- ``tables``: the tables (DESIGN §9);
+- the bot choice is the bots' own ``BotChoice`` (``manhattan.bots.choice``), decoded straight
+  from a request.
+"""
+
+from __future__ import annotations
+
+from manhattan.bots.choice import (
+    DEFAULT_LEVEL as DEFAULT_BOT,
+)
+from manhattan.bots.choice import (
+    SERVICE_MAX_ITERATIONS as MAX_ITERATIONS,
+)
+from manhattan.bots.choice import (
+    SERVICE_MAX_TIME_MS as MAX_TIME_MS,
+)
+from manhattan.bots.choice import (
+    BotChoice,
+    BotLevel,
+)
+
+from .codes import HTTP_STATUS, TABLE_CODES
+from .games import (
+    REQUESTS,
+    RESPONSES,
+    AdvanceRequest,
+    Alternative,
+    ApplyRequest,
+    BotAlternative,
+    Edition,
+    Error,
+    ErrorCode,
+    GameRecord,
+    Hex32,
+    LegalMoves,
+    Monster,
+    MoveIn,
+    MoveOut,
+    MoveRequest,
+    OptionalPlayerRequest,
+    Placing,
+    Player,
+    PlayerColors,
+    PlayerRequest,
+    PreviewRequest,
+    Replay,
+    SealedState,
+    Seat,
+    Setup,
+    StateIn,
+    StateRequest,
+    Suggestion,
+    SuggestRequest,
+    Transition,
+    Validation,
+    Variants,
+)
+from .reading import REF, Answer, Shape, WireError, read, ref
+from .tables import (
+    MAX_CHAT,
+    MAX_MOVE_ID,
+    MAX_NAME,
+    MAX_TURN_SECONDS,
+    TABLE_REQUESTS,
+    TABLE_RESPONSES,
+    BotSeat,
+    ChatMessage,
+    ChatRequest,
+    JoinTable,
+    Name,
+    NewTable,
+    SeatKind,
+    SeatMoveRequest,
+    SeatPreviewRequest,
+    Table,
+    TableAnswer,
+    TableChat,
+    TableCreated,
+    TableJoined,
+    TableList,
+    TableMoved,
+    TableMoveRequest,
+    TableRecord,
+    TableRematch,
+    TableSeat,
+    TableSetup,
+    TableStatus,
+    TableTicket,
+)
+
+__all__ = [
+    "DEFAULT_BOT",
+    "HTTP_STATUS",
+    "MAX_CHAT",
+    "MAX_ITERATIONS",
+    "MAX_MOVE_ID",
+    "MAX_NAME",
+    "MAX_TIME_MS",
+    "MAX_TURN_SECONDS",
+    "REF",
+    "REQUESTS",
+    "RESPONSES",
+    "TABLE_CODES",
+    "TABLE_REQUESTS",
+    "TABLE_RESPONSES",
+    "AdvanceRequest",
+    "Alternative",
+    "Answer",
+    "ApplyRequest",
+    "BotAlternative",
+    "BotChoice",
+    "BotLevel",
+    "BotSeat",
+    "ChatMessage",
+    "ChatRequest",
+    "Edition",
+    "Error",
+    "ErrorCode",
+    "GameRecord",
+    "Hex32",
+    "JoinTable",
+    "LegalMoves",
+    "Monster",
+    "MoveIn",
+    "MoveOut",
+    "MoveRequest",
+    "Name",
+    "NewTable",
+    "OptionalPlayerRequest",
+    "Placing",
+    "Player",
+    "PlayerColors",
+    "PlayerRequest",
+    "PreviewRequest",
+    "Replay",
+    "SealedState",
+    "Seat",
+    "SeatKind",
+    "SeatMoveRequest",
+    "SeatPreviewRequest",
+    "Setup",
+    "Shape",
+    "StateIn",
+    "StateRequest",
+    "SuggestRequest",
+    "Suggestion",
+    "Table",
+    "TableAnswer",
+    "TableChat",
+    "TableCreated",
+    "TableJoined",
+    "TableList",
+    "TableMoveRequest",
+    "TableMoved",
+    "TableRecord",
+    "TableRematch",
+    "TableSeat",
+    "TableSetup",
+    "TableStatus",
+    "TableTicket",
+    "Transition",
+    "Validation",
+    "Variants",
+    "WireError",
+    "read",
+    "ref",
+]

@@ -1,0 +1,206 @@
+"""The tables' request and response shapes (DESIGN §9), once, with their bounds.
+
+``manhattan.tables`` reads every body with these (``read``: the same codes and paths as the
+stateless API), ``api/openapi.py`` states them in ``/openapi.json`` and the boundary test sends
+each bound's edges. The answers are built by ``tables/projection.py``; a test converts each one
+to its shape here, so the document and the answers cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+from manhattan.bots.choice import BotChoice, BotLevel
+
+from .games import GameOptions, MoveIn, MoveOut, Placing, Validation
+from .reading import Answer, Shape, ref
+
+#: Longest table name, person's name and chat message; a turn's longest time; a move id's length.
+MAX_NAME = 40
+MAX_CHAT = 280
+MAX_TURN_SECONDS = 86_400
+MAX_MOVE_ID = 64
+
+Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
+TableStatus = Literal["waiting", "playing", "over"]
+SeatKind = Literal["open", "human", "bot"]
+
+
+# -- request bodies ----------------------------------------------------------------------------
+class TableSetup(GameOptions):
+    """A table's game: as ``Setup`` but without a seed (the service always draws it) and with
+    ``players`` optional (the seats filled at start decide it)."""
+
+    players: Annotated[int, Meta(ge=2, le=4)] | None = None
+
+
+class BotSeat(Shape):
+    """A seat for a bot: ``{"bot": BotChoice}`` (or a level name). A table's bots draw a new
+    seed every turn, so a seed here is refused."""
+
+    bot: BotChoice | BotLevel
+
+
+class NewTable(Shape):
+    """``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default)."""
+
+    setup: TableSetup | None = None
+    seats: Annotated[list[Literal["open"] | BotSeat], Meta(min_length=2, max_length=4)] | None = (
+        None
+    )
+    public: bool = True
+    turn_seconds: Annotated[int, Meta(ge=1, le=MAX_TURN_SECONDS)] | None = None
+    name: Annotated[str, Meta(max_length=MAX_NAME)] | None = None
+
+
+class JoinTable(Shape):
+    """``POST /v1/tables/{id}/join``: a name (not blank) and, optionally, the seat wanted."""
+
+    name: Name
+    seat: Annotated[int, Meta(ge=0, le=3, description="a seat of this table")] | None = None
+
+
+class TableMoveRequest(Shape):
+    """``POST /v1/tables/{id}/moves``: the move, the version it was chosen at, and a move id
+    that makes a retry safe."""
+
+    move: MoveIn
+    version: Annotated[int, Meta(ge=1, description="the table version the move was chosen at")]
+    move_id: Annotated[str, Meta(min_length=1, max_length=MAX_MOVE_ID)] | None = None
+
+
+class SeatPreviewRequest(Shape):
+    """``POST /v1/tables/{id}/preview``: without ``move``, every legal move's preview."""
+
+    move: MoveIn | None = None
+
+
+class SeatMoveRequest(Shape):
+    """``POST /v1/tables/{id}/validate``."""
+
+    move: MoveIn
+
+
+class ChatRequest(Shape):
+    """``POST /v1/tables/{id}/chat`` (not blank)."""
+
+    text: Annotated[str, Meta(min_length=1, max_length=MAX_CHAT)]
+
+
+# -- answers -----------------------------------------------------------------------------------
+class TableSeat(Answer):
+    player: int
+    name: str | None
+    kind: SeatKind
+    connected: bool
+    away: bool
+
+
+class ChatMessage(Answer):
+    player: int
+    name: str | None
+    text: str
+    at: Annotated[int, Meta(description="epoch milliseconds (UTC)")]
+
+
+class Table(Answer):
+    """A table as the caller may see it."""
+
+    table_id: str
+    name: str
+    status: TableStatus
+    version: int
+    seats: list[TableSeat]
+    to_move: int | None
+    deadline: Annotated[
+        int | None, Meta(description="epoch milliseconds (UTC) by which the seat to move acts")
+    ]
+    view: Annotated[Any, Meta(description="the caller's seat's view, or the public view")]
+    public: bool = True
+    turn_seconds: int | None = None
+    moves: Annotated[list[MoveOut], Meta(description="the caller's legal moves on its turn")] = (
+        msgspec.field(default_factory=list)
+    )
+    players: int | None = None
+    you: Annotated[int | None, Meta(description="the caller's seat")] = None
+    chat: list[ChatMessage] = msgspec.field(default_factory=list)
+    rematch: str | None = None
+    ranking: list[Placing] | None = None
+
+
+class TableList(Answer):
+    tables: list[Table]
+
+
+class TableCreated(Answer):
+    table_id: str
+    host_token: str
+    table: Table
+
+
+class TableJoined(Answer):
+    player: int
+    seat_token: str
+    table: Table
+
+
+class TableAnswer(Answer):
+    table: Table
+
+
+class TableMoved(Answer):
+    version: int
+    view: Annotated[Any, Meta(extra_json_schema=ref("view"))]
+    events: list[Annotated[Any, Meta(extra_json_schema=ref("Event"))]]
+
+
+class TableChat(Answer):
+    version: int
+    message: ChatMessage
+
+
+class TableRematch(Answer):
+    """The rematch: a seat token for a person who sat at the old table, a host token for its
+    host."""
+
+    table_id: str
+    table: Table
+    player: int | None = None
+    seat_token: str | None = None
+    host_token: str | None = None
+
+
+class TableTicket(Answer):
+    ticket: str
+    expires_in: Annotated[int, Meta(description="seconds")]
+
+
+class TableRecord(Answer):
+    setup: Annotated[dict[str, Any], Meta(description="the setup, with the seed")]
+    moves: list[MoveOut]
+
+
+TABLE_REQUESTS: tuple[type[msgspec.Struct], ...] = (
+    NewTable,
+    JoinTable,
+    TableMoveRequest,
+    SeatPreviewRequest,
+    SeatMoveRequest,
+    ChatRequest,
+)
+TABLE_RESPONSES: tuple[type[msgspec.Struct], ...] = (
+    Table,
+    TableList,
+    TableCreated,
+    TableJoined,
+    TableAnswer,
+    TableMoved,
+    TableChat,
+    TableRematch,
+    TableTicket,
+    TableRecord,
+    Validation,
+)
