@@ -206,7 +206,7 @@ def test_design_s2_monster_and_urban_required_by_their_variants() -> None:
     obj["monster"] = [6, 0, 0]
     with pytest.raises(manhattan.InvalidStateError) as err:
         manhattan.State.from_json(obj)
-    assert err.value.path == "$.monster"
+    assert err.value.path.startswith("$.monster")
     obj = _midgame(edition="modern", variants={"urbanRules": True}).to_json()
     obj["urban"]["deck"][0] = "skyline"
     with pytest.raises(manhattan.InvalidStateError) as err:

@@ -1,11 +1,11 @@
-"""The state JSON Schema and the decoder agree on every bound (issue 18).
+"""Every bound the state JSON Schema states is a bound the decoder enforces, at its path (issue 18).
 
-``engine/jsonschema.py`` states the state format for other programs; ``engine/codec.py`` checks
-it. The cases are generated from the schema: every bounded value of a real mid-game state (each
-integer range, enum, constant, string length and array length the schema states, followed into
-nested objects and the first item of each array) is set just outside its bound, and
+Both come from ``engine/formats.py`` (the schema is rendered from the format classes the codec
+converts into). The cases are generated from the published schema: every bounded value of a
+real mid-game state (each integer range, enum, string length and array length, followed into
+nested objects, tuples and the first item of each array) is set just outside its bound, and
 ``State.from_json`` must refuse it with ``INVALID_STATE`` at that path (or at the list holding
-it). A bound written in one of the two and not the other fails here.
+it). ``test_codec_format.py`` checks the converse as a property.
 """
 
 from __future__ import annotations
@@ -75,6 +75,9 @@ def cases(schema: dict[str, Any], value: Any, path: str) -> Iterator[tuple[str, 
                 yield from cases(sub, value[key], f"{path}.{key}")
     if isinstance(value, list) and value and isinstance(schema.get("items"), dict):
         yield from cases(schema["items"], value[0], f"{path}[0]")
+    if isinstance(value, list):
+        for i, (sub, item) in enumerate(zip(schema.get("prefixItems", []), value, strict=False)):
+            yield from cases(sub, item, f"{path}[{i}]")
 
 
 def put(obj: Any, path: str, value: Any) -> Any:

@@ -9,7 +9,6 @@ tokens issued to one player), calls the engine and mints ids and tokens. It hold
 from __future__ import annotations
 
 import hashlib
-import marshal
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -21,6 +20,8 @@ import msgspec
 
 import manhattan
 from manhattan import Event, Move, State, View
+from manhattan.engine import codec
+from manhattan.engine.formats import StateFormat
 from manhattan.engine.scoring import RoundScore
 from manhattan.engine.validation import MAX_SEED
 
@@ -253,8 +254,8 @@ class Operations:
         self._parsed: OrderedDict[str, State] = OrderedDict()
         self._parsed_max = parsed_states
         # Parsing is pure, so a state object sent again (a client asks several questions about
-        # one position) parses to the same state: keep recent ones by a digest of the object.
-        self._by_json: OrderedDict[bytes, State] = OrderedDict()
+        # one position) parses to the same state: keep recent ones by their format.
+        self._by_format: OrderedDict[StateFormat, State] = OrderedDict()
         # The two memos above hand out the same State object for a state asked about again, so
         # pure results of a state (its legal moves, their JSON) are kept by that object.
         self._derived = DerivedResults(parsed_states)
@@ -309,19 +310,19 @@ class Operations:
         raise ApiError("STATE_NOT_FOUND", f"no cached state with id {state_id}; send the state")
 
     def _from_json(self, obj: object) -> State:
-        """``State.from_json``, memoized on an exact digest of the object (see ``json_digest``);
-        failures are not memoized, so an invalid state is reported in full every time."""
-        key = json_digest(obj)
-        if key is None:
-            return State.from_json(obj)
-        state = self._by_json.get(key)
+        """``State.from_json``, memoized on the state's format: the structural pass
+        (``formats.StateFormat``, frozen msgspec structs that hash and compare by value) runs
+        every time, the engine's checks only for a state not seen recently. Failures are not
+        memoized, so an invalid state is reported in full every time."""
+        data = codec.read_state_format(obj)
+        state = self._by_format.get(data)
         if state is not None:
-            self._by_json.move_to_end(key)
+            self._by_format.move_to_end(data)
             return state
-        state = State.from_json(obj)
-        self._by_json[key] = state
-        if len(self._by_json) > self._parsed_max:
-            self._by_json.popitem(last=False)
+        state = codec.state_from_format(data)
+        self._by_format[data] = state
+        if len(self._by_format) > self._parsed_max:
+            self._by_format.popitem(last=False)
         return state
 
     def _remember(self, state_id: str, state: State) -> None:
@@ -709,19 +710,6 @@ def _legal_moves(state: State) -> tuple[Move, ...]:
 
 def _legal_moves_json(state: State) -> bytes:
     return moves_json(manhattan.legal_moves(state))
-
-
-def json_digest(obj: object) -> bytes | None:
-    """A 128-bit digest of a decoded JSON value that tells apart any two values that differ, or
-    None for a value it cannot digest. ``marshal`` writes exact types (``1``, ``1.0`` and
-    ``True`` differ; ``-0.0`` and ``0.0`` differ) and round-trips, so equal bytes mean equal
-    values in the same key order; it refuses subclasses and very deep nesting (None here).
-    Several times cheaper than ``json.dumps`` of the same object."""
-    try:
-        data = marshal.dumps(obj)  # type: ignore[arg-type]  # refused below if not
-    except ValueError:
-        return None
-    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def _text(value: object, path: str) -> str:

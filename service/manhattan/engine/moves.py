@@ -27,7 +27,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import IllegalMoveError, malformed, shown
+from .errors import IllegalMoveError, malformed
+from .formats import AnyMove, BuildFormat, ForfeitFormat, FormatError, SelectFormat, convert
 
 MOVE_TYPES = ("select", "build", "forfeit")
 
@@ -90,20 +91,21 @@ class Move:
             raise malformed("a move in notation is a short string such as 'b4n3f2'")
         if m := _SELECT.fullmatch(text):
             color, *pieces = (int(g) for g in m.groups())
-            move = cls.select(color, (pieces[0], pieces[1], pieces[2], pieces[3]))
+            obj: dict[str, Any] = {"type": "select", "color": color, "pieces": pieces}
         elif m := _BUILD.fullmatch(text):
             g = m.groups()
-            move = cls.build(int(g[0]), int(g[1]), int(g[2]), _opt_int(g[3]))
+            obj = {"type": "build", "card": int(g[0]), "neighborhood": int(g[1])}
+            obj.update(floors=int(g[2]), color=_opt_int(g[3]))
         elif m := _FORFEIT.fullmatch(text):
             g = m.groups()
-            move = cls.forfeit(int(g[0]), int(g[1]), _opt_int(g[2]))
+            obj = {"type": "forfeit", "card": int(g[0]), "floors": int(g[1])}
+            obj["color"] = _opt_int(g[2])
         else:
             raise malformed(
                 f"cannot read move {text!r}: expected 's0:2,2,1,1', 'b4n3f2[c0]' or 'x4f2[c0]' "
                 "(any case; spaces between tokens)"
             )
-        move._check_ranges()
-        return move
+        return cls.from_json(obj)  # the bounds are the format's
 
     # -- JSON ------------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -137,81 +139,28 @@ class Move:
 
     @classmethod
     def from_json(cls, obj: object) -> Move:
-        """Read DESIGN §2's move; ``player``, ``block`` and ``notation`` may be echoed back."""
-        if not isinstance(obj, dict):
-            raise malformed("a move is a JSON object with a 'type'")
-        kind = obj.get("type")
-        if kind not in MOVE_TYPES:
-            raise malformed(f"move 'type' must be one of {', '.join(MOVE_TYPES)}")
-        required = {
-            "select": ("color", "pieces"),
-            "build": ("card", "neighborhood", "floors"),
-            "forfeit": ("card", "floors"),
-        }[kind]
-        optional = {
-            "select": ("player", "notation"),
-            "build": ("color", "player", "block", "notation"),
-            "forfeit": ("color", "player", "notation"),
-        }[kind]
-        for key in obj:
-            if key != "type" and key not in required and key not in optional:
-                raise malformed(f"unknown field {key!r} in a {kind} move")
-        for key in required:
-            if key not in obj:
-                raise malformed(f"a {kind} move needs {key!r}")
-        if kind == "select":
-            pieces = obj["pieces"]
-            if not isinstance(pieces, list) or len(pieces) != 4:
-                raise malformed("'pieces' is a list of 4 counts (1, 2, 3 and 4-floor pieces)")
-            a, b, c, d = (_int_value(p, "pieces") for p in pieces)
-            move = cls.select(_int(obj, "color"), (a, b, c, d))
-        elif kind == "build":
-            move = cls.build(
-                _int(obj, "card"),
-                _int(obj, "neighborhood"),
-                _int(obj, "floors"),
-                _opt(obj, "color"),
-            )
+        """Read DESIGN §2's move (``formats.AnyMove``: its fields and bounds); ``player``,
+        ``block`` and ``notation`` may be echoed back."""
+        try:
+            data = convert(obj, AnyMove)
+        except FormatError as exc:
+            raise malformed(
+                f"a move ({', '.join(MOVE_TYPES)}): {exc.message} at {exc.path}"
+            ) from None
+        return cls.from_format(data)
+
+    @classmethod
+    def from_format(cls, data: SelectFormat | BuildFormat | ForfeitFormat) -> Move:
+        if isinstance(data, SelectFormat):
+            move = cls.select(data.color, data.pieces)
+        elif isinstance(data, BuildFormat):
+            move = cls.build(data.card, data.neighborhood, data.floors, data.color)
         else:
-            move = cls.forfeit(_int(obj, "card"), _int(obj, "floors"), _opt(obj, "color"))
-        move._check_ranges()
-        player = _opt(obj, "player")
-        block = obj.get("block")
-        if block is not None:
-            if not (isinstance(block, list) and len(block) == 3):
-                raise malformed("'block' is [neighborhood, row, column]")
-            block = tuple(_int_value(v, "block") for v in block)
-        if player is not None or block is not None:
-            move = replace(move, player=player, block=block)
+            move = cls.forfeit(data.card, data.floors, data.color)
+        block = getattr(data, "block", None)
+        if data.player is not None or block is not None:
+            move = replace(move, player=data.player, block=block)
         return move
-
-    def _check_ranges(self) -> None:
-        def within(name: str, value: int | None, low: int, high: int) -> None:
-            if value is not None and not low <= value <= high:
-                raise malformed(f"'{name}' must be between {low} and {high}, not {shown(value)}")
-
-        within("card", self.card, 0, 8)
-        within("neighborhood", self.neighborhood, 0, 5)
-        within("floors", self.floors, 1, 4)
-        within("color", self.color, 0, 3)
-        if self.pieces is not None:
-            for k in self.pieces:
-                within("pieces", k, 0, 24)
-
-
-def _int_value(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise malformed(f"'{name}' must be an integer")
-    return value
-
-
-def _int(obj: dict[str, Any], key: str) -> int:
-    return _int_value(obj[key], key)
-
-
-def _opt(obj: dict[str, Any], key: str) -> int | None:
-    value = obj.get(key)
-    return None if value is None else _int_value(value, key)
 
 
 def _opt_int(text: str | None) -> int | None:

@@ -505,18 +505,29 @@ export interface components {
     schemas: {
         /** @description A Manhattan game state (manhattan/state@1). The engine also checks what a schema cannot: hands + deck + discard hold 5 cards of each position; board + supply + selected never exceed a color's 24 pieces; phase, turn, history and scores agree. */
         state: {
-            /** @constant */
-            format: "manhattan/state@1";
             rules: components["schemas"]["rules"];
             round: number;
             /** @enum {unknown} */
-            phase: "select" | "build" | "over";
+            phase: "build" | "over" | "select";
             firstPlayer: number;
             toMove: number | null;
             /** @description board[n][r*3+c]: pieces bottom to top as [color, floors] */
-            board: number[][][][];
-            supply: number[][];
-            selected: number[][];
+            board: [
+                number,
+                number
+            ][][][];
+            supply: [
+                number,
+                number,
+                number,
+                number
+            ][];
+            selected: [
+                number,
+                number,
+                number,
+                number
+            ][];
             discard: number[];
             scores: number[];
             /** @description Every scored round, in order (round 1 first). Empty in a later round: a position set up without a record (a real table's board and score track); the scores then stand as given and no record is kept. */
@@ -524,33 +535,49 @@ export interface components {
                 round: number;
                 scores: components["schemas"]["breakdown"][];
             }[];
-            monster: number[] | null;
+            monster: [
+                number,
+                number,
+                number
+            ] | null;
             shuffles: number;
+            /** @enum {unknown} */
+            format: "manhattan/state@1";
             hands: number[][];
             /** @description index 0 is the top card */
             deck: number[];
-            urban: null | {
-                deck: ("bigBusiness" | "multipleTower" | "smallTown" | "fogFreeView" | "hobbitHome" | "founder" | "villa" | "megacity" | "worldwideExpansion" | "fakeNews")[];
-                revealed: ("bigBusiness" | "multipleTower" | "smallTown" | "fogFreeView" | "hobbitHome" | "founder" | "villa" | "megacity" | "worldwideExpansion" | "fakeNews")[];
-                current: ("bigBusiness" | "multipleTower" | "smallTown" | "fogFreeView" | "hobbitHome" | "founder" | "villa" | "megacity" | "worldwideExpansion" | "fakeNews") | null;
-            };
+            urban: {
+                deck: ("bigBusiness" | "fakeNews" | "fogFreeView" | "founder" | "hobbitHome" | "megacity" | "multipleTower" | "smallTown" | "villa" | "worldwideExpansion")[];
+                revealed: ("bigBusiness" | "fakeNews" | "fogFreeView" | "founder" | "hobbitHome" | "megacity" | "multipleTower" | "smallTown" | "villa" | "worldwideExpansion")[];
+                current: ("bigBusiness" | "fakeNews" | "fogFreeView" | "founder" | "hobbitHome" | "megacity" | "multipleTower" | "smallTown" | "villa" | "worldwideExpansion") | null;
+            } | null;
             seed: string;
         };
         /** @description What one player may know (RULES §11): no other hand, deck or seed. */
         view: {
-            /** @constant */
-            format: "manhattan/view@1";
-            player: number;
             rules: components["schemas"]["rules"];
             round: number;
             /** @enum {unknown} */
-            phase: "select" | "build" | "over";
+            phase: "build" | "over" | "select";
             firstPlayer: number;
             toMove: number | null;
             /** @description board[n][r*3+c]: pieces bottom to top as [color, floors] */
-            board: number[][][][];
-            supply: number[][];
-            selected: number[][];
+            board: [
+                number,
+                number
+            ][][][];
+            supply: [
+                number,
+                number,
+                number,
+                number
+            ][];
+            selected: [
+                number,
+                number,
+                number,
+                number
+            ][];
             discard: number[];
             scores: number[];
             /** @description Every scored round, in order (round 1 first). Empty in a later round: a position set up without a record (a real table's board and score track); the scores then stand as given and no record is kept. */
@@ -558,47 +585,72 @@ export interface components {
                 round: number;
                 scores: components["schemas"]["breakdown"][];
             }[];
-            monster: number[] | null;
+            monster: [
+                number,
+                number,
+                number
+            ] | null;
             shuffles: number;
+            /** @enum {unknown} */
+            format: "manhattan/view@1";
+            player: number;
             hand: number[];
             handSizes: number[];
             deckSize: number;
-            urban: null | {
-                revealed: ("bigBusiness" | "multipleTower" | "smallTown" | "fogFreeView" | "hobbitHome" | "founder" | "villa" | "megacity" | "worldwideExpansion" | "fakeNews")[];
+            urban: {
+                revealed: ("bigBusiness" | "fakeNews" | "fogFreeView" | "founder" | "hobbitHome" | "megacity" | "multipleTower" | "smallTown" | "villa" | "worldwideExpansion")[];
                 deckSize: number;
-                current: ("bigBusiness" | "multipleTower" | "smallTown" | "fogFreeView" | "hobbitHome" | "founder" | "villa" | "megacity" | "worldwideExpansion" | "fakeNews") | null;
-            };
+                current: ("bigBusiness" | "fakeNews" | "fogFreeView" | "founder" | "hobbitHome" | "megacity" | "multipleTower" | "smallTown" | "villa" | "worldwideExpansion") | null;
+            } | null;
         };
         move: {
-            /** @constant */
+            /** @enum {unknown} */
             type: "select";
             color: number;
             /** @description pieces by size: 1, 2, 3 and 4 floors */
-            pieces: number[];
-            player?: number;
-            notation?: string;
+            pieces: [
+                number,
+                number,
+                number,
+                number
+            ];
+            /** @default null */
+            player?: number | null;
+            /** @default null */
+            notation?: string | null;
         } | {
-            /** @constant */
+            /** @enum {unknown} */
             type: "build";
             /** @description position r*3+c in the holder's frame */
             card: number;
             neighborhood: number;
             floors: number;
-            color?: number;
-            /** @description [neighborhood 0-5, row 0-2, column 0-2] */
-            block?: number[];
-            player?: number;
-            notation?: string;
+            /** @default null */
+            color?: number | null;
+            /** @default null */
+            player?: number | null;
+            /** @default null */
+            block?: [
+                number,
+                number,
+                number
+            ] | null;
+            /** @default null */
+            notation?: string | null;
         } | {
-            /** @constant */
+            /** @enum {unknown} */
             type: "forfeit";
             /** @description position r*3+c in the holder's frame */
             card: number;
             floors: number;
-            color?: number;
-            player?: number;
-            notation?: string;
+            /** @default null */
+            color?: number | null;
+            /** @default null */
+            player?: number | null;
+            /** @default null */
+            notation?: string | null;
         };
+        /** @description The ruleset (RULES §2-3, §9-10). Also checked: colors 0..k-1 each once, seats distinct, rounds × piecesPerRound at most 24, urban rules only in the modern edition. */
         rules: {
             /** @enum {unknown} */
             edition: "classic" | "modern";
@@ -612,10 +664,10 @@ export interface components {
                 slowGrowth: boolean;
                 urbanRules: boolean;
                 reshuffleEachRound: boolean;
-                /** @enum {unknown} */
-                monster: null | "godzilla" | "baby";
+                monster: ("baby" | "godzilla") | null;
             };
         };
+        /** @description One color's points in one round. Also checked: majorities distinct and increasing, total the sum of the parts. */
         breakdown: {
             buildings: number;
             majorities: number[];
