@@ -1,4 +1,4 @@
-"""``manhattan bench tables``: the measurement arithmetic, the raw SSE reader, and real runs
+"""``manhattan bench tables``: the measurement arithmetic, the SSE reader, and real runs
 (a tiny one by default, a short one marked slow)."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_the_push_target_is_judged_at_a_persons_pace_when_measured() -> None:
     assert verdicts({**saturated, "tables_paced": None})["push_p99_ms"] is False
 
 
-def test_the_raw_stream_reads_chunked_sse_split_anywhere() -> None:
+def test_the_stream_reads_chunked_sse_split_anywhere() -> None:
     body = (
         b": ping\r\n\r\n"
         b'event: snapshot\r\nid: 3\r\ndata: {"a": 1}\r\n\r\n'
