@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
 import os
 import random
@@ -47,17 +46,19 @@ import orjson
 
 from ..http_client import Connection, Origin, Stream, open_stream
 from ..sse_reader import SSEParser
-from .soak import (
-    SoakError,
+from .harness import (
+    HarnessError,
+    add_service_arguments,
     cpu_seconds,
-    percentile,
-    require_loopback,
+    emit,
+    latency_summary,
     resident_kib,
-    spawned_service,
-    wait_until_ready,
+    service_under_test,
 )
 
 TARGETS = {"push_p99_ms": 50.0, "moves_vs_stateless": 0.5, "idle_growth_mib": 100.0}
+#: The latency percentiles reported.
+PERCENTILES = (0.50, 0.90, 0.99)
 SEATS = 4
 #: Requests in flight while tables are created and joined (not measured).
 SETUP_CONCURRENCY = 32
@@ -74,18 +75,6 @@ class BenchError(RuntimeError):
 
 
 # -- arithmetic -------------------------------------------------------------------------------
-def latency_summary(seconds: Sequence[float]) -> dict[str, float]:
-    """Count and nearest-rank percentiles, in milliseconds."""
-    ordered = sorted(seconds)
-    return {
-        "count": len(ordered),
-        "p50_ms": percentile(ordered, 0.50) * 1000,
-        "p90_ms": percentile(ordered, 0.90) * 1000,
-        "p99_ms": percentile(ordered, 0.99) * 1000,
-        "max_ms": (ordered[-1] if ordered else 0.0) * 1000,
-    }
-
-
 def per_second(count: int, seconds: float) -> float:
     return count / seconds if seconds > 0 else 0.0
 
@@ -455,8 +444,8 @@ async def play_tables(
         "moves": tally.moves,
         "moves_per_s": per_second(tally.moves, elapsed),
         "tables_finished": sum(run.over for run in runs),
-        "push_latency": latency_summary(tally.push),
-        "post_latency": latency_summary(tally.post),
+        "push_latency": latency_summary(tally.push, PERCENTILES),
+        "post_latency": latency_summary(tally.post, PERCENTILES),
         "conflicts": tally.conflicts,
         "errors": tally.errors,
         "error_samples": tally.samples,
@@ -687,9 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rounds", type=int, default=None, help="rounds per game (default: the rules')"
     )
-    parser.add_argument("--url", help="a running service on loopback; default: start one")
-    parser.add_argument("--pid", type=int, help="the running service's process id, for RSS")
-    parser.add_argument("--redis-url", help="REDIS_URL for the service this command starts")
+    add_service_arguments(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--think",
@@ -722,21 +709,12 @@ def run(argv: list[str]) -> int:
         max(0.0, args.think),
     )
     try:
-        if args.url:
-            url = args.url.rstrip("/")
-            require_loopback(url)
-            wait_until_ready(url, None, timeout=10)
-            report = asyncio.run(bench(url, args.pid, options))
-        else:
-            with spawned_service(args.redis_url) as (url, pid):
-                report = asyncio.run(bench(url, pid, options))
-    except (SoakError, BenchError) as exc:
+        with service_under_test(args, "tables") as (url, pid):
+            report = asyncio.run(bench(url, pid, options))
+    except (HarnessError, BenchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print_report(report)
+    emit(report, args.json, print_report)
     return 0 if report["errors"] == 0 else 1
 
 
