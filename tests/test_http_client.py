@@ -10,11 +10,12 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 
 import pytest
 
-from manhattan.http_client import Connection, HttpError, Origin, request
+from manhattan.http_client import Connection, HttpError, Origin, open_stream, request, stream
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -172,3 +173,167 @@ def test_bench_soak_runs_on_a_plain_install() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads(done.stdout)
     assert report["requests"] == 30 and report["errors"] == 0
+
+
+# -- bodies read as they arrive (open_stream, stream) -----------------------------------------
+SSE_HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+)
+
+
+def _chunked(*pieces: bytes) -> bytes:
+    return b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces)
+
+
+def test_a_streamed_body_arrives_line_by_line_before_it_ends() -> None:
+    """Lines come out while the server still holds the rest back; every line ending (CRLF cut
+    between two chunks, LF, lone CR) ends a line once; the request carries its headers."""
+    first_read = asyncio.Event()
+    seen: list[str] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        line, _ = await _read_request(reader)
+        seen.append(line)
+        writer.write(SSE_HEAD + _chunked(b": ping\r\n\r\nevent: a\r", b"\ndata: 1\n"))
+        await writer.drain()
+        await first_read.wait()  # nothing more until the client has the first lines
+        writer.write(_chunked(b"\ndata: \xc3\xa9\rdata: 2\r\n", b"\r\n") + b"0\r\n\r\n")
+        await writer.drain()
+
+    async def client(url: str) -> None:
+        reply = await open_stream(url, "GET", "/events?x=1", headers={"last-event-id": "7"})
+        assert (reply.status, reply.ok, reply.headers["content-type"]) == (
+            200,
+            True,
+            "text/event-stream",
+        )
+        lines = []
+        async for line in reply.lines():
+            lines.append(line)
+            if line == "data: 1":
+                first_read.set()
+        await reply.aclose()
+        assert lines == [": ping", "", "event: a", "data: 1", "", "data: é", "data: 2", ""]
+
+    asyncio.run(_with_server(handler, client))
+    assert seen == ["GET /events?x=1 HTTP/1.1"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "body"),
+    [
+        (
+            b'HTTP/1.1 404 Not Found\r\ncontent-length: 15\r\n\r\n{"code": "NO"}\n',
+            b'{"code": "NO"}\n',
+        ),
+        (b"HTTP/1.1 200 OK\r\n\r\nto the end", b"to the end"),
+        (b"HTTP/1.1 204 No Content\r\n\r\n", b""),
+    ],
+)
+def test_a_streamed_body_of_any_framing_reads_whole(reply: bytes, body: bytes) -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _read_request(reader)
+        writer.write(reply)
+        await writer.drain()
+        writer.close()
+
+    async def client(url: str) -> None:
+        answer = await open_stream(url, "POST", "/", b"{}")
+        assert await answer.read() == body
+        await answer.aclose()
+
+    asyncio.run(_with_server(handler, client))
+
+
+@pytest.mark.parametrize(
+    "rest",
+    [
+        b"",  # the body stops coming: each read is bounded by the timeout
+        _chunked(b"data: 1\n") + b"20\r\nshort",  # cut inside a chunk
+        b"zz\r\n",  # not a chunk size
+    ],
+)
+def test_a_stream_that_stalls_or_breaks_is_an_http_error(rest: bytes) -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _read_request(reader)
+        writer.write(SSE_HEAD + rest)
+        await writer.drain()
+        if rest:
+            writer.close()
+        else:
+            await reader.read()  # holds the connection open, silent
+
+    async def client(url: str) -> None:
+        reply = await open_stream(url, "GET", "/", timeout=0.3)
+        with pytest.raises(HttpError):
+            async for _ in reply.lines():
+                pass
+        await reply.aclose()
+
+    asyncio.run(_with_server(handler, client))
+
+
+def test_a_stream_that_never_answers_or_is_refused_is_an_http_error() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()
+
+    async def client(url: str) -> None:
+        with pytest.raises(HttpError):
+            await open_stream(url, "GET", "/", timeout=0.2)
+
+    asyncio.run(_with_server(handler, client))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(HttpError):
+        stream(f"http://127.0.0.1:{port}/events", timeout=2)
+
+
+def test_the_blocking_stream_lets_the_caller_send_requests_between_lines() -> None:
+    """``stream`` from synchronous code (``manhattan play --table``): a line, then a whole
+    ``request`` to the same server while the stream is open, then the next line."""
+    asked = threading.Event()
+    loop_ready = threading.Event()
+    address: list[int] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        line, _ = await _read_request(reader)
+        if line.startswith("POST"):
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await writer.drain()
+            asked.set()
+            return
+        writer.write(SSE_HEAD + _chunked(b"data: 1\n\n"))
+        await writer.drain()
+        await asyncio.get_running_loop().run_in_executor(None, asked.wait, 5)
+        writer.write(_chunked(b"data: 2\n\n") + b"0\r\n\r\n")
+        await writer.drain()
+
+    def serve() -> None:
+        async def main() -> None:
+            async def client(url: str) -> None:
+                address.append(int(url.rsplit(":", 1)[1]))
+                loop_ready.set()
+                await asyncio.get_running_loop().run_in_executor(None, done.wait, 10)
+
+            await _with_server(handler, client)
+
+        asyncio.run(main())
+
+    done = threading.Event()
+    server = threading.Thread(target=serve)
+    server.start()
+    try:
+        assert loop_ready.wait(5)
+        url = f"http://127.0.0.1:{address[0]}"
+        lines = []
+        with stream(url + "/events", headers={"accept": "text/event-stream"}, timeout=5) as reply:
+            assert reply.ok
+            for line in reply.lines():
+                lines.append(line)
+                if line == "data: 1":
+                    assert request(url + "/chat", "POST", b"{}", timeout=5).body == b"ok"
+        assert lines == ["data: 1", "", "data: 2", ""]
+    finally:
+        done.set()
+        server.join(10)

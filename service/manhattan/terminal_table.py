@@ -8,14 +8,13 @@ seat's view and legal moves, shows the board, the supply and the hand, and sends
 (by number or notation) with the table version it was chosen at. Lines starting with ``say``
 chat; ``quit`` leaves the table (a bot plays the seat to the end).
 
-Standard library only (the tools' one client, ``http_client``, for requests; http.client
-reads the stream, which that client does not), like the rest of the
-terminal player. The stream reconnects with ``Last-Event-ID`` after a break.
+Standard library only, like the rest of the terminal player: the tools' one client,
+``http_client``, sends the requests and reads the stream as it arrives, and ``sse_reader`` parses
+it. The stream reconnects with ``Last-Event-ID`` after a break.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import secrets
 import time
@@ -23,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any, TextIO
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from .http_client import HttpError, request
+from .http_client import HttpError, request, stream
 from .sse_reader import SSEParser
 from .terminal import (
     TableError,
@@ -96,14 +95,18 @@ class TableLink:
             )
         except HttpError as exc:
             raise TableError(f"cannot reach {self.base}: {exc}") from None
+        return self._answer(reply.status, reply.body)
+
+    def _answer(self, status: int, body: bytes) -> JSON:
+        """The decoded answer of a success; a refusal with a code raises ``TableRefused``."""
         try:
-            answer: JSON = json.loads(reply.body) if reply.body else {}
+            answer: JSON = json.loads(body) if body else {}
         except ValueError:
             answer = {}
-        if reply.ok:
+        if 200 <= status < 300:
             return answer
         if not isinstance(answer, dict) or "code" not in answer:
-            raise TableError(f"HTTP {reply.status} from {self.base}") from None
+            raise TableError(f"HTTP {status} from {self.base}") from None
         raise TableRefused(str(answer["code"]), str(answer.get("message", "")), answer)
 
     def events(self, token: str) -> Iterator[tuple[str, int | None, JSON]]:
@@ -111,35 +114,25 @@ class TableLink:
         a fresh ticket per connection, ``Last-Event-ID`` on reconnect."""
         parser = SSEParser()
         failures = 0
-        split = urlsplit(self.base)
         while True:
             try:
                 ticket = self.call("POST", "/ticket", {}, token)["ticket"]
-                connection = http.client.HTTPConnection(
-                    split.hostname or "127.0.0.1", split.port or 80, timeout=IDLE_SECONDS
-                )
                 headers = {"accept": "text/event-stream"}
                 if parser.last_event_id is not None:
                     headers["last-event-id"] = parser.last_event_id
-                connection.request(
-                    "GET", f"{self.path}/events?{urlencode({'ticket': ticket})}", headers=headers
-                )
-                response = connection.getresponse()
-                if response.status >= 400:
-                    error = json.loads(response.read() or b"{}")
-                    raise TableRefused(str(error.get("code")), str(error.get("message")), error)
-                parser.reset()
-                try:
-                    while raw := response.readline():
-                        event = parser.feed(raw.decode().rstrip("\r\n"))
+                url = f"{self.base}{self.path}/events?{urlencode({'ticket': ticket})}"
+                with stream(url, headers=headers, timeout=IDLE_SECONDS) as reply:
+                    if not reply.ok:
+                        self._answer(reply.status, reply.read())
+                    parser.reset()
+                    for line in reply.lines():
+                        event = parser.feed(line)
                         if event is None:
                             continue
                         failures = 0
                         version = int(event.id) if event.id and event.id.isdigit() else None
                         yield event.event, version, json.loads(event.data)
-                finally:
-                    connection.close()
-            except (OSError, http.client.HTTPException, TableError) as exc:
+            except (OSError, TableError) as exc:  # an HttpError is an OSError
                 cause: Exception | None = exc
             else:
                 cause = None  # the service closed the stream (a restart): come back

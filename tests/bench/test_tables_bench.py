@@ -1,4 +1,4 @@
-"""``manhattan bench tables``: the measurement arithmetic, the raw SSE reader, and real runs
+"""``manhattan bench tables``: the measurement arithmetic, the SSE reader, and real runs
 (a tiny one by default, a short one marked slow)."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
+from manhattan.bench.harness import latency_summary
 from manhattan.bench.tables import (
+    PERCENTILES,
     TARGETS,
     Endpoint,
     EventStream,
-    latency_summary,
     memory_growth,
     per_second,
     ratio,
@@ -25,13 +26,13 @@ from manhattan.bench.tables import (
 
 def test_latency_summary_is_nearest_rank_in_milliseconds() -> None:
     values = [k / 1000 for k in range(1, 101)]  # 1 .. 100 ms, shuffled order does not matter
-    summary = latency_summary(list(reversed(values)))
+    summary = latency_summary(list(reversed(values)), PERCENTILES)
     assert summary["count"] == 100
     assert summary["p50_ms"] == pytest.approx(50.0)
     assert summary["p90_ms"] == pytest.approx(90.0)
     assert summary["p99_ms"] == pytest.approx(99.0)
     assert summary["max_ms"] == pytest.approx(100.0)
-    assert latency_summary([])["p99_ms"] == 0.0
+    assert latency_summary([], PERCENTILES)["p99_ms"] == 0.0
 
 
 def test_rates_ratios_and_memory_growth() -> None:
@@ -79,7 +80,7 @@ def test_the_push_target_is_judged_at_a_persons_pace_when_measured() -> None:
     assert verdicts({**saturated, "tables_paced": None})["push_p99_ms"] is False
 
 
-def test_the_raw_stream_reads_chunked_sse_split_anywhere() -> None:
+def test_the_stream_reads_chunked_sse_split_anywhere() -> None:
     body = (
         b": ping\r\n\r\n"
         b'event: snapshot\r\nid: 3\r\ndata: {"a": 1}\r\n\r\n'

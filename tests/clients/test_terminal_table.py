@@ -119,3 +119,66 @@ def test_quit_leaves_the_seat_to_a_bot(server_url: str) -> None:
         assert code == 1 and "you left the table; a bot plays your seat" in out
         seat = client.get_table(created.table_id).seats[0]
         assert seat.kind == "bot" and seat.away
+
+
+def test_the_stream_reconnects_with_a_fresh_ticket_and_the_last_event_id() -> None:
+    """A stream that breaks is opened again with a new ticket and ``Last-Event-ID`` of the last
+    event received; a heartbeat dispatches nothing; a refused stream is a ``TableRefused``."""
+    import json
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from manhattan.terminal_table import TableLink, TableRefused
+
+    asked: list[tuple[str, str | None]] = []
+    tickets = iter(["t1", "t2", "t3"])
+
+    class Table(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["content-length"]))
+            body = json.dumps({"ticket": next(tickets)}).encode()
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:
+            asked.append((self.path, self.headers.get("last-event-id")))
+            if len(asked) == 3:
+                body = b'{"code": "BAD_TICKET", "message": "no such ticket"}'
+                self.send_response(401)
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("connection", "close")
+            self.end_headers()
+            n = len(asked)
+            self.wfile.write(b': ping\n\nevent: move\nid: %d\ndata: {"n": %d}\n\n' % (n + 2, n))
+            self.wfile.flush()  # then the connection closes: a break
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Table)
+    thread = threading.Thread(target=server.serve_forever)
+    thread.start()
+    try:
+        link = TableLink(f"http://127.0.0.1:{server.server_address[1]}", "abc", timeout=5)
+        events = link.events("seat-token")
+        assert next(events) == ("move", 3, {"n": 1})
+        assert next(events) == ("move", 4, {"n": 2})
+        with pytest.raises(TableRefused, match="BAD_TICKET"):
+            next(events)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    assert asked == [
+        ("/v1/tables/abc/events?ticket=t1", None),
+        ("/v1/tables/abc/events?ticket=t2", "3"),
+        ("/v1/tables/abc/events?ticket=t3", "4"),
+    ]

@@ -26,17 +26,16 @@ import json
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ..http_client import HttpError, request
+from ..bench.harness import free_port, stop, wait_until_ready
+from ..http_client import Reply, request
 
 TARGETS = {"rest_vs_echo": 0.35, "graphql_vs_rest": 0.5, "p99_ms": 25.0}
 # More than the parsed-state memo holds (Operations(parsed_states=1_024)): cycling through them in
@@ -78,29 +77,14 @@ def serve_echo(port: int) -> None:
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _start(code: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
 
 
-def _wait_ready(url: str, seconds: float = 20.0) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            request(url, timeout=1)
-            return  # it answered
-        except HttpError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{url} did not come up") from None
-            time.sleep(0.1)
+def _answered(reply: Reply) -> bool:
+    return True  # any status: the server is up
 
 
 def _post(url: str, body: bytes) -> dict[str, object]:
@@ -319,25 +303,25 @@ def run(argv: list[str]) -> int:
             "REDIS_URL": args.redis_url or "",
         }
     )
-    ports = {"service": _free_port(), "echo": _free_port()}
+    ports = {"service": free_port(), "echo": free_port()}
     serve = "from manhattan.api.serve import run; run('127.0.0.1', {})"
     processes = [
         _start(serve.format(ports["service"]), env),
         _start(f"from manhattan.api.bench import serve_echo; serve_echo({ports['echo']})", env),
     ]
     if args.baseline is not None:
-        ports["baseline"] = _free_port()
+        ports["baseline"] = free_port()
         baseline_env = dict(env, PYTHONPATH=str(Path(args.baseline).resolve()))
         processes.append(_start(serve.format(ports["baseline"]), baseline_env))
     try:
         service = f"http://127.0.0.1:{ports['service']}"
-        _wait_ready(f"{service}/healthz")
-        _wait_ready(f"http://127.0.0.1:{ports['echo']}/echo")  # 405 on GET still means "up"
+        wait_until_ready(f"{service}/healthz", processes[0], 20.0, _answered)
+        wait_until_ready(f"http://127.0.0.1:{ports['echo']}/echo", processes[1], 20.0, _answered)
         cases = _cases(service, args.distinct)
         baseline_cases: list[Case] = []
         if args.baseline is not None:
             baseline = f"http://127.0.0.1:{ports['baseline']}"
-            _wait_ready(f"{baseline}/healthz")
+            wait_until_ready(f"{baseline}/healthz", processes[2], 20.0, _answered)
             baseline_cases = [
                 replace(c, name=f"baseline: {c.name}", port_key="baseline")
                 for c in _cases(baseline, args.distinct)
@@ -392,9 +376,4 @@ def run(argv: list[str]) -> int:
         return 0
     finally:
         for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop(process, grace=10.0)

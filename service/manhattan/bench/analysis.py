@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -26,18 +25,9 @@ from ..engine import (
     threats,
 )
 from .engine import mid_game_state
+from .harness import seconds_per_call
 
 TARGET_MS = 5.0
-
-
-def _ms_per_call(fn: Callable[[], object], seconds: float) -> float:
-    calls, start = 0, time.perf_counter()
-    while True:
-        fn()
-        calls += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return elapsed / calls * 1e3
 
 
 def naive_preview_all(state: State) -> list[object]:
@@ -73,7 +63,7 @@ def bench_preview(runs: int = 5, seconds: float = 0.5) -> dict[str, float]:
     results: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(runs):
         for name, fn in cases.items():
-            results[name].append(_ms_per_call(fn, seconds))
+            results[name].append(seconds_per_call(fn, seconds) * 1e3)
     out = {name: statistics.median(values) for name, values in results.items()}
     out["legal_moves"] = float(len(legal_moves(state)))
     out["legal_moves_wide"] = float(len(legal_moves(wide)))

@@ -23,21 +23,22 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import math
 import os
-import signal
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
+from ..http_client import Reply as HttpReply
 from ..settings import Settings, SettingsError
+from . import harness
+from .harness import HarnessError, emit, resident_kib
+from .harness import latency_summary as harness_latency_summary
 
 RATIO_TARGET = 3.0
 RSS_TARGET_MB = 50.0
@@ -133,38 +134,19 @@ async def http(
 
 
 # -- arithmetic -------------------------------------------------------------------------------
-def percentile(values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile (0 for no values)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = math.ceil(fraction * len(ordered))
-    return ordered[min(len(ordered), max(rank, 1)) - 1]
-
-
 def latency_summary(seconds: list[float]) -> dict[str, float]:
+    """``harness.latency_summary`` in the report's camel case, to 0.01 ms."""
+    figures = harness_latency_summary(seconds, (0.50, 0.99))
     return {
-        "count": len(seconds),
-        "p50Ms": round(percentile(seconds, 0.50) * 1000, 2),
-        "p99Ms": round(percentile(seconds, 0.99) * 1000, 2),
-        "maxMs": round(max(seconds, default=0.0) * 1000, 2),
+        "count": figures["count"],
+        "p50Ms": round(figures["p50_ms"], 2),
+        "p99Ms": round(figures["p99_ms"], 2),
+        "maxMs": round(figures["max_ms"], 2),
     }
 
 
 def ratio(attacked: float, idle: float) -> float:
     return math.inf if idle <= 0 else attacked / idle
-
-
-def resident_bytes(pid: int) -> int | None:
-    """The process's resident set size (Linux /proc), or None."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
-    return None
 
 
 @dataclass
@@ -185,7 +167,7 @@ class MemoryWatch:
         self.after = self._read()
 
     def _read(self) -> int:
-        value = resident_bytes(self.pid) or 0
+        value = (resident_kib(self.pid) or 0) * 1024
         self.samples += 1
         self.peak = max(self.peak, value)
         return value
@@ -223,54 +205,25 @@ def verdicts(report: dict[str, Any]) -> dict[str, bool]:
 
 
 # -- the service ------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+def bots_running(ready: HttpReply) -> bool:
+    """``/readyz`` answered and the bot pool has a worker up: the attack may begin."""
+    try:
+        return ready.status == 200 and ready.json()["bots"]["running"] >= 1
+    except (ValueError, KeyError, TypeError):
+        return False
 
 
 @contextmanager
 def spawned_service(environment: dict[str, str]) -> Iterator[tuple[int, int]]:
-    """``manhattan serve`` on a free loopback port with ``environment``; yields (port, pid)."""
-    port = free_port()
-    env = dict(os.environ)
-    env.update(environment)
-    env.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
-    env.setdefault("MANHATTAN_ACCESS_LOG", "false")
-    env.setdefault("MANHATTAN_LOG_LEVEL", "ERROR")
-    env.pop("REDIS_URL", None)  # the embedded default
-    if not env.get("MANHATTAN_TOKEN_KEY"):
-        key = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
-        env["MANHATTAN_TOKEN_KEY"] = f"attack:{key}"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "manhattan.cli", "serve"], env=env, stdout=subprocess.DEVNULL
-    )
-    try:
-        asyncio.run(_wait_ready(port, process))
-        yield port, process.pid
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-async def _wait_ready(port: int, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AttackError(f"the service exited with status {process.returncode} at start")
-        try:
-            ready = await http(port, "GET", "/readyz", timeout=2)
-            if ready.status == 200 and ready.json()["bots"]["running"] >= 1:
-                return
-        except (OSError, TimeoutError, ValueError, KeyError):
-            pass
-        await asyncio.sleep(0.1)
-    raise AttackError(f"the service was not ready within {timeout:.0f} s")
+    """``manhattan serve`` on a free loopback port with ``environment`` and the embedded cache;
+    yields (port, pid)."""
+    settings: dict[str, str | None] = {"MANHATTAN_LOG_LEVEL": "ERROR", **environment}
+    settings["REDIS_URL"] = None  # the embedded default
+    with harness.spawned_service(settings, name="attack", ready=bots_running, timeout=60) as (
+        url,
+        pid,
+    ):
+        yield urlsplit(url).port or 80, pid
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -412,7 +365,7 @@ async def _flood(
     pid: int, count: int, concurrency: int, send: Callable[[int], Awaitable[Reply]]
 ) -> dict[str, Any]:
     watch = MemoryWatch(pid)
-    watch.before = resident_bytes(pid) or 0
+    watch.before = (resident_kib(pid) or 0) * 1024
     statuses: dict[str, int] = {}
     stop = asyncio.Event()
     sampler = asyncio.ensure_future(watch.sample(stop))
@@ -572,13 +525,10 @@ def run(argv: list[str]) -> int:
     )
     try:
         report = attack(options, environment)
-    except (AttackError, SettingsError) as exc:
+    except (AttackError, HarnessError, SettingsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print_report(report)
+    emit(report, args.json, print_report)
     return 0 if all(report["verdicts"].values()) else 1
 
 

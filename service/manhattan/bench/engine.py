@@ -17,6 +17,7 @@ from collections.abc import Callable
 from ..engine import State, apply_move, legal_moves, new_game
 from ..engine.play import Game
 from ..engine.rollout import play_out
+from .harness import seconds_per_call
 
 TARGETS = {
     "legal_moves_us": ("≤", 50.0),
@@ -33,17 +34,6 @@ def mid_game_state(seed: str = "bench") -> State:
     while not (state.round == 2 and state.phase == "build" and sum(map(sum, state.selected)) <= 14):
         state = apply_move(state, rng.choice(legal_moves(state)))
     return state
-
-
-def _per_call_us(fn: Callable[[], object], seconds: float) -> float:
-    calls, start = 0, time.perf_counter()
-    while True:
-        for _ in range(100):
-            fn()
-        calls += 100
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return elapsed / calls * 1e6
 
 
 def _games_per_s(play_one: Callable[[int], None], seconds: float) -> float:
@@ -71,8 +61,12 @@ def measure(runs: int, seconds: float) -> dict[str, list[float]]:
     move = moves[len(moves) // 2]
     results: dict[str, list[float]] = {k: [] for k in TARGETS}
     for _ in range(runs):
-        results["legal_moves_us"].append(_per_call_us(lambda: legal_moves(state), seconds))
-        results["apply_move_us"].append(_per_call_us(lambda: apply_move(state, move), seconds))
+        results["legal_moves_us"].append(
+            seconds_per_call(lambda: legal_moves(state), seconds, 100) * 1e6
+        )
+        results["apply_move_us"].append(
+            seconds_per_call(lambda: apply_move(state, move), seconds, 100) * 1e6
+        )
         results["public_games_per_s"].append(_games_per_s(public_game, seconds))
         results["fast_games_per_s"].append(_games_per_s(fast_game, seconds))
     return results

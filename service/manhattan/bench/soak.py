@@ -25,26 +25,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
-import ipaddress
 import json
-import math
 import os
 import random
-import signal
-import socket
-import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import msgpack
 
-from ..http_client import Connection, HttpError, Origin, request
+from ..http_client import Connection, HttpError, Origin
+from .harness import (
+    HarnessError,
+    add_service_arguments,
+    cpu_seconds,
+    emit,
+    latency_summary,
+    resident_kib,
+    service_under_test,
+)
 
 #: Relative weights of the optional operations tried after each legal-moves call.
 SIDE_OPERATIONS = {
@@ -58,11 +59,9 @@ SIDE_OPERATIONS = {
     "state-by-id": 3,
 }
 SIDE_OPERATION_RATE = 0.5
+#: The latency percentiles reported.
+PERCENTILES = (0.50, 0.99, 0.999)
 GRAPHQL_LEGAL_MOVES = "query($s: StateRef!) { legalMoves(state: $s) { notation } }"
-
-
-class SoakError(RuntimeError):
-    """The soak cannot run as asked (not loopback, service did not start)."""
 
 
 # -- measurement ------------------------------------------------------------------------------
@@ -83,48 +82,6 @@ class Tally:
         self.errors[operation] = self.errors.get(operation, 0) + 1
         if len(self.error_samples) < 10:
             self.error_samples.append(f"{operation}: {detail[:200]}")
-
-
-def percentile(sorted_values: list[float], fraction: float) -> float:
-    """Nearest-rank percentile of an ascending list (0 for an empty one)."""
-    if not sorted_values:
-        return 0.0
-    rank = math.ceil(fraction * len(sorted_values))  # 1-based
-    return sorted_values[min(len(sorted_values), max(rank, 1)) - 1]
-
-
-def latency_summary(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    return {
-        "count": len(ordered),
-        "p50_ms": percentile(ordered, 0.50) * 1000,
-        "p99_ms": percentile(ordered, 0.99) * 1000,
-        "p999_ms": percentile(ordered, 0.999) * 1000,
-        "max_ms": (ordered[-1] if ordered else 0.0) * 1000,
-    }
-
-
-def resident_kib(pid: int) -> int | None:
-    """The process's resident set size from /proc (Linux), or None when unavailable."""
-    try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time the process has used, from /proc (Linux), or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14, 15)
 
 
 @dataclass
@@ -327,71 +284,6 @@ class Player:
             await self.call(operation, "POST", f"/v1/{operation}", {"state": ref})
 
 
-# -- the service process ----------------------------------------------------------------------
-def require_loopback(url: str) -> None:
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return
-    try:
-        if ipaddress.ip_address(host).is_loopback:
-            return
-    except ValueError:
-        pass
-    raise SoakError(f"the soak drives loopback services only, not {host!r}")
-
-
-def free_loopback_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_until_ready(url: str, process: subprocess.Popen[bytes] | None, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise SoakError(f"the service exited with status {process.returncode} at start")
-        try:
-            if request(f"{url}/readyz", timeout=1.0).status == 200:
-                return
-        except HttpError:
-            pass
-        time.sleep(0.1)
-    raise SoakError(f"the service at {url} was not ready within {timeout:.0f} s")
-
-
-@contextmanager
-def spawned_service(redis_url: str | None) -> Iterator[tuple[str, int]]:
-    """``manhattan serve`` on a free loopback port; yields (url, pid); stops it with SIGTERM."""
-    port = free_loopback_port()
-    environment = dict(os.environ)
-    environment.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
-    environment["MANHATTAN_ACCESS_LOG"] = "false"
-    environment.setdefault("MANHATTAN_LOG_LEVEL", "WARNING")
-    if redis_url is not None:
-        environment["REDIS_URL"] = redis_url
-    if not environment.get("MANHATTAN_TOKEN_KEY"):
-        key = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
-        environment["MANHATTAN_TOKEN_KEY"] = f"soak:{key}"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "manhattan.cli", "serve"],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_ready(url, process, timeout=30)
-        yield url, process.pid
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
 # -- the run ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class SoakOptions:
@@ -443,9 +335,10 @@ async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any
         "errors": sum(tally.errors.values()),
         "errors_by_operation": dict(tally.errors),
         "error_samples": tally.error_samples,
-        "latency": latency_summary(everything),
+        "latency": latency_summary(everything, PERCENTILES),
         "latency_by_operation": {
-            name: latency_summary(values) for name, values in sorted(tally.latencies.items())
+            name: latency_summary(values, PERCENTILES)
+            for name, values in sorted(tally.latencies.items())
         },
         "memory": watch.summary(options.warmup_seconds),
         "service_cpu": service_cpu(cpu_at_start, cpu_at_end, elapsed, tally.requests),
@@ -514,9 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="manhattan bench soak",
         description=" ".join((__doc__ or "").split("\n\n")[0].split()),
     )
-    parser.add_argument("--url", help="a running service on loopback; default: start one")
-    parser.add_argument("--pid", type=int, help="the running service's process id, for RSS")
-    parser.add_argument("--redis-url", help="REDIS_URL for the service this command starts")
+    add_service_arguments(parser)
     parser.add_argument("--seconds", type=float, default=30.0, help="time budget (default 30)")
     parser.add_argument(
         "--max-requests", type=int, default=200_000, help="request budget (default 200000)"
@@ -542,21 +433,12 @@ def run(argv: list[str]) -> int:
         args.seconds, args.max_requests, args.games, args.seed, warmup, args.timeout
     )
     try:
-        if args.url:
-            url = args.url.rstrip("/")
-            require_loopback(url)
-            wait_until_ready(url, None, timeout=10)
-            report = asyncio.run(soak(url, args.pid, options))
-        else:
-            with spawned_service(args.redis_url) as (url, pid):
-                report = asyncio.run(soak(url, pid, options))
-    except SoakError as exc:
+        with service_under_test(args, "soak") as (url, pid):
+            report = asyncio.run(soak(url, pid, options))
+    except HarnessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print_report(report)
+    emit(report, args.json, print_report)
     return 0 if report["errors"] == 0 else 1
 
 

@@ -20,15 +20,15 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
 
 Reported against the issue's targets: push latency p99 < 50 ms, table moves per second at least
 0.5x the stateless moves per second, and at most 100 MiB of RSS growth for 2,000 idle streams.
-The simulated people speak raw HTTP/1.1 over asyncio streams (no client library: its CPU would
-be the bottleneck on a small machine, and this process shares the machine with the service).
+The simulated people speak HTTP/1.1 through the tools' one client, ``http_client`` (asyncio
+streams, no client library: its CPU would be the bottleneck on a small machine, and this process
+shares the machine with the service), and read their streams with ``sse_reader``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
 import os
 import random
@@ -44,23 +44,28 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..http_client import Connection
-from .soak import (
-    SoakError,
+from ..http_client import Connection, Origin, Stream, open_stream
+from ..sse_reader import SSEParser
+from .harness import (
+    HarnessError,
+    add_service_arguments,
     cpu_seconds,
-    percentile,
-    require_loopback,
+    emit,
+    latency_summary,
     resident_kib,
-    spawned_service,
-    wait_until_ready,
+    service_under_test,
 )
 
 TARGETS = {"push_p99_ms": 50.0, "moves_vs_stateless": 0.5, "idle_growth_mib": 100.0}
+#: The latency percentiles reported.
+PERCENTILES = (0.50, 0.90, 0.99)
 SEATS = 4
 #: Requests in flight while tables are created and joined (not measured).
 SETUP_CONCURRENCY = 32
 STREAM_OPEN_CONCURRENCY = 100
 REQUEST_TIMEOUT = 30.0
+#: A stream silent this long is dead (the service's heartbeat comes every 15 s by default).
+STREAM_IDLE_TIMEOUT = 120.0
 
 T = TypeVar("T")
 
@@ -70,18 +75,6 @@ class BenchError(RuntimeError):
 
 
 # -- arithmetic -------------------------------------------------------------------------------
-def latency_summary(seconds: Sequence[float]) -> dict[str, float]:
-    """Count and nearest-rank percentiles, in milliseconds."""
-    ordered = sorted(seconds)
-    return {
-        "count": len(ordered),
-        "p50_ms": percentile(ordered, 0.50) * 1000,
-        "p90_ms": percentile(ordered, 0.90) * 1000,
-        "p99_ms": percentile(ordered, 0.99) * 1000,
-        "max_ms": (ordered[-1] if ordered else 0.0) * 1000,
-    }
-
-
 def per_second(count: int, seconds: float) -> float:
     return count / seconds if seconds > 0 else 0.0
 
@@ -135,13 +128,14 @@ class Tally:
             self.samples.append(detail[:240])
 
 
-# -- raw HTTP ---------------------------------------------------------------------------------
+# -- HTTP ------------------------------------------------------------------------------------
 class Endpoint:
     def __init__(self, host: str, port: int) -> None:
         self.host, self.port = host, port
+        self.origin = Origin(host, port, tls=False)
 
     def connection(self) -> Connection:
-        return Connection(f"http://{self.host}:{self.port}", REQUEST_TIMEOUT)
+        return Connection(self.origin, REQUEST_TIMEOUT)
 
 
 async def call(
@@ -173,72 +167,40 @@ async def must(
 
 
 class EventStream:
-    """One table stream over a raw connection: the response head, then SSE lines, de-chunked.
+    """One table stream: ``http_client.open_stream`` parsed by ``sse_reader.SSEParser``.
 
-    ``events`` yields ``(event, id, data bytes)``; heartbeats (comments) are skipped."""
+    ``events`` yields ``(event, id, data)`` (the id -1 until one came); heartbeats (comments)
+    dispatch nothing."""
 
     def __init__(self, endpoint: Endpoint, path: str, token: str | None) -> None:
         self.endpoint, self.path, self.token = endpoint, path, token
-        self._reader: asyncio.StreamReader | None = None
-        self._writer: asyncio.StreamWriter | None = None
-        self._chunked = False
+        self._stream: Stream | None = None
 
     async def open(self) -> None:
-        reader, writer = await asyncio.open_connection(self.endpoint.host, self.endpoint.port)
-        self._reader, self._writer = reader, writer
-        lines = [
-            f"GET {self.path} HTTP/1.1",
-            f"host: {self.endpoint.host}:{self.endpoint.port}",
-            "accept: text/event-stream",
-        ]
+        headers = {"accept": "text/event-stream"}
         if self.token is not None:
-            lines.append(f"authorization: Bearer {self.token}")
-        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
-        await writer.drain()
-        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower()
-        status = int(head.split(" ", 2)[1])
-        if status != 200:
+            headers["authorization"] = f"Bearer {self.token}"
+        self._stream = await open_stream(
+            self.endpoint.origin, "GET", self.path, headers=headers, timeout=STREAM_IDLE_TIMEOUT
+        )
+        if self._stream.status != 200:
+            status = self._stream.status
+            self.close()
             raise BenchError(f"stream {self.path}: HTTP {status}")
-        self._chunked = "transfer-encoding: chunked" in head
 
-    async def _chunks(self) -> AsyncIterator[bytes]:
-        reader = self._reader
-        assert reader is not None
-        if not self._chunked:
-            while data := await reader.read(65536):
-                yield data
-            return
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            if size == 0:
-                return
-            data = await reader.readexactly(size + 2)
-            yield data[:-2]
-
-    async def events(self) -> AsyncIterator[tuple[str, int, bytes]]:
-        buffer = b""
-        event, ident, data = b"", -1, b""
-        async for chunk in self._chunks():
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for raw in lines:
-                line = raw.rstrip(b"\r")
-                if not line:
-                    if data:
-                        yield event.decode(), ident, data
-                    event, data = b"", b""
-                elif line.startswith(b"event:"):
-                    event = line[6:].strip()
-                elif line.startswith(b"id:"):
-                    ident = int(line[3:].strip())
-                elif line.startswith(b"data:"):
-                    piece = line[5:].removeprefix(b" ")
-                    data = piece if not data else data + b"\n" + piece
+    async def events(self) -> AsyncIterator[tuple[str, int, str]]:
+        assert self._stream is not None
+        parser = SSEParser()
+        async for line in self._stream.lines():
+            event = parser.feed(line)
+            if event is not None:
+                ident = int(event.id) if event.id and event.id.isdigit() else -1
+                yield event.event, ident, event.data
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
 
 
 class Pool:
@@ -294,7 +256,7 @@ async def stateless(endpoint: Endpoint, players: int, seconds: float, seed: int)
                     body = {"state": {"token": token}, "move": move}
                     token = (await must(connection, "POST", "/v1/apply", body))["token"]
                     tally.moves += 1
-        except (BenchError, OSError, TimeoutError, asyncio.IncompleteReadError) as exc:
+        except (BenchError, OSError) as exc:  # an HttpError is an OSError
             tally.fail(f"stateless: {exc!r}")
         finally:
             connection.close()
@@ -395,7 +357,7 @@ class Person:
                     self.moving = asyncio.create_task(self.move())
             if not self.stop.is_set():
                 self.tally.fail(f"stream of {self.table.table_id}/{self.seat} ended early")
-        except (BenchError, OSError, ValueError, asyncio.IncompleteReadError) as exc:
+        except (BenchError, OSError, ValueError) as exc:
             if not self.stop.is_set():
                 self.tally.fail(f"stream of {self.table.table_id}/{self.seat}: {exc!r}")
         finally:
@@ -423,7 +385,7 @@ class Person:
                 self.tally.conflicts += 1  # a stale view; the stream brings the next turn
             else:
                 self.tally.fail(f"move: HTTP {status} {str(answer)[:200]}")
-        except (BenchError, OSError, TimeoutError, ValueError, asyncio.IncompleteReadError) as exc:
+        except (BenchError, OSError, ValueError) as exc:
             self.tally.fail(f"move at {self.table.table_id}: {exc!r}")
 
     async def close(self) -> None:
@@ -482,8 +444,8 @@ async def play_tables(
         "moves": tally.moves,
         "moves_per_s": per_second(tally.moves, elapsed),
         "tables_finished": sum(run.over for run in runs),
-        "push_latency": latency_summary(tally.push),
-        "post_latency": latency_summary(tally.post),
+        "push_latency": latency_summary(tally.push, PERCENTILES),
+        "post_latency": latency_summary(tally.post, PERCENTILES),
         "conflicts": tally.conflicts,
         "errors": tally.errors,
         "error_samples": tally.samples,
@@ -714,9 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--rounds", type=int, default=None, help="rounds per game (default: the rules')"
     )
-    parser.add_argument("--url", help="a running service on loopback; default: start one")
-    parser.add_argument("--pid", type=int, help="the running service's process id, for RSS")
-    parser.add_argument("--redis-url", help="REDIS_URL for the service this command starts")
+    add_service_arguments(parser)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--think",
@@ -749,21 +709,12 @@ def run(argv: list[str]) -> int:
         max(0.0, args.think),
     )
     try:
-        if args.url:
-            url = args.url.rstrip("/")
-            require_loopback(url)
-            wait_until_ready(url, None, timeout=10)
-            report = asyncio.run(bench(url, args.pid, options))
-        else:
-            with spawned_service(args.redis_url) as (url, pid):
-                report = asyncio.run(bench(url, pid, options))
-    except (SoakError, BenchError) as exc:
+        with service_under_test(args, "tables") as (url, pid):
+            report = asyncio.run(bench(url, pid, options))
+    except (HarnessError, BenchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print_report(report)
+    emit(report, args.json, print_report)
     return 0 if report["errors"] == 0 else 1
 
 

@@ -1,0 +1,215 @@
+"""What the ``manhattan bench`` commands share: a service process of their own on a free
+loopback port (started, waited for, stopped) or one already running on loopback, the figures
+Linux's /proc gives of it, nearest-rank latency percentiles, and the report's last step (JSON or
+text). Standard library and the tools' one HTTP client only, like the benches themselves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import ipaddress
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..http_client import HttpError, Reply, request
+
+
+class HarnessError(RuntimeError):
+    """A bench cannot run as asked: not a loopback service, or the service did not start."""
+
+
+# -- the service process ----------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def require_loopback(url: str) -> None:
+    """The benches load what they drive to its limit: never a machine of someone else's."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        pass
+    raise HarnessError(f"the benches drive loopback services only, not {host!r}")
+
+
+def answered_200(reply: Reply) -> bool:
+    return reply.status == 200
+
+
+def wait_until_ready(
+    url: str,
+    process: subprocess.Popen[bytes] | None,
+    timeout: float,
+    ready: Callable[[Reply], bool] = answered_200,
+) -> None:
+    """Ask ``url`` every 0.1 s until its reply is ``ready``; a ``process`` that exits first
+    is an error."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise HarnessError(f"the service exited with status {process.returncode} at start")
+        try:
+            if ready(request(url, timeout=1.0)):
+                return
+        except HttpError:
+            pass
+        time.sleep(0.1)
+    raise HarnessError(f"{url} was not ready within {timeout:.0f} s")
+
+
+def stop(process: subprocess.Popen[bytes], grace: float = 15.0) -> None:
+    """SIGTERM, then SIGKILL after ``grace`` seconds."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@contextmanager
+def spawned_service(
+    settings: Mapping[str, str | None] | None = None,
+    *,
+    name: str = "bench",
+    ready: Callable[[Reply], bool] = answered_200,
+    timeout: float = 30.0,
+) -> Iterator[tuple[str, int]]:
+    """``manhattan serve`` on a free loopback port; yields (url, pid) once ``/readyz`` is
+    ``ready``, and stops it afterwards. The environment is this process's with the access log
+    off, WARNING logs unless set, a fresh token key (its id ``name``) unless one is set, and
+    ``settings`` over it (None removes a variable)."""
+    port = free_port()
+    environment = dict(os.environ)
+    environment["MANHATTAN_ACCESS_LOG"] = "false"
+    environment.setdefault("MANHATTAN_LOG_LEVEL", "WARNING")
+    for variable, value in (settings or {}).items():
+        if value is None:
+            environment.pop(variable, None)
+        else:
+            environment[variable] = value
+    environment.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
+    if not environment.get("MANHATTAN_TOKEN_KEY"):
+        key = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
+        environment["MANHATTAN_TOKEN_KEY"] = f"{name}:{key}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "manhattan.cli", "serve"],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_ready(f"{url}/readyz", process, timeout, ready)
+        yield url, process.pid
+    finally:
+        stop(process, grace=20.0)
+
+
+def add_service_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--url``, ``--pid`` and ``--redis-url``: the service a bench drives
+    (``service_under_test``)."""
+    parser.add_argument("--url", help="a running service on loopback; default: start one")
+    parser.add_argument("--pid", type=int, help="the running service's process id, for RSS")
+    parser.add_argument("--redis-url", help="REDIS_URL for the service this command starts")
+
+
+@contextmanager
+def service_under_test(args: argparse.Namespace, name: str) -> Iterator[tuple[str, int | None]]:
+    """The service of ``add_service_arguments``: the one at ``--url`` (loopback only; its
+    process ``--pid``, if given), or one started here; yields (url, pid)."""
+    if args.url:
+        url = args.url.rstrip("/")
+        require_loopback(url)
+        wait_until_ready(f"{url}/readyz", None, timeout=10)
+        yield url, args.pid
+        return
+    settings = {} if args.redis_url is None else {"REDIS_URL": args.redis_url}
+    with spawned_service(settings, name=name) as (url, pid):
+        yield url, pid
+
+
+# -- what /proc says of a process -------------------------------------------------------------
+def resident_kib(pid: int) -> int | None:
+    """The process's resident set size from /proc (Linux), or None when unavailable."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time the process has used, from /proc (Linux), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14, 15)
+
+
+# -- figures ----------------------------------------------------------------------------------
+def percentile(sorted_values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile of an ascending list (0 for an empty one)."""
+    if not sorted_values:
+        return 0.0
+    rank = math.ceil(fraction * len(sorted_values))  # 1-based
+    return sorted_values[min(len(sorted_values), max(rank, 1)) - 1]
+
+
+def latency_summary(seconds: Iterable[float], fractions: Sequence[float]) -> dict[str, float]:
+    """Count, nearest-rank percentiles and maximum in milliseconds: ``count``, ``p50_ms`` for
+    0.5, ``p999_ms`` for 0.999, ..., ``max_ms``."""
+    ordered = sorted(seconds)
+    summary: dict[str, float] = {"count": len(ordered)}
+    for fraction in fractions:
+        label = f"{fraction * 100:g}".replace(".", "")
+        summary[f"p{label}_ms"] = percentile(ordered, fraction) * 1000
+    summary["max_ms"] = (ordered[-1] if ordered else 0.0) * 1000
+    return summary
+
+
+def seconds_per_call(call: Callable[[], object], seconds: float, batch: int = 1) -> float:
+    """Call ``call`` in batches of ``batch`` until ``seconds`` have passed; the mean time of
+    one call."""
+    calls, start = 0, time.perf_counter()
+    while True:
+        for _ in range(batch):
+            call()
+        calls += batch
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return elapsed / calls
+
+
+# -- the report -------------------------------------------------------------------------------
+def emit(
+    report: dict[str, Any], as_json: bool, print_report: Callable[[dict[str, Any]], None]
+) -> None:
+    """``--json``: the whole report as JSON; otherwise the bench's own text."""
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_report(report)

@@ -1,0 +1,142 @@
+"""``manhattan.bench.harness``, what the benches share: nearest-rank percentiles, the loopback
+rule, waiting for a service (a real local server), stopping a process, and the report's output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from manhattan.bench.harness import (
+    HarnessError,
+    add_service_arguments,
+    emit,
+    free_port,
+    latency_summary,
+    percentile,
+    require_loopback,
+    seconds_per_call,
+    service_under_test,
+    stop,
+    wait_until_ready,
+)
+
+
+def test_percentiles_use_the_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 1001)]
+    assert percentile(values, 0.5) == 500
+    assert percentile(values, 0.99) == 990
+    assert percentile(values, 0.999) == 999
+    assert percentile([], 0.5) == 0.0 and percentile([3.0], 0.99) == 3.0
+
+
+def test_latency_summary_names_each_percentile_in_milliseconds() -> None:
+    seconds = [k / 1000 for k in range(1000, 0, -1)]  # 1 .. 1000 ms, in any order
+    assert latency_summary(seconds, (0.5, 0.9, 0.99, 0.999)) == {
+        "count": 1000,
+        "p50_ms": pytest.approx(500.0),
+        "p90_ms": pytest.approx(900.0),
+        "p99_ms": pytest.approx(990.0),
+        "p999_ms": pytest.approx(999.0),
+        "max_ms": pytest.approx(1000.0),
+    }
+    assert latency_summary([], (0.5,)) == {"count": 0, "p50_ms": 0.0, "max_ms": 0.0}
+
+
+@pytest.mark.parametrize("url", ["http://10.0.0.1:8000", "http://example.com", "http://0.0.0.0:1"])
+def test_only_loopback_services_are_driven(url: str) -> None:
+    with pytest.raises(HarnessError, match="loopback"):
+        require_loopback(url)
+    for url in ("http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1"):
+        require_loopback(url)
+
+
+class _Ready(BaseHTTPRequestHandler):
+    """``/readyz``: 503 for the first two asks, then 200."""
+
+    protocol_version = "HTTP/1.1"
+    asked = 0
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        type(self).asked += 1
+        status = 200 if type(self).asked > 2 else 503
+        self.send_response(status)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+
+def test_waiting_until_a_real_server_is_ready() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Ready)
+    thread = threading.Thread(target=server.serve_forever)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        wait_until_ready(f"{url}/readyz", None, timeout=10)
+        assert _Ready.asked == 3
+        args = argparse.Namespace(url=url + "/", pid=42, redis_url=None)
+        with service_under_test(args, "test") as (driven, pid):
+            assert (driven, pid) == (url, 42)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    with pytest.raises(HarnessError, match="not ready within"):
+        wait_until_ready(f"http://127.0.0.1:{free_port()}/readyz", None, timeout=0.3)
+
+
+def test_a_process_that_exits_at_start_is_reported_and_one_that_hangs_is_stopped() -> None:
+    exited = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    exited.wait(10)
+    with pytest.raises(HarnessError, match="exited with status 3"):
+        wait_until_ready(f"http://127.0.0.1:{free_port()}/", exited, timeout=5)
+    stubborn = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "print(1, flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert stubborn.stdout is not None and stubborn.stdout.readline()  # SIGTERM now ignored
+    started = time.monotonic()
+    stop(stubborn, grace=0.3)
+    assert stubborn.returncode is not None and time.monotonic() - started < 10
+    stubborn.stdout.close()
+
+
+def test_the_service_arguments_and_the_report() -> None:
+    parser = argparse.ArgumentParser()
+    add_service_arguments(parser)
+    args = parser.parse_args(["--url", "http://127.0.0.1:9", "--pid", "7"])
+    assert (args.url, args.pid, args.redis_url) == ("http://127.0.0.1:9", 7, None)
+    printed: list[dict[str, int]] = []
+    emit({"a": 1}, False, printed.append)
+    assert printed == [{"a": 1}]
+
+
+def test_the_report_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    emit({"a": 1}, True, lambda report: None)
+    assert json.loads(capsys.readouterr().out) == {"a": 1}
+
+
+def test_seconds_per_call_counts_every_call() -> None:
+    calls = 0
+
+    def call() -> None:
+        nonlocal calls
+        calls += 1
+        time.sleep(0.001)
+
+    mean = seconds_per_call(call, 0.05, batch=5)
+    assert calls % 5 == 0 and calls >= 5
+    assert 0.001 <= mean < 0.05
