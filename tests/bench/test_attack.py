@@ -3,6 +3,7 @@ run against a service it starts (slow)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -14,10 +15,9 @@ from manhattan.bench.attack import (
     answer_kinds,
     attack,
     cache_attack_query,
-    encode_request,
     header_attack_headers,
+    http,
     latency_summary,
-    parse_reply,
     ratio,
     run,
     verdicts,
@@ -25,32 +25,45 @@ from manhattan.bench.attack import (
 )
 
 
-def test_parse_reply_with_a_length_chunks_or_neither() -> None:
-    plain = parse_reply(
-        b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 20\r\nRetry-After: 2\r\n\r\n"
-        b'{"code":"BOTS_BUSY"}'
-    )
-    assert plain.status == 503 and plain.headers["retry-after"] == "2"
-    assert plain.json() == {"code": "BOTS_BUSY"}
-    chunked = parse_reply(
-        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
-        b'4\r\n{"a"\r\n3;ext\r\n:1}\r\n0\r\n\r\n'
-    )
-    assert chunked.json() == {"a": 1}
-    assert parse_reply(b"HTTP/1.1 204 No Content\r\n\r\n").body == b""
-    with pytest.raises(ValueError):
-        parse_reply(b"HTTP/1.1 200 OK\r\nno end")
-    with pytest.raises(ValueError):
-        parse_reply(b"SSH-2.0\r\n\r\n")
+def test_requests_carry_the_attack_headers_and_read_the_reply() -> None:
+    """The bench sends through the tools' one HTTP client: a real loopback server sees the
+    padding fields and the JSON body, and its reply comes back parsed."""
+    seen: list[bytes] = []
 
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(
+            next(
+                line.split(b":")[1]
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length")
+            )
+        )
+        seen.append(head + await reader.readexactly(length))
+        body = b'{"code":"BOTS_BUSY"}'
+        writer.write(
+            b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 2\r\n"
+            b"content-length: %d\r\n\r\n%s" % (len(body), body)
+        )
+        await writer.drain()
+        writer.close()
 
-def test_encode_request_frames_a_body_and_extra_headers() -> None:
-    raw = encode_request("POST", "/v1/suggest", b"{}", [("x-pad-0", "aaa")])
-    head, _, body = raw.partition(b"\r\n\r\n")
+    async def scenario() -> None:
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            reply = await http(
+                port, "POST", "/v1/suggest", {"bot": "greedy"}, headers=[("x-pad-0", "aaa")]
+            )
+        assert reply.status == 503 and reply.headers["retry-after"] == "2"
+        assert reply.json() == {"code": "BOTS_BUSY"}
+
+    asyncio.run(scenario())
+    head, _, body = seen[0].partition(b"\r\n\r\n")
     lines = head.decode().split("\r\n")
     assert lines[0] == "POST /v1/suggest HTTP/1.1"
-    assert {"connection: close", "content-length: 2", "x-pad-0: aaa"} <= set(lines)
-    assert body == b"{}"
+    assert {"x-pad-0: aaa", "content-type: application/json", "content-length: 17"} <= set(lines)
+    assert json.loads(body) == {"bot": "greedy"}
 
 
 def test_percentiles_summaries_and_ratios() -> None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..http_client import Reply as HttpReply
+from ..http_client import Connection, Origin, Reply
 from ..settings import Settings, SettingsError
 from . import harness
 from .harness import HarnessError, emit, resident_kib
@@ -49,66 +49,7 @@ class AttackError(RuntimeError):
     """The benchmark cannot run (the service did not start)."""
 
 
-# -- a small HTTP/1.1 client ------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Reply:
-    status: int
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-def parse_reply(raw: bytes) -> Reply:
-    """A whole HTTP/1.1 response as read until the server closed the connection."""
-    head, sep, rest = raw.partition(b"\r\n\r\n")
-    if not sep:
-        raise ValueError("no end of headers in the response")
-    status_line, *lines = head.decode("latin-1").split("\r\n")
-    parts = status_line.split(" ", 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/"):
-        raise ValueError(f"not an HTTP status line: {status_line!r}")
-    headers: dict[str, str] = {}
-    for line in lines:
-        name, colon, value = line.partition(":")
-        if colon:
-            headers[name.strip().lower()] = value.strip()
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        body = _dechunk(rest)
-    elif "content-length" in headers:
-        body = rest[: int(headers["content-length"])]
-    else:
-        body = rest
-    return Reply(int(parts[1]), headers, body)
-
-
-def _dechunk(data: bytes) -> bytes:
-    out: list[bytes] = []
-    at = 0
-    while True:
-        end = data.index(b"\r\n", at)
-        size = int(data[at:end].split(b";")[0], 16)
-        if size == 0:
-            return b"".join(out)
-        out.append(data[end + 2 : end + 2 + size])
-        at = end + 2 + size + 2
-
-
-def encode_request(
-    method: str,
-    path: str,
-    body: bytes | None = None,
-    headers: list[tuple[str, str]] | None = None,
-    host: str = "127.0.0.1",
-) -> bytes:
-    lines = [f"{method} {path} HTTP/1.1", f"host: {host}", "connection: close"]
-    if body is not None:
-        lines += ["content-type: application/json", f"content-length: {len(body)}"]
-    lines += [f"{name}: {value}" for name, value in headers or ()]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b"")
-
-
+# -- requests, through the tools' one HTTP client -----------------------------------------------
 async def http(
     port: int,
     method: str,
@@ -118,19 +59,17 @@ async def http(
     headers: list[tuple[str, str]] | None = None,
     timeout: float = 60.0,
 ) -> Reply:
-    """One request on a fresh loopback connection (``payload`` sent as JSON)."""
+    """One request on a fresh loopback connection (``payload`` sent as JSON); a transport
+    failure is an ``HttpError`` (an ``OSError``)."""
     body = None if payload is None else json.dumps(payload).encode()
-
-    async def exchange() -> Reply:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        try:
-            writer.write(encode_request(method, path, body, headers))
-            await writer.drain()
-            return parse_reply(await reader.read())
-        finally:
-            writer.close()
-
-    return await asyncio.wait_for(exchange(), timeout)
+    sent = dict(headers or ())
+    if body is not None:
+        sent["content-type"] = "application/json"
+    connection = Connection(Origin("127.0.0.1", port, tls=False), timeout)
+    try:
+        return await connection.request(method, path, body, sent)
+    finally:
+        await connection.aclose()
 
 
 # -- arithmetic -------------------------------------------------------------------------------
@@ -205,7 +144,7 @@ def verdicts(report: dict[str, Any]) -> dict[str, bool]:
 
 
 # -- the service ------------------------------------------------------------------------------
-def bots_running(ready: HttpReply) -> bool:
+def bots_running(ready: Reply) -> bool:
     """``/readyz`` answered and the bot pool has a worker up: the attack may begin."""
     try:
         return ready.status == 200 and ready.json()["bots"]["running"] >= 1
