@@ -97,6 +97,8 @@ class Game:
         )
 
     def _emit(self, type_: str, visible_to: int | None = None, **data: Any) -> None:
+        """Record an event when recording; the bots' fast path records none, so the moves it
+        plays test ``self.events`` first and skip building the event's data."""
         if self.events is not None:
             self.events.append(Event(type_, data, visible_to))
 
@@ -142,9 +144,8 @@ class Game:
         self.selected[color][floors - 1] -= 1
         if self.events is not None:
             before = building[-1][0] if building else None
-            building = board[index]
             where = list(block_coords(index))
-            height = sum(f for _, f in building)
+            height = sum(f for _, f in building) + floors
             self._emit(
                 "piecePlaced", player=player, color=color, floors=floors, block=where, height=height
             )
