@@ -14,7 +14,7 @@ import random
 
 from ..engine import Move
 from ..engine.legality import next_select_color
-from ..engine.placement import Placement
+from ..engine.placement import context, need, open_count
 from ..engine.play import Game
 from ..engine.rollout import random_step
 from ..engine.rules import ROTATION
@@ -52,9 +52,8 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
     pieces = [(c, f) for c in own for f, k in enumerate(game.selected[c], 1) if k]
     hand = game.hands[player]
     table = ROTATION[rules.seats[player]]
-    place = Placement(game, player)
-    need = place.need
-    hoods = place.hoods
+    ctx = context(game, player)
+    hoods = open_count(ctx)  # neighborhoods 0 .. hoods - 1 (RULES §9 [D10])
     board = game.board
     best: tuple[int, int, int, int] | None = None
     best_gain = -math.inf
@@ -62,9 +61,9 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
     found = 0
     for _ in range(_TRIES):
         card = hand[rng.randrange(len(hand))]
-        index = hoods[rng.randrange(len(hoods))] * 9 + table[card]
+        index = rng.randrange(hoods) * 9 + table[card]
         color, floors = pieces[rng.randrange(len(pieces))]
-        if floors < need(index, color):  # RULES §6, §9
+        if floors < need(ctx, index, color):  # RULES §6, §9
             continue
         building = board[index]
         gain = (0.0 if building[-1][0] in own else TAKEOVER) if building else NEW_BUILDING

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from .board import block_coords, floors_needed
 from .errors import IllegalMoveError, illegal, malformed
 from .moves import Move
-from .placement import GameLike, Placement, open_neighborhoods
+from .placement import GameLike, Placement, context, need, open_hoods, open_neighborhoods
 from .rules import NEIGHBORHOODS, ROTATION
 
 
@@ -31,11 +31,11 @@ def builds(game: GameLike, player: int) -> Iterator[tuple[int, int, int, int]]:
     sizes = _selected_sizes(game, player)
     if not sizes:
         return
-    place = Placement(game, player)
+    ctx = context(game, player)
     board = game.board
     for card in sorted(set(game.hands[player])):
         block = seat_table[card]
-        for n in place.open_hoods(block):
+        for n in open_hoods(ctx, block):
             building = board[n * 9 + block]
             for color, floors in sizes:
                 need = floors_needed(building, color)  # RULES §6
@@ -120,13 +120,13 @@ def _legal_builds(game: GameLike, player: int) -> list[Move]:
     seat = game.rules.seats[player]
     seat_table = ROTATION[seat]
     table = _build_table(player, seat)
-    place = Placement(game, player)
+    ctx = context(game, player)
     board = game.board
     moves: list[Move] = []
     for card in sorted(set(game.hands[player])):
         block = seat_table[card]
         by_hood = table[card]
-        for n in place.open_hoods(block):
+        for n in open_hoods(ctx, block):
             building = board[n * 9 + block]
             if not building:
                 for color, floors in sizes:
@@ -247,8 +247,9 @@ def _check_build(game: GameLike, player: int, color: int, move: Move) -> Move:
             f"card {move.card} designates block {list(where)} for player {player}'s "
             f"seat, not {list(move.block)} (RULES §2)"
         )
-    refused = Placement(game, player).refusal(index, color, move.floors)
-    if refused is not None:
+    if move.floors < need(context(game, player), index, color):
+        refused = Placement(game, player).refusal(index, color, move.floors)
+        assert refused is not None, "need and the refusal table agree"
         raise illegal(refused.message)
     return _build_move(player, seat, move.card, move.neighborhood, color, move.floors)
 

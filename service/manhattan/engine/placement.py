@@ -5,10 +5,11 @@ block's neighborhood is not open yet (slowGrowth [D10]), the monster stands on i
 building is already the player's (antiTrust [D9]), or the piece is too small to keep or take the
 building (§6 [D6]). ``REFUSALS`` is that table; ``Placement.refusal`` walks it to say why.
 
-Move generation, the samplers of the bots' fast path and the analyses ask the fast questions
-(``Placement.barred``, ``Placement.need``, ``Placement.open_hoods``) a thousand times per game,
-so those are written out inline; ``tests/engine/test_placement.py`` checks over every block of
-many positions that they answer exactly as the table does.
+Move generation, ``check_move``, the samplers of the bots' fast path and the analyses ask the
+fast questions (``barred``, ``need``, ``open_hoods``) a thousand times per game, so those are
+module functions over a plain ``Context`` tuple made once per question batch, each the table
+written out; ``Placement`` asks them too, and ``tests/engine/test_placement.py`` checks over every
+block of many positions that they answer exactly as the table does.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .board import MAX_FLOORS, Building, block_coords, floors_needed
+from .board import BLOCKS, MAX_FLOORS, Building, block_coords, floors_needed
 from .rules import NEIGHBORHOODS, PIECES_TOTAL, Rules
 
 
@@ -70,11 +71,77 @@ Numbers = tuple[tuple[str, int], ...]
 _ALL_OPEN = range(NEIGHBORHOODS)
 #: RULES §9 [D10], by round (ranges are immutable, so shared): 0 .. min(5, round + 1).
 _OPEN_BY_ROUND = tuple(range(min(NEIGHBORHOODS, r + 2)) for r in range(PIECES_TOTAL + 1))
+#: The same as the number of blocks in open neighborhoods (open ones come first).
+_OPEN_BLOCKS_BY_ROUND = tuple(9 * len(hoods) for hoods in _OPEN_BY_ROUND)
+#: Back from that number to the open neighborhoods.
+_BY_OPEN_BLOCKS = {9 * len(hoods): hoods for hoods in (*_OPEN_BY_ROUND, _ALL_OPEN)}
+_NO_MONSTER = -1
+_NOBODY: tuple[int, ...] = ()
 
 
 def open_neighborhoods(rules: Rules, round_: int) -> range:
     """RULES §9 [D10]: with slowGrowth, neighborhoods 0 .. min(5, round + 1) are open."""
     return _OPEN_BY_ROUND[round_] if rules.variants.slow_growth else _ALL_OPEN
+
+
+#: What the placement rule reads of a game for one player, as a plain tuple (cheap to make once
+#: per sampler step): the board, the monster's block (-1: none), the number of blocks in open
+#: neighborhoods (RULES §9 [D10]: open neighborhoods are 0 .. k, so a block is in one when its
+#: index is below 9k) and the owner colors whose buildings the player may not build on (the
+#: player's own under antiTrust [D9], else none).
+Context = tuple[Sequence[Building], int, int, tuple[int, ...]]
+
+
+def context(game: GameLike, player: int) -> Context:
+    """The placement rule's ``Context`` of ``player`` in ``game`` now."""
+    rules = game.rules
+    variants = rules.variants
+    monster = game.monster
+    return (
+        game.board,
+        _NO_MONSTER if monster is None else monster,
+        _OPEN_BLOCKS_BY_ROUND[game.round] if variants.slow_growth else BLOCKS,
+        rules.colors[player] if variants.anti_trust else _NOBODY,
+    )
+
+
+def open_count(ctx: Context) -> int:
+    """How many neighborhoods are open (they are 0 .. count - 1, RULES §9 [D10])."""
+    return ctx[2] // 9
+
+
+def barred(ctx: Context, index: int) -> bool:
+    """Whether no piece of the player may go on block ``index``, whatever its size (RULES §9:
+    a closed neighborhood, the monster's block, the player's own building under antiTrust)."""
+    board, monster, open_blocks, barred_owners = ctx
+    if index == monster or index >= open_blocks:
+        return True
+    building = board[index]
+    return bool(building) and building[-1][0] in barred_owners
+
+
+def need(ctx: Context, index: int, color: int) -> int:
+    """The smallest piece of ``color`` that may go on ``index``; more than MAX_FLOORS
+    (``NO_PIECE`` when the block is ``barred``) when none may (RULES §6, §9)."""
+    board, monster, open_blocks, barred_owners = ctx
+    if index == monster or index >= open_blocks:
+        return NO_PIECE
+    building = board[index]
+    if not building:
+        return 1
+    if building[-1][0] in barred_owners:
+        return NO_PIECE
+    return floors_needed(building, color)
+
+
+def open_hoods(ctx: Context, block: int) -> Sequence[int]:
+    """The neighborhoods whose block at position ``block`` (0-8) is not ``barred``, in order:
+    where a card designating ``block`` may build. Usually every open neighborhood."""
+    _, monster, open_blocks, barred_owners = ctx
+    hoods = _BY_OPEN_BLOCKS[open_blocks]
+    if barred_owners or (monster != _NO_MONSTER and monster % 9 == block):
+        return [n for n in hoods if not barred(ctx, n * 9 + block)]
+    return hoods
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +154,14 @@ class Refusal:
 
 
 class Placement:
-    """The placement rule for one player at one moment of a game (RULES §6, §9)."""
+    """The placement rule for one player at one moment of a game (RULES §6, §9): the fast
+    questions of the module's functions over one ``Context``, and why a placement is refused."""
 
-    __slots__ = ("anti_trust", "board", "hoods", "monster", "own", "player", "round")
+    __slots__ = ("anti_trust", "board", "ctx", "hoods", "monster", "own", "player", "round")
 
     def __init__(self, game: GameLike, player: int) -> None:
         rules = game.rules
+        self.ctx = context(game, player)
         self.round = game.round
         self.player = player
         self.board = game.board
@@ -101,46 +170,15 @@ class Placement:
         self.hoods = open_neighborhoods(rules, game.round)
         self.anti_trust = rules.variants.anti_trust
 
-    # -- the fast questions (each the table below, written out) --------------------------------
     def barred(self, index: int) -> bool:
-        """Whether no piece of the player may go on block ``index``, whatever its size."""
-        if index == self.monster or index // 9 not in self.hoods:
-            return True
-        if self.anti_trust:
-            building = self.board[index]
-            return bool(building) and building[-1][0] in self.own
-        return False
+        return barred(self.ctx, index)
 
     def open_hoods(self, block: int) -> Sequence[int]:
-        """The neighborhoods whose block at position ``block`` (0-8) is not ``barred``, in
-        order: where a card designating ``block`` may build. Usually every open neighborhood
-        (the range itself, nothing built)."""
-        hoods: Sequence[int] = self.hoods
-        monster = self.monster
-        if monster is not None and monster % 9 == block:
-            hoods = [n for n in hoods if n * 9 + block != monster]
-        if self.anti_trust:
-            board, own = self.board, self.own
-            hoods = [
-                n
-                for n in hoods
-                if not (board[n * 9 + block] and board[n * 9 + block][-1][0] in own)
-            ]
-        return hoods
+        return open_hoods(self.ctx, block)
 
     def need(self, index: int, color: int) -> int:
-        """The smallest piece of ``color`` that may go on ``index``; more than MAX_FLOORS
-        (``NO_PIECE`` when the block is barred) when none may."""
-        if index == self.monster or index // 9 not in self.hoods:
-            return NO_PIECE
-        building = self.board[index]
-        if not building:
-            return 1
-        if self.anti_trust and building[-1][0] in self.own:
-            return NO_PIECE
-        return floors_needed(building, color)
+        return need(self.ctx, index, color)
 
-    # -- the reason, from the table -----------------------------------------------------------
     def refusal(self, index: int, color: int, floors: int) -> Refusal | None:
         """Why a ``floors`` piece of ``color`` may not go on ``index`` (None: it may): the first
         rule of ``REFUSALS`` it breaks."""
@@ -222,9 +260,15 @@ __all__ = [
     "NO_PIECE",
     "REFUSALS",
     "SAFE_BUILDING",
+    "Context",
     "GameLike",
     "Placement",
     "Refusal",
     "Rule",
+    "barred",
+    "context",
+    "need",
+    "open_count",
+    "open_hoods",
     "open_neighborhoods",
 ]

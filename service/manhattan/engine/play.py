@@ -56,9 +56,9 @@ class Game:
         self.first_player = state.first_player
         self.to_move: int | None = state.to_move
         self.board: list[Building] = list(state.board)
-        self.supply = [list(s) for s in state.supply]
-        self.selected = [list(s) for s in state.selected]
-        self.hands = [list(h) for h in state.hands]
+        self.supply = list(map(list, state.supply))
+        self.selected = list(map(list, state.selected))
+        self.hands = list(map(list, state.hands))
         self.deck = list(state.deck)
         self.discard = list(state.discard)
         self.scores = list(state.scores)
@@ -83,9 +83,9 @@ class Game:
             first_player=self.first_player,
             to_move=self.to_move,
             board=tuple(self.board),
-            supply=tuple(tuple(s) for s in self.supply),  # type: ignore[misc]
-            selected=tuple(tuple(s) for s in self.selected),  # type: ignore[misc]
-            hands=tuple(tuple(h) for h in self.hands),
+            supply=tuple(map(tuple, self.supply)),  # type: ignore[arg-type]
+            selected=tuple(map(tuple, self.selected)),  # type: ignore[arg-type]
+            hands=tuple(map(tuple, self.hands)),
             deck=tuple(self.deck),
             discard=tuple(self.discard),
             scores=tuple(self.scores),
@@ -97,6 +97,8 @@ class Game:
         )
 
     def _emit(self, type_: str, visible_to: int | None = None, **data: Any) -> None:
+        """Record an event when recording; the bots' fast path records none, so the moves it
+        plays test ``self.events`` first and skip building the event's data."""
         if self.events is not None:
             self.events.append(Event(type_, data, visible_to))
 
@@ -119,9 +121,11 @@ class Game:
         for i in range(4):
             supply[i] -= pieces[i]
         self.selected[color] = list(pieces)
-        self._emit("piecesSelected", player=player, color=color, pieces=list(pieces))
-        if any(not any(self.selected[c]) for c in self.rules.colors[player]):
-            return  # [D4] the player's other color chooses next
+        if self.events is not None:
+            self._emit("piecesSelected", player=player, color=color, pieces=list(pieces))
+        for c in self.rules.colors[player]:
+            if not any(self.selected[c]):
+                return  # [D4] the player's other color chooses next
         nxt = self.rules.next_player(player)
         if nxt == self.first_player:
             self.phase = "build"  # RULES §5.2: the first player builds first
@@ -134,13 +138,14 @@ class Game:
         board_block = ROTATION[self.rules.seats[player]][card]
         index = neighborhood * 9 + board_block
         self._play_card(player, card)
-        building = self.board[index]
-        before = building[-1][0] if building else None
-        building = self.board[index] = (*building, (color, floors))
+        board = self.board
+        building = board[index]
+        board[index] = (*building, (color, floors))
         self.selected[color][floors - 1] -= 1
         if self.events is not None:
+            before = building[-1][0] if building else None
             where = list(block_coords(index))
-            height = sum(f for _, f in building)
+            height = sum(f for _, f in building) + floors
             self._emit(
                 "piecePlaced", player=player, color=color, floors=floors, block=where, height=height
             )
@@ -154,13 +159,15 @@ class Game:
         assert player is not None
         self._play_card(player, card)
         self.selected[color][floors - 1] -= 1
-        self._emit("pieceForfeited", player=player, color=color, floors=floors)
+        if self.events is not None:
+            self._emit("pieceForfeited", player=player, color=color, floors=floors)
         self._after_card(player, ROTATION[self.rules.seats[player]][card])
 
     def _play_card(self, player: int, card: int) -> None:
         self.hands[player].remove(card)
         self.discard.append(card)
-        self._emit("cardPlayed", player=player, card=card)
+        if self.events is not None:
+            self._emit("cardPlayed", player=player, card=card)
 
     def _after_card(self, player: int, board_block: int) -> None:
         if self.monster is not None:
@@ -209,7 +216,8 @@ class Game:
                 self._reshuffle(self.discard)
             card = self.deck.pop(0)
             bisect.insort(hand, card)
-            self._emit("cardDrawn", visible_to=player, player=player, card=card)
+            if self.events is not None:
+                self._emit("cardDrawn", visible_to=player, player=player, card=card)
 
     def _reshuffle(self, cards: list[int]) -> None:
         """RULES §5.2: the discard pile (and with reshuffleEachRound, the deck) becomes the deck."""
@@ -219,17 +227,17 @@ class Game:
         self._emit("deckReshuffled", shuffles=self.shuffles, deckSize=len(self.deck))
 
     # -- turns and rounds --------------------------------------------------------------------
-    def _has_pieces(self, player: int) -> bool:
-        return any(any(self.selected[c]) for c in self.rules.colors[player])
-
     def _advance(self, player: int) -> None:
         """RULES §5.2: the next player clockwise who has pieces left; none: the round ends."""
+        rules = self.rules
+        selected = self.selected
         nxt = player
-        for _ in range(self.rules.players):
-            nxt = self.rules.next_player(nxt)
-            if self._has_pieces(nxt):
-                self.to_move = nxt
-                return
+        for _ in range(rules.players):
+            nxt = rules.next_player(nxt)
+            for c in rules.colors[nxt]:
+                if any(selected[c]):
+                    self.to_move = nxt
+                    return
         self._end_round()
 
     def _end_round(self) -> None:

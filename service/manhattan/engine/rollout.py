@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from .legality import builds, next_select_color
-from .placement import Placement
+from .placement import context, need, open_count
 from .play import Game
 from .rules import ROTATION
 
@@ -55,14 +55,13 @@ def random_step(game: Game, rng: random.Random) -> None:
     ]
     hand = game.hands[player]
     table = ROTATION[rules.seats[player]]
-    place = Placement(game, player)
-    need = place.need
-    hoods = place.hoods
+    ctx = context(game, player)
+    hoods = open_count(ctx)  # neighborhoods 0 .. hoods - 1 (RULES §9 [D10])
     for _ in range(_TRIES):
         card = hand[rng.randrange(len(hand))]
-        index = hoods[rng.randrange(len(hoods))] * 9 + table[card]
+        index = rng.randrange(hoods) * 9 + table[card]
         color, floors = pieces[rng.randrange(len(pieces))]
-        if floors >= need(index, color):
+        if floors >= need(ctx, index, color):
             game.build(card, index // 9, floors, color)
             return
     options = list(builds(game, player))
