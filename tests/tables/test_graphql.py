@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect
 
-from .conftest import LiveServer, new_table, ok, sse
+from tests.test_readme_examples import TABLES_SECTION, graphql_operations
+
+from .conftest import LiveServer, Seated, new_table, ok, sse
 from .test_lobby import play_out
 
 pytestmark = pytest.mark.anyio
@@ -305,3 +308,29 @@ async def test_subscriptions_are_bounded_per_connection() -> None:
                 if message["type"] == "error":
                     assert message["payload"][0]["message"] == "Subscription limit reached"
             assert sorted(answers.values()) == ["error", "next", "next"]
+
+
+async def test_the_readme_tables_graphql_examples_run(live: LiveServer) -> None:
+    """Each operation of the README's Tables GraphQL block, in order, as a seated person whose
+    turn it is: none is refused, and the created table is the one the others use."""
+    operations = graphql_operations(TABLES_SECTION)
+    assert len(operations) >= 3 and "createTable" in operations[0]
+    created = field(await gql(live, operations[0]), "createTable")
+    assert [s["kind"] for s in created["table"]["seats"]] == ["open", "bot"]
+    tid = created["tableId"]
+    async with live.client() as c:
+        joined = ok(await c.post(f"/v1/tables/{tid}/join", json={"name": "ann"}))
+    ann = Seated(live, tid, joined)
+    ok(await live.client(created["hostToken"]).post(f"/v1/tables/{tid}/start"))
+    for operation in operations[1:]:
+        mine = await ann.table()
+        for _ in range(500):  # the bot's turn first, maybe
+            if mine["toMove"] == mine["you"]:
+                break
+            await asyncio.sleep(0.02)
+            mine = await ann.table()
+        kinds = dict(re.findall(r"\$(\w+)\s*:\s*(\w+)!", operation))
+        given = {"ID": tid, "MoveInput": mine["moves"][0], "Int": mine["version"]}
+        answer = await gql(live, operation, ann.token, **{k: given[v] for k, v in kinds.items()})
+        assert "errors" not in answer, (operation, answer)
+        assert "TableRejected" not in json.dumps(answer) and '"code"' not in json.dumps(answer)
