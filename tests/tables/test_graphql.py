@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
+import manhattan
+from manhattan.api.graphql_types import PlayerView
 from tests.test_readme_examples import TABLES_SECTION, graphql_operations
 
 from .conftest import LiveServer, Seated, new_table, ok, sse
@@ -334,3 +336,13 @@ async def test_the_readme_tables_graphql_examples_run(live: LiveServer) -> None:
         answer = await gql(live, operation, ann.token, **{k: given[v] for k, v in kinds.items()})
         assert "errors" not in answer, (operation, answer)
         assert "TableRejected" not in json.dumps(answer) and '"code"' not in json.dumps(answer)
+
+
+def test_a_view_read_from_json_answers_as_the_engine_view() -> None:
+    """``PlayerView.from_json`` (tables) and ``from_domain`` (stateless) give the same fields."""
+    state = manhattan.new_game_from_setup({"players": 3, "seed": "views"})
+    view = manhattan.view(state, 1)
+    names = ("player", "round", "phase", "to_move", "hand", "hand_sizes", "deck_size", "scores")
+    engine, wire = PlayerView.from_domain(view), PlayerView.from_json(view.to_json())
+    assert [getattr(wire, n)() for n in names] == [getattr(engine, n)() for n in names]
+    assert wire.json() == engine.json()
