@@ -32,6 +32,20 @@ def blocks(language: str) -> list[str]:
     return [body for lang, body in FENCE.findall(README.read_text()) if lang == language]
 
 
+TABLES_SECTION = "Tables: people playing one game together"
+
+
+def section_blocks(language: str, section: str | None) -> list[str]:
+    """``language`` blocks of the README's ``## section``, or (None) of every section but the
+    Tables one."""
+    parts = re.split(r"^## ", README.read_text(), flags=re.M)
+    if section is None:
+        chosen = [part for part in parts if not part.startswith(TABLES_SECTION)]
+    else:
+        chosen = [part for part in parts if part.startswith(section)]
+    return [body for part in chosen for lang, body in FENCE.findall(part) if lang == language]
+
+
 @pytest.fixture(scope="module")
 def service() -> Iterator[str]:
     process, url = start_server()
@@ -139,10 +153,12 @@ def test_every_rest_example_answers(service: str) -> None:
 
 
 # -- GraphQL -----------------------------------------------------------------------------------
-def graphql_operations() -> list[str]:
-    """Each top-level operation of the README's graphql blocks (comments dropped)."""
+def graphql_operations(section: str | None = None) -> list[str]:
+    """Each top-level operation of the README's graphql blocks (comments dropped): those of the
+    ``## section`` heading only, or (None) those outside the Tables section, whose operations
+    need a table, a seat and its turn (``tests/tables/test_graphql.py`` runs them)."""
     out = []
-    for block in blocks("graphql"):
+    for block in section_blocks("graphql", section):
         text = "\n".join(line for line in block.splitlines() if not line.lstrip().startswith("#"))
         depth = 0
         start = 0

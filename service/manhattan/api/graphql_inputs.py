@@ -154,14 +154,16 @@ class BotInput:
     iterations: int | None = None
     time_ms: int | None = None
 
-    def choice(self) -> wire.BotChoice:
-        """The input as ``wire.BotChoice``, checked against its bounds (``INVALID_BOT``)."""
+    def to_wire(self) -> dict[str, Any]:
+        """The input as REST's ``BotChoice`` object (not yet checked)."""
         given = {
             "level": wire_string(self.level),
             "seed": self.seed,
             "iterations": self.iterations,
             "timeMs": self.time_ms,
         }
-        return wire.read(
-            {k: v for k, v in given.items() if v is not None}, wire.BotChoice, "INVALID_BOT"
-        )
+        return {k: v for k, v in given.items() if v is not None}
+
+    def choice(self) -> wire.BotChoice:
+        """The input as ``wire.BotChoice``, checked against its bounds (``INVALID_BOT``)."""
+        return wire.read(self.to_wire(), wire.BotChoice, "INVALID_BOT")

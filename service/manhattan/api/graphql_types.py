@@ -6,7 +6,8 @@ query that wants ``stateId`` does not pay for the board.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import Any, Protocol, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -205,20 +206,70 @@ class GameState:
         return self._state.shuffles
 
 
-@strawberry.type(name="PlayerView", description="What one player may know (RULES §11).")
+class ViewSource(Protocol):
+    """What ``PlayerView`` reads: a ``manhattan.View``, or a table's view as JSON
+    (``ViewJson``), whose public view has no player."""
+
+    @property
+    def player(self) -> int | None: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def hand(self) -> Sequence[int]: ...
+    @property
+    def hand_sizes(self) -> Sequence[int]: ...
+    @property
+    def deck_size(self) -> int: ...
+    @property
+    def scores(self) -> Sequence[int]: ...
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class ViewJson:
+    """A view already in its JSON form (manhattan/view@1), as tables hand it out."""
+
+    def __init__(self, obj: dict[str, Any]) -> None:
+        self._json = obj
+        self.player: int | None = obj["player"]
+        self.round: int = obj["round"]
+        self.phase: str = obj["phase"]
+        self.to_move: int | None = obj["toMove"]
+        self.hand: list[int] = obj["hand"]
+        self.hand_sizes: list[int] = obj["handSizes"]
+        self.deck_size: int = obj["deckSize"]
+        self.scores: list[int] = obj["scores"]
+
+    def to_json(self) -> dict[str, Any]:
+        return self._json
+
+
+@strawberry.type(
+    name="PlayerView",
+    description="What one player may know (RULES §11); at a table, for anyone not seated, the "
+    "public view (no hand, player null).",
+)
 class PlayerView:
-    _view: strawberry.Private[manhattan.View]
+    _view: strawberry.Private[ViewSource]
 
     @classmethod
     def from_domain(cls, view: manhattan.View) -> PlayerView:
         return cls(_view=view)
 
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> PlayerView:
+        """A view in its JSON form: a table's seat view or its public view."""
+        return cls(_view=ViewJson(obj))
+
     @strawberry.field(description="the view as JSON (format manhattan/view@1)")
     def json(self) -> JSON:
         return as_json_scalar(self._view.to_json())
 
-    @strawberry.field
-    def player(self) -> int:
+    @strawberry.field(description="null: a table's public view")
+    def player(self) -> int | None:
         return self._view.player
 
     @strawberry.field

@@ -27,6 +27,8 @@ MAX_MOVE_ID = 64
 Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
 TableStatus = Literal["waiting", "playing", "over"]
 SeatKind = Literal["open", "human", "bot"]
+#: The event types of a table's stream (SSE ``event:``, GraphQL ``tableEvents``).
+TableEventType = Literal["snapshot", "joined", "left", "started", "move", "chat", "timeout", "over"]
 
 
 # -- request bodies ----------------------------------------------------------------------------
