@@ -96,7 +96,8 @@ NO_CALLER = Caller()
 
 @dataclass(frozen=True, slots=True)
 class StateRef:
-    """A state as a request names it: exactly one of the JSON object, a cached id or a token;
+    """A state as a request names it: exactly one of the JSON object (or its format, already
+    read: ``formats.StateFormat``), a cached id or a token;
     ``game`` and ``player``, when set, are what the caller expects (see ``Caller``)."""
 
     json: object = None
@@ -312,9 +313,10 @@ class Operations:
     def _from_json(self, obj: object) -> State:
         """``State.from_json``, memoized on the state's format: the structural pass
         (``formats.StateFormat``, frozen msgspec structs that hash and compare by value) runs
-        every time, the engine's checks only for a state not seen recently. Failures are not
-        memoized, so an invalid state is reported in full every time."""
-        data = codec.read_state_format(obj)
+        every time (unless the caller decoded the body straight into the format), the engine's
+        checks only for a state not seen recently. Failures are not memoized, so an invalid
+        state is reported in full every time."""
+        data = obj if isinstance(obj, StateFormat) else codec.read_state_format(obj)
         state = self._by_format.get(data)
         if state is not None:
             self._by_format.move_to_end(data)
