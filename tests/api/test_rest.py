@@ -435,3 +435,45 @@ def test_the_legal_moves_body_encodes_each_move_as_its_json() -> None:
             decoded = json.loads(moves_json(moves))
             assert decoded == {"moves": [m.to_json() for m in moves]}
             state = manhattan.apply_move(state, moves[len(moves) // 2])
+
+
+def _state_bodies(mid_json: dict[str, Any]) -> list[bytes]:
+    """Bodies of a ``StateRequest`` with an inline state, fitting and not, in the corners where
+    decoding bytes straight into the state format could differ from the general reading."""
+    state = json.dumps(mid_json)
+    inner = state[1:-1]
+    return [
+        json.dumps({"state": mid_json}).encode(),
+        json.dumps({"state": {**mid_json, "seed": "h\u00e9llo 12345678901234567890"}}).encode(),
+        ('{"state": {"round": 99, ' + inner + "}}").encode(),  # repeated key: the last counts
+        ('{"state": {' + inner + ', "round": 99}}').encode(),
+        ('{"state": {"id": "' + "0" * 32 + '"}, "state": ' + state + "}").encode(),
+        ('{"state": ' + state + ', "state": {"id": "nope"}}').encode(),
+        json.dumps({"state": {**mid_json, "round": 2.0}}).encode(),
+        json.dumps({"state": {**mid_json, "shuffles": True}}).encode(),
+        json.dumps({"state": {**mid_json, "seed": "\ud800"}}).encode("utf-8", "surrogatepass"),
+        json.dumps({"state": {**mid_json, "seed": "\ud800"}}).encode(),  # as an escape
+        json.dumps({"state": {**mid_json, "round": 99}}).encode(),
+        json.dumps({"state": {**mid_json, "extra": 1}}).encode(),
+        json.dumps({"state": mid_json, "extra": 1}).encode(),
+        json.dumps({"state": None}).encode(),
+        json.dumps({"state": mid_json}).encode("utf-16"),
+        b"\xef\xbb\xbf" + json.dumps({"state": mid_json}).encode(),
+        b"",
+    ]
+
+
+@pytest.mark.parametrize("path", ["/v1/legal-moves", "/v1/score"])
+async def test_an_inline_state_read_straight_from_the_bytes_answers_as_the_general_reading(
+    client: httpx.AsyncClient, mid_json: dict[str, Any], path: str
+) -> None:
+    """``application/json`` bodies are decoded straight into the state format when they fit;
+    a ``+json`` type takes the general reading: both answer every body alike."""
+    for content in _state_bodies(mid_json):
+        fast, general = [
+            await client.post(path, content=content, headers={"content-type": kind})
+            for kind in ("application/json", "application/problem+json")
+        ]
+        assert fast.status_code == general.status_code, content[:80]
+        assert fast.json() == general.json(), content[:80]
+        assert fast.status_code < 500

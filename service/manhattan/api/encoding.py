@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import msgpack
+import msgspec
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
@@ -18,6 +19,7 @@ from starlette.responses import Response
 from manhattan import Move
 
 from .errors import ApiError
+from .middleware import HEADERS_KEY
 
 JSON_TYPE = "application/json"
 MSGPACK_TYPE = "application/msgpack"
@@ -94,12 +96,22 @@ def media_type(header: str) -> str:
     return header.split(";", 1)[0].strip().lower()
 
 
+def header(request: Request, name: str) -> str | None:
+    """The header ``name`` (lowercase), as Starlette reads it (the first if repeated): from the
+    middleware's dict when it left one (``HEADERS_KEY``), else from the request's list."""
+    headers: dict[bytes, bytes] | None = request.scope.get(HEADERS_KEY)
+    if headers is None:
+        return request.headers.get(name)
+    value = headers.get(name.encode("latin-1"))
+    return None if value is None else value.decode("latin-1")
+
+
 async def read_body(request: Request) -> Any:
     """The decoded body; an empty body is ``None``. An unacceptable ``Accept`` is refused (406)
     before the work rather than after it."""
     wants_msgpack(request)
     data = await request.body()
-    kind = media_type(request.headers.get("content-type", JSON_TYPE)) or JSON_TYPE
+    kind = media_type(header(request, "content-type") or JSON_TYPE) or JSON_TYPE
     if kind in MSGPACK_TYPES:
         return decode_msgpack(data) if data else None
     if kind != JSON_TYPE and not kind.endswith("+json"):
@@ -109,12 +121,32 @@ async def read_body(request: Request) -> Any:
     return decode_json(data) if data else None
 
 
+T = TypeVar("T")
+
+
+async def read_json_as(request: Request, decoder: msgspec.json.Decoder[T]) -> T | None:
+    """The body decoded straight from its bytes by ``decoder``, when it is a JSON body that fits
+    the decoder's type exactly; otherwise None, and the caller reads the body the general way
+    (``read_body``), which reports any fault as it always did. A fit gives the very value the
+    general way gives: what msgspec decodes, orjson reads the same, and the decoder's type has
+    the bounds the general way checks after it (an unacceptable ``Accept`` is refused first,
+    as there)."""
+    wants_msgpack(request)
+    kind = media_type(header(request, "content-type") or JSON_TYPE) or JSON_TYPE
+    if kind != JSON_TYPE:
+        return None
+    try:
+        return decoder.decode(await request.body())
+    except (msgspec.DecodeError, ValueError):
+        return None
+
+
 def wants_msgpack(request: Request, *, strict: bool = True) -> bool:
     """Whether the answer is msgpack: the first type of ``Accept`` the service can write, in the
     client's order (``q=0`` excluded); a wildcard, or no ``Accept``, answers in the request's own
     body type (a msgpack request gets msgpack). ``strict``: an ``Accept`` naming neither JSON nor
     msgpack is ``NOT_ACCEPTABLE`` (406); errors pass ``strict=False`` and fall back to JSON."""
-    accept = request.headers.get("accept", "")
+    accept = header(request, "accept")
     if not accept:
         return _sent_msgpack(request)
     for part in accept.split(","):
@@ -134,7 +166,7 @@ def wants_msgpack(request: Request, *, strict: bool = True) -> bool:
 
 
 def _sent_msgpack(request: Request) -> bool:
-    return media_type(request.headers.get("content-type", "")) in MSGPACK_TYPES
+    return media_type(header(request, "content-type") or "") in MSGPACK_TYPES
 
 
 def _refused(params: str) -> bool:

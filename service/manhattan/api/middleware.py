@@ -28,6 +28,11 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 access_log = logging.getLogger("manhattan.access")
 
+#: The scope key under which the middleware leaves the request's headers as a dict (lowercase
+#: name to raw value) when no name is repeated: the routes read them with one dict lookup
+#: (``encoding.header``) instead of a scan of the list per lookup.
+HEADERS_KEY = "manhattan.headers"
+
 
 class BodyTooLarge(Exception):
     pass
@@ -89,6 +94,8 @@ class ServiceMiddleware:
                 message["headers"] = [*message.get("headers", ()), rid_header]
             await send(message)
 
+        if len(headers) == len(raw_headers):
+            scope[HEADERS_KEY] = headers
         try:
             error = self._refusal(scope, headers, len(raw_headers))
             if error is None:

@@ -96,7 +96,8 @@ NO_CALLER = Caller()
 
 @dataclass(frozen=True, slots=True)
 class StateRef:
-    """A state as a request names it: exactly one of the JSON object, a cached id or a token;
+    """A state as a request names it: exactly one of the JSON object (or its format, already
+    read: ``formats.StateFormat``), a cached id or a token;
     ``game`` and ``player``, when set, are what the caller expects (see ``Caller``)."""
 
     json: object = None
@@ -254,8 +255,10 @@ class Operations:
         self._parsed: OrderedDict[str, State] = OrderedDict()
         self._parsed_max = parsed_states
         # Parsing is pure, so a state object sent again (a client asks several questions about
-        # one position) parses to the same state: keep recent ones by their format.
-        self._by_format: OrderedDict[StateFormat, State] = OrderedDict()
+        # one position) parses to the same state: keep recent ones by their format, under the
+        # format's hash (computed once per request, where a dict keyed by the format itself
+        # would hash it again to insert a miss), with the format to compare on a hit.
+        self._by_format: OrderedDict[int, tuple[StateFormat, State]] = OrderedDict()
         # The two memos above hand out the same State object for a state asked about again, so
         # pure results of a state (its legal moves, their JSON) are kept by that object.
         self._derived = DerivedResults(parsed_states)
@@ -312,15 +315,17 @@ class Operations:
     def _from_json(self, obj: object) -> State:
         """``State.from_json``, memoized on the state's format: the structural pass
         (``formats.StateFormat``, frozen msgspec structs that hash and compare by value) runs
-        every time, the engine's checks only for a state not seen recently. Failures are not
-        memoized, so an invalid state is reported in full every time."""
-        data = codec.read_state_format(obj)
-        state = self._by_format.get(data)
-        if state is not None:
-            self._by_format.move_to_end(data)
-            return state
+        every time (unless the caller decoded the body straight into the format), the engine's
+        checks only for a state not seen recently. Failures are not memoized, so an invalid
+        state is reported in full every time."""
+        data = obj if isinstance(obj, StateFormat) else codec.read_state_format(obj)
+        key = hash(data)
+        entry = self._by_format.get(key)
+        if entry is not None and entry[0] == data:
+            self._by_format.move_to_end(key)
+            return entry[1]
         state = codec.state_from_format(data)
-        self._by_format[data] = state
+        self._by_format[key] = (data, state)  # a colliding format replaces the other
         if len(self._by_format) > self._parsed_max:
             self._by_format.popitem(last=False)
         return state

@@ -8,18 +8,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 import manhattan
+from manhattan.engine.formats import StateFormat
 
 from .. import wire
 from ..wire import read
 from .disconnect import unless_disconnected
-from .encoding import JSON_TYPE, read_body, render, wants_msgpack
+from .encoding import JSON_TYPE, header, read_body, read_json_as, render, wants_msgpack
 from .errors import ApiError
 from .operations import (
+    GAME_HEADER,
+    NO_CALLER,
+    PLAYER_HEADER,
     Applied,
     Caller,
     Operations,
@@ -39,11 +44,33 @@ def operations(request: Request) -> Operations:
 
 def caller(request: Request) -> Caller:
     """The ``Manhattan-Game`` / ``Manhattan-Player`` headers a platform may set."""
+    if header(request, GAME_HEADER) is None and header(request, PLAYER_HEADER) is None:
+        return NO_CALLER
     return Caller.from_headers(request.headers)
 
 
 def state_ref(request: Request, value: object) -> StateRef:
     return StateRef.from_wire(value, caller(request))
+
+
+class _InlineState(msgspec.Struct, forbid_unknown_fields=True):
+    """A ``StateRequest`` whose state is the state object itself: decoded from the body's bytes
+    in one pass, the common case skips the generic JSON tree and its conversion."""
+
+    state: StateFormat
+
+
+_INLINE_STATE = msgspec.json.Decoder(_InlineState)
+
+
+async def read_state_request(request: Request) -> wire.StateRequest:
+    """The body as ``wire.StateRequest``; an inline state arrives already read as its format
+    (``StateRef`` takes either). Anything else (an id, a token, msgpack, a fault) is read the
+    general way, with its errors and paths."""
+    inline = await read_json_as(request, _INLINE_STATE)
+    if inline is not None:
+        return wire.StateRequest(state=inline.state)
+    return read(await read_body(request), wire.StateRequest)
 
 
 # -- renderers shared with nothing else: the REST shapes of DESIGN §4 --------------------------
@@ -120,7 +147,7 @@ async def post_games(request: Request) -> Response:
 
 
 async def post_legal_moves(request: Request) -> Response:
-    body = read(await read_body(request), wire.StateRequest)
+    body = await read_state_request(request)
     ref = state_ref(request, body.state)
     if wants_msgpack(request):
         moves = await operations(request).legal_moves(ref)
@@ -148,7 +175,7 @@ async def post_apply(request: Request) -> Response:
 
 
 async def post_score(request: Request) -> Response:
-    body = read(await read_body(request), wire.StateRequest)
+    body = await read_state_request(request)
     report = await operations(request).score(state_ref(request, body.state))
     return render(request, report.to_json())
 
@@ -180,7 +207,7 @@ async def post_replay(request: Request) -> Response:
 
 
 async def post_analysis(request: Request) -> Response:
-    body = read(await read_body(request), wire.StateRequest)
+    body = await read_state_request(request)
     result = await operations(request).analysis(state_ref(request, body.state))
     return render(request, {"analysis": as_json(result)})
 
@@ -250,7 +277,7 @@ async def post_advance(request: Request) -> Response:
 
 
 async def post_states(request: Request) -> Response:
-    body = read(await read_body(request), wire.StateRequest)
+    body = await read_state_request(request)
     sealed = await operations(request).store(state_ref(request, body.state))
     return render(request, sealed_json(sealed), status=201)
 

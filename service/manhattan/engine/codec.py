@@ -208,9 +208,8 @@ def _check_pieces(
     """Pieces are of the game's ``k`` colors; board + supply + selected never exceed a color's
     pieces of each size (DESIGN §2)."""
     used = [0] * 20  # used[color * 5 + floors]: pieces on the board
-    for building in board:
-        for c, f in building:
-            used[c * 5 + f] += 1
+    for c, f in itertools.chain.from_iterable(board):
+        used[c * 5 + f] += 1
     if any(used[k * 5 :]):
         for i, building in enumerate(board):
             for j, (c, _) in enumerate(building):
@@ -235,7 +234,7 @@ def _read_cards(
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
     hands = tuple([tuple(sorted(h)) for h in _per_color(data.hands, "$.hands", players)])
     deck, discard = data.deck, data.discard
-    if sorted([*deck, *discard, *(card for h in hands for card in h)]) == _ALL_CARDS:
+    if sorted(itertools.chain(deck, discard, *hands)) == _ALL_CARDS:
         return hands, deck, discard  # each position exactly CARD_COPIES times
     counts = Counter(deck) + Counter(discard)
     for h in hands:
