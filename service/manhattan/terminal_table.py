@@ -109,10 +109,14 @@ class TableLink:
             raise TableError(f"HTTP {status} from {self.base}") from None
         raise TableRefused(str(answer["code"]), str(answer.get("message", "")), answer)
 
-    def events(self, token: str) -> Iterator[tuple[str, int | None, JSON]]:
+    def events(
+        self, token: str, after: int | None = None
+    ) -> Iterator[tuple[str, int | None, JSON]]:
         """``(kind, version, data)`` of the table's stream for the seat of ``token``, forever:
-        a fresh ticket per connection, ``Last-Event-ID`` on reconnect."""
-        parser = SSEParser()
+        a fresh ticket per connection, ``Last-Event-ID`` on reconnect. With ``after`` (a version
+        the caller has seen), the stream starts with the events after it instead of a
+        snapshot."""
+        parser = SSEParser(None if after is None else str(after))
         failures = 0
         while True:
             try:
@@ -175,8 +179,16 @@ class TablePlayer:
         name = self.names[player] if player < len(self.names) else f"player {player}"
         return f"{name} (player {player})"
 
-    def play(self) -> int:
-        for kind, _version, data in self.link.events(self.token):
+    def play(self, joined: JSON | None = None) -> int:
+        """Follow the table to the end. ``joined``: the table as the seat's join answered it,
+        shown as the first snapshot; the stream then starts right after its version, so
+        nothing that happens between sitting down and the stream opening (another person's
+        chat, the start) is missed."""
+        after = None
+        if joined is not None:
+            self.on_event("snapshot", joined)
+            after = int(joined["version"])
+        for kind, _version, data in self.link.events(self.token, after):
             to_move = self.on_event(kind, data)
             if kind == "over" or (kind == "snapshot" and data.get("status") == "over"):
                 self.say(draw_ranking(data.get("ranking") or []))
@@ -339,12 +351,14 @@ def run_table(
         return 2
     link = TableLink(base, table_id)
     try:
+        table: JSON | None = None
         if token is None:
             body: JSON = {"name": name or "terminal"}
             if seat is not None:
                 body["seat"] = seat
             joined = link.call("POST", "/join", body)
             token = str(joined["seatToken"])
+            table = joined["table"]
             print(
                 f"you sit at seat {joined['player']} of table {table_id} as {body['name']!r}\n"
                 f"(to sit again after a break: --token {token})",
@@ -352,7 +366,7 @@ def run_table(
             )
         if start:
             link.call("POST", "/start", {}, token)
-        return TablePlayer(link, token, out, lines).play()
+        return TablePlayer(link, token, out, lines).play(table)
     except TableRefused as exc:
         print(f"error {exc.code}: {exc.message}", file=out)
         return 2

@@ -12,7 +12,7 @@ import pytest
 from manhattan_client import Client, MovePlayed, Snapshot
 
 from manhattan.terminal import run
-from manhattan.terminal_table import parse_table_url
+from manhattan.terminal_table import TableLink, parse_table_url
 
 SHORT = {"rounds": 1}
 
@@ -182,3 +182,25 @@ def test_the_stream_reconnects_with_a_fresh_ticket_and_the_last_event_id() -> No
         ("/v1/tables/abc/events?ticket=t2", "3"),
         ("/v1/tables/abc/events?ticket=t3", "4"),
     ]
+
+
+def test_what_happens_between_sitting_down_and_the_stream_opening_is_not_missed(
+    server_url: str,
+) -> None:
+    """The terminal streams from the version its join answered: another person's join, chat
+    and the start that come before its stream opens still arrive as events, in order."""
+    with Client(server_url) as client:
+        tid = client.create_table(SHORT, seats=["open", "open"]).table_id
+        link = TableLink(server_url, tid)
+        joined = link.call("POST", "/join", {"name": "ann"})
+        bo = client.join_table(tid, "bo", seat=1)
+        client.chat(tid, "hello ann", token=bo.seat_token)
+        client.start_table(tid, token=bo.seat_token)
+        events = link.events(str(joined["seatToken"]), after=int(joined["table"]["version"]))
+        first = [next(events) for _ in range(3)]
+        events.close()
+    assert [kind for kind, _, _ in first] == ["joined", "chat", "started"]
+    assert [version for _, version, _ in first] == [
+        joined["table"]["version"] + n for n in (1, 2, 3)
+    ]
+    assert first[1][2]["text"] == "hello ann"
