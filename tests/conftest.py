@@ -55,10 +55,13 @@ def _ping(port: int) -> bool:
 
 
 class RedisServer:
-    """A throwaway ``redis-server`` (no persistence) that can be stopped and started again."""
+    """A throwaway ``redis-server`` that can be stopped and started again. ``append_only``: it
+    writes an append-only file (fsync on every write), so a restart keeps its data; otherwise
+    it keeps nothing."""
 
-    def __init__(self, port: int | None = None) -> None:
+    def __init__(self, port: int | None = None, *, append_only: bool = False) -> None:
         self.port = port or _free_port()
+        self.append_only = append_only
         self.directory = tempfile.mkdtemp(prefix="manhattan-redis-")
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -80,7 +83,8 @@ class RedisServer:
                 "--save",
                 "",
                 "--appendonly",
-                "no",
+                "yes" if self.append_only else "no",
+                *(("--appendfsync", "always") if self.append_only else ()),
                 "--dir",
                 self.directory,
             ],

@@ -4,9 +4,6 @@ resumes where it was; without, a clear TABLE_NOT_FOUND; never a silent fork)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import tempfile
 import threading
 import time
 from typing import Any
@@ -14,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import RedisServer, _free_port, _ping
+from tests.conftest import RedisServer
 from tests.scaleout.replicas import ok, start_replicas
 
 from .conftest import LiveServer, err, new_table, sse
@@ -130,57 +127,10 @@ def test_a_replica_killed_mid_game_and_the_game_finished_on_the_other() -> None:
         redis.stop()
 
 
-class PersistentRedis:
-    """A redis-server that writes an append-only file, so a restart keeps its data."""
-
-    def __init__(self) -> None:
-        self.port = _free_port()
-        self.directory = tempfile.mkdtemp(prefix="manhattan-redis-aof-")
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            pytest.skip("redis-server is not on PATH")
-        self.process = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "yes",
-                "--appendfsync",
-                "always",
-                "--dir",
-                self.directory,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while not _ping(self.port):
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.02)
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-            self.process = None
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("persistent", [True, False], ids=["aof", "no-persistence"])
 async def test_redis_restarted_mid_game(persistent: bool) -> None:
-    redis: PersistentRedis | RedisServer = PersistentRedis() if persistent else RedisServer()
+    redis = RedisServer(append_only=persistent)
     redis.start()
     try:
         async with LiveServer(redis_url=redis.url, redis_timeout=1.0) as live:
