@@ -16,7 +16,7 @@ from typing import Annotated, TypeVar
 
 import strawberry
 
-from .errors import to_api_error
+from .errors import ApiError, to_api_error
 from .graphql_analysis_types import Analysis, Preview, Threats
 from .graphql_types import (
     MoveRejected,
@@ -52,16 +52,23 @@ ThreatsResult = Annotated[Threats | MoveRejected, strawberry.union("ThreatsResul
 BoardSvgResult = Annotated[BoardSvg | MoveRejected, strawberry.union("BoardSvgResult")]
 
 Answer = TypeVar("Answer")
+Rejection = TypeVar("Rejection")
 
 
-async def rejected_or(run: Callable[[], Awaitable[Answer]]) -> Answer | MoveRejected:
-    """``run()``'s answer; its expected failures (the error table knows them) become a
-    ``MoveRejected`` result, with ``path`` for a state fault. Anything else is a bug: raised,
-    masked by the view."""
+async def answer_or_reject(
+    run: Callable[[], Awaitable[Answer]], reject: Callable[[ApiError, Exception], Rejection]
+) -> Answer | Rejection:
+    """``run()``'s answer; an expected failure (one the error table knows) becomes the result
+    ``reject`` makes of it. Anything else is a bug: raised, masked by the view."""
     try:
         return await run()
     except Exception as exc:
         error = to_api_error(exc)
         if error is None:
             raise
-        return MoveRejected.from_domain(error)
+        return reject(error, exc)
+
+
+async def rejected_or(run: Callable[[], Awaitable[Answer]]) -> Answer | MoveRejected:
+    """``run()``'s answer, or a ``MoveRejected`` (with ``path`` for a state fault)."""
+    return await answer_or_reject(run, lambda error, _: MoveRejected.from_domain(error))

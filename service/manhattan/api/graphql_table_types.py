@@ -23,8 +23,9 @@ import manhattan
 from manhattan.wire.tables import SeatKind, TableEventType, TableStatus
 
 from ..tables import TableError
-from .errors import to_api_error
+from .errors import ApiError
 from .graphql_enums import closed_set
+from .graphql_results import answer_or_reject
 from .graphql_types import MoveType, Placing, PlayerView, as_json_scalar
 
 if TYPE_CHECKING:  # the strings they carry
@@ -217,20 +218,17 @@ TicketResult = Annotated[TableTicket | TableRejected, strawberry.union("TicketRe
 Answer = TypeVar("Answer")
 
 
+def _table_rejected(error: ApiError, exc: Exception) -> TableRejected:
+    table = exc.table if isinstance(exc, TableError) else None
+    return TableRejected(
+        code=error.code,
+        message=error.message,
+        path=error.path,
+        table=None if table is None else Table.from_json(table),
+    )
+
+
 async def table_rejected_or(run: Callable[[], Awaitable[Answer]]) -> Answer | TableRejected:
-    """``run()``'s answer; its expected failures (the error table knows them) become a
-    ``TableRejected``, with the current table when the table error carries one
-    (``STALE_VERSION``). Anything else is a bug: raised, masked by the view."""
-    try:
-        return await run()
-    except Exception as exc:
-        error = to_api_error(exc)
-        if error is None:
-            raise
-        table = exc.table if isinstance(exc, TableError) else None
-        return TableRejected(
-            code=error.code,
-            message=error.message,
-            path=error.path,
-            table=None if table is None else Table.from_json(table),
-        )
+    """``run()``'s answer, or a ``TableRejected``, with the current table when the table error
+    carries one (``STALE_VERSION``)."""
+    return await answer_or_reject(run, _table_rejected)
