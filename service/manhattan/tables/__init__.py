@@ -13,6 +13,7 @@ import contextlib
 
 from ..bot_pool import BotPool
 from ..bots import BotChoice
+from ..cas import VersionedStore
 from ..sealing import Sealer
 from ..settings import Settings
 from .bot_turns import BotRunner
@@ -20,7 +21,7 @@ from .driver import Driver
 from .errors import TABLE_CODES, TableError
 from .hub import Hub
 from .service import Tables, TableSettings
-from .storage import VersionedStore, make_store
+from .storage import make_store
 from .stream import Push, table_stream
 from .tokens import Bearer
 

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 
 import msgpack
 
+from ..cas import GAP, VersionedStore
 from .model import Table
 from .service import CHANNEL, Tables
-from .storage import GAP, VersionedStore
 
 log = logging.getLogger("manhattan.tables.hub")
 

@@ -26,6 +26,7 @@ from manhattan import InvalidSetupError, Move, State, View
 
 from .. import wire
 from ..bots import BotChoice
+from ..cas import VersionedStore
 from ..sealing import Sealer
 from .errors import TableError
 from .model import CHAT_SIZE, Seat, Table
@@ -37,7 +38,6 @@ from .projection import (
     record_json,
     table_json,
 )
-from .storage import VersionedStore
 from .tokens import TICKET_SECONDS, Bearer, host_token, new_table_id, new_ticket, read_bearer
 from .tokens import seat_token as make_seat_token
 
