@@ -48,7 +48,7 @@ def _bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
         from .bench.engine import run
     elif args.what == "bots":
-        from .bots.bench import run
+        from manhattan.bench.bots import run
     elif args.what == "analysis":
         from .bench.analysis import run
     elif args.what == "soak":
@@ -58,18 +58,18 @@ def _bench(args: argparse.Namespace) -> int:
     elif args.what == "tables":
         from .bench.tables import run
     else:
-        from .api.bench import run
+        from manhattan.bench.service import run
     return run(args.rest)
 
 
 def _play(args: argparse.Namespace) -> int:
-    from .terminal import run
+    from manhattan.terminal.game import run
 
     return run(args.rest)
 
 
 def _tournament(args: argparse.Namespace) -> int:
-    from .bots.tournament import run
+    from manhattan.bench.tournament import run
 
     return run(args.rest)
 

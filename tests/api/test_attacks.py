@@ -15,9 +15,9 @@ import pytest
 
 from manhattan.api.limits import InputLimits, ValidatedDocuments, operation_cost
 from manhattan.settings import Settings
+from tests.conftest import MakeApp
+from tests.service_client import connect, gql
 
-from .conftest import MakeApp
-from .service_client import connect, gql
 from .test_limits import graphql_limits_of
 
 pytestmark = pytest.mark.anyio
@@ -363,7 +363,7 @@ def test_the_bounds_are_settings() -> None:
 async def test_completion_caches_stay_bounded_whatever_the_aliases(
     make_app: MakeApp, mid_json: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from manhattan.api import graphql_execution
+    from manhattan.api.graphql import execution as graphql_execution
 
     monkeypatch.setattr(graphql_execution, "_MEMO_SIZE", 50)
     cached = graphql_execution._cached_field_plan

@@ -14,10 +14,9 @@ import pytest
 
 import manhattan
 from manhattan.bot_pool import BotFailed, BotPool
-
-from .conftest import MakeApp
-from .service_client import connect
-from .test_perf_graphql_http import REPLAY
+from tests.api.graphql.test_perf_http import REPLAY
+from tests.conftest import MakeApp
+from tests.service_client import connect
 
 pytestmark = pytest.mark.anyio
 

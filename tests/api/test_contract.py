@@ -7,8 +7,8 @@ import pytest
 from graphql import GraphQLObjectType, GraphQLUnionType, get_named_type
 
 from manhattan.api.errors import CONTRACT_CODES, HTTP_STATUS
-from manhattan.api.graphql_schema import build_schema
-from manhattan.api.openapi import openapi_document
+from manhattan.api.graphql.schema import build_schema
+from manhattan.api.rest.openapi import openapi_document
 
 pytestmark = pytest.mark.anyio
 

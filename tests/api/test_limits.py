@@ -10,9 +10,8 @@ import pytest
 from starlette.applications import Starlette
 
 from manhattan.api.limits import RateLimiter
-
-from .conftest import MakeApp
-from .service_client import connect, gql
+from tests.conftest import MakeApp
+from tests.service_client import connect, gql
 
 pytestmark = pytest.mark.anyio
 

@@ -29,11 +29,11 @@ import manhattan
 from manhattan.api.app import create_app
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.settings import Settings
+from tests.api.graphql.test_analysis import ANALYSIS_FIELDS, PREVIEW_FIELDS, THREATS_FIELDS
+from tests.service_client import connect
 
 from ..reveals import mask_reveals
 from ..strategies import Twins, twins
-from .service_client import connect
-from .test_graphql_analysis import ANALYSIS_FIELDS, PREVIEW_FIELDS, THREATS_FIELDS
 
 T = TypeVar("T")
 KEY = SealingKey("leak", bytes(range(32)))

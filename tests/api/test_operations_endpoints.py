@@ -14,10 +14,8 @@ import pytest
 import manhattan
 from manhattan.api.request_log import JsonFormatter
 from manhattan.sealing import SealingKey
-from tests.conftest import RedisServer
-
-from .conftest import MakeApp
-from .service_client import connect, gql
+from tests.conftest import MakeApp, RedisServer
+from tests.service_client import connect, gql
 
 pytestmark = pytest.mark.anyio
 

@@ -17,12 +17,11 @@ from hypothesis import strategies as st
 
 import manhattan
 from manhattan.api.app import create_app
-from manhattan.api.operations import game_id
+from manhattan.games.operations import game_id
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.settings import Settings
-
-from .conftest import MakeApp
-from .service_client import connect, gql
+from tests.conftest import MakeApp
+from tests.service_client import connect, gql
 
 pytestmark = pytest.mark.anyio
 KEY = SealingKey("k1", bytes(range(32)))

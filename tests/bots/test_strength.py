@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from manhattan.bots.arena import BotSpec, play_game
+from manhattan.bench.arena import BotSpec, play_game
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from manhattan.api.app import create_app
-from manhattan.api.graphql_schema import build_schema
+from manhattan.api.graphql.schema import build_schema
 from manhattan.api.limits import InputLimits, operation_cost, request_error
 from manhattan.settings import Settings
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from manhattan.store import RedisBackend, StateCache, make_backend
+from manhattan.store.cache import RedisBackend, StateCache, make_backend
 
 from .redis_cluster import RedisCluster
 from .replicas import Replica, by_id, inline, ok, play_game, start_replicas
@@ -120,7 +120,7 @@ def test_versioned_records_swap_and_notify_through_the_cluster(
 ) -> None:
     """Tables' compare-and-set (one Lua script on one hash-tagged key) on keys spread over the
     nodes, and a notice published on one node heard through the seed node."""
-    from manhattan.cas import GAP, RedisVersionedStore, make_versioned_store
+    from manhattan.store.cas import GAP, RedisVersionedStore, make_versioned_store
 
     async def run() -> tuple[list[bool], list[bool], bytes]:
         store = make_versioned_store(redis_cluster.url)

@@ -12,7 +12,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 import manhattan
-from manhattan.api.graphql_types import PlayerView
+from manhattan.api.graphql.types import PlayerView
 from tests.test_readme_examples import TABLES_SECTION, graphql_operations
 
 from .conftest import LiveServer, Seated, new_table, ok, sse

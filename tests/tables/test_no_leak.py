@@ -23,9 +23,9 @@ import msgpack
 import pytest
 
 import manhattan
-from manhattan.cas import MemoryVersionedStore
 from manhattan.engine.codec import state_from_msgpack, state_to_msgpack
 from manhattan.sealing import Sealer, SealingKey
+from manhattan.store.cas import MemoryVersionedStore
 from manhattan.tables import TableRuntime
 from manhattan.tables.model import Table, event_data
 from manhattan.tables.projection import Receiver, event_json, move_answer, table_json

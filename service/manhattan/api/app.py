@@ -17,27 +17,27 @@ from starlette.staticfiles import StaticFiles
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 import manhattan
+from manhattan.api.graphql import fast as graphql_fast
+from manhattan.api.graphql.schema import build_schema
+from manhattan.api.rest.games import rest_routes
+from manhattan.api.rest.openapi import openapi_document
+from manhattan.api.rest.tables import table_routes
+from manhattan.games.operations import Operations
+from manhattan.games.positions import LatestPositions
+from manhattan.games.suggestions import BotBudget
+from manhattan.store.cache import Backend, StateCache, make_backend
+from manhattan.store.cas import VersionedStore, make_versioned_store
 
 from ..bot_pool import pool_from_settings
-from ..cas import VersionedStore, make_versioned_store
 from ..sealing import Sealer
 from ..settings import Settings
-from ..store import Backend, StateCache, make_backend
 from ..tables import TableRuntime
-from . import graphql_fast
 from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
-from .graphql_schema import build_schema
 from .limits import InputLimits, RateLimiter
 from .metrics import CONTENT_TYPE, Metrics
 from .middleware import ServiceMiddleware
-from .openapi import openapi_document
-from .operations import Operations
 from .pages import OfflineGraphQLApp, page_routes
-from .positions import LatestPositions
-from .rest import rest_routes
-from .suggestions import BotBudget
-from .tables_rest import table_routes
 
 log = logging.getLogger("manhattan.api")
 

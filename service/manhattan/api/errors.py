@@ -14,7 +14,7 @@ from typing import Any
 
 from manhattan import InvalidStateError, ManhattanError
 from manhattan.sealing import BadTokenError
-from manhattan.store import StoreUnavailable
+from manhattan.store.cache import StoreUnavailable
 from manhattan.tables.errors import TableError
 from manhattan.wire.codes import HTTP_STATUS as HTTP_STATUS  # re-exported: the one table
 from manhattan.wire.reading import WireError

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .graphql_schema import build_schema
-from .openapi import openapi_document
+from manhattan.api.graphql.schema import build_schema
+from manhattan.api.rest.openapi import openapi_document
 
 GRAPHQL_FILE = "schema.graphql"
 OPENAPI_FILE = "openapi.json"

@@ -14,8 +14,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import manhattan
-
-from .graphql_schema import GraphQLApp
+from manhattan.api.graphql.schema import GraphQLApp
 
 STATIC_DIR = Path(__file__).with_name("static")
 

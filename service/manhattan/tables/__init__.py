@@ -11,9 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from manhattan.store.cas import VersionedStore
+
 from ..bot_pool import BotPool
 from ..bots import BotChoice
-from ..cas import VersionedStore
 from ..sealing import Sealer
 from ..settings import Settings
 from .bot_turns import BotRunner

@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterator
 
 import msgpack
 
-from ..cas import GAP, VersionedStore
+from manhattan.store.cas import GAP, VersionedStore
+
 from .model import Table
 from .service import CHANNEL, Tables
 

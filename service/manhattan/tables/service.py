@@ -23,10 +23,10 @@ import msgspec
 
 import manhattan
 from manhattan import InvalidSetupError, Move, State, View
+from manhattan.store.cas import VersionedStore
 
 from .. import wire
 from ..bots import BotChoice
-from ..cas import VersionedStore
 from ..sealing import Sealer
 from .errors import TableError
 from .model import CHAT_SIZE, Seat, Table

@@ -1,9 +1,10 @@
-"""Where the tables live: ``manhattan.cas``'s versioned store, on the tables' Redis or in
+"""Where the tables live: ``manhattan.store.cas``'s versioned store, on the tables' Redis or in
 process."""
 
 from __future__ import annotations
 
-from ..cas import VersionedStore, make_versioned_store
+from manhattan.store.cas import VersionedStore, make_versioned_store
+
 from ..settings import Settings
 
 

@@ -1,10 +1,11 @@
 """The stateless API's request and response shapes (``/v1/games``, ``/v1/apply``, ...), once,
 with their bounds (issue 18).
 
-Each shape is a ``msgspec.Struct``. The same class validates a request body (``read``), states the
-body in the OpenAPI document (``api/openapi.py`` takes ``schema_components`` of these classes) and
-is what the boundary test reads to send the first value inside and outside each bound. A bound
-written here is therefore the bound the service enforces and the bound the document promises.
+Each shape is a ``msgspec.Struct``. The same class validates a request body (``read``), states
+the body in the OpenAPI document (``api/rest/openapi.py`` takes ``schema_components`` of these
+classes) and is what the boundary test reads to send the first value inside and outside each
+bound. A bound written here is therefore the bound the service enforces and the bound the document
+promises.
 
 The state, view and move objects themselves are the engine's (``engine/jsonschema.py``, checked
 by ``State.from_json`` with paths such as ``$.board[2]``): here they are opaque (``Any``) with a

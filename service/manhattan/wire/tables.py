@@ -1,7 +1,7 @@
 """The tables' request and response shapes (DESIGN §9), once, with their bounds.
 
 ``manhattan.tables`` reads every body with these (``read``: the same codes and paths as the
-stateless API), ``api/openapi.py`` states them in ``/openapi.json`` and the boundary test sends
+stateless API), ``api/rest/openapi.py`` states them in ``/openapi.json`` and the boundary test sends
 each bound's edges. The answers are built by ``tables/projection.py``; a test converts each one
 to its shape here, so the document and the answers cannot drift apart.
 """

@@ -1,0 +1,248 @@
+"""GraphQL for tables (DESIGN §9): ``Query.table``/``tables``, the table mutations, and
+``Subscription.tableEvents`` (graphql-transport-ws only) giving the SSE stream's events.
+
+Thin adapters over ``manhattan.tables``: the bearer is the HTTP ``Authorization`` header, as for
+REST; a subscription names its seat with a ticket (``POST /v1/tables/{id}/ticket`` or the
+``tableTicket`` mutation), since a browser's WebSocket cannot send headers either. Every payload
+comes from the tables' one projection; the types (``graphql_table_types``) only give it fields.
+Each mutation's body is the REST body, read by ``Tables`` with ``manhattan.wire`` (the same codes
+and paths). ``table`` and every mutation answer a union with ``TableRejected`` (code, message,
+path and, for ``STALE_VERSION``, the current table), as the stateless fields answer
+``MoveRejected``; ``tables`` (no input) raises, and a subscription that cannot open is the
+protocol's ``error`` message with ``extensions.code``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import strawberry
+from starlette.requests import HTTPConnection
+from strawberry.types import Info
+
+from graphql import GraphQLError
+from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
+from manhattan.api.graphql.table_types import (
+    ChatMessage,
+    ChatResult,
+    ChatSent,
+    CreatedTable,
+    CreateTableResult,
+    JoinTableResult,
+    RematchResult,
+    SeatedAtTable,
+    Table,
+    TableEvent,
+    TableMoved,
+    TableMoveResult,
+    TableRematch,
+    TableResult,
+    TableTicket,
+    TicketResult,
+    table_rejected_or,
+)
+from manhattan.api.graphql.types import as_json_scalar
+from manhattan.tables import Bearer, TableError, TableRuntime, table_stream
+
+
+def runtime(info: Info) -> TableRuntime:
+    connection: HTTPConnection = info.context["request"]
+    found: TableRuntime = connection.app.state.tables
+    return found
+
+
+def bearer(info: Info, table_id: str) -> Bearer | None:
+    connection: HTTPConnection = info.context["request"]
+    header = connection.headers.get("authorization")
+    token = None
+    if header is not None:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise TableError("BAD_SEAT", "send the seat token as 'Authorization: Bearer <token>'")
+    rt = runtime(info)
+    if len(table_id) == 32:
+        rt.driver.watch(table_id)
+    return rt.tables.authenticate(table_id, token.strip() if token else None)
+
+
+@strawberry.input(
+    name="SeatInput",
+    one_of=True,
+    description="A seat of a new table: exactly one of open (true) or bot, as REST's "
+    '"open" | {"bot": BotChoice}; a table\'s bots draw their own seed, so give none (or 0).',
+)
+class SeatInput:
+    open: bool | None = strawberry.UNSET
+    bot: BotInput | None = strawberry.UNSET
+
+    def to_wire(self) -> object:
+        """The seat as REST's body has it; ``open: false`` stays ``false``, which the body's
+        reader refuses at ``$.seats[i]`` as it would in REST."""
+        if isinstance(self.bot, BotInput):
+            return {"bot": self.bot.to_wire()}
+        return "open" if self.open else False
+
+
+@strawberry.type
+class TableQuery:
+    @strawberry.field(description="A table, as the bearer (a seat, the host) or anyone may see it.")
+    async def table(self, info: Info, id: strawberry.ID) -> TableResult:
+        async def run() -> Table:
+            table_id = str(id)
+            found = await runtime(info).tables.get(table_id, bearer(info, table_id))
+            return Table.from_json(found)
+
+        return await table_rejected_or(run)
+
+    @strawberry.field(description="Public tables waiting for players.")
+    async def tables(self, info: Info) -> list[Table]:
+        return [Table.from_json(t) for t in await runtime(info).tables.list_public()]
+
+
+@strawberry.type
+class TableMutation:
+    @strawberry.mutation(description="A table; the seed is drawn by the service.")
+    async def create_table(
+        self,
+        info: Info,
+        setup: GameSetup | None = None,
+        seats: list[SeatInput] | None = None,
+        public: bool | None = None,
+        turn_seconds: int | None = None,
+        name: str | None = None,
+    ) -> CreateTableResult:
+        async def run() -> CreatedTable:
+            given = {
+                "setup": None if setup is None else setup.to_wire(),
+                "seats": None if seats is None else [seat.to_wire() for seat in seats],
+                "public": public,
+                "turnSeconds": turn_seconds,
+                "name": name,
+            }
+            body = {key: value for key, value in given.items() if value is not None}
+            created = await runtime(info).tables.create(body)
+            runtime(info).driver.watch(created["tableId"])
+            return CreatedTable.from_json(created)
+
+        return await table_rejected_or(run)
+
+    @strawberry.mutation(description="Take a free seat (or the one asked for), atomically.")
+    async def join_table(
+        self, info: Info, id: strawberry.ID, name: str, seat: int | None = None
+    ) -> JoinTableResult:
+        async def run() -> SeatedAtTable:
+            body: dict[str, Any] = {"name": name}
+            if seat is not None:
+                body["seat"] = seat
+            joined = await runtime(info).tables.join(str(id), body)
+            return SeatedAtTable(
+                table_id=str(id),
+                player=joined["player"],
+                seat_token=joined["seatToken"],
+                table=Table.from_json(joined["table"]),
+            )
+
+        return await table_rejected_or(run)
+
+    @strawberry.mutation(description="Start the game (the host or anyone seated).")
+    async def start_table(self, info: Info, id: strawberry.ID) -> TableResult:
+        async def run() -> Table:
+            table_id = str(id)
+            started = await runtime(info).tables.start(table_id, bearer(info, table_id))
+            return Table.from_json(started["table"])
+
+        return await table_rejected_or(run)
+
+    @strawberry.mutation(description="The bearer's move at ``version``; ``moveId`` for retries.")
+    async def table_move(
+        self,
+        info: Info,
+        id: strawberry.ID,
+        move: MoveInput,
+        version: int,
+        move_id: str | None = None,
+    ) -> TableMoveResult:
+        async def run() -> TableMoved:
+            table_id = str(id)
+            answer = await runtime(info).tables.move(
+                table_id, bearer(info, table_id), move.to_wire(), version, move_id
+            )
+            return TableMoved.from_json(answer)
+
+        return await table_rejected_or(run)
+
+    @strawberry.mutation(
+        description="Leave: before the start the seat opens, after it a bot plays."
+    )
+    async def leave_table(self, info: Info, id: strawberry.ID) -> TableResult:
+        async def run() -> Table:
+            table_id = str(id)
+            left = await runtime(info).tables.leave(table_id, bearer(info, table_id))
+            return Table.from_json(left["table"])
+
+        return await table_rejected_or(run)
+
+    @strawberry.mutation(description="A short chat message to the table.")
+    async def send_chat(self, info: Info, id: strawberry.ID, text: str) -> ChatResult:
+        async def run() -> ChatSent:
+            table_id = str(id)
+            sent = await runtime(info).tables.chat(table_id, bearer(info, table_id), text)
+            return ChatSent(version=sent["version"], message=ChatMessage.from_json(sent["message"]))
+
+        return await table_rejected_or(run)
+
+    @strawberry.mutation(description="A new table for the same people after a finished game.")
+    async def rematch(self, info: Info, id: strawberry.ID) -> RematchResult:
+        async def run() -> TableRematch:
+            table_id = str(id)
+            made = await runtime(info).tables.rematch(table_id, bearer(info, table_id))
+            return TableRematch.from_json(made)
+
+        return await table_rejected_or(run)
+
+    @strawberry.mutation(description="A single-use ticket (60 s) for the event stream.")
+    async def table_ticket(self, info: Info, id: strawberry.ID) -> TicketResult:
+        async def run() -> TableTicket:
+            table_id = str(id)
+            issued = await runtime(info).tables.ticket(table_id, bearer(info, table_id))
+            return TableTicket(ticket=issued["ticket"], expires_in=issued["expiresIn"])
+
+        return await table_rejected_or(run)
+
+
+@strawberry.type
+class TableSubscription:
+    @strawberry.subscription(
+        description="The table's events for a ticket's seat (no ticket: a public table's "
+        "spectator): the SSE stream's events, starting with a snapshot or, with lastEventId, "
+        "the events after it."
+    )
+    async def table_events(
+        self,
+        info: Info,
+        id: strawberry.ID,
+        ticket: str | None = None,
+        last_event_id: int | None = None,
+    ) -> AsyncGenerator[TableEvent, None]:
+        rt = runtime(info)
+        table_id = str(id)
+        try:
+            who = await rt.tables.open_ticket(table_id, ticket) if ticket is not None else None
+            source = table_stream(
+                rt, table_id, who, last_event_id=last_event_id, heartbeat=rt.heartbeat
+            )
+            first = await anext(source)
+        except TableError as exc:
+            # The WebSocket transport formats errors itself: the code goes in by hand.
+            raise GraphQLError(exc.message, extensions={"code": exc.code}) from None
+        try:
+            item = first
+            while True:
+                if item is not None:  # the protocol has its own pings
+                    yield TableEvent(id=item.id, event=item.event, data=as_json_scalar(item.data))
+                item = await anext(source)
+        except StopAsyncIteration:
+            return
+        finally:
+            await source.aclose()

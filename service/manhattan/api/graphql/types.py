@@ -1,0 +1,504 @@
+"""GraphQL types: thin adapters over engine values, each with a ``from_domain`` constructor.
+
+Objects keep the engine value privately and compute a field only when a query asks for it, so a
+query that wants ``stateId`` does not pay for the board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, cast
+
+import strawberry
+from strawberry.scalars import JSON
+
+import manhattan
+from manhattan.api.errors import ApiError
+from manhattan.api.graphql.enums import BotLevel, EventKind, MoveKind, Phase, UrbanCard
+from manhattan.api.graphql.fast import complete_by_identity
+from manhattan.games.operations import Applied, Replayed, ScoreReport, Sealed, Validation
+from manhattan.games.suggestions import Suggestion
+
+
+def as_json_scalar(value: object) -> JSON:
+    """A plain JSON-able value as strawberry's ``JSON`` scalar (a typing-only wrapper)."""
+    return cast(JSON, value)
+
+
+# -- moves and events -------------------------------------------------------------------------
+@strawberry.type(
+    name="Move",
+    description="A move (manhattan/state@1 move format); null where a field does not apply.",
+)
+class MoveType:
+    type: MoveKind
+    player: int | None
+    card: int | None
+    neighborhood: int | None
+    floors: int | None
+    color: int | None
+    pieces: list[int] | None
+    block: list[int] | None = strawberry.field(
+        description="[neighborhood, row, column], board frame"
+    )
+    notation: str
+
+    @classmethod
+    def from_domain(cls, move: manhattan.Move) -> MoveType:
+        return cls(
+            type=move.type,
+            player=move.player,
+            card=move.card,
+            neighborhood=move.neighborhood,
+            floors=move.floors,
+            color=move.color,
+            pieces=None if move.pieces is None else list(move.pieces),
+            block=None if move.block is None else list(move.block),
+            notation=move.notation,
+        )
+
+    @classmethod
+    def from_domain_list(cls, moves: list[manhattan.Move]) -> list[MoveType]:
+        """Engine moves served as they are: ``manhattan.Move`` has every field of this type
+        under the same name (tuples for the lists), which is all that completing a field reads
+        (a test holds the two together). A long list of moves skips a copy per move."""
+        return cast(list[MoveType], moves)
+
+
+complete_by_identity(manhattan.Move)  # frozen, slotted, tuples inside: completes the same way
+
+
+@strawberry.type(description="Something that happened when a move was applied.")
+class Event:
+    type: EventKind
+    visible_to: int | None = strawberry.field(
+        description="null: public; else the one player who may see it (a drawn card)"
+    )
+    data: JSON = strawberry.field(description="the event as JSON: {type, ...fields}")
+
+    @classmethod
+    def from_domain(cls, event: manhattan.Event) -> Event:
+        return cls(
+            type=event.type, visible_to=event.visible_to, data=as_json_scalar(event.to_json())
+        )
+
+
+@strawberry.type(description="An expected failure: the stable code and a message for players.")
+class MoveRejected:
+    code: str
+    message: str
+    path: str | None = strawberry.field(default=None, description="JSON path of a state fault")
+    index: int | None = strawberry.field(default=None, description="which move of a list failed")
+
+    @classmethod
+    def from_domain(cls, error: ApiError) -> MoveRejected:
+        return cls(code=error.code, message=error.message, path=error.path, index=error.index)
+
+
+# -- states -----------------------------------------------------------------------------------
+@strawberry.type(description="One color's points for one round (RULES §7).")
+class Breakdown:
+    buildings: int
+    majorities: list[int]
+    tallest: int
+    urban: int
+    total: int
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> Breakdown:
+        return cls(**obj)
+
+
+@strawberry.type
+class RoundRecord:
+    round: int
+    scores: list[Breakdown]
+
+    @classmethod
+    def from_domain(cls, record: manhattan.RoundRecord) -> RoundRecord:
+        return cls(
+            round=record.round, scores=[Breakdown.from_json(b.to_json()) for b in record.scores]
+        )
+
+
+@strawberry.type(name="GameState", description="A full state: typed fields and the raw JSON.")
+class GameState:
+    _state: strawberry.Private[manhattan.State]
+    _json: strawberry.Private[dict[str, Any]]
+
+    @classmethod
+    def from_domain(cls, state: manhattan.State) -> GameState:
+        return cls(_state=state, _json=state.to_json())
+
+    @strawberry.field(description="the state object (manhattan/state@1, schema/state.schema.json)")
+    def json(self) -> JSON:
+        return as_json_scalar(self._json)
+
+    @strawberry.field
+    def rules(self) -> JSON:
+        return as_json_scalar(self._json["rules"])
+
+    @strawberry.field
+    def round(self) -> int:
+        return self._state.round
+
+    @strawberry.field
+    def phase(self) -> Phase:
+        return self._state.phase
+
+    @strawberry.field
+    def first_player(self) -> int:
+        return self._state.first_player
+
+    @strawberry.field
+    def to_move(self) -> int | None:
+        return self._state.to_move
+
+    @strawberry.field(description="board[n][r*3+c] = pieces bottom to top as [color, floors]")
+    def board(self) -> list[list[list[list[int]]]]:
+        board: list[list[list[list[int]]]] = self._json["board"]
+        return board
+
+    @strawberry.field
+    def supply(self) -> list[list[int]]:
+        return [list(s) for s in self._state.supply]
+
+    @strawberry.field
+    def selected(self) -> list[list[int]]:
+        return [list(s) for s in self._state.selected]
+
+    @strawberry.field
+    def hands(self) -> list[list[int]]:
+        return [list(h) for h in self._state.hands]
+
+    @strawberry.field
+    def deck(self) -> list[int]:
+        return list(self._state.deck)
+
+    @strawberry.field
+    def discard(self) -> list[int]:
+        return list(self._state.discard)
+
+    @strawberry.field
+    def scores(self) -> list[int]:
+        return list(self._state.scores)
+
+    @strawberry.field
+    def history(self) -> list[RoundRecord]:
+        return [RoundRecord.from_domain(r) for r in self._state.history]
+
+    @strawberry.field
+    def monster(self) -> list[int] | None:
+        monster: list[int] | None = self._json["monster"]
+        return monster
+
+    @strawberry.field
+    def urban(self) -> JSON | None:
+        return as_json_scalar(self._json["urban"])
+
+    @strawberry.field
+    def seed(self) -> str:
+        return self._state.seed
+
+    @strawberry.field
+    def shuffles(self) -> int:
+        return self._state.shuffles
+
+
+class ViewSource(Protocol):
+    """What ``PlayerView`` reads: a ``manhattan.View``, or a table's view as JSON
+    (``ViewJson``), whose public view has no player."""
+
+    @property
+    def player(self) -> int | None: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def to_move(self) -> int | None: ...
+    @property
+    def hand(self) -> Sequence[int]: ...
+    @property
+    def hand_sizes(self) -> Sequence[int]: ...
+    @property
+    def deck_size(self) -> int: ...
+    @property
+    def scores(self) -> Sequence[int]: ...
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class ViewJson:
+    """A view already in its JSON form (manhattan/view@1), as tables hand it out."""
+
+    def __init__(self, obj: dict[str, Any]) -> None:
+        self._json = obj
+        self.player: int | None = obj["player"]
+        self.round: int = obj["round"]
+        self.phase: str = obj["phase"]
+        self.to_move: int | None = obj["toMove"]
+        self.hand: list[int] = obj["hand"]
+        self.hand_sizes: list[int] = obj["handSizes"]
+        self.deck_size: int = obj["deckSize"]
+        self.scores: list[int] = obj["scores"]
+
+    def to_json(self) -> dict[str, Any]:
+        return self._json
+
+
+@strawberry.type(
+    name="PlayerView",
+    description="What one player may know (RULES §11); at a table, for anyone not seated, the "
+    "public view (no hand, player null).",
+)
+class PlayerView:
+    _view: strawberry.Private[ViewSource]
+
+    @classmethod
+    def from_domain(cls, view: manhattan.View) -> PlayerView:
+        return cls(_view=view)
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> PlayerView:
+        """A view in its JSON form: a table's seat view or its public view."""
+        return cls(_view=ViewJson(obj))
+
+    @strawberry.field(description="the view as JSON (format manhattan/view@1)")
+    def json(self) -> JSON:
+        return as_json_scalar(self._view.to_json())
+
+    @strawberry.field(description="null: a table's public view")
+    def player(self) -> int | None:
+        return self._view.player
+
+    @strawberry.field
+    def round(self) -> int:
+        return self._view.round
+
+    @strawberry.field
+    def phase(self) -> Phase:
+        return self._view.phase
+
+    @strawberry.field
+    def to_move(self) -> int | None:
+        return self._view.to_move
+
+    @strawberry.field
+    def hand(self) -> list[int]:
+        return list(self._view.hand)
+
+    @strawberry.field
+    def hand_sizes(self) -> list[int]:
+        return list(self._view.hand_sizes)
+
+    @strawberry.field
+    def deck_size(self) -> int:
+        return self._view.deck_size
+
+    @strawberry.field
+    def scores(self) -> list[int]:
+        return list(self._view.scores)
+
+
+def _sealed_fields(sealed: Sealed) -> dict[str, Any]:
+    return {
+        "state": GameState.from_domain(sealed.state) if sealed.shows_state else None,
+        "state_id": None if sealed.view is not None else sealed.state_id,
+        "token": sealed.token,
+        "view": None if sealed.view is None else PlayerView.from_domain(sealed.view),
+        "game_id": sealed.game_id,
+    }
+
+
+_STATE_DOC = "null when the result is addressed to one player, or in strict mode"
+_GAME_DOC = (
+    "the id of the game (same for every state of it); a platform may send it back in the "
+    "Manhattan-Game header so that a state of another game is refused"
+)
+
+
+@strawberry.type(description="A state as the service hands it out: id, token, state or view.")
+class SealedState:
+    state: GameState | None = strawberry.field(description=_STATE_DOC)
+    state_id: str | None
+    token: str
+    view: PlayerView | None
+    game_id: str = strawberry.field(description=_GAME_DOC)
+
+    @classmethod
+    def from_domain(cls, sealed: Sealed) -> SealedState:
+        return cls(**_sealed_fields(sealed))
+
+
+@strawberry.type(description="The state after one or more moves, and what happened.")
+class Transition:
+    state: GameState | None = strawberry.field(description=_STATE_DOC)
+    state_id: str | None
+    token: str
+    view: PlayerView | None
+    game_id: str = strawberry.field(description=_GAME_DOC)
+    events: list[Event]
+    moves: list[MoveType]
+
+    @classmethod
+    def from_domain(cls, applied: Applied) -> Transition:
+        return cls(
+            **_sealed_fields(applied.sealed),
+            events=[Event.from_domain(e) for e in applied.events],
+            moves=[MoveType.from_domain(m) for m in applied.moves],
+        )
+
+
+@strawberry.type
+class Placing:
+    player: int
+    place: int
+    score: int
+
+    @classmethod
+    def from_domain(cls, placing: manhattan.Placing) -> Placing:
+        return cls(player=placing.player, place=placing.place, score=placing.score)
+
+
+@strawberry.type(description="A whole game record replayed to its end.")
+class Replay:
+    state: GameState | None = strawberry.field(description=_STATE_DOC)
+    state_id: str | None
+    token: str
+    view: PlayerView | None
+    game_id: str = strawberry.field(description=_GAME_DOC)
+    moves_applied: int
+    ranking: list[Placing]
+
+    @classmethod
+    def from_domain(cls, replayed: Replayed) -> Replay:
+        return cls(
+            **_sealed_fields(replayed.sealed),
+            moves_applied=replayed.moves_applied,
+            ranking=[Placing.from_domain(p) for p in replayed.ranking],
+        )
+
+
+@strawberry.type(name="Validation", description="Whether a move is legal, and why not.")
+class MoveValidation:
+    legal: bool
+    move: MoveType | None = strawberry.field(description="the normalized legal move")
+    code: str | None
+    message: str | None
+    reason: str | None = strawberry.field(default=None, description="the rule broken, a key")
+    section: str | None = strawberry.field(default=None, description="its RULES section")
+    decision: str | None = strawberry.field(default=None, description="its decision, D#")
+    option: str | None = strawberry.field(default=None, description="the variant option")
+    numbers: JSON | None = strawberry.field(default=None, description="name -> value")
+    alternatives: list[MoveAlternative] = strawberry.field(
+        default_factory=list, description="the nearest legal moves"
+    )
+
+    @classmethod
+    def from_domain(cls, result: Validation) -> MoveValidation:
+        if result.legal and result.move is not None:
+            return cls(legal=True, move=MoveType.from_domain(result.move), code=None, message=None)
+        assert result.error is not None
+        verdict = result.verdict
+        rule = verdict.rule if verdict is not None else None
+        return cls(
+            legal=False,
+            move=None,
+            code=result.error.code,
+            message=result.error.message,
+            reason=None if rule is None else rule.reason,
+            section=None if rule is None else rule.section,
+            decision=None if rule is None else rule.decision,
+            option=None if rule is None else rule.option,
+            numbers=None if verdict is None else as_json_scalar(dict(verdict.numbers)),
+            alternatives=[]
+            if verdict is None
+            else [
+                MoveAlternative(kind=a.kind, move=MoveType.from_domain(a.move))
+                for a in verdict.alternatives
+            ],
+        )
+
+
+@strawberry.type(description="A legal move near a refused one (sameCardOtherPiece, ...).")
+class MoveAlternative:
+    kind: str
+    move: MoveType
+
+
+@strawberry.type(description="A candidate move a bot considered.")
+class Alternative:
+    move: MoveType
+    visits: int
+    mean_score: float
+
+
+@strawberry.type(name="Suggestion")
+class SuggestionType:
+    move: MoveType
+    bot: BotLevel
+    stats: JSON
+    alternatives: list[Alternative]
+
+    @classmethod
+    def from_domain(cls, suggestion: Suggestion) -> SuggestionType:
+        return cls(
+            move=MoveType.from_domain(suggestion.move),
+            bot=suggestion.bot,
+            stats=as_json_scalar(suggestion.stats),
+            alternatives=[
+                Alternative(
+                    move=MoveType.from_domain(a.move), visits=a.visits, mean_score=a.mean_score
+                )
+                for a in suggestion.alternatives
+            ],
+        )
+
+
+@strawberry.type
+class RoundScore:
+    round: int
+    players: list[int]
+    scores: list[Breakdown]
+    urban: UrbanCard | None
+
+    @classmethod
+    def from_domain(cls, score: manhattan.RoundScore) -> RoundScore:
+        return cls(
+            round=score.round,
+            players=score.players,
+            scores=[Breakdown.from_json(b.to_json()) for b in score.colors],
+            urban=score.urban,
+        )
+
+
+@strawberry.type(description="Totals, history, standings and the round's scoring if it ended now.")
+class Score:
+    _report: strawberry.Private[ScoreReport]
+    round: int
+    phase: Phase
+    scores: list[int] = strawberry.field(description="per color, cumulative")
+    players: list[int] = strawberry.field(description="per player, colors summed")
+
+    @classmethod
+    def from_domain(cls, report: ScoreReport) -> Score:
+        state = report.state
+        return cls(
+            _report=report,
+            round=state.round,
+            phase=state.phase,
+            scores=list(state.scores),
+            players=report.player_totals,
+        )
+
+    @strawberry.field
+    def history(self) -> list[RoundRecord]:
+        return [RoundRecord.from_domain(r) for r in self._report.state.history]
+
+    @strawberry.field
+    def if_round_ended_now(self) -> RoundScore:
+        return RoundScore.from_domain(self._report.if_round_ended_now())
+
+    @strawberry.field
+    def ranking(self) -> list[Placing]:
+        return [Placing.from_domain(p) for p in manhattan.ranking(self._report.state)]

@@ -1,0 +1,336 @@
+"""The OpenAPI 3.1 document of the REST API (``GET /openapi.json``, ``schema/openapi.json``).
+
+Derived, not written beside the code: request and response bodies are the JSON Schema of the
+shapes in ``manhattan.wire`` (the very classes the handlers validate with, bounds included); the
+state, view, move and rules schemas come from the engine's JSON Schema
+(``manhattan.engine.jsonschema``). What is written here is the list of operations: paths,
+summaries, which shape goes in and out, which statuses may answer. A test checks every route
+here exists in the app and vice versa.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+
+import manhattan
+from manhattan import wire
+from manhattan.api.rest.openapi_parts import JSON, MSGPACK, responses
+from manhattan.api.rest.openapi_parts import body as _body
+from manhattan.api.rest.openapi_tables import table_paths
+from manhattan.engine.jsonschema import build_schema as state_json_schema
+
+#: Codes only the tables' routes give (their own responses list them).
+_TABLE_ONLY = frozenset(wire.TABLE_CODES) - {"NOT_YOUR_TURN"}
+
+ref = wire.ref
+
+
+def _obj(
+    properties: dict[str, Any], required: list[str] | None = None, **extra: Any
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object", "properties": properties, **extra}
+    if required:
+        out["required"] = required
+    return out
+
+
+def _engine_schemas() -> dict[str, Any]:
+    text = json.dumps(state_json_schema()["$defs"]).replace("#/$defs/", "#/components/schemas/")
+    defs: dict[str, Any] = json.loads(text)
+    return {name: defs[name] for name in ("state", "view", "move", "rules", "breakdown")}
+
+
+def _service_schemas() -> dict[str, Any]:
+    integers = {"type": "array", "items": {"type": "integer"}}
+    game = {
+        "type": "string",
+        "pattern": "^[0-9a-f]{32}$",
+        "description": "the game the caller expects: a state of another game is refused",
+    }
+    round_score = _obj(
+        {
+            "round": {"type": "integer"},
+            "players": integers,
+            "scores": {"type": "array", "items": ref("breakdown")},
+            "urban": {"type": ["string", "null"]},
+        },
+        ["round", "players", "scores", "urban"],
+    )
+    return {
+        "StateRef": {
+            "description": "The state object itself, or {id} of a cached state, or {token}.",
+            "oneOf": [
+                ref("state"),
+                _obj({"id": {"type": "string"}, "game": game}, ["id"], additionalProperties=False),
+                _obj(
+                    {"token": {"type": "string"}, "game": game},
+                    ["token"],
+                    additionalProperties=False,
+                ),
+            ],
+        },
+        "MoveIn": {
+            "description": "A move as JSON, as notation text ('b4n3f2'), or {notation}.",
+            "oneOf": [
+                ref("move"),
+                {"type": "string", "maxLength": 64},
+                _obj({"notation": {"type": "string"}}, ["notation"], additionalProperties=False),
+            ],
+        },
+        "Event": _obj(
+            {"type": {"enum": list(manhattan.EVENT_TYPES)}},
+            ["type"],
+            additionalProperties=True,
+            description="{type, ...fields}; see docs/architecture.md for each type's fields",
+        ),
+        "Score": _obj(
+            {
+                "round": {"type": "integer"},
+                "phase": {"enum": ["select", "build", "over"]},
+                "scores": {**integers, "description": "per color, cumulative"},
+                "players": {**integers, "description": "per player"},
+                "history": {"type": "array", "items": {"type": "object"}},
+                "ifRoundEndedNow": round_score,
+                "ranking": {"type": "array", "items": ref("Placing")},
+            },
+            ["round", "phase", "scores", "players", "history", "ifRoundEndedNow", "ranking"],
+        ),
+        "Analysis": _obj({"analysis": {}}, ["analysis"]),
+        "Preview": {
+            "description": "{preview} for one move; {previews} (every legal move) without one",
+            "oneOf": [
+                _obj({"preview": {}}, ["preview"]),
+                _obj({"previews": {"type": "array"}}, ["previews"]),
+            ],
+        },
+        "Threats": _obj({"threats": {"type": "object"}}, ["threats"]),
+    }
+
+
+def _wire_schemas() -> dict[str, Any]:
+    _, components = msgspec.json.schema_components(
+        wire.REQUESTS + wire.RESPONSES + wire.TABLE_REQUESTS + wire.TABLE_RESPONSES,
+        ref_template=wire.REF,
+    )
+    return components
+
+
+def _responses(ok: str, status: str = "200", errors: tuple[int, ...] = ()) -> dict[str, Any]:
+    return responses(ok, status, errors, leave_out=_TABLE_ONLY)
+
+
+_STATE_ERRORS = (403, 404, 503)  # strict mode, unknown id, store down while reading an id
+_MOVE_ERRORS = (*_STATE_ERRORS, 409, 422)
+
+
+def _post(
+    summary: str,
+    body: dict[str, Any],
+    ok: str,
+    *,
+    status: str = "200",
+    errors: tuple[int, ...] = _STATE_ERRORS,
+    op: str,
+) -> dict[str, Any]:
+    return {
+        "post": {
+            "operationId": op,
+            "summary": summary,
+            "parameters": CALLER_HEADERS,
+            "requestBody": body,
+            "responses": _responses(ok, status, errors),
+        }
+    }
+
+
+#: Set by a trusted platform that relays its players' requests (trust model: README).
+CALLER_HEADERS: list[dict[str, Any]] = [
+    {
+        "name": "Manhattan-Game",
+        "in": "header",
+        "required": False,
+        "description": "every state of the request must belong to this game (gameId)",
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+    },
+    {
+        "name": "Manhattan-Player",
+        "in": "header",
+        "required": False,
+        "description": "on behalf of this player: answers are addressed to them, and a token "
+        "issued to another player is refused",
+        "schema": {"type": "string", "pattern": "^[0-3]$"},
+    },
+]
+
+_SVG = "image/svg+xml"
+
+
+def _svg_responses() -> dict[str, Any]:
+    out = _responses("Error", errors=(*_STATE_ERRORS, 409))
+    out["200"] = {
+        "description": "the board picture",
+        "content": {_SVG: {"schema": {"type": "string"}}},
+    }
+    return out
+
+
+def _paths() -> dict[str, Any]:
+    return {
+        "/v1/rules": {
+            "get": {
+                "operationId": "rules",
+                "summary": "Versions, formats and vocabularies",
+                "responses": {
+                    "200": {
+                        "description": "success",
+                        "content": {
+                            JSON: {"schema": {"type": "object"}},
+                            MSGPACK: {"schema": {"type": "object"}},
+                        },
+                    }
+                },
+            }
+        },
+        "/v1/games": _post(
+            "A new game (the setup object itself)",
+            _body(ref("Setup"), False),
+            "SealedState",
+            status="201",
+            errors=(403,),
+            op="newGame",
+        ),
+        "/v1/legal-moves": _post(
+            "Every legal move", _body(ref("StateRequest")), "LegalMoves", op="legalMoves"
+        ),
+        "/v1/validate": _post(
+            "Whether a move is legal",
+            _body(ref("MoveRequest")),
+            "Validation",
+            op="validateMove",
+        ),
+        "/v1/apply": _post(
+            "Apply one move ('move') or several in order ('moves')",
+            _body(ref("ApplyRequest")),
+            "Transition",
+            errors=_MOVE_ERRORS,
+            op="applyMove",
+        ),
+        "/v1/score": _post("Scores and standings", _body(ref("StateRequest")), "Score", op="score"),
+        "/v1/view": _post(
+            "One player's view and a token issued to them",
+            _body(ref("PlayerRequest")),
+            "SealedState",
+            op="view",
+        ),
+        "/v1/suggest": _post(
+            "A move from a bot for the player to move",
+            _body(ref("SuggestRequest")),
+            "Suggestion",
+            errors=_MOVE_ERRORS,
+            op="suggestMove",
+        ),
+        "/v1/replay": _post(
+            "Replay a game record",
+            _body(ref("GameRecord")),
+            "Replay",
+            errors=_MOVE_ERRORS,
+            op="replay",
+        ),
+        "/v1/analysis": _post(
+            "Per-building analysis (engine analyze)",
+            _body(ref("StateRequest")),
+            "Analysis",
+            errors=(*_STATE_ERRORS, 501),
+            op="analysis",
+        ),
+        "/v1/preview": _post(
+            "What a move would change (engine preview); without a move, every legal move's",
+            _body(ref("PreviewRequest")),
+            "Preview",
+            errors=(*_MOVE_ERRORS, 501),
+            op="preview",
+        ),
+        "/v1/threats": _post(
+            "The chance each building is taken on the next turn, from a player's knowledge",
+            _body(ref("OptionalPlayerRequest")),
+            "Threats",
+            op="threats",
+        ),
+        "/v1/render.svg": {
+            "get": {
+                "operationId": "renderSvg",
+                "summary": "The board as SVG (a player's view with player or a player's token)",
+                "parameters": [
+                    *CALLER_HEADERS,
+                    *(
+                        {"name": name, "in": "query", "required": False, "schema": schema}
+                        for name, schema in (
+                            ("id", {"type": "string"}),
+                            ("token", {"type": "string"}),
+                            ("game", {"type": "string"}),
+                            ("player", {"type": "integer", "minimum": 0, "maximum": 3}),
+                        )
+                    ),
+                ],
+                "responses": _svg_responses(),
+            },
+            "post": {
+                "operationId": "renderSvgOf",
+                "summary": "The board of the state in the body as SVG",
+                "parameters": CALLER_HEADERS,
+                "requestBody": _body(ref("OptionalPlayerRequest")),
+                "responses": _svg_responses(),
+            },
+        },
+        "/v1/advance": _post(
+            "A player's step: their move (optional), then bots for the other seats until the "
+            "player is to move; addressed to the player",
+            _body(ref("AdvanceRequest")),
+            "Transition",
+            errors=_MOVE_ERRORS,
+            op="advance",
+        ),
+        "/v1/states": _post(
+            "Cache a state; later requests may name it by id",
+            _body(ref("StateRequest")),
+            "SealedState",
+            status="201",
+            op="storeState",
+        ),
+        "/v1/states/{id}": {
+            "get": {
+                "operationId": "getState",
+                "summary": "A cached state by id",
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+                    *CALLER_HEADERS,
+                ],
+                "responses": _responses("SealedState", errors=(404, 503)),
+            }
+        },
+    }
+
+
+def openapi_document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Manhattan rules-as-a-service",
+            "version": f"1.{manhattan.RULES_VERSION}",
+            "description": (
+                "Adjudicates the board game Manhattan. Every operation is also on GraphQL at "
+                "/graphql. Bodies are JSON or msgpack (Content-Type / Accept)."
+            ),
+        },
+        "paths": {**_paths(), **table_paths()},
+        "components": {
+            "schemas": {
+                **_engine_schemas(),
+                **_service_schemas(),
+                **_wire_schemas(),
+            }
+        },
+    }

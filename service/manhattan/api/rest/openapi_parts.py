@@ -1,0 +1,44 @@
+"""The pieces every operation of the OpenAPI document is built from: a request body and the
+responses (success and each error status with the codes it carries), for ``openapi.py`` and
+``openapi_tables.py`` alike."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from manhattan.wire import HTTP_STATUS, ref
+
+JSON = "application/json"
+MSGPACK = "application/msgpack"
+
+
+def body(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
+    return {
+        "required": required,
+        "description": "JSON, or the same structure as application/msgpack",
+        "content": {JSON: {"schema": schema}},
+    }
+
+
+def responses(
+    ok: str,
+    status: str = "200",
+    errors: tuple[int, ...] = (),
+    *,
+    always: tuple[int, ...] = (400, 413, 415, 429),
+    leave_out: Collection[str] = (),
+) -> dict[str, Any]:
+    """``ok`` (a component name) with ``status``, and the Error body for each error status:
+    ``always`` and ``errors``, described by the codes that answer with it (but ``leave_out``)."""
+    media = {JSON: {"schema": ref(ok)}, MSGPACK: {"schema": ref(ok)}}
+    out: dict[str, Any] = {status: {"description": "success", "content": media}}
+    for code in sorted({*always, *errors}):
+        codes = ", ".join(
+            sorted(c for c, s in HTTP_STATUS.items() if s == code and c not in leave_out)
+        )
+        out[str(code)] = {
+            "description": codes,
+            "content": {JSON: {"schema": ref("Error")}, MSGPACK: {"schema": ref("Error")}},
+        }
+    return out

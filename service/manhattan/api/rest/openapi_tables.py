@@ -1,0 +1,143 @@
+"""The tables' REST operations (DESIGN §9) for ``openapi.py``: paths, summaries, which shape goes
+in and out, which statuses answer. The shapes themselves are ``manhattan.wire.tables``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from manhattan.api.rest.openapi_parts import body, responses
+from manhattan.wire import ref
+
+_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+_BEARER = {
+    "name": "Authorization",
+    "in": "header",
+    "required": False,
+    "description": "Bearer <seatToken> (or the host token)",
+    "schema": {"type": "string"},
+}
+_ALWAYS = (400, 413, 415, 429, 503)
+_SEATED = (401, 403, 404, 409)
+
+
+def _op(
+    method: str,
+    op: str,
+    summary: str,
+    ok: str,
+    *,
+    status: str = "200",
+    errors: tuple[int, ...] = _SEATED,
+    shape: str | None = None,
+    path_id: bool = True,
+) -> dict[str, Any]:
+    operation: dict[str, Any] = {
+        "operationId": op,
+        "summary": summary,
+        "parameters": [*([_ID] if path_id else []), _BEARER],
+        "responses": responses(ok, status, errors, always=_ALWAYS),
+    }
+    if shape is not None:
+        operation["requestBody"] = body(ref(shape))
+    return {method: operation}
+
+
+def _events() -> dict[str, Any]:
+    return {
+        "get": {
+            "operationId": "tableEvents",
+            "summary": "Server-Sent Events: id = version; snapshot joined left started move chat "
+            "timeout over; Last-Event-ID resumes, a gap gets a snapshot",
+            "parameters": [
+                _ID,
+                _BEARER,
+                {"name": "ticket", "in": "query", "required": False, "schema": {"type": "string"}},
+                {
+                    "name": "Last-Event-ID",
+                    "in": "header",
+                    "required": False,
+                    "schema": {"type": "string"},
+                },
+            ],
+            "responses": {
+                **responses("Error", "200", (401, 403, 404), always=_ALWAYS),
+                "200": {
+                    "description": "the event stream",
+                    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                },
+            },
+        }
+    }
+
+
+def table_paths() -> dict[str, Any]:
+    return {
+        "/v1/tables": {
+            **_op(
+                "post",
+                "createTable",
+                "A table; the seed is drawn by the service",
+                "TableCreated",
+                status="201",
+                errors=(),
+                shape="NewTable",
+                path_id=False,
+            ),
+            **_op(
+                "get",
+                "listTables",
+                "Public tables waiting for players",
+                "TableList",
+                errors=(),
+                path_id=False,
+            ),
+        },
+        "/v1/tables/{id}": _op("get", "getTable", "The table as the caller may see it", "Table"),
+        "/v1/tables/{id}/join": _op(
+            "post",
+            "joinTable",
+            "Take a free seat (or the one asked for), atomically",
+            "TableJoined",
+            shape="JoinTable",
+        ),
+        "/v1/tables/{id}/start": _op(
+            "post", "startTable", "Start: the host or anyone seated", "TableAnswer"
+        ),
+        "/v1/tables/{id}/moves": _op(
+            "post",
+            "tableMove",
+            "The bearer's move at a version; moveId makes retries safe",
+            "TableMoved",
+            errors=(*_SEATED, 422),
+            shape="TableMoveRequest",
+        ),
+        "/v1/tables/{id}/preview": _op(
+            "post",
+            "previewTableMove",
+            "The seat's move previewed from its own view (without a move: every legal move's)",
+            "Preview",
+            errors=(*_SEATED, 422),
+            shape="SeatPreviewRequest",
+        ),
+        "/v1/tables/{id}/validate": _op(
+            "post",
+            "validateTableMove",
+            "Whether the seat's move is legal, and why not, from its own view",
+            "Validation",
+            shape="SeatMoveRequest",
+        ),
+        "/v1/tables/{id}/leave": _op("post", "leaveTable", "Leave the seat", "TableAnswer"),
+        "/v1/tables/{id}/chat": _op(
+            "post", "sendChat", "A short message to the table", "TableChat", shape="ChatRequest"
+        ),
+        "/v1/tables/{id}/rematch": _op(
+            "post", "rematch", "A new table for the same people", "TableRematch"
+        ),
+        "/v1/tables/{id}/ticket": _op(
+            "post", "tableTicket", "A single-use ticket (60 s) for the event stream", "TableTicket"
+        ),
+        "/v1/tables/{id}/events": _events(),
+        "/v1/tables/{id}/record": _op(
+            "get", "tableRecord", "The record (setup with seed, moves) once over", "TableRecord"
+        ),
+    }

@@ -1,0 +1,161 @@
+"""REST for tables (DESIGN §9): thin handlers over ``manhattan.tables``; bodies are the
+shapes of ``manhattan.wire.tables``, read by the tables themselves (so GraphQL's arguments are read
+the same way) or, for a seat's questions, here.
+
+A seat's credential is ``Authorization: Bearer <seatToken>`` (or the host token); it is opened
+and checked before the table is read. Every table failure is a ``TableError`` that the app's
+error handler renders with its code (``api/errors.py``).
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+import manhattan
+from manhattan import wire
+from manhattan.api.encoding import read_body, render
+from manhattan.games.operations import Operations, Validation
+from manhattan.tables import Bearer, TableError, TableRuntime
+
+
+def runtime(request: Request) -> TableRuntime:
+    found: TableRuntime = request.app.state.tables
+    return found
+
+
+def bearer_token(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise TableError("BAD_SEAT", "send the seat token as 'Authorization: Bearer <token>'")
+    return token.strip()
+
+
+def bearer(request: Request, table_id: str) -> Bearer | None:
+    return runtime(request).tables.authenticate(table_id, bearer_token(request))
+
+
+def table_id(request: Request) -> str:
+    found: str = request.path_params["id"]
+    runtime(request).driver.watch(found) if _plausible(found) else None
+    return found
+
+
+def _plausible(text: str) -> bool:
+    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
+
+
+async def post_tables(request: Request) -> Response:
+    created = await runtime(request).tables.create(await read_body(request))
+    runtime(request).driver.watch(created["tableId"])
+    return render(request, created, status=201)
+
+
+async def get_tables(request: Request) -> Response:
+    return render(request, {"tables": await runtime(request).tables.list_public()})
+
+
+async def get_table(request: Request) -> Response:
+    tid = table_id(request)
+    return render(request, await runtime(request).tables.get(tid, bearer(request, tid)))
+
+
+async def post_join(request: Request) -> Response:
+    tid = table_id(request)
+    return render(request, await runtime(request).tables.join(tid, await read_body(request)))
+
+
+async def post_start(request: Request) -> Response:
+    tid = table_id(request)
+    who = bearer(request, tid)
+    return render(request, await runtime(request).tables.start(tid, who))
+
+
+async def post_move(request: Request) -> Response:
+    tid = table_id(request)
+    who = bearer(request, tid)
+    answer = await runtime(request).tables.move_request(tid, who, await read_body(request))
+    return render(request, answer)
+
+
+async def post_seat_preview(request: Request) -> Response:
+    """What the seat's move would change, from its own view (as ``/v1/preview`` on a player's
+    token); without ``move``, every legal move's."""
+    tid = table_id(request)
+    who = bearer(request, tid)
+    body = wire.read(await read_body(request), wire.SeatPreviewRequest)
+    view = await runtime(request).tables.seat_view(tid, who)
+    if body.move is None:
+        return render(request, {"previews": [p.to_json() for p in manhattan.preview_all(view)]})
+    preview = manhattan.preview(view, Operations.read_move(body.move))
+    return render(request, {"preview": preview.to_json()})
+
+
+async def post_seat_validate(request: Request) -> Response:
+    """Whether the seat's move is legal, and if not why (as ``/v1/validate``), from its view."""
+    from manhattan.api.rest.games import validation_json
+
+    tid = table_id(request)
+    who = bearer(request, tid)
+    body = wire.read(await read_body(request), wire.SeatMoveRequest)
+    view = await runtime(request).tables.seat_view(tid, who)
+    verdict = manhattan.explain(view, Operations.read_move(body.move))
+    return render(request, validation_json(Validation.of(verdict)))
+
+
+async def post_leave(request: Request) -> Response:
+    tid = table_id(request)
+    who = bearer(request, tid)
+    return render(request, await runtime(request).tables.leave(tid, who))
+
+
+async def post_chat(request: Request) -> Response:
+    tid = table_id(request)
+    who = bearer(request, tid)
+    answer = await runtime(request).tables.chat_request(tid, who, await read_body(request))
+    return render(request, answer)
+
+
+async def post_rematch(request: Request) -> Response:
+    tid = table_id(request)
+    who = bearer(request, tid)
+    answer = await runtime(request).tables.rematch(tid, who)
+    runtime(request).driver.watch(answer["tableId"])
+    return render(request, answer)
+
+
+async def post_ticket(request: Request) -> Response:
+    tid = table_id(request)
+    who = bearer(request, tid)
+    return render(request, await runtime(request).tables.ticket(tid, who))
+
+
+async def get_record(request: Request) -> Response:
+    tid = table_id(request)
+    return render(request, await runtime(request).tables.record(tid))
+
+
+def table_routes() -> list[BaseRoute]:
+    from manhattan.api.rest.stream import get_events
+
+    post = ["POST"]
+    return [
+        Route("/v1/tables", post_tables, methods=post),
+        Route("/v1/tables", get_tables, methods=["GET"]),
+        Route("/v1/tables/{id}", get_table, methods=["GET"]),
+        Route("/v1/tables/{id}/join", post_join, methods=post),
+        Route("/v1/tables/{id}/start", post_start, methods=post),
+        Route("/v1/tables/{id}/moves", post_move, methods=post),
+        Route("/v1/tables/{id}/preview", post_seat_preview, methods=post),
+        Route("/v1/tables/{id}/validate", post_seat_validate, methods=post),
+        Route("/v1/tables/{id}/leave", post_leave, methods=post),
+        Route("/v1/tables/{id}/chat", post_chat, methods=post),
+        Route("/v1/tables/{id}/rematch", post_rematch, methods=post),
+        Route("/v1/tables/{id}/ticket", post_ticket, methods=post),
+        Route("/v1/tables/{id}/events", get_events, methods=["GET"]),
+        Route("/v1/tables/{id}/record", get_record, methods=["GET"]),
+    ]

@@ -1,0 +1,93 @@
+"""The parsed-state memo for inline states: keyed by the exact format, no memoized failures."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+import manhattan
+from manhattan.api.errors import ApiError
+from manhattan.games.operations import DerivedResults, Operations, StateRef
+from manhattan.sealing import Sealer
+from manhattan.store.cache import MemoryBackend, StateCache
+
+pytestmark = pytest.mark.anyio
+
+
+def _operations() -> Operations:
+    cache = StateCache(MemoryBackend(), rules_version=manhattan.RULES_VERSION)
+    return Operations(cache, Sealer.from_settings("", ()))
+
+
+async def test_the_memo_tells_apart_what_json_dumps_would_not(mid_json: dict[str, Any]) -> None:
+    """The memo is keyed by the state's format (strict: 1.0 and true are not integers), so a
+    value that differs only in its type is refused, never answered from the memo."""
+    ops = _operations()
+    await ops.resolve(StateRef(json=mid_json))
+    for value in (float(mid_json["shuffles"]), bool(mid_json["shuffles"])):
+        with pytest.raises(manhattan.InvalidStateError) as caught:
+            await ops.resolve(StateRef(json=dict(mid_json, shuffles=value)))
+        assert caught.value.path == "$.shuffles"
+
+
+async def test_the_same_object_parses_once_and_a_changed_one_again(
+    mid_json: dict[str, Any],
+) -> None:
+    ops = _operations()
+    first = (await ops.resolve(StateRef(json=mid_json))).state
+    again = (await ops.resolve(StateRef(json=copy.deepcopy(mid_json)))).state
+    assert again is first
+    changed = copy.deepcopy(mid_json)
+    changed["deck"] = list(reversed(changed["deck"]))  # a different (valid) draw order
+    other = (await ops.resolve(StateRef(json=changed))).state
+    assert other is not first
+    assert other == manhattan.State.from_json(changed) != first
+
+
+async def test_invalid_states_are_not_memoized(mid_json: dict[str, Any]) -> None:
+    ops = _operations()
+    broken = copy.deepcopy(mid_json)
+    broken["round"] = "two"
+    for _ in range(2):
+        with pytest.raises((ApiError, manhattan.InvalidStateError)):
+            await ops.resolve(StateRef(json=broken))
+
+
+async def test_legal_moves_are_kept_by_the_parsed_state_and_always_right(
+    mid_json: dict[str, Any],
+) -> None:
+    ops = _operations()
+    expected = manhattan.legal_moves(manhattan.State.from_json(mid_json))
+    first = await ops.legal_moves(StateRef(json=mid_json))
+    first.clear()  # a caller's list is its own: clearing it changes nothing kept
+    again = await ops.legal_moves(StateRef(json=copy.deepcopy(mid_json)))
+    assert again == expected
+    body = await ops.legal_moves_body(StateRef(json=mid_json))
+    assert body == await ops.legal_moves_body(StateRef(json=copy.deepcopy(mid_json)))
+    assert json.loads(body) == {"moves": [m.to_json() for m in expected]}
+    changed = copy.deepcopy(mid_json)
+    changed["toMove"] = (changed["toMove"] + 1) % changed["rules"]["players"]
+    changed["hands"] = [changed["hands"][-1], *changed["hands"][:-1]]
+    other = manhattan.State.from_json(changed)
+    assert await ops.legal_moves(StateRef(json=changed)) == manhattan.legal_moves(other)
+
+
+def test_derived_results_need_the_very_state_and_stay_bounded(mid_json: dict[str, Any]) -> None:
+    memo = DerivedResults(2)
+    calls: list[manhattan.State] = []
+
+    def compute(state: manhattan.State) -> int:
+        calls.append(state)
+        return len(calls)
+
+    states = [manhattan.State.from_json(copy.deepcopy(mid_json)) for _ in range(3)]
+    assert states[0] == states[1] and states[0] is not states[1]
+    assert memo.get("n", states[0], compute) == 1
+    assert memo.get("n", states[0], compute) == 1  # the same object: kept
+    assert memo.get("n", states[1], compute) == 2  # an equal state parsed apart: computed
+    assert memo.get("m", states[1], compute) == 3  # another kind of result
+    assert memo.get("n", states[0], compute) == 4  # dropped: only 2 are kept
+    assert len(calls) == 4

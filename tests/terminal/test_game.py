@@ -1,0 +1,87 @@
+"""``manhattan play`` (terminal/game.py), driven by feeding stdin."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+import manhattan
+from manhattan.terminal.game import draw_board, draw_hand, run
+
+
+def _play(argv: list[str], lines: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = run(argv, stdin=io.StringIO(lines), stdout=out)
+    return code, out.getvalue()
+
+
+def test_a_whole_game_in_process_picking_moves_by_number() -> None:
+    code, out = _play(["--players", "3", "--seed", "term", "--bot", "random"], "1\n" * 400)
+    assert code == 0
+    assert "--- round 1 of 6: select your pieces ---" in out
+    assert "0 Manhattan" in out and "5 Hong Kong" in out
+    assert "your hand (you sit South" in out
+    for k in range(1, 7):
+        assert f"=== round {k} scored ===" in out  # scores after each round
+    assert "=== final ranking ===" in out and "place 1: player" in out
+
+
+def test_moves_by_notation_and_bad_input_is_explained() -> None:
+    state = manhattan.new_game(players=4, seed="typed")
+    notation = str(manhattan.legal_moves(state)[5])
+    lines = f"nonsense\n999\ns1:6,0,0,0\nboard\n{notation}\nquit\n"
+    code, out = _play(["--seed", "typed", "--bot", "random"], lines)
+    assert code == 1 and "game abandoned" in out
+    assert out.count("not allowed:") == 2  # "nonsense" and player 1's color
+    assert "pick a number from 1 to" in out
+    assert f"> you: {notation}" in out
+
+
+def test_input_ending_abandons_the_game() -> None:
+    code, out = _play(["--seed", "eof"], "")
+    assert code == 1 and "game abandoned" in out
+
+
+def test_watch_mode_plays_bots_only() -> None:
+    code, out = _play(["--watch", "--players", "2", "--seed", "w", "--bot", "random"], "")
+    assert code == 0 and "final ranking" in out and "your move" not in out
+
+
+def test_a_whole_game_through_the_service(server_url: str) -> None:
+    argv = ["--url", server_url, "--players", "2", "--seed", "via-url", "--bot", "random"]
+    code, out = _play(argv, "1\n" * 400)
+    assert code == 0 and "final ranking" in out
+    assert "(bot):" in out
+
+
+def test_an_unreachable_service_is_reported() -> None:
+    from tests.clients.conftest import free_port
+
+    code, out = _play(["--url", f"http://127.0.0.1:{free_port()}"], "")
+    assert code == 2 and "cannot reach" in out
+
+
+@pytest.mark.parametrize(
+    ("player", "block"), [(0, "(0,0)"), (1, "(0,2)"), (2, "(2,2)"), (3, "(2,0)")]
+)
+def test_rules_2_hand_is_drawn_in_the_holders_frame_with_its_board_block(
+    player: int, block: str
+) -> None:
+    view = manhattan.view(manhattan.new_game(players=4, seed="hand"), player).to_json()
+    view["hand"] = [0]
+    lines = draw_hand(view).splitlines()
+    assert lines[0].startswith("card 0")
+    assert lines[1:4] == ["# . .", ". . .", ". . ."]  # top-left as the holder sees it
+    assert lines[4] == f"-> {block}"  # RULES §2 table, top-left row
+
+
+def test_board_marks_owner_height_tallest_and_monster() -> None:
+    view = manhattan.view(manhattan.new_game(players=4, seed="b"), 0).to_json()
+    view["board"][4][5] = [[1, 2], [3, 3]]
+    view["board"][0][0] = [[0, 1]]
+    view["monster"] = [2, 0, 0]
+    text = draw_board(view)
+    assert "5Y*" in text  # Sydney (1,2): 5 floors, Yellow on top, the one tallest
+    assert "1R" in text and "1R*" not in text
+    assert ".@" in text
