@@ -19,6 +19,7 @@ from ..sealing import Sealer
 from ..settings import Settings
 from .bot_turns import BotRunner
 from .driver import Driver
+from .due import make_due
 from .errors import TABLE_CODES, TableError
 from .hub import Hub
 from .records import TableSettings
@@ -43,8 +44,14 @@ class TableRuntime:
         self.heartbeat = heartbeat
         self.bots = bots or BotRunner()
         self.tables = Tables(store, sealer, self.settings, listener=self)
-        self.driver = Driver(self.tables, self.bots, bot_seconds=self.settings.bot_seconds)
-        self.hub = Hub(store, self.tables, listener=self.driver)
+        lease_ms = int(self.settings.bot_seconds * 1000) + 3000
+        self.driver = Driver(
+            self.tables,
+            self.bots,
+            make_due(store, lease_ms),
+            bot_seconds=self.settings.bot_seconds,
+        )
+        self.hub = Hub(store, self.tables)
         self._tasks: list[asyncio.Task[None]] = []
 
     @classmethod
@@ -65,9 +72,10 @@ class TableRuntime:
         )
 
     def table_changed(self, table_id: str, version: int) -> None:
-        # A change made here: this replica watches the table from now on, and its local
-        # streams hear of it without waiting for the pub/sub round trip.
-        self.driver.watch(table_id)
+        # A change made here: this replica's driver looks at the table (other replicas leave
+        # it to this one, and to the due-time index), and its local streams hear of it without
+        # waiting for the pub/sub round trip.
+        self.driver.table_changed(table_id, version)
         self.hub.notify(table_id, version)
 
     def start(self) -> None:

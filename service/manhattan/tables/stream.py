@@ -51,7 +51,7 @@ async def table_stream(
         receiver = tables.check_bearer(table, bearer)
         if bearer is None and not table.public:
             raise TableError("NOT_SEATED", "a private table's stream needs a ticket")
-        driver.watch(table_id)
+        driver.seen(table_id)
         if receiver.sid is not None:
             await tables.mark_connected(table_id, receiver.sid, heartbeat * 3)
         sent = -1
@@ -73,7 +73,6 @@ async def table_stream(
                 yield None
                 if receiver.sid is not None:
                     await tables.mark_connected(table_id, receiver.sid, heartbeat * 3)
-                driver.watch(table_id)
             try:
                 table, version = await hub.fresh(table_id, max(listener.version, sent + 1))
             except TableError:

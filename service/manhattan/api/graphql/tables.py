@@ -60,10 +60,7 @@ def bearer(info: Info, table_id: str) -> Bearer | None:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise TableError("BAD_SEAT", "send the seat token as 'Authorization: Bearer <token>'")
-    rt = runtime(info)
-    if len(table_id) == 32:
-        rt.driver.watch(table_id)
-    return rt.tables.authenticate(table_id, token.strip() if token else None)
+    return runtime(info).tables.authenticate(table_id, token.strip() if token else None)
 
 
 @strawberry.input(
@@ -122,7 +119,6 @@ class TableMutation:
             }
             body = {key: value for key, value in given.items() if value is not None}
             created = await runtime(info).tables.create(body)
-            runtime(info).driver.watch(created["tableId"])
             return CreatedTable.from_json(created)
 
         return await table_rejected_or(run)

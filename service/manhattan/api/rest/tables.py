@@ -41,17 +41,11 @@ def bearer(request: Request, table_id: str) -> Bearer | None:
 
 def table_id(request: Request) -> str:
     found: str = request.path_params["id"]
-    runtime(request).driver.watch(found) if _plausible(found) else None
     return found
-
-
-def _plausible(text: str) -> bool:
-    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
 
 
 async def post_tables(request: Request) -> Response:
     created = await runtime(request).tables.create(await read_body(request))
-    runtime(request).driver.watch(created["tableId"])
     return render(request, created, status=201)
 
 
@@ -124,7 +118,6 @@ async def post_rematch(request: Request) -> Response:
     tid = table_id(request)
     who = bearer(request, tid)
     answer = await runtime(request).tables.rematch(tid, who)
-    runtime(request).driver.watch(answer["tableId"])
     return render(request, answer)
 
 
