@@ -102,6 +102,12 @@ class Settings:
     #: GraphQL subscriptions one WebSocket connection may hold at once.
     graphql_max_subscriptions: int = 8
 
+    # -- table streams (push) --------------------------------------------------------------
+    #: Open table streams (SSE and subscriptions together) per client address, per process.
+    table_streams_per_client: int = 64
+    #: Spectators (streams without a seat) of one table, per process.
+    table_spectators_per_table: int = 5000
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if environ is None else environ
@@ -185,6 +191,15 @@ class Settings:
             ),
             graphql_max_subscriptions=read(
                 "MANHATTAN_GRAPHQL_MAX_SUBSCRIPTIONS", _positive_int, cls.graphql_max_subscriptions
+            ),
+            # -- table streams (push) --
+            table_streams_per_client=read(
+                "MANHATTAN_TABLE_STREAMS_PER_CLIENT", _positive_int, cls.table_streams_per_client
+            ),
+            table_spectators_per_table=read(
+                "MANHATTAN_TABLE_SPECTATORS_PER_TABLE",
+                _positive_int,
+                cls.table_spectators_per_table,
             ),
         )
 

@@ -117,7 +117,9 @@ async def test_twins_get_the_same_payloads_over_whole_games(players: int, seed: 
             other = twin(table, player, rng)
             assert table_json(table, version, receiver) == table_json(other, version, receiver)
             for mine, theirs in zip(table.log, other.log, strict=True):
-                assert event_json(table, mine, receiver) == event_json(other, theirs, receiver)
+                pushed = event_json(table, mine, receiver)
+                assert pushed == event_json(other, theirs, receiver)
+                _check(pushed[1], player)
             if player is not None and table.state is not None:
                 mine_events = _events_of(table)
                 assert move_answer(version, table.game(), player, mine_events) == move_answer(
@@ -188,9 +190,12 @@ async def test_answers_and_pushes_of_whole_games_over_http() -> None:
 
 
 def _check(value: Any, player: int | None) -> None:
-    """No deck, no seed field, no hand but the receiver's own, no other seat's draws."""
+    """No deck, no seed field, no hand but the receiver's own, no other seat's draws, no legal
+    moves but the next mover's own."""
     if isinstance(value, dict):
         assert "deck" not in value and "seed" not in value and "hands" not in value
+        if value.get("moves") and "toMove" in value:  # legal moves: the next mover's only
+            assert player is not None and value["toMove"] == player, value
         if value.get("type") == "cardDrawn":
             assert player is not None and value["player"] == player
         if "hand" in value and value.get("format") == "manhattan/view@1":

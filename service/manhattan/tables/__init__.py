@@ -21,11 +21,12 @@ from .bot_turns import BotRunner
 from .driver import Driver
 from .due import make_due
 from .errors import TABLE_CODES, TableError
-from .hub import Hub
+from .hub import Hub, StreamLimits
+from .push import HEARTBEAT_FRAME, Push
 from .records import TableSettings
 from .service import Tables
 from .storage import make_store
-from .stream import Push, table_stream
+from .stream import table_stream
 from .tokens import Bearer
 
 
@@ -38,6 +39,7 @@ class TableRuntime:
         *,
         bots: BotRunner | None = None,
         heartbeat: float = 15.0,
+        limits: StreamLimits | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or TableSettings()
@@ -51,7 +53,7 @@ class TableRuntime:
             make_due(store, lease_ms),
             bot_seconds=self.settings.bot_seconds,
         )
-        self.hub = Hub(store, self.tables)
+        self.hub = Hub(store, self.tables, limits=limits)
         self._tasks: list[asyncio.Task[None]] = []
 
     @classmethod
@@ -69,6 +71,10 @@ class TableRuntime:
             table_settings,
             bots=BotRunner(bot_pool),
             heartbeat=settings.table_heartbeat_seconds,
+            limits=StreamLimits(
+                per_client=settings.table_streams_per_client,
+                spectators_per_table=settings.table_spectators_per_table,
+            ),
         )
 
     def table_changed(self, table_id: str, version: int) -> None:
@@ -101,11 +107,13 @@ class TableRuntime:
 
 
 __all__ = [
+    "HEARTBEAT_FRAME",
     "TABLE_CODES",
     "Bearer",
     "BotChoice",
     "BotRunner",
     "Push",
+    "StreamLimits",
     "TableError",
     "TableRuntime",
     "TableSettings",

@@ -1,10 +1,14 @@
-"""One pub/sub listener per process, fanning "table X is at version v" out to local streams and
-to the driver; and one shared read per table change for all local streams of that table.
+"""One pub/sub listener per process, fanning "table X is at version v" out to local streams; one
+shared read per table change for all local streams of that table; and each change projected and
+encoded once per audience (the public, or one seat's player), not once per receiver.
 
-Pub/sub is at-most-once: a message can be lost (a Redis reconnect, a slow consumer). So a
-message only says *look again*: streams compare versions and re-read, and every stream also
-re-reads on its heartbeat, so a lost message delays a push by at most one heartbeat and a gap is
-answered with a snapshot.
+Pub/sub is at-most-once: a message can be lost (a Redis reconnect, a slow consumer). The store
+says so (``GAP``) whenever that may have happened, and then every local stream looks again: the
+cached reads are dropped, so each table is read once more, shared by its streams. A stream that
+hears nothing still re-reads on its heartbeat, from a read at most one heartbeat old.
+
+Limits (settings ``table_streams_per_client``, ``table_spectators_per_table``) are counted here,
+per process: a stream over them is refused with ``TOO_MANY_STREAMS`` before it opens.
 """
 
 from __future__ import annotations
@@ -12,21 +16,40 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import msgpack
 
 from manhattan.store.cas import GAP, VersionedStore
 
+from .errors import TableError
 from .model import Table
+from .projection import Receiver, event_json, receiver_player
+from .push import Push
 from .records import CHANNEL, ChangeListener
 from .service import Tables
 
 log = logging.getLogger("manhattan.tables.hub")
 
+#: Versions of a table whose encoded pushes are kept (for streams that are a little behind).
+KEPT_VERSIONS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLimits:
+    #: Open streams and subscriptions per client address (per process).
+    per_client: int = 64
+    #: Spectators (streams without a seat) per table (per process).
+    spectators_per_table: int = 5000
+
 
 class Listener:
     """A local stream's doorbell: rung with the newest version heard of."""
+
+    __slots__ = ("_event", "version")
 
     def __init__(self) -> None:
         self.version = 0
@@ -53,13 +76,20 @@ class Hub:
         store: VersionedStore,
         tables: Tables,
         listener: ChangeListener | None = None,
+        *,
+        limits: StreamLimits | None = None,
     ) -> None:
         self.store = store
         self.tables = tables
         self.listener = listener
+        self.limits = limits or StreamLimits()
         self._listeners: dict[str, set[Listener]] = {}
-        self._latest: dict[str, tuple[int, Table]] = {}
+        self._latest: dict[str, tuple[int, Table, float]] = {}
         self._reads: dict[str, asyncio.Future[tuple[Table, int]]] = {}
+        self._pushes: dict[str, dict[tuple[int, int | None], Push]] = {}
+        self._connected: dict[str, tuple[float, set[int]]] = {}
+        self._clients: dict[str, int] = {}
+        self._spectators: dict[str, int] = {}
         self.closing = False
 
     @property
@@ -74,42 +104,107 @@ class Hub:
 
     def ring_all(self) -> None:
         """After a reconnect (messages may have been lost): every stream looks again."""
+        self._latest.clear()
         for group in self._listeners.values():
             for listener in group:
                 listener.ring(0)
 
     @contextlib.contextmanager
-    def listen(self, table_id: str) -> Iterator[Listener]:
+    def listen(
+        self, table_id: str, *, client: str | None = None, spectator: bool = False
+    ) -> Iterator[Listener]:
+        """A doorbell for one stream of ``table_id``, counted against the limits of ``client``
+        (its address; None: not counted) and, for a ``spectator``, of the table."""
+        self._admit(table_id, client, spectator)
         listener = Listener()
         self._listeners.setdefault(table_id, set()).add(listener)
         try:
             yield listener
         finally:
+            _count(self._clients, client, -1)
+            _count(self._spectators, table_id if spectator else None, -1)
             group = self._listeners.get(table_id)
             if group is not None:
                 group.discard(listener)
                 if not group:
                     del self._listeners[table_id]
                     self._latest.pop(table_id, None)
+                    self._pushes.pop(table_id, None)
+                    self._connected.pop(table_id, None)
 
-    async def fresh(self, table_id: str, at_least: int = 0) -> tuple[Table, int]:
-        """The table at version ``at_least`` or newer; concurrent callers share one read.
-        Callers must not modify the table they get."""
+    def _admit(self, table_id: str, client: str | None, spectator: bool) -> None:
+        if client is not None and self._clients.get(client, 0) >= self.limits.per_client:
+            raise TableError(
+                "TOO_MANY_STREAMS",
+                f"at most {self.limits.per_client} open streams and subscriptions per client",
+            )
+        if spectator and self._spectators.get(table_id, 0) >= self.limits.spectators_per_table:
+            raise TableError(
+                "TOO_MANY_STREAMS",
+                f"at most {self.limits.spectators_per_table} spectators per table",
+            )
+        _count(self._clients, client, 1)
+        _count(self._spectators, table_id if spectator else None, 1)
+
+    async def fresh(
+        self, table_id: str, at_least: int = 0, *, max_age: float | None = None
+    ) -> tuple[Table, int]:
+        """The table at version ``at_least`` or newer (and, given ``max_age``, read at most that
+        many seconds ago); concurrent callers share one read. Callers must not modify the
+        table they get. Raises TableError (no such table) or the store's error."""
         cached = self._latest.get(table_id)
-        if cached is not None and cached[0] >= at_least > 0:
+        if (
+            cached is not None
+            and cached[0] >= at_least > 0
+            and (max_age is None or time.monotonic() - cached[2] <= max_age)
+        ):
             return cached[1], cached[0]
+        table, version = await self._shared_read(table_id)
+        if version < at_least:
+            # That read began before the change we were told of: read again, once (shared too).
+            table, version = await self._shared_read(table_id)
+        if table_id in self._listeners:
+            self._latest[table_id] = (version, table, time.monotonic())
+        return table, version
+
+    async def _shared_read(self, table_id: str) -> tuple[Table, int]:
         pending = self._reads.get(table_id)
         if pending is None:
             pending = asyncio.ensure_future(self.tables.load(table_id))
             self._reads[table_id] = pending
             pending.add_done_callback(lambda _: self._reads.pop(table_id, None))
-        table, version = await asyncio.shield(pending)
-        if version < at_least:
-            # That read began before the change we were told of: read again, once.
-            table, version = await self.tables.load(table_id)
+        return await asyncio.shield(pending)
+
+    def pushes(self, table: Table, entries: list[dict[str, Any]], receiver: Receiver) -> list[Push]:
+        """The pushes of logged ``entries`` for ``receiver``: built (projected, then encoded on
+        first use) once per version and audience, and the same objects for every receiver of
+        that audience."""
+        audience = receiver_player(table, receiver)
+        kept = self._pushes.setdefault(table.id, {})
+        out = []
+        for entry in entries:
+            key = (entry["v"], audience)
+            push = kept.get(key)
+            if push is None:
+                kind, data = event_json(table, entry, receiver)
+                push = kept[key] = Push(entry["v"], kind, data)
+                if len(kept) > 4 * KEPT_VERSIONS:
+                    oldest = entry["v"] - KEPT_VERSIONS
+                    for old in [k for k in kept if k[0] < oldest]:
+                        del kept[old]
+            out.append(push)
+        return out
+
+    async def connected(self, table_id: str, max_age: float = 1.0) -> set[int]:
+        """The table's connected seats, read at most ``max_age`` seconds ago (snapshots of
+        many streams at once share one read)."""
+        cached = self._connected.get(table_id)
+        if cached is not None and time.monotonic() - cached[0] <= max_age:
+            return cached[1]
+        found = await self.tables.connected(table_id)
         if table_id in self._listeners:
-            self._latest[table_id] = (version, table)
-        return table, version
+            self._connected[table_id] = (time.monotonic(), found)
+        return found
 
     async def run(self) -> None:
         """The process's one subscription; reconnects after failures."""
@@ -131,3 +226,13 @@ class Hub:
                 log.warning("table updates: subscription lost", extra={"error": repr(exc)})
             await asyncio.sleep(1.0)
             self.ring_all()
+
+
+def _count(counts: dict[str, int], key: str | None, step: int) -> None:
+    if key is None:
+        return
+    left = counts.get(key, 0) + step
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)

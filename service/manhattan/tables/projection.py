@@ -125,7 +125,7 @@ def event_json(
     data = event_data(entry)
     player = receiver_player(table, receiver)
     if kind == "move":
-        return kind, {
+        out = {
             "player": data["player"],
             "move": data["move"],
             "events": visible_events(data["events"], player),
@@ -134,11 +134,12 @@ def event_json(
             "deadline": data.get("deadline"),
             "bot": data.get("bot", False),
         }
+        return kind, _with_next_moves(out, table, entry, player)
     if kind == "started":
         # The view at the start, for this receiver: the entry holds the initial state in full,
         # and only the receiver's view of it leaves this function.
         initial = state_from_msgpack(data["state"])
-        return kind, {
+        started = {
             "players": initial.rules.players,
             "seats": data["seats"],
             "toMove": initial.to_move,
@@ -146,10 +147,32 @@ def event_json(
             "view": seat_view(initial, player),
             "version": entry["v"],
         }
+        return kind, _with_next_moves(started, table, entry, player)
     if kind == "chat":
         return kind, {**chat_json(data), "version": entry["v"]}
     # joined, left, timeout, over: public facts only (names, players, the final ranking).
     return kind, {**data, "version": entry["v"]}
+
+
+def _with_next_moves(
+    out: dict[str, Any], table: Table, entry: dict[str, Any], player: int | None
+) -> dict[str, Any]:
+    """For the person to move next only: its legal moves, so it can play at ``version``
+    without asking for the table first. Only on the table's newest entry (an older one's
+    moves are stale) and only when that person plays the turn (no bot plays it)."""
+    if (
+        player is None
+        or table.status != "playing"
+        or table.bot_turn
+        or not table.log
+        or table.log[-1]["v"] != entry["v"]
+    ):
+        return out
+    state = table.game()
+    if state.to_move != player or table.seats[player].bot_plays:
+        return out
+    out["moves"] = [m.to_json() for m in manhattan.legal_moves(state)]
+    return out
 
 
 def initial_state(table: Table) -> State:

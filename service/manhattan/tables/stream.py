@@ -1,29 +1,29 @@
 """A table's event stream for one receiver, shared by SSE and the GraphQL subscription.
 
-The stream yields ``Push(id=version, event, data)`` items, every one built by the projection for
-its receiver, and ``None`` as a heartbeat. It starts with a snapshot, or with the logged events
-after ``last_event_id`` when the log still holds every one of them; any gap (an older id, a lost
-pub/sub message that the log no longer covers) is answered with a snapshot. A seat whose token
-is revoked (it left) gets a last snapshot as a spectator and the stream ends.
+The stream yields ``Push`` items (``push.py``), each built once per version and audience by the
+hub and shared by every receiver of that audience, and ``None`` as a heartbeat. It starts with a
+snapshot, or with the logged events after ``last_event_id`` when the log still holds every one
+of them; any gap (an older id, a lost pub/sub message that the log no longer covers) is answered
+with a snapshot. A seat whose token is revoked (it left) gets a last snapshot as a spectator and
+the stream ends.
+
+A store outage never ends a stream: heartbeats go on, and once a read succeeds again the stream
+sends a snapshot (changes may have been missed meanwhile).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from typing import Any
 
 from .errors import TableError
 from .model import Table
-from .projection import Receiver, event_json, table_json
+from .projection import Receiver, table_json
+from .push import Push
 from .tokens import Bearer
 
-
-@dataclass(frozen=True, slots=True)
-class Push:
-    id: int
-    event: str
-    data: dict[str, Any]
+log = logging.getLogger("manhattan.tables.stream")
 
 
 def _since(table: Table, version: int, after: int) -> list[dict[str, Any]] | None:
@@ -41,59 +41,76 @@ async def table_stream(
     *,
     last_event_id: int | None = None,
     heartbeat: float = 15.0,
+    client: str | None = None,
 ) -> AsyncGenerator[Push | None, None]:
-    """Events of ``table_id`` for ``bearer`` (None: a spectator of a public table).
-    ``runtime`` is the app's ``TableRuntime``. Raises TableError before the first item when
-    the table or the bearer is refused."""
-    tables, hub, driver = runtime.tables, runtime.hub, runtime.driver
-    with hub.listen(table_id) as listener:
+    """Events of ``table_id`` for ``bearer`` (None: a spectator of a public table), counted
+    against the stream limits of ``client`` (its address). ``runtime`` is the app's
+    ``TableRuntime``. Raises TableError (or the store's error) before the first item when the
+    table, the bearer or the limits refuse it."""
+    tables, hub = runtime.tables, runtime.hub
+    spectator = bearer is None or bearer.sid is None
+    with hub.listen(table_id, client=client, spectator=spectator) as listener:
         table, version = await hub.fresh(table_id)
         receiver = tables.check_bearer(table, bearer)
         if bearer is None and not table.public:
             raise TableError("NOT_SEATED", "a private table's stream needs a ticket")
-        driver.seen(table_id)
-        if receiver.sid is not None:
-            await tables.mark_connected(table_id, receiver.sid, heartbeat * 3)
-        sent = -1
+        runtime.driver.seen(table_id)
+        await _mark(tables, table_id, receiver, heartbeat)
         entries = None
         if last_event_id is not None and 0 <= last_event_id <= version:
             entries = _since(table, version, last_event_id)
         if entries is None:
-            yield await _snapshot(tables, table, version, receiver)
+            yield await _snapshot(hub, table, version, receiver)
         elif not entries:
             yield None  # resumed at the newest version: nothing to replay yet
         else:
-            for entry in entries:
-                kind, data = event_json(table, entry, receiver)
-                yield Push(entry["v"], kind, data)
-        sent = version
+            for push in hub.pushes(table, entries, receiver):
+                yield push
+        sent, lost = version, False
         while not hub.closing:
             rung = await listener.wait(heartbeat)
             if not rung:
                 yield None
-                if receiver.sid is not None:
-                    await tables.mark_connected(table_id, receiver.sid, heartbeat * 3)
+                await _mark(tables, table_id, receiver, heartbeat)
             try:
-                table, version = await hub.fresh(table_id, max(listener.version, sent + 1))
+                if rung:
+                    table, version = await hub.fresh(table_id, max(listener.version, sent + 1))
+                else:
+                    table, version = await hub.fresh(table_id, sent, max_age=heartbeat)
             except TableError:
                 return  # expired, or lost with the store: nothing more will come
-            if version <= sent:
+            except Exception:  # the store is down: keep the stream, look again later
+                lost = True
+                continue
+            if version <= sent and not lost:
                 continue
             try:
                 tables.check_bearer(table, bearer)
             except TableError:
-                yield await _snapshot(tables, table, version, Receiver())
+                yield await _snapshot(hub, table, version, Receiver())
                 return
-            entries = _since(table, version, sent)
+            entries = None if lost else _since(table, version, sent)
             if entries is None:
-                yield await _snapshot(tables, table, version, receiver)
+                yield await _snapshot(hub, table, version, receiver)
             else:
-                for entry in entries:
-                    kind, data = event_json(table, entry, receiver)
-                    yield Push(entry["v"], kind, data)
-            sent = version
+                for push in hub.pushes(table, entries, receiver):
+                    yield push
+            sent, lost = version, False
 
 
-async def _snapshot(tables: Any, table: Table, version: int, receiver: Receiver) -> Push:
-    connected = await tables.connected(table.id)
+async def _mark(tables: Any, table_id: str, receiver: Receiver, heartbeat: float) -> None:
+    """A seat's presence, refreshed; an outage only delays it."""
+    if receiver.sid is None:
+        return
+    try:
+        await tables.mark_connected(table_id, receiver.sid, heartbeat * 3)
+    except Exception as exc:
+        log.debug("presence not refreshed", extra={"error": repr(exc)})
+
+
+async def _snapshot(hub: Any, table: Table, version: int, receiver: Receiver) -> Push:
+    try:
+        connected = await hub.connected(table.id)
+    except Exception:  # the store is down: the seats' presence is unknown for now
+        connected = set()
     return Push(version, "snapshot", table_json(table, version, receiver, connected=connected))

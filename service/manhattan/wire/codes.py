@@ -18,6 +18,8 @@ TABLE_CODES: dict[str, int] = {
     "NOT_SEATED": 403,
     "TABLE_NOT_OVER": 409,
     "TABLE_NOT_PLAYING": 409,
+    # A stream or subscription over a limit: open streams per client, spectators per table.
+    "TOO_MANY_STREAMS": 429,
 }
 
 #: code -> HTTP status. The first nine codes are the contract (DESIGN §5); the rest are additions.

@@ -43,6 +43,7 @@ from manhattan.api.graphql.table_types import (
     table_rejected_or,
 )
 from manhattan.api.graphql.types import as_json_scalar
+from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, TableError, TableRuntime, table_stream
 
 
@@ -225,13 +226,22 @@ class TableSubscription:
         table_id = str(id)
         try:
             who = await rt.tables.open_ticket(table_id, ticket) if ticket is not None else None
+            connection: HTTPConnection = info.context["request"]
+            client = connection.client.host if connection.client else None
             source = table_stream(
-                rt, table_id, who, last_event_id=last_event_id, heartbeat=rt.heartbeat
+                rt,
+                table_id,
+                who,
+                last_event_id=last_event_id,
+                heartbeat=rt.heartbeat,
+                client=client,
             )
             first = await anext(source)
         except TableError as exc:
             # The WebSocket transport formats errors itself: the code goes in by hand.
             raise GraphQLError(exc.message, extensions={"code": exc.code}) from None
+        except StoreUnavailable as exc:
+            raise GraphQLError(str(exc), extensions={"code": "STORE_UNAVAILABLE"}) from None
         try:
             item = first
             while True:

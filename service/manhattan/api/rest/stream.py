@@ -2,22 +2,22 @@
 
 ``?ticket=`` (from ``POST .../ticket``; EventSource sends no headers) or a bearer header names a
 seat; neither: a spectator of a public table. ``Last-Event-ID`` (or ``?lastEventId=``) resumes.
-Heartbeats are SSE comments. sse-starlette ends the stream when the server shuts down, so an open
-stream never holds up a graceful shutdown.
+Heartbeats are SSE comments. Each event is written as the bytes the hub encoded once for every
+receiver of its audience (no JSON work per receiver). Streams over the limits (per client
+address, spectators per table) are refused with 429 ``TOO_MANY_STREAMS``. sse-starlette ends
+the stream when the server shuts down, so an open stream never holds up a graceful shutdown.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
-from typing import Any
 
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.responses import Response
 
 from manhattan.api.rest.tables import bearer, runtime, table_id
-from manhattan.tables import Bearer, TableError, table_stream
+from manhattan.tables import HEARTBEAT_FRAME, Bearer, TableError, table_stream
 
 
 def _last_event_id(request: Request) -> int | None:
@@ -37,22 +37,20 @@ async def get_events(request: Request) -> Response:
         await rt.tables.open_ticket(tid, ticket) if ticket is not None else bearer(request, tid)
     )
     source = table_stream(
-        rt, tid, who, last_event_id=_last_event_id(request), heartbeat=rt.heartbeat
+        rt,
+        tid,
+        who,
+        last_event_id=_last_event_id(request),
+        heartbeat=rt.heartbeat,
+        client=request.client.host if request.client else None,
     )
     first = await anext(source)  # refusals (no table, bad seat) are plain error answers
 
-    async def events() -> AsyncIterator[Any]:
+    async def events() -> AsyncIterator[bytes]:
         item = first
         try:
             while True:
-                if item is None:
-                    yield ServerSentEvent(comment="heartbeat")
-                else:
-                    yield ServerSentEvent(
-                        data=json.dumps(item.data, separators=(",", ":")),
-                        event=item.event,
-                        id=str(item.id),
-                    )
+                yield HEARTBEAT_FRAME if item is None else item.frame
                 item = await anext(source)
         except StopAsyncIteration:
             return

@@ -1,0 +1,138 @@
+"""Pushes built once per audience (issue 23 item 3, issue 26 items 1 and 3): every receiver of an
+audience gets the same encoded bytes; the next mover's event carries its legal moves and only
+its own; limits on open streams per client and spectators per table."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import pytest
+
+from manhattan.sealing import Sealer, SealingKey
+from manhattan.store.cas import MemoryVersionedStore
+from manhattan.tables import Push, TableRuntime, table_stream
+from manhattan.tables.hub import StreamLimits
+
+from .conftest import LiveServer, err, new_table, ok, sse
+
+pytestmark = pytest.mark.anyio
+
+Stream = AsyncGenerator[Push | None, None]
+
+
+async def seated_table(rt: TableRuntime) -> tuple[str, list[Any]]:
+    """A public 2-player table, started: (id, [bearer of player 0, bearer of player 1])."""
+    created = await rt.tables.create({"setup": {"players": 2}, "public": True})
+    tid = created["tableId"]
+    bearers = []
+    for name in ("ann", "bob"):
+        joined = await rt.tables.join(tid, {"name": name})
+        bearers.append(rt.tables.authenticate(tid, joined["seatToken"]))
+    await rt.tables.start(tid, bearers[0])
+    return tid, bearers
+
+
+async def next_push(stream: Stream) -> Push:
+    while True:
+        item = await asyncio.wait_for(anext(stream), 5)
+        if item is not None:
+            return item
+
+
+async def test_receivers_of_one_audience_share_one_push_and_its_bytes() -> None:
+    rt = TableRuntime(MemoryVersionedStore(), Sealer(SealingKey.generate()))
+    tid, (ann, bob) = await seated_table(rt)
+    table = await rt.tables.get(tid, ann)
+    mover = [ann, bob][table["toMove"]]
+    streams = [table_stream(rt, tid, who) for who in (None, None, ann, ann, bob)]
+    for stream in streams:
+        assert (await next_push(stream)).event == "snapshot"
+    mine = await rt.tables.get(tid, mover)
+    await rt.tables.move(tid, mover, mine["moves"][0], mine["version"])
+    pushes = [await next_push(stream) for stream in streams]
+    assert {p.event for p in pushes} == {"move"}
+    spectators, anns, bobs = pushes[0:2], pushes[2:4], pushes[4:]
+    assert spectators[0] is spectators[1] and anns[0] is anns[1]
+    assert spectators[0].frame is spectators[1].frame  # encoded once
+    assert anns[0] is not bobs[0] and anns[0] is not spectators[0]  # one per audience
+    for stream in streams:
+        await stream.aclose()
+    assert rt.hub.stream_count == 0
+
+
+async def test_the_next_movers_event_carries_its_moves_and_no_one_elses(live: LiveServer) -> None:
+    tid, _, people = await new_table(live, 2, public=True)
+    async with live.client() as c, sse(c, f"/v1/tables/{tid}/events") as watching:
+        await watching.until("snapshot")
+        streams = []
+        for person in people:
+            ticket = ok(await person.client.post(f"/v1/tables/{tid}/ticket"))["ticket"]
+            context = sse(person.client, f"/v1/tables/{tid}/events?ticket={ticket}")
+            stream = await context.__aenter__()
+            snapshot = (await stream.until("snapshot"))["data"]
+            streams.append((context, stream, snapshot))
+        # Play six turns from the pushed events only: no GET between moves.
+        state = {p.player: s for p, (_, _, s) in zip(people, streams, strict=True)}
+        for _ in range(6):
+            to_move = next(iter(state.values()))["toMove"]
+            mover = people[to_move]
+            mine = state[to_move]
+            assert mine["moves"], mine
+            ok(await mover.move(mine["moves"][0], mine["version"]))
+            for person, (_, stream, _) in zip(people, streams, strict=True):
+                event = (await stream.until("move"))["data"]
+                assert ("moves" in event) == (event["toMove"] == person.player), event
+                state[person.player] = event
+            spectated = (await watching.until("move"))["data"]
+            assert "moves" not in spectated
+        for context, _, _ in streams:
+            await context.__aexit__(None, None, None)
+
+
+async def test_streams_over_the_per_client_limit_are_refused() -> None:
+    async with LiveServer(table_streams_per_client=2) as live:
+        tid, _, _ = await new_table(live, 2, public=True)
+        async with (
+            live.client() as c,
+            sse(c, f"/v1/tables/{tid}/events") as first,
+            sse(c, f"/v1/tables/{tid}/events"),
+        ):
+            await first.next()
+            err(await c.get(f"/v1/tables/{tid}/events"), 429, "TOO_MANY_STREAMS")
+        async with live.client() as c, sse(c, f"/v1/tables/{tid}/events") as again:
+            assert (await again.next())["event"] == "snapshot"  # closed streams free the slot
+
+
+async def test_spectators_over_the_per_table_limit_are_refused_seats_are_not() -> None:
+    async with LiveServer(table_spectators_per_table=1) as live:
+        tid, _, (ann, _) = await new_table(live, 2, public=True)
+        other, _, _ = await new_table(live, 2, public=True)
+        async with live.client() as c, sse(c, f"/v1/tables/{tid}/events") as one:
+            await one.next()
+            err(await c.get(f"/v1/tables/{tid}/events"), 429, "TOO_MANY_STREAMS")
+            async with sse(c, f"/v1/tables/{other}/events") as elsewhere:
+                await elsewhere.next()
+            ticket = ok(await ann.client.post(f"/v1/tables/{tid}/ticket"))["ticket"]
+            async with sse(c, f"/v1/tables/{tid}/events?ticket={ticket}") as seat:
+                assert (await seat.next())["data"]["you"] == 0
+
+
+async def test_stream_limits_are_counted_per_client_address() -> None:
+    rt = TableRuntime(
+        MemoryVersionedStore(),
+        Sealer(SealingKey.generate()),
+        limits=StreamLimits(per_client=1, spectators_per_table=10),
+    )
+    tid, _ = await seated_table(rt)
+    first = table_stream(rt, tid, None, client="10.0.0.1")
+    await next_push(first)
+    other = table_stream(rt, tid, None, client="10.0.0.2")
+    await next_push(other)
+    refused = table_stream(rt, tid, None, client="10.0.0.1")
+    with pytest.raises(Exception, match="at most 1 open streams") as caught:
+        await anext(refused)
+    assert getattr(caught.value, "code", None) == "TOO_MANY_STREAMS"
+    await first.aclose()
+    await other.aclose()
