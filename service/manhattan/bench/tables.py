@@ -66,6 +66,8 @@ STREAM_OPEN_CONCURRENCY = 100
 REQUEST_TIMEOUT = 30.0
 #: A stream silent this long is dead (the service's heartbeat comes every 15 s by default).
 STREAM_IDLE_TIMEOUT = 120.0
+#: The started service's limit on open streams per client address (all of them are loopback).
+STREAMS_PER_CLIENT = 1_000_000
 
 T = TypeVar("T")
 
@@ -708,6 +710,9 @@ def run(argv: list[str]) -> int:
         args.seed,
         max(0.0, args.think),
     )
+    # Every simulated person connects from loopback: the service this command starts allows
+    # them all (a service given with --url must be configured so itself).
+    os.environ.setdefault("MANHATTAN_TABLE_STREAMS_PER_CLIENT", str(STREAMS_PER_CLIENT))
     try:
         with service_under_test(args, "tables") as (url, pid):
             report = asyncio.run(bench(url, pid, options))

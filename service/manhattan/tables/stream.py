@@ -14,6 +14,7 @@ sends a snapshot (changes may have been missed meanwhile).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -67,10 +68,12 @@ async def table_stream(
             for push in hub.pushes(table, entries, receiver):
                 yield push
         sent, lost = version, False
+        beat = time.monotonic() + heartbeat
         while not hub.closing:
-            rung = await listener.wait(heartbeat)
-            if not rung:
+            rung = await listener.wait(max(0.0, beat - time.monotonic()))
+            if time.monotonic() >= beat:  # due even while rung (doorbells ring in an outage)
                 yield None
+                beat = time.monotonic() + heartbeat
                 await _mark(tables, table_id, receiver, heartbeat)
             try:
                 if rung:
@@ -96,6 +99,7 @@ async def table_stream(
                 for push in hub.pushes(table, entries, receiver):
                     yield push
             sent, lost = version, False
+            beat = time.monotonic() + heartbeat
 
 
 async def _mark(tables: Any, table_id: str, receiver: Receiver, heartbeat: float) -> None:
