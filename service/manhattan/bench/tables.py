@@ -6,11 +6,13 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
 
 1. **stateless** (``--stateless-seconds``): as many players as there are tables play random
    4-player games the stateless way, each move one ``POST /v1/legal-moves`` and one
-   ``POST /v1/apply`` on the sealed token: the same two requests per move a table player makes.
+   ``POST /v1/apply`` on the sealed token (the two requests per move a table player made
+   before its events carried its legal moves).
 2. **tables** (``--seconds``): ``--tables`` tables of four people. Every person joins, holds
-   the table's SSE stream open and, when the stream says it is their turn, asks the table for
-   their seat's legal moves (``GET /v1/tables/{id}``) and plays one at random
-   (``POST .../moves`` with the version and a move id). The move's **push latency** is the time
+   the table's SSE stream open and, when the stream says it is their turn, plays one of the
+   legal moves that event carries for them at random (``POST .../moves`` with the event's
+   version and a move id): one request per move (a ``GET /v1/tables/{id}`` only when an event
+   carries no moves; the report counts them). The move's **push latency** is the time
    from just before its POST to its arrival on each of the other three seats' streams.
 3. **stateless** again, so the comparison does not depend on the order; its rate is the mean of
    both.
@@ -121,6 +123,8 @@ class Tally:
     post: list[float] = field(default_factory=list)
     moves: int = 0
     conflicts: int = 0
+    #: Table GETs a mover needed (its event carried no legal moves).
+    gets: int = 0
     errors: int = 0
     samples: list[str] = field(default_factory=list)
 
@@ -338,6 +342,7 @@ class Person:
             async for kind, version, data in self.stream.events():
                 arrived = time.perf_counter()
                 to_move: int | None = None
+                parsed: dict[str, Any] = {}
                 if kind == "move":
                     sent = self.table.sent.get(version)
                     parsed = orjson.loads(data)
@@ -351,12 +356,15 @@ class Person:
                     if parsed["status"] == "playing":
                         to_move = parsed.get("toMove")
                 elif kind == "started":
-                    to_move = orjson.loads(data).get("toMove")
+                    parsed = orjson.loads(data)
+                    to_move = parsed.get("toMove")
                 elif kind == "over":
                     self.table.over = True
                     return
                 if to_move is not None and to_move == self.me and not self.stop.is_set():
-                    self.moving = asyncio.create_task(self.move())
+                    # The event carries the mover's legal moves at its version: no GET.
+                    known = (parsed.get("moves"), parsed.get("version"))
+                    self.moving = asyncio.create_task(self.move(*known))
             if not self.stop.is_set():
                 self.tally.fail(f"stream of {self.table.table_id}/{self.seat} ended early")
         except (BenchError, OSError, ValueError) as exc:
@@ -366,16 +374,19 @@ class Person:
             self.ready.set()
             self.stream.close()
 
-    async def move(self) -> None:
+    async def move(self, moves: list[Any] | None, version: int | None) -> None:
+        """Play one of ``moves`` at ``version`` (from the event); without them, GET the table."""
         path = f"/v1/tables/{self.table.table_id}"
         try:
             if self.think:  # a person looks at the board for a while (0.5 to 1.5 x think)
                 await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
-            table = await must(self.rest, "GET", path, token=self.token)
-            if not table["moves"] or self.stop.is_set():
+            if not moves or version is None:
+                table = await must(self.rest, "GET", path, token=self.token)
+                moves, version = table["moves"], table["version"]
+                self.tally.gets += 1
+            if not moves or self.stop.is_set():
                 return
-            move = self.rng.choice(table["moves"])
-            version = table["version"]
+            move = self.rng.choice(moves)
             body = {"move": move, "version": version, "moveId": secrets.token_hex(8)}
             started = time.perf_counter()
             self.table.sent[version + 1] = started
@@ -449,6 +460,7 @@ async def play_tables(
         "push_latency": latency_summary(tally.push, PERCENTILES),
         "post_latency": latency_summary(tally.post, PERCENTILES),
         "conflicts": tally.conflicts,
+        "gets": tally.gets,
         "errors": tally.errors,
         "error_samples": tally.samples,
     }
@@ -502,6 +514,8 @@ class Options:
     rounds: int | None
     seed: int
     think: float = 0.0
+    live: int = 0
+    live_seconds: float = 5.0
 
 
 async def measured(pid: int | None, phase: Awaitable[dict[str, Any]]) -> dict[str, Any]:
@@ -562,6 +576,7 @@ async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
         if options.idle_streams
         else {}
     )
+    live = await _live_phase(endpoint, options) if options.live else None
     stateless_rate = (first["moves_per_s"] + second["moves_per_s"]) / 2
     report: dict[str, Any] = {
         "url": url,
@@ -574,11 +589,18 @@ async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
         "moves_vs_stateless": ratio(played["moves_per_s"], stateless_rate),
         "moves_per_cpu_vs_stateless": cpu_ratio(played, [first, second]),
         "idle": idle,
+        "live": live,
         "errors": first["errors"] + played["errors"] + second["errors"],
     }
     report["targets"] = TARGETS
     report["verdicts"] = verdicts(report)
     return report
+
+
+async def _live_phase(endpoint: Endpoint, options: Options) -> dict[str, Any]:
+    from .tables_scale import live_phase  # it builds on this module
+
+    return await live_phase(endpoint, options.live, options.live_seconds)
 
 
 def _verdict(met: bool | None) -> str:
@@ -603,7 +625,8 @@ def print_report(report: dict[str, Any]) -> None:
         f"  tables: {played['tables']} tables x {SEATS} people with live streams, "
         f"{played['moves']} moves in {played['seconds']:.1f} s = "
         f"{played['moves_per_s']:.0f} moves/s; {played['tables_finished']} games finished; "
-        f"{played['conflicts']} conflicts, {played['errors']} errors"
+        f"{played['conflicts']} conflicts, {played['errors']} errors, "
+        f"{played['gets']} table GETs (the events carry the movers' moves)"
     )
     versus = report["moves_vs_stateless"]
     print(
@@ -661,6 +684,10 @@ def print_report(report: dict[str, Any]) -> None:
     per_cpu = report["moves_per_cpu_vs_stateless"]
     if per_cpu is not None:
         print(f"  table moves per service CPU second vs stateless: {per_cpu:.2f}x")
+    if report.get("live"):
+        from .tables_scale import print_live
+
+        print_live(report["live"])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -687,6 +714,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="also play the tables again with people taking this many seconds a move "
         "(0.5-1.5x), and judge the push latency there",
     )
+    parser.add_argument(
+        "--live",
+        type=int,
+        default=0,
+        help="also measure table GETs and moves with this many more live tables (0: skip)",
+    )
+    parser.add_argument("--live-seconds", type=float, default=5.0, help="each --live probe")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
@@ -709,6 +743,8 @@ def run(argv: list[str]) -> int:
         args.rounds,
         args.seed,
         max(0.0, args.think),
+        max(0, args.live),
+        args.live_seconds,
     )
     # Every simulated person connects from loopback: the service this command starts allows
     # them all (a service given with --url must be configured so itself).

@@ -1,0 +1,138 @@
+"""``manhattan bench tables --live N``: does a table request cost more when many tables are live?
+
+The phase measures a probe (``--live-seconds`` of table GETs by several connections, then as
+long of moves at a few tables, each move a GET of the table as its seat and the POST), creates
+N live tables (half of them playing on a running clock, so the driver has N/2 deadlines
+scheduled), and measures the same probe again in the same run. Reported: both rates and their
+ratios (issue 23's target: both at least 0.9x the run with few live tables).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from functools import partial
+from typing import Any
+
+from .tables import SETUP_CONCURRENCY, Endpoint, Pool, bounded, per_second, ratio
+
+#: Connections the probe keeps busy at once.
+PROBE_WORKERS = 8
+#: Target: rates with N live tables over rates with a few.
+LIVE_TARGET = 0.9
+
+
+async def new_playing(pool: Pool, clock: int | None) -> tuple[str, list[str]]:
+    """A started 2-seat table (with ``turnSeconds`` = ``clock``): (id, seat tokens)."""
+    body: dict[str, Any] = {"setup": {"players": 2}, "public": False}
+    if clock is not None:
+        body["turnSeconds"] = clock
+    created = await pool.must("POST", "/v1/tables", body)
+    tid = created["tableId"]
+    tokens = []
+    for name in ("ann", "bob"):
+        joined = await pool.must("POST", f"/v1/tables/{tid}/join", {"name": name})
+        tokens.append(joined["seatToken"])
+    await pool.must("POST", f"/v1/tables/{tid}/start", {}, created["hostToken"])
+    return tid, tokens
+
+
+async def live_tables(endpoint: Endpoint, count: int) -> float:
+    """``count`` live tables: every other one playing with a one-hour clock, the rest waiting.
+    The seconds it took."""
+    pool = Pool(endpoint, SETUP_CONCURRENCY)
+
+    async def one(k: int) -> None:
+        if k % 2:
+            await new_playing(pool, 3600)
+        else:
+            await pool.must("POST", "/v1/tables", {"setup": {"players": 2}, "public": False})
+
+    began = time.perf_counter()
+    try:
+        await bounded(SETUP_CONCURRENCY, [partial(one, k) for k in range(count)])
+    finally:
+        pool.close()
+    return time.perf_counter() - began
+
+
+async def probe(endpoint: Endpoint, seconds: float) -> dict[str, float]:
+    """GETs of one table, then moves at ``PROBE_WORKERS`` tables, ``seconds`` each."""
+    pool = Pool(endpoint, PROBE_WORKERS)
+    try:
+        tid, tokens = await new_playing(pool, None)
+        path = f"/v1/tables/{tid}"
+        gets = await _for(seconds, lambda: pool.must("GET", path, token=tokens[0]))
+        tables = [await new_playing(pool, None) for _ in range(PROBE_WORKERS)]
+        moves = await _moves(pool, tables, seconds)
+    finally:
+        pool.close()
+    return {"gets_per_s": per_second(gets, seconds), "moves_per_s": per_second(moves, seconds)}
+
+
+async def _for(seconds: float, request: Any) -> int:
+    """Requests made by ``PROBE_WORKERS`` loops in ``seconds``."""
+    done = 0
+    until = time.perf_counter() + seconds
+
+    async def worker() -> None:
+        nonlocal done
+        while time.perf_counter() < until:
+            await request()
+            done += 1
+
+    await asyncio.gather(*(worker() for _ in range(PROBE_WORKERS)))
+    return done
+
+
+async def _moves(pool: Pool, tables: list[tuple[str, list[str]]], seconds: float) -> int:
+    played = 0
+    until = time.perf_counter() + seconds
+
+    async def play(table: tuple[str, list[str]]) -> None:
+        nonlocal played
+        tid, tokens = table
+        while time.perf_counter() < until:
+            seen = await pool.must("GET", f"/v1/tables/{tid}", token=tokens[0])
+            if seen["status"] != "playing":
+                tid, tokens = await new_playing(pool, None)
+                continue
+            if seen["toMove"] != 0:
+                seen = await pool.must("GET", f"/v1/tables/{tid}", token=tokens[seen["toMove"]])
+            body = {"move": seen["moves"][0], "version": seen["version"]}
+            await pool.must("POST", f"/v1/tables/{tid}/moves", body, tokens[seen["toMove"]])
+            played += 1
+
+    await asyncio.gather(*(play(table) for table in tables))
+    return played
+
+
+async def live_phase(endpoint: Endpoint, live: int, seconds: float) -> dict[str, Any]:
+    """The probe with a few live tables, then with ``live`` more, in one run."""
+    few = await probe(endpoint, seconds)
+    created_in = await live_tables(endpoint, live)
+    many = await probe(endpoint, seconds)
+    return {
+        "live": live,
+        "created_in_s": created_in,
+        "few": few,
+        "many": many,
+        "get_ratio": ratio(many["gets_per_s"], few["gets_per_s"]),
+        "move_ratio": ratio(many["moves_per_s"], few["moves_per_s"]),
+        "target": LIVE_TARGET,
+    }
+
+
+def print_live(report: dict[str, Any]) -> None:
+    few, many = report["few"], report["many"]
+    print(
+        f"  live tables: {report['live']} created in {report['created_in_s']:.1f} s "
+        "(half playing on a running clock)"
+    )
+    for name, key in (("table GET", "gets_per_s"), ("move (GET + POST)", "moves_per_s")):
+        share = ratio(many[key], few[key])
+        verdict = "not measured" if share is None else "met" if share >= LIVE_TARGET else "MISSED"
+        print(
+            f"    {name}/s: {few[key]:.0f} with few live tables, {many[key]:.0f} with "
+            f"{report['live']}: {share or 0:.2f}x (target >= {LIVE_TARGET}x: {verdict})"
+        )
