@@ -13,6 +13,7 @@ from manhattan_client import (
     BadSeatError,
     Client,
     GameOver,
+    Move,
     MovePlayed,
     NotSeatedError,
     NotYourTurnError,
@@ -143,22 +144,21 @@ async def _sit_and_play(
     client: AsyncClient, table_id: str, token: str, seen: list[TableEvent]
 ) -> None:
     """A person at the table: reads its own stream and moves when the stream says it is its
-    turn (the moves come from its seat's view of the table)."""
+    turn, with the legal moves the event carries for it (no GET of the table per turn)."""
     me: int | None = None
     async for event in client.table_events(table_id, token=token):
         seen.append(event)
-        to_move: int | None = None
+        moves: list[Move] = []
         if isinstance(event, Snapshot):
             me = event.table.you
-            to_move = event.table.to_move if event.table.status == "playing" else None
+            moves = event.table.moves
         elif event.kind == "started":
-            to_move = event.data["toMove"]
+            moves = [Move.from_json(m) for m in event.data.get("moves") or []]
         elif isinstance(event, MovePlayed):
-            to_move = event.to_move
-        if to_move is not None and to_move == me:
-            table = await client.get_table(table_id, token=token)
-            if table.my_turn:
-                await client.table_move(table_id, table.moves[-1], table.version, token=token)
+            moves = event.moves
+            assert bool(moves) == (event.to_move == me), event  # its own turn's, and only then
+        if moves and event.version is not None:
+            await client.table_move(table_id, moves[-1], event.version, token=token)
 
 
 def test_two_people_play_live_over_their_streams(server_url: str) -> None:

@@ -576,7 +576,7 @@ async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
         if options.idle_streams
         else {}
     )
-    live = await _live_phase(endpoint, options) if options.live else None
+    live = await _live_phase(endpoint, pid, options) if options.live else None
     stateless_rate = (first["moves_per_s"] + second["moves_per_s"]) / 2
     report: dict[str, Any] = {
         "url": url,
@@ -597,10 +597,10 @@ async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
     return report
 
 
-async def _live_phase(endpoint: Endpoint, options: Options) -> dict[str, Any]:
+async def _live_phase(endpoint: Endpoint, pid: int | None, options: Options) -> dict[str, Any]:
     from .tables_scale import live_phase  # it builds on this module
 
-    return await live_phase(endpoint, options.live, options.live_seconds)
+    return await live_phase(endpoint, pid, options.live, options.live_seconds)
 
 
 def _verdict(met: bool | None) -> str:

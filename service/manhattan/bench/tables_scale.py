@@ -14,6 +14,7 @@ import time
 from functools import partial
 from typing import Any
 
+from .harness import cpu_seconds
 from .tables import SETUP_CONCURRENCY, Endpoint, Pool, bounded, per_second, ratio
 
 #: Connections the probe keeps busy at once.
@@ -56,18 +57,38 @@ async def live_tables(endpoint: Endpoint, count: int) -> float:
     return time.perf_counter() - began
 
 
-async def probe(endpoint: Endpoint, seconds: float) -> dict[str, float]:
-    """GETs of one table, then moves at ``PROBE_WORKERS`` tables, ``seconds`` each."""
+async def probe(endpoint: Endpoint, pid: int | None, seconds: float) -> dict[str, Any]:
+    """GETs of one table, then moves at ``PROBE_WORKERS`` tables, ``seconds`` each; with the
+    service's process id, also its CPU milliseconds per GET and per move (steadier than rates
+    on a shared machine)."""
     pool = Pool(endpoint, PROBE_WORKERS)
     try:
         tid, tokens = await new_playing(pool, None)
         path = f"/v1/tables/{tid}"
-        gets = await _for(seconds, lambda: pool.must("GET", path, token=tokens[0]))
         tables = [await new_playing(pool, None) for _ in range(PROBE_WORKERS)]
+        cpu = _cpu(pid)
+        gets = await _for(seconds, lambda: pool.must("GET", path, token=tokens[0]))
+        cpu_gets = _cpu(pid)
         moves = await _moves(pool, tables, seconds)
+        cpu_moves = _cpu(pid)
     finally:
         pool.close()
-    return {"gets_per_s": per_second(gets, seconds), "moves_per_s": per_second(moves, seconds)}
+    return {
+        "gets_per_s": per_second(gets, seconds),
+        "moves_per_s": per_second(moves, seconds),
+        "cpu_ms_per_get": _per(cpu, cpu_gets, gets),
+        "cpu_ms_per_move": _per(cpu_gets, cpu_moves, moves),
+    }
+
+
+def _cpu(pid: int | None) -> float | None:
+    return None if pid is None else cpu_seconds(pid)
+
+
+def _per(before: float | None, after: float | None, count: int) -> float | None:
+    if before is None or after is None or not count:
+        return None
+    return 1000 * (after - before) / count
 
 
 async def _for(seconds: float, request: Any) -> int:
@@ -107,11 +128,13 @@ async def _moves(pool: Pool, tables: list[tuple[str, list[str]]], seconds: float
     return played
 
 
-async def live_phase(endpoint: Endpoint, live: int, seconds: float) -> dict[str, Any]:
+async def live_phase(
+    endpoint: Endpoint, pid: int | None, live: int, seconds: float
+) -> dict[str, Any]:
     """The probe with a few live tables, then with ``live`` more, in one run."""
-    few = await probe(endpoint, seconds)
+    few = await probe(endpoint, pid, seconds)
     created_in = await live_tables(endpoint, live)
-    many = await probe(endpoint, seconds)
+    many = await probe(endpoint, pid, seconds)
     return {
         "live": live,
         "created_in_s": created_in,
@@ -119,8 +142,16 @@ async def live_phase(endpoint: Endpoint, live: int, seconds: float) -> dict[str,
         "many": many,
         "get_ratio": ratio(many["gets_per_s"], few["gets_per_s"]),
         "move_ratio": ratio(many["moves_per_s"], few["moves_per_s"]),
+        "cpu_per_get_ratio": _ratio(many["cpu_ms_per_get"], few["cpu_ms_per_get"]),
+        "cpu_per_move_ratio": _ratio(many["cpu_ms_per_move"], few["cpu_ms_per_move"]),
         "target": LIVE_TARGET,
     }
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+    if numerator is None or denominator is None:
+        return None
+    return ratio(numerator, denominator)
 
 
 def print_live(report: dict[str, Any]) -> None:
@@ -136,3 +167,9 @@ def print_live(report: dict[str, Any]) -> None:
             f"    {name}/s: {few[key]:.0f} with few live tables, {many[key]:.0f} with "
             f"{report['live']}: {share or 0:.2f}x (target >= {LIVE_TARGET}x: {verdict})"
         )
+    for name, key in (("GET", "cpu_ms_per_get"), ("move", "cpu_ms_per_move")):
+        if few[key] is not None and many[key] is not None:
+            print(
+                f"    service CPU per {name}: {few[key]:.2f} ms with few live tables, "
+                f"{many[key]:.2f} ms with {report['live']}"
+            )

@@ -298,6 +298,7 @@ class TableEvent:
                 _optional_int(data.get("player")),
                 bool(data.get("bot", False)),
                 _optional_int(data.get("deadline")),
+                [Move.from_json(m) for m in data.get("moves") or []],
             )
         if kind == "chat":
             name, text = data.get("name"), data.get("text")
@@ -334,6 +335,9 @@ class MovePlayed(TableEvent):
     player: int | None = None
     by_bot: bool = False
     deadline: int | None = None
+    #: The receiver's legal moves at ``version`` when it is to move next (else empty): play one
+    #: without asking for the table first.
+    moves: list[Move] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
