@@ -16,7 +16,7 @@
  *       ├── RateLimitedError      RATE_LIMITED (.retryAfter seconds)
  *       ├── TableError            (a RequestRejectedError) the table codes of tables and NOT_YOUR_TURN:
  *       │   TableNotFound, TableFull, TableNotWaiting, TableNotPlaying, StaleVersion (.table),
- *       │   NotYourTurn, BadSeat, NotSeated, TableNotOver
+ *       │   NotYourTurn, BadSeat, NotSeated, TableNotOver, TooManyStreams (429: stream limits)
  *       ├── RequestRejectedError  any other 4xx code
  *       └── ServerError           5xx (BotsBusyError carries .retryAfter)
  */
@@ -88,6 +88,8 @@ export class NotYourTurnError extends TableError { override name = "NotYourTurnE
 export class BadSeatError extends TableError { override name = "BadSeatError"; }
 export class NotSeatedError extends TableError { override name = "NotSeatedError"; }
 export class TableNotOverError extends TableError { override name = "TableNotOverError"; }
+/** TOO_MANY_STREAMS: a table stream over the limits (streams per client, spectators per table). */
+export class TooManyStreamsError extends TableError { override name = "TooManyStreamsError"; }
 
 /** STALE_VERSION: `table` is the table as it is now (when the service sent it). */
 export class StaleVersionError extends TableError {
@@ -161,6 +163,7 @@ const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceErro
   NOT_SEATED: NotSeatedError,
   TABLE_NOT_OVER: TableNotOverError,
   TABLE_NOT_PLAYING: TableNotPlayingError,
+  TOO_MANY_STREAMS: TooManyStreamsError,
   NOT_FOUND: NotFoundError,
   METHOD_NOT_ALLOWED: MethodNotAllowedError,
   NOT_ACCEPTABLE: NotAcceptableError,

@@ -21,7 +21,8 @@ ManhattanClientError
     │   ├── TableError          the table codes (tables, DESIGN §9) and NOT_YOUR_TURN:
     │   │   ├── TableNotFoundError, TableFullError, TableNotWaitingError, TableNotPlayingError
     │   │   ├── StaleVersionError (.table: the current table), NotYourTurnError
-    │   │   └── BadSeatError, NotSeatedError, TableNotOverError
+    │   │   ├── BadSeatError, NotSeatedError, TableNotOverError
+    │   │   └── TooManyStreamsError (429: open streams per client, spectators per table)
     │   └── NotFoundError, MethodNotAllowedError, NotAcceptableError, UnsupportedMediaTypeError
     └── ServerError           a 5xx: the service's fault
         ├── NotImplementedByServiceError, StoreUnavailableError, InternalServerError
@@ -218,6 +219,11 @@ class TableNotOverError(TableError):
     """TABLE_NOT_OVER: the game's record is there only once the game is over."""
 
 
+class TooManyStreamsError(TableError):
+    """TOO_MANY_STREAMS: a table stream over the service's limits (open streams per client
+    address, or spectators of one table); close one first."""
+
+
 class NotFoundError(RequestRejectedError):
     """NOT_FOUND: no such path."""
 
@@ -289,6 +295,7 @@ ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "NOT_SEATED": NotSeatedError,
     "TABLE_NOT_OVER": TableNotOverError,
     "TABLE_NOT_PLAYING": TableNotPlayingError,
+    "TOO_MANY_STREAMS": TooManyStreamsError,
     "NOT_FOUND": NotFoundError,
     "METHOD_NOT_ALLOWED": MethodNotAllowedError,
     "NOT_ACCEPTABLE": NotAcceptableError,

@@ -896,7 +896,7 @@ export interface components {
         /** Error */
         Error: {
             /** @enum {string} */
-            code: "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /**
              * @description JSON path of the first fault
@@ -951,7 +951,7 @@ export interface components {
             /** @default null */
             move?: components["schemas"]["move"];
             /** @default null */
-            code?: ("BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
+            code?: ("BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
             /** @default null */
             message?: string | null;
             /**
@@ -3036,7 +3036,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3115,7 +3115,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3231,7 +3231,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3352,7 +3352,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3468,7 +3468,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3599,7 +3599,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,7 +3730,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3851,7 +3851,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3967,7 +3967,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4088,7 +4088,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4204,7 +4204,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4320,7 +4320,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4428,7 +4428,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4544,7 +4544,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description RATE_LIMITED */
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
             429: {
                 headers: {
                     [name: string]: unknown;
