@@ -54,6 +54,7 @@ class TableRuntime:
             bot_seconds=self.settings.bot_seconds,
         )
         self.hub = Hub(store, self.tables, limits=limits)
+        self.driver.read = self.hub.fresh
         self._tasks: list[asyncio.Task[None]] = []
 
     @classmethod

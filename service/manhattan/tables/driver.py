@@ -24,6 +24,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 
 from manhattan import State
 
@@ -31,6 +32,7 @@ from ..bots import BotChoice
 from .bot_turns import BotRunner
 from .due import DueIndex
 from .errors import TableError
+from .model import Table
 from .records import lease_key, now_ms
 from .service import Tables
 
@@ -55,7 +57,7 @@ class Driver:
         self.due = due
         self.bot_seconds = bot_seconds
         self.replica = secrets.token_hex(8)
-        self._now: dict[str, None] = {}  # tables to check at once, in order
+        self._now: dict[str, int] = {}  # tables to check at once (the version heard of)
         self._busy: set[str] = set()
         self._again: set[str] = set()  # changed while being checked: check once more
         self._placed: dict[str, int] = {}  # due times this process put in the index
@@ -64,10 +66,13 @@ class Driver:
         self._wake = asyncio.Event()
         self._failures = 0
         self.closing = False
+        #: How a check reads a table (at least at a version): the runtime gives the hub's shared
+        #: read, so a change's check and its streams read the table once.
+        self.read: Callable[[str, int], Awaitable[tuple[Table, int]]] = self._load
 
     def table_changed(self, table_id: str, version: int) -> None:
         """A change made by this process: look at the table at once."""
-        self.poke(table_id)
+        self.poke(table_id, version)
 
     def seen(self, table_id: str) -> None:
         """A table known to exist (a stream opened on it): checked once if this process has
@@ -75,12 +80,15 @@ class Driver:
         if table_id not in self._known:
             self.poke(table_id)
 
-    def poke(self, table_id: str) -> None:
+    def poke(self, table_id: str, version: int = 0) -> None:
         if table_id in self._busy:
             self._again.add(table_id)
         else:
-            self._now[table_id] = None
+            self._now[table_id] = max(version, self._now.get(table_id, 0))
         self._wake.set()
+
+    async def _load(self, table_id: str, version: int) -> tuple[Table, int]:
+        return await self.tables.load(table_id)
 
     @property
     def lease_ms(self) -> int:
@@ -95,8 +103,8 @@ class Driver:
             self._wake.clear()
             now = self._now
             self._now = {}
-            for table_id in now:
-                self._start(table_id, None)
+            for table_id, version in now.items():
+                self._start(table_id, None, version)
             await self._take_due()
             sleep = TICK_SECONDS
             upcoming = self.due.next_ms()
@@ -118,18 +126,18 @@ class Driver:
         if len(taken) == TAKE_LIMIT:
             self._wake.set()  # more may be due
 
-    def _start(self, table_id: str, due: int | None) -> None:
+    def _start(self, table_id: str, due: int | None, version: int = 0) -> None:
         if table_id in self._busy:
             self._again.add(table_id)
             return
         self._busy.add(table_id)
-        task = asyncio.create_task(self._check(table_id, due))
+        task = asyncio.create_task(self._check(table_id, due, version))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _check(self, table_id: str, due: int | None) -> None:
+    async def _check(self, table_id: str, due: int | None, version: int) -> None:
         try:
-            upcoming = await self.check(table_id)
+            upcoming = await self.check(table_id, version)
             await self._schedule(table_id, upcoming, due)
             self._recovered()
         except TableError:
@@ -176,9 +184,10 @@ class Driver:
             log.warning("table checks back", extra={"failures": self._failures})
             self._failures = 0
 
-    async def check(self, table_id: str) -> int | None:
-        """Do what is due on the table now; the epoch milliseconds of its next due time."""
-        table, version = await self.tables.load(table_id)
+    async def check(self, table_id: str, heard: int = 0) -> int | None:
+        """Do what is due on the table now (version ``heard`` or newer); the epoch milliseconds
+        of its next due time."""
+        table, version = await self.read(table_id, heard)
         if table.status == "over":
             if not table.has_event("over") and table.rematch is None:
                 await self.tables.finish(table_id)
