@@ -188,7 +188,7 @@ class Hub:
             if push is None:
                 kind, data = event_json(table, entry, receiver)
                 push = kept[key] = Push(entry["v"], kind, data)
-                if len(kept) > 4 * KEPT_VERSIONS:
+                if len(kept) > 16 * KEPT_VERSIONS:  # now and then, not on every push
                     oldest = entry["v"] - KEPT_VERSIONS
                     for old in [k for k in kept if k[0] < oldest]:
                         del kept[old]
