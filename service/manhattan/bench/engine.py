@@ -14,9 +14,9 @@ import statistics
 import time
 from collections.abc import Callable
 
+from ..bots.playout import play_out
 from ..engine import State, apply_move, legal_moves, new_game
 from ..engine.play import Game
-from ..engine.rollout import play_out
 from .harness import seconds_per_call
 
 TARGETS = {

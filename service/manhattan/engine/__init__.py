@@ -16,10 +16,11 @@ from .legality import check_move, legal_moves
 from .moves import Move
 from .play import Game, Transition, apply_move, play
 from .preview import Preview, preview, preview_all
+from .records import Breakdown, RoundRecord, Urban
 from .rules import Rules, Variants
 from .scoring import Placing, RoundScore, player_totals, ranking, score_round
 from .setup import SETUP_FIELDS, new_game, new_game_from_setup
-from .state import Breakdown, RoundRecord, State, Urban
+from .state import State
 from .threats import Threats, threats
 from .urban import URBAN_CARDS
 from .view import View, sample_state, view

@@ -13,12 +13,12 @@ from typing import Any
 
 from .board import Board, block_coords
 from .errors import InvalidPlayerError
+from .formats import VIEW_FORMAT
+from .records import Counts, RoundRecord, Urban
 from .rules import CARD_COPIES, CARD_POSITIONS, Rules
-from .state import Counts, RoundRecord, State, Urban
+from .state import State
 from .urban import URBAN_CARDS
 from .validation import is_int
-
-VIEW_FORMAT = "manhattan/view@1"
 
 
 @dataclass(frozen=True, slots=True)
