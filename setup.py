@@ -8,11 +8,8 @@ Python and says so in one line. ``manhattan --version`` and ``/readyz`` tell whi
 
 from __future__ import annotations
 
-import os
 import runpy
-import shutil
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -27,20 +24,8 @@ def notice(reason: str) -> None:
     print(f"manhattan-rules: installing the pure-Python kernel ({reason})", file=sys.stderr)
 
 
-def missing_toolchain() -> str | None:
-    """Why a C extension cannot be built here, or None."""
-    if os.environ.get(BUILD["PURE_SWITCH"], "") not in ("", "0"):
-        return f"{BUILD['PURE_SWITCH']} is set"
-    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").exists():
-        return "no Python headers"
-    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(compiler) is None:
-        return f"no C compiler ({compiler})"
-    return None
-
-
 def kernel_extensions() -> list[Any]:
-    reason = missing_toolchain()
+    reason = BUILD["missing_toolchain"]()
     if reason is not None:
         notice(reason)
         return []

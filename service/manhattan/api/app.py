@@ -20,6 +20,7 @@ import manhattan
 
 from ..bot_pool import pool_from_settings
 from ..cas import VersionedStore, make_versioned_store
+from ..engine.build import kernel_build
 from ..sealing import Sealer
 from ..settings import Settings
 from ..store import Backend, StateCache, make_backend
@@ -80,6 +81,7 @@ async def readyz(request: Request) -> Response:
         # requests that carry their state, so the service stays ready.
         "status": "ready" if cache_ok else "degraded",
         "rulesVersion": manhattan.RULES_VERSION,
+        "kernel": kernel_build(),  # "compiled (mypyc)" or "pure Python"
         "cache": {"backend": ops.cache.backend.name, "ok": cache_ok},
         "tokens": {
             "keyId": sealer.current.kid,
