@@ -112,3 +112,14 @@ def version_line() -> str:
     except importlib.metadata.PackageNotFoundError:  # run from a source tree, not installed
         version = "unknown"
     return f"manhattan-rules {version}, rules kernel {kernel_build()}"
+
+
+def copy_pure_source(dest: Path) -> Path:
+    """A copy of this package's source in ``dest/manhattan`` without compiled modules: put
+    ``dest`` first on PYTHONPATH to run the interpreted build beside the compiled one."""
+    shutil.copytree(
+        Path(__file__).resolve().parents[1],
+        dest / "manhattan",
+        ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "__pycache__"),
+    )
+    return dest
