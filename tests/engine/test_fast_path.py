@@ -15,9 +15,11 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import manhattan
-from manhattan.engine.rollout import random_step
+from manhattan.engine.rollout import below, random_step
 from tests.strategies import MONSTERS, Playthrough
 
 from .test_properties import _check_finished, _check_round_scores
@@ -110,3 +112,13 @@ def test_s9_s10_fast_path_games_in_every_variant_combination_follow_the_public_a
         run.states.append(after)
     _check_finished(run)
     _check_round_scores(run)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(1, 2**70))
+def test_below_draws_what_randrange_draws(seed: int, n: int) -> None:
+    """The fast path's ``below`` is ``randrange`` (same value, same bits consumed), so a seeded
+    playout is the same game it was before."""
+    ours, theirs = random.Random(seed), random.Random(seed)
+    assert [below(ours, n) for _ in range(5)] == [theirs.randrange(n) for _ in range(5)]
+    assert ours.random() == theirs.random()

@@ -22,6 +22,16 @@ Draw = tuple[int, int, int, int]
 _TRIES = 12
 
 
+def below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n`` >= 1, drawing the same bits (CPython 3.11's
+    ``_randbelow``), without the interpreted layers of ``random.py`` around ``getrandbits``."""
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return r
+
+
 def random_selection(
     supply: list[int], count: int, rng: random.Random
 ) -> tuple[int, int, int, int]:
@@ -30,7 +40,7 @@ def random_selection(
     total = sum(left)
     taken = [0, 0, 0, 0]
     for _ in range(count):
-        r = rng.randrange(total)
+        r = below(rng, total)
         size = 0
         while r >= left[size]:
             r -= left[size]
@@ -55,9 +65,9 @@ class Sampler:
     def draw(self, rng: random.Random) -> Draw | None:
         """One uniformly drawn (card, block, piece); None when the rules forbid it there."""
         hand, pieces = self.hand, self.pieces
-        card = hand[rng.randrange(len(hand))]
-        index = rng.randrange(self.hoods) * 9 + self.table[card]
-        color, floors = pieces[rng.randrange(len(pieces))]
+        card = hand[below(rng, len(hand))]
+        index = below(rng, self.hoods) * 9 + self.table[card]
+        color, floors = pieces[below(rng, len(pieces))]
         if floors < need(self.ctx, index, color):  # RULES §6, §9
             return None
         return card, index, color, floors
@@ -89,8 +99,8 @@ def random_step(game: Game, rng: random.Random) -> None:
     hand = game.hands[player]
     options = list(builds(game, player))
     if options:
-        card, n, color, floors = options[rng.randrange(len(options))]
+        card, n, color, floors = options[below(rng, len(options))]
         game.build(card, n, floors, color)
         return
-    color, floors = pieces[rng.randrange(len(pieces))]  # RULES §5.2 [D5]
-    game.forfeit(hand[rng.randrange(len(hand))], floors, color)
+    color, floors = pieces[below(rng, len(pieces))]  # RULES §5.2 [D5]
+    game.forfeit(hand[below(rng, len(hand))], floors, color)
