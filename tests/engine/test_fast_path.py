@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import manhattan
-from manhattan.engine.rollout import below, random_step
+from manhattan.engine.draws import below, shuffle
+from manhattan.engine.rollout import random_step
 from tests.strategies import MONSTERS, Playthrough
 
 from .test_properties import _check_finished, _check_round_scores
@@ -122,3 +123,13 @@ def test_below_draws_what_randrange_draws(seed: int, n: int) -> None:
     ours, theirs = random.Random(seed), random.Random(seed)
     assert [below(ours, n) for _ in range(5)] == [theirs.randrange(n) for _ in range(5)]
     assert ours.random() == theirs.random()
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32), items=st.lists(st.integers(), max_size=60))
+def test_shuffle_shuffles_as_random_shuffles(seed: int, items: list[int]) -> None:
+    ours, theirs = list(items), list(items)
+    first, second = random.Random(seed), random.Random(seed)
+    shuffle(first, ours)
+    second.shuffle(theirs)
+    assert ours == theirs and first.random() == second.random()

@@ -21,6 +21,7 @@ KERNEL_MODULES = (
     "manhattan.engine.board",
     "manhattan.engine.codec",
     "manhattan.engine.decoding",
+    "manhattan.engine.draws",
     "manhattan.engine.errors",
     "manhattan.engine.events",
     "manhattan.engine.explain",

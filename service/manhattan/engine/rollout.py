@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+from .draws import below
 from .legality import builds, next_select_color
 from .placement import Context, context, need, open_count
 from .play import Game
@@ -20,16 +21,6 @@ from .rules import ROTATION
 Draw = tuple[int, int, int, int]
 
 _TRIES = 12
-
-
-def below(rng: random.Random, n: int) -> int:
-    """``rng.randrange(n)`` for ``n`` >= 1, drawing the same bits (CPython 3.11's
-    ``_randbelow``), without the interpreted layers of ``random.py`` around ``getrandbits``."""
-    k = n.bit_length()
-    r = rng.getrandbits(k)
-    while r >= n:
-        r = rng.getrandbits(k)
-    return r
 
 
 def random_selection(
