@@ -1,6 +1,7 @@
 // What a person does at a table: chat and its commands, join, start, leave, rematch, a move.
 
 import * as api from "./api.js";
+import { t } from "./i18n.js";
 import { $, S, bearer, notice } from "./state.js";
 import { follow, refresh, take } from "./connection.js";
 
@@ -16,8 +17,8 @@ export async function sendChat(event) {
     if (command === "/join") await join(rest.join(" ") || api.myName());
     else if (command === "/start") await start();
     else if (command === "/leave") await leave();
-    else if (command.startsWith("/")) notice("Commands: /join name, /start, /leave.");
-    else if (!S.seat) notice("Sit down to chat: /join your name.");
+    else if (command.startsWith("/")) notice(t("chat.commands"));
+    else if (!S.seat) notice(t("chat.sitDown"));
     else await api.call(`/tables/${S.tableId}/chat`, { body: { text }, bearer: S.seat.seatToken });
   } catch (error) {
     notice(error.message);
@@ -26,8 +27,8 @@ export async function sendChat(event) {
 
 export async function join(name) {
   name = (name || "").trim();
-  if (!name) return notice("Give a name: /join Ada");
-  if (S.seat) return notice("You already have a seat at this table.");
+  if (!name) return notice(t("join.name"));
+  if (S.seat) return notice(t("join.already"));
   api.keepName(name);
   const joined = await api.call(`/tables/${S.tableId}/join`, { body: { name } });
   S.seat = { seatToken: joined.seatToken, name };
@@ -38,13 +39,13 @@ export async function join(name) {
 }
 
 export async function start() {
-  if (!bearer()) return notice("Only someone seated (or the host) can start: /join first.");
+  if (!bearer()) return notice(t("start.who"));
   take((await api.call(`/tables/${S.tableId}/start`, { body: {}, bearer: bearer() })).table);
 }
 
 export async function leave() {
-  if (!S.seat) return notice("You are not seated.");
-  if (S.table?.status === "playing" && !confirm("Leave the game? A bot plays your seat to the end.")) return;
+  if (!S.seat) return notice(t("leave.notSeated"));
+  if (S.table?.status === "playing" && !confirm(t("leave.confirm"))) return;
   await api.call(`/tables/${S.tableId}/leave`, { body: {}, bearer: S.seat.seatToken });
   api.dropSeat(S.tableId);
   S.seat = null;
@@ -73,8 +74,8 @@ export async function play(move) {
     await refresh();
   } catch (error) {
     if (error.code === "STALE_VERSION" && error.body.table) {
-      notice("The table changed meanwhile; here it is now.");
       take(error.body.table);
+      notice(t("move.stale"));
     } else {
       notice(`${error.code}: ${error.message}`);
       await refresh();

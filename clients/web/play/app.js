@@ -7,12 +7,36 @@
 // from the service: the page only draws it.
 
 import * as api from "./api.js";
+import { LANGUAGES, lang, setLanguage, t, translatePage } from "./i18n.js";
 import { $, S, notice } from "./state.js";
 import { createTable, showLobby } from "./lobby.js";
 import { showTable } from "./connection.js";
 import { sendChat } from "./actions.js";
+import { setUpAlerts } from "./alerts.js";
+import { render } from "./render.js";
+
+function languageSwitch() {
+  const select = $("language");
+  for (const [code, name] of Object.entries(LANGUAGES)) select.append(new Option(name, code));
+  select.value = lang;
+  select.addEventListener("change", () => setLanguage(select.value));
+}
+
+// Escape takes back the last choice of a turn: the block clicked, then the piece picked.
+function onEscape(event) {
+  if (event.key !== "Escape" || !S.table) return;
+  if (S.target) S.target = null;
+  else if (S.piece) S.piece = null;
+  else return;
+  render();
+  document.querySelector("#action .piece-button, #board .block[tabindex='0']")?.focus();
+}
 
 async function init() {
+  translatePage();
+  languageSwitch();
+  setUpAlerts();
+  document.addEventListener("keydown", onEscape);
   $("create").addEventListener("submit", createTable);
   $("chat-form").addEventListener("submit", sendChat);
   $("copy-link").addEventListener("click", () => {
@@ -22,7 +46,7 @@ async function init() {
   try {
     S.rules = await api.call("/rules");
   } catch (error) {
-    notice(`The service does not answer: ${error.message}`);
+    notice(t("conn.noAnswer", { error: error.message }));
     return;
   }
   if (S.tableId) await showTable();

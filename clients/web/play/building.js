@@ -2,11 +2,13 @@
 // block and its preview of a build, asked with the seat's token.
 
 import * as api from "./api.js";
-import { SPOTS, placeOf } from "./board.js";
+import { spotName } from "./board.js";
+import { t } from "./i18n.js";
 import { $, S, blockText, colorText, me, notice, rotate, side } from "./state.js";
 import { render } from "./render.js";
 import { strip } from "./actions.js";
 
+// What-if questions (explanations, previews) go to the table itself with the seat token: the
 // service answers them from this seat's own view, on its turn.
 export const seatAsk = (what, body) =>
   api.call(`/tables/${encodeURIComponent(S.tableId)}/${what}`, { body, bearer: S.seat?.seatToken });
@@ -19,12 +21,12 @@ export async function explain(n, b) {
   const cards = view.hand.filter((card) => rotate(card, side()) === b);
   let text;
   if (!cards.length) {
-    text = "None of your cards shows this block.";
+    text = t("why.noCard");
   } else {
     const move = { type: "build", card: cards[0], neighborhood: n, floors: piece.floors, color: piece.color };
     try {
       const verdict = await seatAsk("validate", { move });
-      text = verdict.legal ? "legal" : humane(verdict.message);
+      text = verdict.legal ? t("why.legal") : humane(verdict.message);
     } catch (error) {
       text = error.message;
     }
@@ -34,7 +36,7 @@ export async function explain(n, b) {
 }
 
 // The service's explanations name colors and blocks by number ("color 2", "[0, 1, 0]"): say
-// them as the page does everywhere else (● Red, "Manhattan top left" from where you sit).
+// them as the page does everywhere else (● Red, "Cairo E2", the same for every seat).
 export function humane(text) {
   return String(text ?? "")
     .replace(/\bcolor (\d)\b/g, (_, c) => colorText(Number(c)))
@@ -46,7 +48,6 @@ export async function previewOf(move) {
   const { preview } = await seatAsk("preview", { move: strip(move) });
   return preview;
 }
-
 
 // The legal builds of the chosen piece, by block ("n:b").
 export function legalBuilds() {
@@ -64,12 +65,12 @@ export function legalBuilds() {
 export async function onBlock(n, b) {
   const table = S.table;
   if (!table.moves.length || table.view.phase !== "build") return;
-  if (!S.piece) return notice("First pick a piece: click a size under the board.");
+  if (!S.piece) return notice(t("build.pickFirst"));
   const key = `${n}:${b}`;
   const move = legalBuilds().get(key);
   if (!move) {
     const allowed = table.view.hand.some((card) => rotate(card, side()) === b);
-    notice(allowed ? await explain(n, b) : `No card in your hand allows the ${SPOTS[placeOf(n, b, side()).spot]} block.`);
+    notice(allowed ? await explain(n, b) : t("build.noCard", { spot: spotName(b) }));
     return;
   }
   notice("");
@@ -78,7 +79,7 @@ export async function onBlock(n, b) {
   try {
     S.target.preview = await previewOf(move);
   } catch (error) {
-    S.target.preview = { explanation: `no preview: ${error.message}` };
+    S.target.preview = { explanation: t("build.noPreview", { error: error.message }) };
   }
   if (S.target?.move === move) render();
 }
@@ -98,7 +99,7 @@ export function explainOnHover() {
   }
 }
 
-
+// How the board marks block (n, b) for this seat now (see drawBoard).
 export function marks(n, b) {
   const key = `${n}:${b}`;
   const view = S.table.view;

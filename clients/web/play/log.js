@@ -1,10 +1,11 @@
-// "What happened": one line per event, in order, kept across reloads; and the chat lines.
+// "What happened": one line per event, in order, kept across reloads, with blocks by their one
+// name; the last move, marked on the board and said to screen readers; and the chat lines.
 
 import * as api from "./api.js";
-import { SPOTS, el } from "./board.js";
+import { el, spotName } from "./board.js";
+import { t } from "./i18n.js";
 import { $, S, blockText, colorText, me, piecesText, seatName, whoText } from "./state.js";
 
-// -- what happened, in order, one line per event ----------------------------------------------
 export function addLine(version, text, cls = "") {
   S.log.lines.push({ version, text, cls });
   if (S.log.lines.length > 400) S.log.lines.splice(0, S.log.lines.length - 400);
@@ -19,70 +20,75 @@ export function drawLog() {
   $("log").replaceChildren(...S.log.lines.map((l) => el("li", l.cls, l.text)));
 }
 
+// The screen reader's line (an aria-live region): the last move, said once.
+function announce(text) {
+  $("announce").textContent = text;
+}
+
 export function logEvent(type, data, version) {
   if (version && version <= S.log.version) return; // seen before a reconnect
-  const name = (player) => whoText(player);
-  switch (type) {
-    case "joined":
-      addLine(version, `${data.name ?? "Someone"} sits down${data.seat !== undefined ? ` at seat ${data.seat + 1}` : ""}.`);
-      break;
-    case "left":
-      addLine(version, `${data.name ?? "Someone"} leaves${S.table?.status === "playing" ? "; a bot plays their seat" : ""}.`);
-      break;
-    case "started":
-      addLine(version, `The game starts with ${data.players} players.`, "head");
-      break;
-    case "timeout":
-      addLine(version, `${data.player !== undefined ? name(data.player) : "A player"} ran out of time: a bot plays this turn.`);
-      break;
-    case "over":
-      addLine(version, "The game is over.", "head");
-      break;
-    case "move":
-      for (const event of data.events) {
-        const line = eventText(event, data);
-        if (line) addLine(version, line, event.type === "roundScored" ? "head" : "");
-      }
-      S.log.version = Math.max(S.log.version, version);
-      break;
-    default:
-      break;
+  const line = {
+    joined: () => t("log.joined", { name: data.name ?? t("someone"), seat: (data.seat ?? 0) + 1 }),
+    left: () => t(S.table?.status === "playing" ? "log.leftBot" : "log.left", { name: data.name ?? t("someone") }),
+    started: () => t("log.started", { n: data.players }),
+    timeout: () => t("log.timeout", { name: data.player !== undefined ? whoText(data.player) : t("someone") }),
+    over: () => t("log.over"),
+  }[type];
+  if (line) addLine(version, line(), type === "started" || type === "over" ? "head" : "");
+  if (type === "move") logMove(data, version);
+}
+
+function logMove(data, version) {
+  const lines = [];
+  for (const event of data.events) {
+    const text = eventText(event, data);
+    if (text) {
+      addLine(version, text, event.type === "roundScored" ? "head" : "");
+      lines.push(text);
+    }
+    if (event.type === "piecePlaced") {
+      const [n, r, c] = event.block;
+      S.log.last = `${n}:${r * 3 + c}`;
+    } else if (event.type === "pieceForfeited") S.log.last = null;
   }
+  S.log.version = Math.max(S.log.version, version);
+  api.keepLog(S.tableId, S.log);
+  if (lines.length) announce(lines.join(" "));
+}
+
+const by = (p) => `${seatName(p)}${p === me() ? ` ${t("you")}` : ""}`;
+
+function scoredText(event) {
+  const totals = (S.table?.view?.rules.colors ?? []).map(
+    (cs, p) => `${seatName(p)} +${cs.reduce((s, c) => s + event.scores[c].total, 0)}`,
+  );
+  return t("log.scored", { round: event.round, totals: totals.join(", ") });
 }
 
 export function eventText(event, move) {
-  const by = (p) => `${seatName(p)}${p === me() ? " (you)" : ""}`;
-  switch (event.type) {
-    case "piecesSelected":
-      return `${by(event.player)} takes ${colorText(event.color)} pieces for the round: ${piecesText(event.pieces)}.`;
-    case "piecePlaced":
-      return `${by(event.player)} builds ${event.floors} floor${event.floors > 1 ? "s" : ""} of ${colorText(event.color)} on ${blockText(event.block)}: ${event.height} high${move.bot ? " (bot)" : ""}.`;
-    case "takeover":
-      return `${colorText(event.to)} takes the building on ${blockText(event.block)} from ${colorText(event.from)}.`;
-    case "pieceForfeited":
-      return `${by(event.player)} cannot build: gives up a ${event.floors}-floor piece.`;
-    case "monsterMoved":
-      return `The monster moves to ${blockText(event.to)}.`;
-    case "buildingDestroyed":
-      return `The monster destroys the building on ${blockText(event.block)}.`;
-    case "pieceRemoved":
-      return `The monster knocks the top piece off ${blockText(event.block)}.`;
-    case "deckReshuffled":
-      return "The deck is reshuffled.";
-    case "cardDrawn":
-      return event.player === me() ? `You draw a card: the ${SPOTS[event.card]} block.` : null;
-    case "roundScored": {
-      const totals = (S.table?.view?.rules.colors ?? []).map((cs, p) =>
-        `${seatName(p)} +${cs.reduce((s, c) => s + event.scores[c].total, 0)}`);
-      return `Round ${event.round} scored: ${totals.join(", ")}.`;
-    }
-    case "urbanRevealed":
-      return `Urban card revealed: ${event.card ?? event.name ?? ""}.`;
-    case "roundStarted":
-      return `Round ${event.round} begins.`;
-    default:
-      return null;
-  }
+  const texts = {
+    piecesSelected: () => t("log.selected", { who: by(event.player), color: colorText(event.color), pieces: piecesText(event.pieces) }),
+    piecePlaced: () =>
+      t("log.built", {
+        who: by(event.player),
+        floors: t("floors", { n: event.floors }),
+        color: colorText(event.color),
+        block: blockText(event.block),
+        height: event.height,
+        bot: move.bot ? ` (${t("tag.bot")})` : "",
+      }),
+    takeover: () => t("log.takeover", { to: colorText(event.to), block: blockText(event.block), from: colorText(event.from) }),
+    pieceForfeited: () => t("log.forfeit", { who: by(event.player), floors: event.floors }),
+    monsterMoved: () => t("log.monsterMoved", { block: blockText(event.to) }),
+    buildingDestroyed: () => t("log.destroyed", { block: blockText(event.block) }),
+    pieceRemoved: () => t("log.knocked", { block: blockText(event.block) }),
+    deckReshuffled: () => t("log.reshuffled"),
+    cardDrawn: () => (event.player === me() ? t("log.drawn", { spot: spotName(event.card) }) : null),
+    roundScored: () => scoredText(event),
+    urbanRevealed: () => t("log.urban", { card: event.card ?? event.name ?? "" }),
+    roundStarted: () => t("log.roundStarted", { round: event.round }),
+  };
+  return texts[event.type]?.() ?? null;
 }
 
 // -- chat --------------------------------------------------------------------------------------

@@ -1,50 +1,64 @@
-// Drawing a table: the status line and clock, the players, the seat's buttons, the board, the
-// hand and the end of the game.
+// Drawing a table: the status line (sticky, with the clock), the players, the seat's buttons,
+// the board, the hand; "your turn" in the tab title.
 
 import * as api from "./api.js";
-import { chip, drawBoard, drawCard, el } from "./board.js";
-import { $, S, bearer, me, notice, piecesText, seatName, side, who } from "./state.js";
+import { chip, drawBoard, drawCard, el, spotName } from "./board.js";
+import { t } from "./i18n.js";
+import { $, S, bearer, me, notice, piecesText, rotate, seatName, side, who } from "./state.js";
 import { explainOnHover, marks, onBlock } from "./building.js";
 import { drawAction } from "./turn.js";
 import { drawChatLine } from "./log.js";
-import { join, leave, rematch, start } from "./actions.js";
+import { join, leave, start } from "./actions.js";
+import { drawEnding, drawRecap } from "./scores.js";
+import { drawReplay } from "./replay.js";
 
-// -- drawing -----------------------------------------------------------------------------------
 export function render() {
   const table = S.table;
-  if (!table) return;
-  document.title = `Manhattan: ${table.name || "table"}`;
+  if (!table || S.gone) return;
+  const mine = table.moves.length > 0;
+  document.title = `${mine ? `${t("title.yourTurn")} · ` : ""}Manhattan: ${table.name || t("table")}`;
   $("table-name").textContent = table.name || "";
-  document.body.dataset.status = table.status;
-  document.body.dataset.myTurn = String(table.moves.length > 0);
-  document.body.dataset.phase = table.view?.phase ?? "";
-  document.body.dataset.version = String(table.version);
+  Object.assign(document.body.dataset, {
+    status: table.status,
+    myTurn: String(mine),
+    phase: table.view?.phase ?? "",
+    version: String(table.version),
+  });
   drawStatus();
   drawPlayers();
   drawSeatActions();
-  if (table.view) {
-    drawBoard($("board"), table.view, side(), marks, onBlock);
-    explainOnHover();
-    drawAction();
-    drawHand();
-  } else {
-    const waiting = el("div", "waiting");
-    const seated = table.seats.filter((s) => s.kind !== "open").length;
-    waiting.append(el("h2", "", `Waiting for players: ${seated} of ${table.seats.length} seats taken`));
-    waiting.append(el("p", "", S.seat
-      ? "Send the link to the people you want to play with. Anyone seated can start (the button, or /start in the chat); open seats left at the start are dropped."
-      : "Take a seat with your name (or type /join your name in the chat)."));
-    if (table.turnSeconds) waiting.append(el("p", "hint", `Time per turn: ${table.turnSeconds} s; when it runs out a bot plays the turn and the seat is marked away.`));
-    $("board").replaceChildren(waiting);
-    $("action").replaceChildren();
-    $("hand").replaceChildren();
-  }
-  $("hand-area").hidden = !table.view || me() === null;
+  if (S.replay) drawReplay();
+  else if (table.view) drawPlay();
+  else drawWaiting();
+  $("hand-area").hidden = !table.view || me() === null || Boolean(S.replay);
   if ($("chat").childElementCount === 0 && table.chat) for (const m of table.chat) drawChatLine(m);
+  drawRecap();
   drawEnding();
   document.body.dataset.ready = "true";
 }
 
+export function redrawBoard() {
+  drawBoard($("board"), S.table.view, marks, onBlock, S.log.last);
+  explainOnHover();
+}
+
+function drawPlay() {
+  redrawBoard();
+  drawAction();
+  drawHand();
+}
+
+function drawWaiting() {
+  const { table } = S;
+  const waiting = el("div", "waiting");
+  const seated = table.seats.filter((s) => s.kind !== "open").length;
+  waiting.append(el("h2", "", t("wait.title", { filled: seated, all: table.seats.length })));
+  waiting.append(el("p", "", S.seat ? t("wait.seated") : t("wait.watching")));
+  if (table.turnSeconds) waiting.append(el("p", "hint", t("wait.clock", { s: table.turnSeconds })));
+  $("board").replaceChildren(waiting);
+  $("action").replaceChildren();
+  $("hand").replaceChildren();
+}
 
 export function drawStatus() {
   const { table } = S;
@@ -52,20 +66,20 @@ export function drawStatus() {
   status.replaceChildren();
   if (table.status === "waiting") {
     const seated = table.seats.filter((s) => s.kind !== "open").length;
-    status.append(`Waiting for players: ${seated} of ${table.seats.length} seats taken. `);
-    status.append(S.seat ? "Start when everyone is here (/start)." : "Type /join your name in the chat, or use the button, to play.");
+    status.append(`${t("wait.title", { filled: seated, all: table.seats.length })}. `);
+    status.append(S.seat ? t("status.startHint") : t("status.joinHint"));
     return;
   }
   const view = table.view;
   if (table.status === "over") {
-    status.append("The game is over.");
+    status.append(t("status.over"));
     return;
   }
-  status.append(`Round ${view.round} of ${view.rules.rounds} · `);
+  status.append(`${t("status.round", { round: view.round, rounds: view.rules.rounds })} · `);
   if (table.moves.length) {
-    status.append(el("b", "", view.phase === "select" ? "Your turn: choose your pieces for the round." : "Your turn: pick a piece, then a highlighted block."));
+    status.append(el("b", "", t(view.phase === "select" ? "status.yourSelect" : "status.yourBuild")));
   } else {
-    status.append(who(table.toMove), view.phase === "select" ? " is choosing pieces" : " is building");
+    status.append(who(table.toMove), " ", t(view.phase === "select" ? "status.selecting" : "status.building"));
   }
   status.append(el("span", "clock", ""));
   drawClock();
@@ -80,152 +94,119 @@ export function drawClock() {
     return;
   }
   const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
-  clock.textContent = ` · ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} left`;
+  clock.textContent = ` · ${t("status.left", { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` })}`;
   clock.classList.toggle("urgent", left <= 10);
 }
 
-export function drawPlayers() {
+function seatTags(seat, index) {
+  const tags = [];
+  if (seat.kind === "bot") tags.push(el("span", "tag", t("tag.bot")));
+  if (seat.away) tags.push(el("span", "tag away", t("tag.away")));
+  // Your own seat is connected while this page's stream is live, whatever the last answer said.
+  const connected = index === S.table.you && S.seat ? S.live || seat.connected : seat.connected;
+  if (seat.kind === "human" && !connected) tags.push(el("span", "tag", t("tag.offline")));
+  return tags;
+}
+
+function colorLines(index) {
+  const view = S.table.view;
+  const line = el("div", "colors");
+  for (const c of view.rules.colors[index]) {
+    const part = el("span", "color-line");
+    part.append(chip(c), ` ${t("points", { n: view.scores[c] })}`);
+    const sel = view.selected[c];
+    if (sel.some(Boolean)) part.append(el("span", "hint", ` · ${t("players.toBuild", { pieces: piecesText(sel) })}`));
+    const left = view.supply[c].reduce((s, k) => s + k, 0);
+    part.append(el("span", "hint", ` · ${t("players.supply", { n: left })}`));
+    line.append(part);
+  }
+  return line;
+}
+
+function drawPlayers() {
   const { table } = S;
-  const view = table.view;
   const items = table.seats.map((seat, index) => {
     const item = el("li", `seat ${seat.kind}`);
     item.dataset.player = String(index);
     if (seat.kind === "open") {
-      item.append(el("span", "hint", "open seat"));
+      item.append(el("span", "hint", t("seat.open")));
       return item;
     }
     if (table.status !== "waiting") item.append(who(index));
     else {
       item.append(el("b", "", seatName(index)));
-      if (index === table.you) item.append(el("span", "you", " (you)"));
+      if (index === table.you) item.append(el("span", "you", ` ${t("you")}`));
     }
-    if (seat.kind === "bot") item.append(el("span", "tag", "bot"));
-    if (seat.away) item.append(el("span", "tag away", "away"));
-    if (seat.kind === "human" && !seat.connected) item.append(el("span", "tag", "offline"));
-    if (view && table.toMove === index && table.status === "playing") {
+    item.append(...seatTags(seat, index));
+    if (table.view && table.toMove === index && table.status === "playing") {
       item.classList.add("to-move");
-      item.append(el("span", "tag turn", "to move"));
+      item.append(el("span", "tag turn", t("tag.turn")));
     }
-    if (view) {
-      const line = el("div", "colors");
-      for (const c of view.rules.colors[index]) {
-        const part = el("span", "color-line");
-        part.append(chip(c), ` ${view.scores[c]} pts`);
-        const sel = view.selected[c];
-        if (sel.some(Boolean)) part.append(el("span", "hint", ` · to build: ${piecesText(sel)}`));
-        const left = view.supply[c].reduce((s, k) => s + k, 0);
-        part.append(el("span", "hint", ` · ${left} in supply`));
-        line.append(part);
-      }
-      item.append(line);
-    }
+    if (table.view) item.append(colorLines(index));
     return item;
   });
   $("players").replaceChildren(...items);
   $("share").hidden = table.status !== "waiting";
 }
 
-export function drawSeatActions() {
+function joinForm() {
+  const form = el("form", "join-form");
+  const input = el("input");
+  input.name = "name";
+  input.placeholder = t("join.placeholder");
+  input.setAttribute("aria-label", t("join.placeholder"));
+  input.value = api.myName();
+  input.required = true;
+  const button = el("button", "", t("join.button"));
+  button.type = "submit";
+  button.id = "join-button";
+  form.append(input, button);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    join(input.value).catch((error) => notice(error.message));
+  });
+  return form;
+}
+
+function drawSeatActions() {
   const { table } = S;
   const box = $("seat-actions");
   box.replaceChildren();
   if (table.status === "waiting") {
-    if (!S.seat && table.seats.some((s) => s.kind === "open")) {
-      const form = el("form", "join-form");
-      const input = el("input");
-      input.name = "name";
-      input.placeholder = "your name";
-      input.value = api.myName();
-      input.required = true;
-      const button = el("button", "", "Take a seat");
-      button.type = "submit";
-      button.id = "join-button";
-      form.append(input, button);
-      form.addEventListener("submit", (e) => {
-        e.preventDefault();
-        join(input.value).catch((error) => notice(error.message));
-      });
-      box.append(form);
-    }
+    if (!S.seat && table.seats.some((s) => s.kind === "open")) box.append(joinForm());
     if (bearer()) {
-      const button = el("button", "primary", "Start the game");
+      const button = el("button", "primary", t("start.button"));
       button.id = "start-button";
-      const filled = table.seats.filter((s) => s.kind !== "open").length;
-      button.disabled = filled < 2;
+      button.disabled = table.seats.filter((s) => s.kind !== "open").length < 2;
       button.addEventListener("click", () => start().catch((error) => notice(error.message)));
       box.append(button);
     }
   } else if (!S.seat) {
-    box.append(el("p", "hint", "You are watching this table."));
+    box.append(el("p", "hint", t("players.watching")));
   }
   if (S.seat && table.status !== "over") {
-    const button = el("button", "quiet", "Leave the table");
+    const button = el("button", "quiet", t("leave.button"));
     button.addEventListener("click", () => leave().catch((error) => notice(error.message)));
     box.append(button);
   }
 }
 
-// Under the board: what to do now (select pieces, pick a piece and a block, confirm).
-
-export function drawHand() {
+// The hand, each card as its holder reads it from their own side of the board; the block it
+// designates there (RULES §2) lights up on the board while the card is pointed at or focused.
+function drawHand() {
   const view = S.table.view;
   const building = S.table.moves.length > 0 && view.phase === "build";
   const cards = (view.hand ?? []).map((position) =>
     drawCard(position, {
       chosen: S.hoverCard === position,
+      label: t("card.designates", { spot: spotName(position), block: spotName(rotate(position, side())) }),
       onHover: (p) => {
         S.hoverCard = p;
-        drawBoard($("board"), view, side(), marks, onBlock);
-        explainOnHover();
+        redrawBoard();
       },
-    }));
+    }),
+  );
   $("hand").replaceChildren(...cards);
   $("hand").classList.toggle("active", building);
-}
-
-export function drawEnding() {
-  const box = $("ending");
-  const { table } = S;
-  if (table.status !== "over" || !table.view) {
-    box.hidden = true;
-    return;
-  }
-  box.hidden = false;
-  const view = table.view;
-  box.replaceChildren(el("h2", "", "Final ranking"));
-  const ranking = el("ol", "ranking");
-  for (const r of table.ranking ?? []) {
-    const item = el("li");
-    item.append(`${r.place}. `, who(r.player), ` ${r.score} points`);
-    ranking.append(item);
-  }
-  box.append(ranking);
-  // Each round's breakdown, per player (summed over a player's colors).
-  const grid = el("table", "breakdown");
-  const head = el("tr");
-  head.append(el("th", "", "round"), ...view.rules.colors.map((_, p) => el("th", "", seatName(p))));
-  grid.append(head);
-  const urban = Boolean(view.rules.variants.urbanRules);
-  for (const record of view.history) {
-    const row = el("tr");
-    row.append(el("th", "", String(record.round)));
-    view.rules.colors.forEach((cs) => {
-      const part = (k) => cs.reduce((s, c) => s + record.scores[c][k], 0);
-      // The majorities' points are what the total holds beyond the other parts (edition-free).
-      const sum = (k) => (k === "majorities" ? part("total") - part("buildings") - part("tallest") - part("urban") : part(k));
-      const cell = el("td");
-      cell.append(el("b", "", String(sum("total"))));
-      cell.append(el("span", "hint", ` = ${sum("buildings")} + ${sum("majorities")} + ${sum("tallest")}${urban ? ` + ${sum("urban")}` : ""}`));
-      row.append(cell);
-    });
-    grid.append(row);
-  }
-  box.append(grid, el("p", "hint", `Each round: total = buildings + majorities + tallest${urban ? " + urban" : ""}.`));
-  if (bearer()) {
-    const again = el("button", "primary", table.rematch ? "Go to the rematch" : "Rematch");
-    again.id = "rematch";
-    // The service seats the caller at the rematch, whether they open it or join it.
-    again.addEventListener("click", () => rematch().catch((error) => notice(error.message)));
-    box.append(again);
-  }
+  $("hand-side").textContent = t("hand.side", { side: t(`side.${side()}`) });
 }

@@ -1,7 +1,8 @@
 // Under the board on your turn: choose the round's pieces, pick a piece and a block and confirm
 // (with the service's preview), or give up a piece when nothing can be built.
 
-import { COLORS, SPOTS, chip, drawCard, el } from "./board.js";
+import { chip, colorName, drawCard, el, spotName } from "./board.js";
+import { t } from "./i18n.js";
 import { $, S, blockText, colorText, me, notice, playerColors, seatName } from "./state.js";
 import { humane, legalBuilds } from "./building.js";
 import { play } from "./actions.js";
@@ -19,7 +20,7 @@ export function drawAction() {
   const builds = table.moves.filter((m) => m.type === "build");
   if (!builds.length) return drawForfeit(box);
   const colors = playerColors(me());
-  const title = el("h2", "", "Pick a piece");
+  const title = el("h2", "", t("turn.pick"));
   const pieces = el("div", "pieces");
   for (const c of colors) {
     for (let f = 1; f <= 4; f++) {
@@ -29,7 +30,7 @@ export function drawAction() {
       button.type = "button";
       button.dataset.color = String(c);
       button.dataset.floors = String(f);
-      button.append(chip(c), el("span", "floors", `${f} floor${f > 1 ? "s" : ""}`), el("span", "count", `×${count}`));
+      button.append(chip(c), el("span", "floors", t("floors", { n: f })), el("span", "count", `×${count}`));
       button.append(tower(c, f));
       if (S.piece?.color === c && S.piece?.floors === f) button.classList.add("chosen");
       button.addEventListener("click", () => {
@@ -46,25 +47,26 @@ export function drawAction() {
   if (S.target) box.append(confirmPanel());
   else if (S.piece) {
     const n = legalBuilds().size;
-    box.append(el("p", "hint", n ? `${n} highlighted block${n > 1 ? "s" : ""}: click one to see what it would change.` : "This piece has no legal block: pick another."));
+    box.append(el("p", "hint", n ? t("turn.highlighted", { n }) : t("turn.noBlock")));
   }
 }
 
 export function tower(color, floors) {
-  const t = el("span", `tower c${color}`);
-  t.style.setProperty("--floors", String(floors));
-  return t;
+  const stack = el("span", `tower c${color}`);
+  stack.style.setProperty("--floors", String(floors));
+  stack.setAttribute("aria-hidden", "true");
+  return stack;
 }
 
 export function confirmPanel() {
   const { move, preview } = S.target;
   const panel = el("div", "confirm");
-  panel.append(el("p", "", `Build ${move.floors} floor${move.floors > 1 ? "s" : ""} of ${colorText(move.color ?? playerColors(me())[0])} on ${blockText(move.block)}?`));
-  if (preview === undefined) panel.append(el("p", "hint", "Asking the service what it would change…"));
-  else if (preview === null) panel.append(el("p", "hint", "(The service offers no preview to this table's seats.)"));
+  panel.append(el("p", "", t("turn.confirm", { floors: t("floors", { n: move.floors }), color: colorText(move.color ?? playerColors(me())[0]), block: blockText(move.block) })));
+  if (preview === undefined) panel.append(el("p", "hint", t("turn.asking")));
+  else if (preview === null) panel.append(el("p", "hint", t("turn.noPreview")));
   else {
     const deltas = el("p", "deltas");
-    deltas.append("If the round ended now: ");
+    deltas.append(`${t("turn.ifNow")} `);
     const parts = (S.table.view.rules.colors).map((cs, p) => {
       const d = cs.reduce((s, c) => s + (preview.deltas?.[c] ?? 0), 0);
       const span = el("span", d > 0 ? "up" : d < 0 ? "down" : "", `${seatName(p)} ${d > 0 ? "+" : ""}${d}`);
@@ -72,14 +74,14 @@ export function confirmPanel() {
     });
     parts.forEach((part, i) => deltas.append(i ? ", " : "", part));
     panel.append(deltas);
-    for (const t of preview.takeovers ?? []) panel.append(el("p", "hint", `Takes the building from ${colorText(t.ownerBefore)} (${t.heightBefore} → ${t.heightAfter} floors).`));
+    for (const o of preview.takeovers ?? []) panel.append(el("p", "hint", t("turn.takeover", { from: colorText(o.ownerBefore), before: o.heightBefore, after: o.heightAfter })));
     for (const m of preview.majorities ?? []) panel.append(el("p", "hint", humane(m.explanation)));
-    for (const t of preview.tallest ?? []) if (t.explanation) panel.append(el("p", "hint", humane(t.explanation)));
+    for (const o of preview.tallest ?? []) if (o.explanation) panel.append(el("p", "hint", humane(o.explanation)));
   }
-  const yes = el("button", "primary", "Build here");
+  const yes = el("button", "primary", t("turn.build"));
   yes.id = "confirm-build";
   yes.addEventListener("click", () => play(move));
-  const no = el("button", "quiet", "Cancel");
+  const no = el("button", "quiet", t("cancel"));
   no.addEventListener("click", () => {
     S.target = null;
     render();
@@ -100,7 +102,7 @@ export function drawSelect(box) {
   const exact = options.find((m) => m.pieces.every((k, i) => k === S.pick[i]));
   box.replaceChildren();
   const head = el("h2", "");
-  head.append(`Choose ${need} pieces for `, chip(S.pickColor), ` (${chosen} of ${need})`);
+  head.append(`${t("turn.choose", { n: need })} `, chip(S.pickColor), ` (${t("turn.chosenOf", { chosen, need })})`);
   box.append(head);
   const sizes = el("div", "pieces");
   for (let f = 1; f <= 4; f++) {
@@ -109,7 +111,7 @@ export function drawSelect(box) {
     const button = el("button", "piece-button size");
     button.type = "button";
     button.dataset.floors = String(f);
-    button.append(el("span", "floors", `${f} floor${f > 1 ? "s" : ""}`), el("span", "count", `${S.pick[f - 1]} chosen · ${view.supply[S.pickColor][f - 1]} in supply`));
+    button.append(el("span", "floors", t("floors", { n: f })), el("span", "count", t("turn.sizeCount", { chosen: S.pick[f - 1], supply: view.supply[S.pickColor][f - 1] })));
     button.append(tower(S.pickColor, f));
     button.disabled = chosen >= need || !fits(more);
     button.addEventListener("click", () => {
@@ -119,13 +121,13 @@ export function drawSelect(box) {
     sizes.append(button);
   }
   box.append(sizes);
-  const clear = el("button", "quiet", "Start over");
+  const clear = el("button", "quiet", t("turn.startOver"));
   clear.disabled = chosen === 0;
   clear.addEventListener("click", () => {
     S.pick = [0, 0, 0, 0];
     render();
   });
-  const confirm = el("button", "primary", "Take these pieces");
+  const confirm = el("button", "primary", t("turn.take"));
   confirm.id = "confirm-select";
   confirm.disabled = !exact;
   confirm.addEventListener("click", () => play(exact));
@@ -136,21 +138,21 @@ export function drawSelect(box) {
 // with the cards to discard drawn as cards: pick the pair in one click.
 export function drawForfeit(box) {
   const moves = S.table.moves.filter((m) => m.type === "forfeit");
-  box.replaceChildren(el("h2", "", "No block can take any of your pieces"));
-  box.append(el("p", "hint", "Give up one piece and discard one card (RULES D5): click the card beside the piece."));
+  box.replaceChildren(el("h2", "", t("forfeit.title")));
+  box.append(el("p", "hint", t("forfeit.hint")));
   const rows = new Map();
   for (const move of moves) {
     const color = move.color ?? playerColors(me())[0];
     const key = `${color}:${move.floors}`;
     if (!rows.has(key)) {
       const row = el("div", "forfeit-row");
-      row.append(chip(color), ` ${move.floors} floor${move.floors > 1 ? "s" : ""}, discard: `);
+      row.append(chip(color), ` ${t("forfeit.row", { floors: t("floors", { n: move.floors }) })} `);
       rows.set(key, row);
       box.append(row);
     }
-    const card = drawCard(move.card, { onClick: () => play(move) });
+    const label = t("forfeit.card", { floors: move.floors, color: colorName(color), spot: spotName(move.card) });
+    const card = drawCard(move.card, { onClick: () => play(move), label });
     card.classList.add("forfeit");
-    card.title = `give up a ${move.floors}-floor ${COLORS[color].name} piece and discard the ${SPOTS[move.card]} card`;
     rows.get(key).append(card);
   }
 }
