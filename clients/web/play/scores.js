@@ -23,6 +23,7 @@ export function playerPart(record, colors) {
 function recapTable(record, view) {
   const urban = Boolean(view.rules.variants?.urbanRules);
   const grid = el("table", "breakdown recap-table");
+  grid.tabIndex = 0; // it may scroll sideways on a phone: reachable by keyboard
   const head = el("tr");
   const columns = ["recap.player", "recap.buildings", "recap.majorities", "recap.tallest"];
   if (urban) columns.push("recap.urban");
@@ -62,6 +63,7 @@ export function drawRecap() {
 
 function breakdown(view) {
   const grid = el("table", "breakdown");
+  grid.tabIndex = 0;
   const head = el("tr");
   head.append(el("th", "", t("recap.round")), ...view.rules.colors.map((_, p) => el("th", "", seatName(p))));
   grid.append(head);

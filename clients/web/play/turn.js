@@ -61,6 +61,7 @@ export function tower(color, floors) {
 export function confirmPanel() {
   const { move, preview } = S.target;
   const panel = el("div", "confirm");
+  panel.dataset.preview = preview === undefined ? "pending" : "ready";
   panel.append(el("p", "", t("turn.confirm", { floors: t("floors", { n: move.floors }), color: colorText(move.color ?? playerColors(me())[0]), block: blockText(move.block) })));
   if (preview === undefined) panel.append(el("p", "hint", t("turn.asking")));
   else if (preview === null) panel.append(el("p", "hint", t("turn.noPreview")));
