@@ -53,7 +53,8 @@ def _require_browser() -> str:
 
 
 def _playwright_installed() -> None:
-    if not (E2E / "node_modules" / "playwright-core").is_dir():
+    packages = ("playwright-core", "axe-core")
+    if not all((E2E / "node_modules" / name).is_dir() for name in packages):
         subprocess.run(
             ["npm", "ci", "--no-audit", "--no-fund"], cwd=E2E, check=True, capture_output=True
         )

@@ -148,13 +148,15 @@ async function build(page, rng, shotName) {
     }
     out.checks.highlighted = (out.checks.highlighted ?? 0) + m;
     await legal.nth(Math.floor(rng() * m)).click();
-    await page.waitForSelector(".confirm[data-preview=ready]");
+    // The preview arrives, or (on a clock) the turn ran out meanwhile and the table moved on.
+    await page.waitForFunction(() => (document.querySelector(".confirm")?.dataset.preview ?? "ready") === "ready");
+    if (!(await page.locator(".confirm").count())) return;
     if (await page.locator(".confirm .deltas").count()) out.checks.previews = (out.checks.previews ?? 0) + 1;
     if (shotName) {
       await shot(page, shotName);
       out.checks.midShots = [...(out.checks.midShots ?? []), shotName];
     }
-    await page.click("#confirm-build");
+    await page.click("#confirm-build", { timeout: 5_000 }).catch(() => {}); // or the clock beat it
     return;
   }
   throw new Error(`${page.label}: no piece has a legal block`);

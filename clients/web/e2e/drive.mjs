@@ -2,9 +2,9 @@
 // chromium), only by clicking or typing what a person would:
 //   1. three people (one on a 360 px phone, in French) and a spectator play one table to its
 //      end, then replay it and rematch (game.mjs);
-//   2. four seats opened by seat links, each measured on its own 1280 x 800 screen and on a
-//      phone (seats.mjs); one person against two bots on a clock; a forfeit and the service's
-//      explanations on prepared answers; a table that is gone; all at once, in parallel;
+//   2. then, all at once: four seats opened by seat links, each measured on its own 1280 x 800
+//      screen and on a phone (seats.mjs); one person against two bots on a clock; a forfeit and
+//      the service's explanations on prepared answers; a table that is gone;
 //   3. GraphiQL at /graphql renders with every request kept on the service (no CDN).
 // Every request to another origin is refused and counted. Screenshots go to <artifacts dir>.
 //   node drive.mjs <service url> <artifacts dir> <chromium path> [rounds]

@@ -40,7 +40,9 @@ export async function explain(n, b) {
 export function humane(text) {
   return String(text ?? "")
     .replace(/\bcolor (\d)\b/g, (_, c) => colorText(Number(c)))
-    .replace(/\[(\d), (\d), (\d)\]/g, (_, n, r, c) => blockText([Number(n), Number(r), Number(c)]));
+    .replace(/\[(\d), (\d), (\d)\]/g, (_, n, r, c) => blockText([Number(n), Number(r), Number(c)]))
+    .replace(/\bneighborhood \d \(([^)]+)\)/g, "$1")
+    .replace(/\b1 (building|floor|piece|point)s\b/g, "1 $1");
 }
 
 export async function previewOf(move) {

@@ -12,9 +12,27 @@ import { join, leave, start } from "./actions.js";
 import { drawEnding, drawRecap } from "./scores.js";
 import { drawReplay } from "./replay.js";
 
+// The focused control, as a selector that finds its redrawn twin (a redraw replaces the nodes).
+function focusSelector() {
+  const node = document.activeElement;
+  if (!node || node === document.body || !node.closest("#table")) return null;
+  if (node.id) return `#${node.id}`;
+  const data = Object.entries(node.dataset).map(([k, v]) => `[data-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${v}"]`);
+  return `${node.tagName.toLowerCase()}.${[...node.classList][0] ?? ""}${data.join("")}`;
+}
+
 export function render() {
   const table = S.table;
   if (!table || S.gone) return;
+  const focused = focusSelector();
+  draw(table);
+  // Keyboard users keep their place across redraws (a move, a chat line, a tick of the table).
+  if (focused && (document.activeElement === document.body || !document.activeElement)) {
+    document.querySelector(focused)?.focus();
+  }
+}
+
+function draw(table) {
   const mine = table.moves.length > 0;
   document.title = `${mine ? `${t("title.yourTurn")} · ` : ""}Manhattan: ${table.name || t("table")}`;
   $("table-name").textContent = table.name || "";
