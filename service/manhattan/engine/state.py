@@ -79,7 +79,9 @@ class State:
         return State(*read_fields(read_state_format(obj)))
 
     @staticmethod
-    def from_msgpack(data: bytes) -> State:
+    def from_msgpack(data: object) -> State:
+        """Read and validate a msgpack state; anything but bytes-like is INVALID_STATE (typed
+        ``object``, so the compiled kernel checks it here rather than at the call)."""
         return State(*fields_from_msgpack(data))
 
     @property
