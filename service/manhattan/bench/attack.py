@@ -416,10 +416,7 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="manhattan bench attack",
-        description=" ".join((__doc__ or "").split("\n\n")[0].split()),
-    )
+    parser = harness.bench_parser("manhattan bench attack", __doc__)
     defaults = AttackOptions()
     parser.add_argument("--idle-seconds", type=float, default=defaults.idle_seconds)
     parser.add_argument("--probe-interval", type=float, default=defaults.probe_interval)

@@ -7,6 +7,7 @@ text). Standard library and the tools' one HTTP client only, like the benches th
 from __future__ import annotations
 
 import argparse
+import asyncio
 import base64
 import ipaddress
 import json
@@ -17,7 +18,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -123,6 +124,13 @@ def spawned_service(
         stop(process, grace=20.0)
 
 
+def bench_parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """A bench command's parser, described by the first paragraph of its module's ``doc``."""
+    return argparse.ArgumentParser(
+        prog=prog, description=" ".join((doc or "").split("\n\n")[0].split())
+    )
+
+
 def add_service_arguments(parser: argparse.ArgumentParser) -> None:
     """``--url``, ``--pid`` and ``--redis-url``: the service a bench drives
     (``service_under_test``)."""
@@ -144,6 +152,31 @@ def service_under_test(args: argparse.Namespace, name: str) -> Iterator[tuple[st
     settings = {} if args.redis_url is None else {"REDIS_URL": args.redis_url}
     with spawned_service(settings, name=name) as (url, pid):
         yield url, pid
+
+
+Report = dict[str, Any]
+
+
+def report_on_service(
+    args: argparse.Namespace,
+    name: str,
+    measure: Callable[[str, int | None], Coroutine[Any, Any, Report]],
+    print_report: Callable[[Report], None],
+    *,
+    errors: tuple[type[Exception], ...] = (),
+) -> Report | None:
+    """Run ``measure(url, pid)`` against the service of ``add_service_arguments`` and print its
+    report (``--json`` or text); None, after saying why on stderr, if the harness or one of
+    ``errors`` stopped it."""
+    stops: tuple[type[Exception], ...] = (HarnessError, *errors)
+    try:
+        with service_under_test(args, name) as (url, pid):
+            report = asyncio.run(measure(url, pid))
+    except stops as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return None
+    emit(report, args.json, print_report)
+    return report
 
 
 # -- what /proc says of a process -------------------------------------------------------------
