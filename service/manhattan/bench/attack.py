@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 from ..http_client import Connection, Origin, Reply
 from ..settings import Settings, SettingsError
 from . import harness
+from .engine import mid_game_state
 from .harness import HarnessError, emit, resident_kib
 from .harness import latency_summary as harness_latency_summary
 
@@ -241,7 +242,6 @@ async def _probe(port: int, state: Any, stop: asyncio.Event, interval: float) ->
 
 
 async def bots_phase(port: int, settings: Settings, options: AttackOptions) -> dict[str, Any]:
-    from .engine import mid_game_state
 
     state = mid_game_state()
     mover = state.to_move or 0

@@ -15,6 +15,7 @@ from manhattan.bench.arena import BotSpec
 def plot_win_rates(
     summaries: Sequence[dict[str, Any]], candidates: Sequence[BotSpec], path: str
 ) -> None:
+    # matplotlib is an optional extra (``[plot]``) and slow to import: only a plot loads it.
     import matplotlib
 
     matplotlib.use("Agg")

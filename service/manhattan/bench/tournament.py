@@ -22,6 +22,7 @@ from multiprocessing import Pool
 from typing import Any
 
 from manhattan.bench.arena import BotSpec, play_game
+from manhattan.bench.plot import plot_win_rates
 from manhattan.bench.stats import wilson_interval
 from manhattan.bots.choice import MAX_ITERATIONS, MAX_TIME_MS
 from manhattan.bots.registry import LEVELS
@@ -206,8 +207,6 @@ def run(argv: list[str]) -> int:
         with open(args.json, "w") as out:
             json.dump(summaries, out, indent=2)
     if args.plot:
-        from manhattan.bench.plot import plot_win_rates
-
         plot_win_rates(summaries, candidates, args.plot)
         print(f"plot written to {args.plot}")
     return 0
