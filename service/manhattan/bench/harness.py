@@ -125,10 +125,27 @@ def spawned_service(
 
 
 def bench_parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
-    """A bench command's parser, described by the first paragraph of its module's ``doc``."""
-    return argparse.ArgumentParser(
+    """A bench command's parser, described by the first paragraph of its module's ``doc``, with
+    ``--json`` (``emit``)."""
+    parser = argparse.ArgumentParser(
         prog=prog, description=" ".join((doc or "").split("\n\n")[0].split())
     )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def refused(message: str) -> int:
+    """Say why a bench cannot run (``error: ...`` on stderr); its exit status, 2."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def timing_parser(prog: str, seconds: float) -> argparse.ArgumentParser:
+    """A micro-benchmark's parser: ``--runs`` (the median is reported) of ``--seconds`` each."""
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=seconds, help="length of each run")
+    return parser
 
 
 def add_service_arguments(parser: argparse.ArgumentParser) -> None:
@@ -173,7 +190,7 @@ def report_on_service(
         with service_under_test(args, name) as (url, pid):
             report = asyncio.run(measure(url, pid))
     except stops as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        refused(str(exc))
         return None
     emit(report, args.json, print_report)
     return report

@@ -42,6 +42,7 @@ from .harness import (
     bench_parser,
     cpu_seconds,
     latency_summary,
+    refused,
     report_on_service,
     resident_kib,
 )
@@ -414,7 +415,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--warmup", type=float, default=None, help="seconds before the RSS baseline"
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="per-request timeout, s")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -422,8 +422,7 @@ def run(argv: list[str]) -> int:
     """Entry point for ``manhattan bench soak``; 0 when no request failed, 1 otherwise."""
     args = build_parser().parse_args(argv)
     if args.seconds <= 0 or args.max_requests <= 0 or args.games <= 0:
-        print("error: --seconds, --max-requests and --games must be positive", file=sys.stderr)
-        return 2
+        return refused("--seconds, --max-requests and --games must be positive")
     warmup = args.warmup if args.warmup is not None else min(5.0, args.seconds / 5)
     options = SoakOptions(
         args.seconds, args.max_requests, args.games, args.seed, warmup, args.timeout

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .harness import add_service_arguments, bench_parser, report_on_service
+from .harness import add_service_arguments, bench_parser, refused, report_on_service
 from .table_people import BenchError, Endpoint, idle_streams, play_tables, stateless
 from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
 
@@ -121,7 +121,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="also play the tables again with people taking this many seconds a move "
         "(0.5-1.5x), and judge the push latency there",
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -129,11 +128,9 @@ def run(argv: list[str]) -> int:
     """Entry point of ``manhattan bench tables``: 0 when the run had no errors."""
     args = build_parser().parse_args(argv)
     if args.tables <= 0 or args.seconds <= 0 or args.stateless_seconds <= 0:
-        print("error: --tables, --seconds and --stateless-seconds are positive", file=sys.stderr)
-        return 2
+        return refused("--tables, --seconds and --stateless-seconds are positive")
     if args.idle_streams < 0 or args.idle_hold < 0:
-        print("error: --idle-streams and --idle-hold are not negative", file=sys.stderr)
-        return 2
+        return refused("--idle-streams and --idle-hold are not negative")
     options = Options(
         args.tables,
         args.seconds,
