@@ -102,12 +102,9 @@ class BotChoice(
         return self.time_ms is None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "seed": self.seed,
-            "iterations": self.iterations,
-            "timeMs": self.time_ms,
-        }
+        """Every field under its wire name, an absent budget as null (``from_json`` reads it)."""
+        names = zip(self.__struct_fields__, self.__struct_encode_fields__, strict=True)
+        return {wire: getattr(self, field) for field, wire in names}
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:
