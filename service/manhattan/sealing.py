@@ -3,7 +3,7 @@
 A token is ``<kid>.<game>.<base64url(nonce || ciphertext || tag)>``. The key id names the key
 that sealed it, so keys can rotate: the service seals with its current key and opens tokens sealed
 with the current key or any accepted old key. ``game`` is the game id (32 hex characters, derived
-from the game's setup: see ``manhattan.games.operations.game_id``); it is readable so that a
+from the game's setup: see ``manhattan.games.refs.game_id``); it is readable so that a
 platform can route or check a token without the service, and it is bound with the key id and the
 format version as AES-GCM associated data, so a token cannot be relabelled under another key or
 presented as another game's. The plaintext is msgpack ``[2, player, state]`` followed by zero

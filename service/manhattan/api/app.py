@@ -22,9 +22,7 @@ from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.tables import table_routes
-from manhattan.games.operations import Operations
-from manhattan.games.positions import LatestPositions
-from manhattan.games.suggestions import BotBudget
+from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
 from manhattan.store.cas import VersionedStore, make_versioned_store
 

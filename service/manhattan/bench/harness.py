@@ -7,6 +7,7 @@ text). Standard library and the tools' one HTTP client only, like the benches th
 from __future__ import annotations
 
 import argparse
+import asyncio
 import base64
 import ipaddress
 import json
@@ -17,7 +18,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -123,6 +124,30 @@ def spawned_service(
         stop(process, grace=20.0)
 
 
+def bench_parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """A bench command's parser, described by the first paragraph of its module's ``doc``, with
+    ``--json`` (``emit``)."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description=" ".join((doc or "").split("\n\n")[0].split())
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def refused(message: str) -> int:
+    """Say why a bench cannot run (``error: ...`` on stderr); its exit status, 2."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def timing_parser(prog: str, seconds: float) -> argparse.ArgumentParser:
+    """A micro-benchmark's parser: ``--runs`` (the median is reported) of ``--seconds`` each."""
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=seconds, help="length of each run")
+    return parser
+
+
 def add_service_arguments(parser: argparse.ArgumentParser) -> None:
     """``--url``, ``--pid`` and ``--redis-url``: the service a bench drives
     (``service_under_test``)."""
@@ -144,6 +169,31 @@ def service_under_test(args: argparse.Namespace, name: str) -> Iterator[tuple[st
     settings = {} if args.redis_url is None else {"REDIS_URL": args.redis_url}
     with spawned_service(settings, name=name) as (url, pid):
         yield url, pid
+
+
+Report = dict[str, Any]
+
+
+def report_on_service(
+    args: argparse.Namespace,
+    name: str,
+    measure: Callable[[str, int | None], Coroutine[Any, Any, Report]],
+    print_report: Callable[[Report], None],
+    *,
+    errors: tuple[type[Exception], ...] = (),
+) -> Report | None:
+    """Run ``measure(url, pid)`` against the service of ``add_service_arguments`` and print its
+    report (``--json`` or text); None, after saying why on stderr, if the harness or one of
+    ``errors`` stopped it."""
+    stops: tuple[type[Exception], ...] = (HarnessError, *errors)
+    try:
+        with service_under_test(args, name) as (url, pid):
+            report = asyncio.run(measure(url, pid))
+    except stops as exc:
+        refused(str(exc))
+        return None
+    emit(report, args.json, print_report)
+    return report
 
 
 # -- what /proc says of a process -------------------------------------------------------------
