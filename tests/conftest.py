@@ -32,6 +32,11 @@ from manhattan.bench.engine import mid_game_state
 from manhattan.settings import Settings
 from tests.service_client import connect
 
+# ``manhattan serve`` processes the tests start keep tables in memory unless the test gives them
+# a data directory (tests/scaleout/replicas.py and the restart tests do): servers started at once
+# in one working directory would otherwise contend for ./manhattan-data.
+os.environ.setdefault("MANHATTAN_DATA_DIR", ":memory:")
+
 settings.register_profile("default", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, max_examples=300, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

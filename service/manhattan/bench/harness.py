@@ -13,9 +13,11 @@ import json
 import math
 import os
 import signal
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -95,9 +97,10 @@ def spawned_service(
 ) -> Iterator[tuple[str, int]]:
     """``manhattan serve`` on a free loopback port; yields (url, pid) once ``/readyz`` is
     ``ready``, and stops it afterwards. The environment is this process's with the access log
-    off, WARNING logs unless set, a fresh token key (its id ``name``) unless one is set, and
-    ``settings`` over it (None removes a variable)."""
+    off, WARNING logs unless set, a fresh token key (its id ``name``) and a fresh data directory
+    (removed afterwards) unless set, and ``settings`` over it (None removes a variable)."""
     port = free_port()
+    data_dir = tempfile.mkdtemp(prefix=f"manhattan-{name}-")
     environment = dict(os.environ)
     environment["MANHATTAN_ACCESS_LOG"] = "false"
     environment.setdefault("MANHATTAN_LOG_LEVEL", "WARNING")
@@ -107,6 +110,7 @@ def spawned_service(
         else:
             environment[variable] = value
     environment.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
+    environment.setdefault("MANHATTAN_DATA_DIR", data_dir)
     if not environment.get("MANHATTAN_TOKEN_KEY"):
         key = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
         environment["MANHATTAN_TOKEN_KEY"] = f"{name}:{key}"
@@ -121,6 +125,7 @@ def spawned_service(
         yield url, process.pid
     finally:
         stop(process, grace=20.0)
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def add_service_arguments(parser: argparse.ArgumentParser) -> None:
