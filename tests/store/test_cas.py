@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from pathlib import Path
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 

@@ -12,8 +12,8 @@ import ipaddress
 import json
 import math
 import os
-import signal
 import shutil
+import signal
 import socket
 import subprocess
 import sys
