@@ -42,7 +42,7 @@ class Settings:
     lru_size: int = 10_000
     #: Socket connect/read timeout for Redis, seconds: long enough for a busy event loop to
     #: read a reply, short enough that a hung Redis costs little (the cache's circuit).
-    redis_timeout: float = 1.0
+    redis_timeout: float = 2.0
     redis_pool_size: int = 64
     #: Seconds a Redis call waits for a free pooled connection (a busy pool is not an outage).
     redis_pool_timeout: float = 5.0

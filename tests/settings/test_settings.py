@@ -31,7 +31,7 @@ def test_the_data_directory_is_used_only_without_redis_for_tables() -> None:
 def test_redis_defaults_hold_a_busy_process() -> None:
     settings = Settings.from_env({"MANHATTAN_REDIS_POOL_TIMEOUT": "2.5"})
     assert settings.redis_pool_timeout == 2.5
-    assert (settings.redis_pool_size, settings.redis_timeout) == (64, 1.0)
+    assert (settings.redis_pool_size, settings.redis_timeout) == (64, 2.0)
 
 
 def test_values_are_read_and_typed() -> None:

@@ -14,6 +14,8 @@ Redis again, which is how the service recovers by itself when Redis returns.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -119,10 +121,47 @@ def redis_client(
     return redis.Redis.from_pool(pool)  # closing the client closes the pool
 
 
+class PoolExhausted(RedisError):
+    """No pooled connection came free within the wait: the process is busy, Redis is not down."""
+
+
 def is_pool_exhausted(exc: BaseException) -> bool:
-    """The pool had no free connection within its wait: the process is busy, Redis is not
-    down."""
-    return isinstance(exc, RedisConnectionError) and "No connection available" in str(exc)
+    return isinstance(exc, PoolExhausted) or (
+        isinstance(exc, RedisConnectionError) and "No connection available" in str(exc)
+    )
+
+
+class ConnectionGate:
+    """At most ``size`` calls hold pooled connections at once; the others wait their turn in
+    arrival order (redis-py's blocking pool wakes waiters in no fair order, so under load one
+    call could wait past any timeout while later ones go ahead), up to ``timeout`` seconds."""
+
+    def __init__(self, size: int, timeout: float) -> None:
+        self.timeout = timeout
+        self._slots = asyncio.Semaphore(size)
+
+    async def call(self, make: Callable[[], Awaitable[T]]) -> T:
+        slots = self._slots
+        if slots.locked():
+            try:
+                async with asyncio.timeout(self.timeout):
+                    await slots.acquire()
+            except TimeoutError:
+                raise PoolExhausted(f"no Redis connection free within {self.timeout} s") from None
+        else:
+            await slots.acquire()
+        try:
+            return await make()
+        finally:
+            slots.release()
+
+
+async def drop_idle_connections(client: redis.Redis | RedisCluster) -> None:
+    """Closes the pooled connections no call holds (after one proved dead, as after a Redis
+    restart: the next calls connect afresh instead of each finding a dead one)."""
+    if isinstance(client, redis.Redis):
+        with contextlib.suppress(Exception):
+            await client.connection_pool.disconnect(inuse_connections=False)
 
 
 #: Timeouts in a row that open the cache's circuit (one slow reply does not).
@@ -143,7 +182,7 @@ class RedisBackend:
         self,
         url: str,
         *,
-        timeout: float = 1.0,
+        timeout: float = 2.0,
         pool_size: int = 64,
         pool_timeout: float = 5.0,
         retry_after: float = 1.0,
@@ -158,6 +197,7 @@ class RedisBackend:
         self._client = redis_client(
             url, timeout=timeout, pool_size=pool_size, pool_timeout=pool_timeout
         )
+        self._gate = ConnectionGate(pool_size, pool_timeout)
         if url.startswith(CLUSTER_SCHEMES):
             self.name = "redis-cluster"
 
@@ -187,11 +227,13 @@ class RedisBackend:
             raise StoreUnavailable("the state store (Redis) is unavailable; retry shortly")
         try:
             try:
-                result = await make()
+                result = await self._gate.call(make)
             except RedisConnectionError as exc:
                 if is_pool_exhausted(exc):
                     raise
-                result = await make()  # a connection Redis closed: once more, on a fresh one
+                await drop_idle_connections(self._client)
+                # A connection Redis closed: once more, on a fresh one.
+                result = await self._gate.call(make)
         except (TimeoutError, RedisError, OSError) as exc:
             raise self._failed(exc) from exc
         self._succeeded()
@@ -283,7 +325,7 @@ def make_backend(
     redis_url: str,
     *,
     lru_size: int = 10_000,
-    timeout: float = 1.0,
+    timeout: float = 2.0,
     pool_size: int = 64,
     pool_timeout: float = 5.0,
     retry_after: float = 1.0,
@@ -303,10 +345,13 @@ def make_backend(
 __all__ = [
     "Backend",
     "CacheObserver",
+    "ConnectionGate",
     "MemoryBackend",
+    "PoolExhausted",
     "RedisBackend",
     "StateCache",
     "StoreUnavailable",
+    "drop_idle_connections",
     "is_pool_exhausted",
     "make_backend",
     "redis_client",

@@ -18,7 +18,9 @@ from redis.exceptions import RedisError
 
 from manhattan.store.cache import (
     CLUSTER_SCHEMES,
+    ConnectionGate,
     StoreUnavailable,
+    drop_idle_connections,
     is_pool_exhausted,
     redis_client,
 )
@@ -57,7 +59,7 @@ class RedisVersionedStore:
     name = "redis"
 
     def __init__(
-        self, url: str, *, timeout: float = 1.0, pool_size: int = 64, pool_timeout: float = 5.0
+        self, url: str, *, timeout: float = 2.0, pool_size: int = 64, pool_timeout: float = 5.0
     ) -> None:
         self.url = url
         self._client = redis_client(
@@ -72,6 +74,7 @@ class RedisVersionedStore:
         )
         self.notices = RedisNotices(self._client, listener)
         self._listener_client = listener
+        self._gate = ConnectionGate(pool_size, pool_timeout)
         self._swap_script = self._client.register_script(_SWAP)
         self._outage = OutageLog(log, "table store (Redis)")
 
@@ -81,12 +84,13 @@ class RedisVersionedStore:
         retried once on a fresh connection when ``retry``: the calls that would do no harm if
         the first attempt had reached Redis after all."""
         try:
-            result = await make()
+            result = await self._gate.call(make)
         except RedisConnectionError as exc:
+            await drop_idle_connections(self._client)  # the others are likely dead too
             if not retry or is_pool_exhausted(exc):
                 raise self._unavailable(exc) from exc
             try:
-                result = await make()
+                result = await self._gate.call(make)
             except _FAILURES as again:
                 raise self._unavailable(again) from again
         except _FAILURES as exc:

@@ -14,7 +14,7 @@ def make_versioned_store(
     redis_url: str,
     *,
     data_dir: Path | None = None,
-    timeout: float = 1.0,
+    timeout: float = 2.0,
     pool_size: int = 64,
     pool_timeout: float = 5.0,
     max_entries: int = 100_000,
