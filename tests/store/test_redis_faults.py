@@ -175,3 +175,45 @@ async def test_an_outage_is_one_warning_per_kind_then_a_count(
     messages = [r.getMessage() for r in caplog.records]
     assert messages[1].startswith("table store (Redis) is back after")
     assert messages[2:] == ["table store (Redis) was unavailable: 200 failures (ConnectionError)"]
+
+
+async def test_without_sharded_pub_sub_notices_fall_back_to_publish(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A Redis without SPUBLISH (as before 7; here the command is renamed away) answers the
+    probe with an error: notices then go by PUBLISH/SUBSCRIBE, said once in the log."""
+    caplog.set_level(logging.WARNING, "manhattan.store")
+    server = RedisServer(options=("--rename-command", "SPUBLISH", ""))
+    server.start()
+    store = RedisVersionedStore(server.url)
+    messages = store.subscribe("manhattan:test:old")
+    try:
+        assert await asyncio.wait_for(messages.__anext__(), 5) == b""  # GAP: subscribed
+        for text in (b"one", b"two"):
+            await store.publish("manhattan:test:old", text)
+            assert await asyncio.wait_for(messages.__anext__(), 5) == text
+        assert store.notices.sharded is False
+    finally:
+        await messages.aclose()  # type: ignore[attr-defined]
+        await store.close()
+        server.stop()
+    assert [r.getMessage() for r in caplog.records] == [
+        "Redis < 7 has no sharded pub/sub: table notices use plain PUBLISH"
+    ]
+
+
+async def test_notices_use_sharded_pub_sub_on_redis_7(redis_server: RedisServer) -> None:
+    store = RedisVersionedStore(redis_server.url)
+    messages = store.subscribe("manhattan:test:new")
+    try:
+        assert await asyncio.wait_for(messages.__anext__(), 5) == b""
+        with raw_connection(redis_server) as connection:
+            connection.sendall(command("PUBSUB", "SHARDNUMSUB", "manhattan:test:new"))
+            assert connection.recv(100).endswith(b":1\r\n")  # followed as a shard channel
+            connection.sendall(command("SPUBLISH", "manhattan:test:new", "hello"))
+            assert connection.recv(16) == b":1\r\n"
+        assert await asyncio.wait_for(messages.__anext__(), 5) == b"hello"
+        assert store.notices.sharded is True
+    finally:
+        await messages.aclose()  # type: ignore[attr-defined]
+        await store.close()
