@@ -18,6 +18,8 @@ from manhattan.store.sqlite_cas import (
     DataDirectoryInUse,
     SqliteVersionedStore,
 )
+from tests.conftest import MakeApp
+from tests.service_client import connect
 
 pytestmark = pytest.mark.anyio
 
@@ -133,3 +135,38 @@ async def test_a_flood_of_tickets_and_presence_never_evicts_a_table(
             assert (await store.swap(f"table:{table}", 1, b"moved", ttl=600))[0]
     finally:
         await store.close()
+
+
+async def test_a_ticket_flood_through_the_service_leaves_the_game_playable(
+    tmp_path: Path, make_app: MakeApp
+) -> None:
+    """The flood of issue 23 through the API, on the embedded default: a seat asks for tickets
+    again and again; the table is still there, and still takes its people's moves."""
+    app = make_app(data_dir=str(tmp_path / "data"), table_stand_in_level="random")
+    async with connect(app) as client:
+        made = (
+            await client.post(
+                "/v1/tables", json={"setup": {"edition": "classic"}, "seats": ["open", "open"]}
+            )
+        ).json()
+        table = made["tableId"]
+        seats = [
+            (await client.post(f"/v1/tables/{table}/join", json={"name": n})).json()["seatToken"]
+            for n in ("ann", "bob")
+        ]
+        auth = [{"authorization": f"Bearer {token}"} for token in seats]
+        for _ in range(600):
+            answer = await client.post(f"/v1/tables/{table}/ticket", headers=auth[0])
+            assert answer.status_code == 200
+        host = {"authorization": f"Bearer {made['hostToken']}"}
+        assert (await client.post(f"/v1/tables/{table}/start", headers=host)).status_code == 200
+        views = [(await client.get(f"/v1/tables/{table}", headers=a)).json() for a in auth]
+        mover = next(i for i, view in enumerate(views) if view.get("moves"))
+        view = views[mover]
+        moved = await client.post(
+            f"/v1/tables/{table}/moves",
+            headers=auth[mover],
+            json={"move": view["moves"][0], "version": view["version"]},
+        )
+        assert moved.status_code == 200, moved.text
+    await app.state.tables.close()

@@ -39,6 +39,7 @@ from typing import IO, TypeVar
 
 from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import Fanout, Record
+from manhattan.store.expiring import ExpiringMap
 
 log = logging.getLogger("manhattan.store.sqlite")
 
@@ -106,6 +107,7 @@ class SqliteVersionedStore:
         *,
         clock: Callable[[], float] = time.time,
         sweep_every: float = 60.0,
+        memory_records: int = 10_000,
     ) -> None:
         self.directory = directory
         self.sweep_every = sweep_every
@@ -121,6 +123,7 @@ class SqliteVersionedStore:
             raise DataDirectoryError(f"the database in {directory}: {exc}") from exc
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="manhattan-sqlite")
         self._fanout = Fanout()
+        self._records: ExpiringMap[Record] = ExpiringMap(memory_records, clock)
         self._next_sweep = 0.0
         self._closed = False
 
@@ -136,27 +139,31 @@ class SqliteVersionedStore:
 
     # -- the operations, each run whole on the store's thread --------------------------------
 
-    def _read(self, key: str) -> Record | None:
+    def _read(self, key: str) -> tuple[Record, float] | None:
+        """The live record at ``key`` and when it expires."""
         row = self._db.execute(
-            "SELECT version, data FROM records WHERE key = ? AND version > 0 AND expires > ?",
+            "SELECT version, data, expires FROM records "
+            "WHERE key = ? AND version > 0 AND expires > ?",
             (key, self._clock()),
         ).fetchone()
-        return None if row is None else Record(row[0], bytes(row[1]))
+        return None if row is None else (Record(row[0], bytes(row[1])), row[2])
 
-    def _swap(self, key: str, expected: int, data: bytes, ttl: int) -> tuple[bool, Record | None]:
+    def _swap(
+        self, key: str, expected: int, data: bytes, ttl: int
+    ) -> tuple[bool, tuple[Record, float] | None]:
         self._maybe_sweep()
         now = self._clock()
         db = self._db
-        outcome: tuple[bool, Record | None]
+        outcome: tuple[bool, tuple[Record, float] | None]
         db.execute("BEGIN IMMEDIATE")
         try:
             current = self._read(key)
-            version = 0 if current is None else current.version
+            version = 0 if current is None else current[0].version
             if version != expected:
                 outcome = (False, current)
             else:
                 db.execute(_UPSERT, (key, version + 1, data, now + ttl))
-                outcome = (True, Record(version + 1, data))
+                outcome = (True, (Record(version + 1, data), now + ttl))
             db.execute("COMMIT")
         finally:
             if db.in_transaction:
@@ -228,31 +235,55 @@ class SqliteVersionedStore:
 
     # -- the VersionedStore protocol -----------------------------------------------------------
 
+    # Recently used records are also kept in memory (``_records``), so most reads need no hop
+    # to the thread. One process owns the database, so the copy cannot go stale behind its
+    # back; it is updated on the event loop as each operation completes, which is the order the
+    # thread ran them in. A swap still compares versions in SQLite.
+
+    def _remember(self, key: str, found: tuple[Record, float] | None) -> Record | None:
+        if found is None:
+            self._records.pop(key)
+            return None
+        record, expires = found
+        self._records.set(key, record, expires - self._clock())
+        return record
+
     async def read(self, key: str) -> Record | None:
-        return await self._run(self._read, key)
+        record = self._records.get(key)
+        if record is not None:
+            return record
+        return self._remember(key, await self._run(self._read, key))
 
     async def swap(
         self, key: str, expected: int, data: bytes, *, ttl: int
     ) -> tuple[bool, Record | None]:
-        return await self._run(self._swap, key, expected, bytes(data), ttl)
+        done, found = await self._run(self._swap, key, expected, bytes(data), ttl)
+        return done, self._remember(key, found)
 
     async def touch(self, key: str, ttl: int) -> None:
         await self._run(self._touch, key, ttl)
+        self._records.expire(key, ttl)
 
     async def claim(self, key: str, token: str, ttl_ms: int) -> bool:
-        return await self._run(self._claim, key, token, ttl_ms)
+        claimed = await self._run(self._claim, key, token, ttl_ms)
+        self._records.pop(key)
+        return claimed
 
     async def take(self, key: str) -> bytes | None:
-        return await self._run(self._take, key)
+        value = await self._run(self._take, key)
+        self._records.pop(key)
+        return value
 
     async def put(self, key: str, data: bytes, ttl: int) -> None:
         await self._run(self._put, key, bytes(data), ttl)
+        self._records.pop(key)
 
     async def get(self, key: str) -> bytes | None:
         return await self._run(self._get, key)
 
     async def delete(self, key: str) -> None:
         await self._run(self._delete, key)
+        self._records.pop(key)
 
     async def publish(self, channel: str, message: bytes) -> None:
         self._fanout.deliver(channel, bytes(message))
