@@ -63,7 +63,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from manhattan.terminal.game import run
+    from manhattan.terminal.command import run
 
     return run(args.rest)
 

@@ -9,6 +9,7 @@ import pytest
 
 from tests.conftest import RedisServer
 
+from .redis_cluster import RedisCluster
 from .replicas import Replica, start_replicas
 
 
@@ -32,3 +33,16 @@ def replica_pair(module_redis: RedisServer) -> Iterator[list[Replica]]:
     finally:
         for replica in replicas:
             replica.stop()
+
+
+@pytest.fixture(scope="module")
+def redis_cluster() -> Iterator[RedisCluster]:
+    """A three-node Redis Cluster of the module's own (a few seconds to form)."""
+    reason = RedisCluster.available()
+    if reason is not None:
+        pytest.skip(reason)
+    cluster = RedisCluster().start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()

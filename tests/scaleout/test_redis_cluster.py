@@ -21,18 +21,6 @@ from .replicas import Replica, by_id, inline, ok, play_game, start_replicas
 pytestmark = pytest.mark.redis
 
 
-@pytest.fixture(scope="module")
-def redis_cluster() -> Iterator[RedisCluster]:
-    reason = RedisCluster.available()
-    if reason is not None:
-        pytest.skip(reason)
-    cluster = RedisCluster().start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
-
-
 def test_store_accepts_redis_cluster_urls() -> None:
     backend = make_backend("redis+cluster://127.0.0.1:7000/0")
     assert backend.name == "redis-cluster"

@@ -12,8 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
+import redis.asyncio
+
+from tests.conftest import RedisServer
 
 from .conftest import LiveServer, new_table, ok
+from .test_lobby import play_out
 
 pytestmark = pytest.mark.anyio
 
@@ -99,3 +103,31 @@ async def test_racing_on_redis_across_two_replicas(redis_url: str) -> None:
     async with LiveServer(**settings) as one, LiveServer(**settings) as two:
         await race_joins([one, two])
         await race_moves([one, two])
+
+
+@pytest.mark.redis
+async def test_concurrent_rematches_make_one_table_and_nothing_else(
+    redis_server: RedisServer,
+) -> None:
+    """Issue 23: twelve rematches at once, from the player and the host on two replicas, all
+    land at one new table; no orphan table is written (every table key is counted)."""
+    settings: dict[str, Any] = {"redis_url": redis_server.url, "token_key": KEY}
+    async with LiveServer(**settings) as one, LiveServer(**settings) as two:
+        seats = ["open", {"bot": {"level": "random"}}]
+        tid, host, (ann,) = await new_table(one, 1, seats=seats)
+        await play_out(ann)
+        store = redis.asyncio.Redis.from_url(redis_server.url)
+        tables_before = [k async for k in store.scan_iter("manhattan:1:{table:*}")]
+        callers = [one.client(ann.token), two.client(ann.token), one.client(host), two.client(host)]
+        answers = await asyncio.gather(
+            *(callers[i % 4].post(f"/v1/tables/{tid}/rematch") for i in range(12))
+        )
+        tables_after = [k async for k in store.scan_iter("manhattan:1:{table:*}")]
+        await store.aclose()
+    assert {a.status_code for a in answers} == {200}
+    new_ids = {a.json()["tableId"] for a in answers}
+    assert len(new_ids) == 1 and tid not in new_ids
+    added = {k.decode() for k in tables_after} - {k.decode() for k in tables_before}
+    assert added == {f"manhattan:1:{{table:{new_ids.pop()}}}"}
+    players = {a.json().get("player") for a in answers}
+    assert players == {0, None}  # ann's kept seat, and the host's answers

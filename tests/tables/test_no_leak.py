@@ -29,7 +29,7 @@ from manhattan.store.cas import MemoryVersionedStore
 from manhattan.tables import TableRuntime
 from manhattan.tables.model import Table, event_data
 from manhattan.tables.projection import Receiver, event_json, move_answer, table_json
-from manhattan.tables.service import table_key
+from manhattan.tables.records import table_key
 
 from ..strategies import rehide
 from .conftest import LiveServer, new_table, ok, sse

@@ -7,7 +7,8 @@ import io
 import pytest
 
 import manhattan
-from manhattan.terminal.game import draw_board, draw_hand, run
+from manhattan.terminal.command import run
+from manhattan.terminal.drawing import draw_board, draw_hand
 
 
 def _play(argv: list[str], lines: str) -> tuple[int, str]:
@@ -20,7 +21,8 @@ def test_a_whole_game_in_process_picking_moves_by_number() -> None:
     code, out = _play(["--players", "3", "--seed", "term", "--bot", "random"], "1\n" * 400)
     assert code == 0
     assert "--- round 1 of 6: select your pieces ---" in out
-    assert "0 Manhattan" in out and "5 Hong Kong" in out
+    assert "Manhattan" in out and "Hong Kong" in out
+    assert "pieces you can build:" in out and "can go on:" in out  # a piece, then a block
     assert "your hand (you sit South" in out
     for k in range(1, 7):
         assert f"=== round {k} scored ===" in out  # scores after each round
@@ -63,17 +65,23 @@ def test_an_unreachable_service_is_reported() -> None:
 
 
 @pytest.mark.parametrize(
-    ("player", "block"), [(0, "(0,0)"), (1, "(0,2)"), (2, "(2,2)"), (3, "(2,0)")]
+    ("player", "blocks"),
+    [
+        (0, "A1 D1 G1 A4 D4 G4"),
+        (1, "C1 F1 I1 C4 F4 I4"),
+        (2, "C3 F3 I3 C6 F6 I6"),
+        (3, "A3 D3 G3 A6 D6 G6"),
+    ],
 )
 def test_rules_2_hand_is_drawn_in_the_holders_frame_with_its_board_block(
-    player: int, block: str
+    player: int, blocks: str
 ) -> None:
     view = manhattan.view(manhattan.new_game(players=4, seed="hand"), player).to_json()
     view["hand"] = [0]
     lines = draw_hand(view).splitlines()
     assert lines[0].startswith("card 0")
     assert lines[1:4] == ["# . .", ". . .", ". . ."]  # top-left as the holder sees it
-    assert lines[4] == f"-> {block}"  # RULES §2 table, top-left row
+    assert lines[4] == f"card 0 -> {blocks}"  # RULES §2 table, in the board's coordinates
 
 
 def test_board_marks_owner_height_tallest_and_monster() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from manhattan_client import Client, MovePlayed, Snapshot
 
-from manhattan.terminal.game import run
+from manhattan.terminal.command import run
 from manhattan.terminal.table import TableLink, parse_table_url
 
 SHORT = {"rounds": 1}
@@ -49,6 +49,8 @@ def test_a_whole_game_against_a_bot(server_url: str) -> None:
     code, out = _play(["--table", url, "--name", "ann", "--start"], "b9n9f9\n" + "1\n" * 200)
     assert code == 0, out[-2000:]
     assert "you sit at seat 0" in out and "--token " in out
+    link = f"{server_url}/play/?table={created.table_id}#seat="
+    assert link in out  # the seat link, the token in the fragment (issue 24)
     assert "--- round 1 of 1: select your pieces ---" in out and "your hand:" in out
     assert "not allowed:" in out  # the typed notation the rules refuse
     assert "> you: s0:" in out and re.search(r"> bot \d \(random\) \(player 1\): b", out)
@@ -57,7 +59,7 @@ def test_a_whole_game_against_a_bot(server_url: str) -> None:
 
 def test_an_unknown_table_is_reported(server_url: str) -> None:
     code, out = _play(["--table", f"{server_url}/v1/tables/{'0' * 32}", "--name", "x"], "")
-    assert code == 2 and "error TABLE_NOT_FOUND" in out
+    assert code == 2 and "this table is gone" in out and f"{server_url}/play/" in out
 
 
 def test_another_persons_moves_and_chat_arrive_live(server_url: str) -> None:

@@ -21,7 +21,8 @@ from .bot_turns import BotRunner
 from .driver import Driver
 from .errors import TABLE_CODES, TableError
 from .hub import Hub
-from .service import Tables, TableSettings
+from .records import TableSettings
+from .service import Tables
 from .storage import make_store
 from .stream import Push, table_stream
 from .tokens import Bearer
@@ -41,9 +42,9 @@ class TableRuntime:
         self.settings = settings or TableSettings()
         self.heartbeat = heartbeat
         self.bots = bots or BotRunner()
-        self.tables = Tables(store, sealer, self.settings, on_change=self._local_change)
+        self.tables = Tables(store, sealer, self.settings, listener=self)
         self.driver = Driver(self.tables, self.bots, bot_seconds=self.settings.bot_seconds)
-        self.hub = Hub(store, self.tables, on_change=lambda tid, _v: self.driver.poke(tid))
+        self.hub = Hub(store, self.tables, listener=self.driver)
         self._tasks: list[asyncio.Task[None]] = []
 
     @classmethod
@@ -63,7 +64,7 @@ class TableRuntime:
             heartbeat=settings.table_heartbeat_seconds,
         )
 
-    async def _local_change(self, table_id: str, version: int) -> None:
+    def table_changed(self, table_id: str, version: int) -> None:
         # A change made here: this replica watches the table from now on, and its local
         # streams hear of it without waiting for the pub/sub round trip.
         self.driver.watch(table_id)

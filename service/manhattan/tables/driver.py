@@ -23,7 +23,8 @@ from manhattan import State
 from ..bots import BotChoice
 from .bot_turns import BotRunner
 from .errors import TableError
-from .service import Tables, lease_key, now_ms
+from .records import lease_key, now_ms
+from .service import Tables
 
 log = logging.getLogger("manhattan.tables.driver")
 
@@ -48,6 +49,10 @@ class Driver:
 
     def watch(self, table_id: str) -> None:
         self._watched[table_id] = time.monotonic() + WATCH_SECONDS
+        self.poke(table_id)
+
+    def table_changed(self, table_id: str, version: int) -> None:
+        """A change heard of (from any replica): look at the table again now."""
         self.poke(table_id)
 
     def poke(self, table_id: str) -> None:

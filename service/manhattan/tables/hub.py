@@ -12,14 +12,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import msgpack
 
 from manhattan.store.cas import GAP, VersionedStore
 
 from .model import Table
-from .service import CHANNEL, Tables
+from .records import CHANNEL, ChangeListener
+from .service import Tables
 
 log = logging.getLogger("manhattan.tables.hub")
 
@@ -51,11 +52,11 @@ class Hub:
         self,
         store: VersionedStore,
         tables: Tables,
-        on_change: Callable[[str, int], None] | None = None,
+        listener: ChangeListener | None = None,
     ) -> None:
         self.store = store
         self.tables = tables
-        self._on_change = on_change
+        self.listener = listener
         self._listeners: dict[str, set[Listener]] = {}
         self._latest: dict[str, tuple[int, Table]] = {}
         self._reads: dict[str, asyncio.Future[tuple[Table, int]]] = {}
@@ -68,8 +69,8 @@ class Hub:
     def notify(self, table_id: str, version: int) -> None:
         for listener in self._listeners.get(table_id, ()):
             listener.ring(version)
-        if self._on_change is not None:
-            self._on_change(table_id, version)
+        if self.listener is not None:
+            self.listener.table_changed(table_id, version)
 
     def ring_all(self) -> None:
         """After a reconnect (messages may have been lost): every stream looks again."""

@@ -171,6 +171,11 @@ def move_answer(version: int, state: State, player: int, events: list[list[Any]]
     }
 
 
+def ranking_json(table: Table) -> list[dict[str, int]]:
+    """The final ranking of a finished table's game."""
+    return [p.to_json() for p in manhattan.ranking(table.game())]
+
+
 def record_json(table: Table) -> dict[str, Any]:
     """The game's record, only once it is over: setup with the seed, and the moves."""
     assert table.status == "over"

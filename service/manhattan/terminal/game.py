@@ -11,45 +11,42 @@ token the service minted and asking for the human's view. Bots use ``manhattan.b
 their own player's view, or a uniformly random legal move when the bots package is missing.
 
 ``--table URL`` sits at a shared table of a running service instead, with other people and
-bots, each on their own device (``terminal/table.py``).
+bots, each on their own device (``terminal/table.py``); ``terminal/command.py`` reads the
+command line and starts one or the other.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
-import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from manhattan.bots.registry import LEVELS
 from manhattan.engine import ManhattanError, Move, State, check_move, legal_moves, new_game
+from manhattan.engine import explain as explain_move
 from manhattan.engine import play as play_move
+from manhattan.engine import preview as what_if
 from manhattan.engine import view as player_view
-from manhattan.engine.rules import NEIGHBORHOOD_NAMES, SEAT_NAMES, rotate
+from manhattan.engine.rules import SEAT_NAMES
 from manhattan.http_client import HttpError
 from manhattan.http_client import request as http_request
 
-__all__ = [
-    "LocalTable",
-    "MoveRejected",
-    "ServiceTable",
-    "Session",
-    "Table",
-    "TableError",
-    "draw_board",
-    "draw_hand",
-    "run",
-]
+from .drawing import (
+    describe_event,
+    draw_board,
+    draw_hand,
+    draw_ranking,
+    draw_round_scores,
+    draw_supply,
+)
+from .picking import ask_move
+
+__all__ = ["LocalTable", "MoveRejected", "ServiceTable", "Session", "Table", "TableError"]
 
 JSON = dict[str, Any]
-COLOR_LETTERS = "RBGY"
-COLOR_NAMES = ("Red", "Blue", "Green", "Yellow")
-MOVES_PER_LINE = 4
 
 
-class MoveRejected(Exception):
+class MoveRejected(ValueError):
     """A move the rules (or the notation) do not allow; the message says why."""
 
 
@@ -63,6 +60,8 @@ class Table(Protocol):
     def check(self, text: str) -> JSON: ...
     def play(self, move: JSON) -> list[JSON]: ...
     def bot_move(self, player: int) -> JSON: ...
+    def preview(self, move: JSON) -> str: ...
+    def explain(self, move: JSON) -> str: ...
 
 
 # -- tables ----------------------------------------------------------------------------------
@@ -106,6 +105,15 @@ class LocalTable:
             chosen = self.suggest(player_view(self.state, player), level=self.bot_level, seed=seed)
             return check_move(self.state, chosen.move).to_json()
         return self.rng.choice(legal_moves(self.state)).to_json()
+
+    def preview(self, move: JSON) -> str:
+        seat_view = player_view(self.state, self.state.to_move or 0)
+        return str(what_if(seat_view, Move.from_json(move)).explanation)
+
+    def explain(self, move: JSON) -> str:
+        seat_view = player_view(self.state, self.state.to_move or 0)
+        verdict = explain_move(seat_view, Move.from_json(move))
+        return "it is legal" if verdict.legal else str(verdict.message)
 
 
 class ServiceTable:
@@ -174,165 +182,18 @@ class ServiceTable:
         move: JSON = self._post("/v1/suggest", body)["move"]
         return move
 
+    def preview(self, move: JSON) -> str:
+        answer = self._post("/v1/preview", {"state": self._state, "move": move})
+        return str(answer["preview"]["explanation"])
+
+    def explain(self, move: JSON) -> str:
+        answer = self._post("/v1/validate", {"state": self._state, "move": move})
+        return "it is legal" if answer.get("legal") else str(answer.get("message"))
+
 
 def _camel(name: str) -> str:
     head, *rest = name.split("_")
     return head + "".join(part.title() for part in rest)
-
-
-# -- drawing ---------------------------------------------------------------------------------
-def _cell(building: list[list[int]], monster: bool, tallest: bool) -> str:
-    if building:
-        height = sum(floors for _, floors in building)
-        text = f"{height}{COLOR_LETTERS[building[-1][0]]}"
-    else:
-        text = "."
-    if tallest:
-        text += "*"
-    if monster:
-        text += "@"
-    return f"{text:>5}"
-
-
-def draw_board(view: JSON) -> str:
-    """The six neighborhoods in the 3x2 layout, each block as height + owner letter.
-
-    ``*`` marks the tallest building (only when exactly one is tallest, RULES §7.3), ``@`` the
-    monster; rows and columns are in the board frame (as seen from South).
-    """
-    board = view["board"]
-    heights = {
-        (n, b): sum(f for _, f in board[n][b]) for n in range(6) for b in range(9) if board[n][b]
-    }
-    top = max(heights.values(), default=0)
-    tallest = [k for k, h in heights.items() if h == top]
-    unique = tallest[0] if len(tallest) == 1 else None
-    monster = tuple(view["monster"]) if view.get("monster") else None
-    lines: list[str] = []
-    for row in range(2):
-        names = [f"{n} {NEIGHBORHOOD_NAMES[n]}" for n in range(row * 3, row * 3 + 3)]
-        lines.append("   ".join(f"{name:<15}" for name in names).rstrip())
-        for r in range(3):
-            cells = []
-            for n in range(row * 3, row * 3 + 3):
-                cells.append(
-                    "".join(
-                        _cell(board[n][r * 3 + c], monster == (n, r, c), unique == (n, r * 3 + c))
-                        for c in range(3)
-                    )
-                )
-            lines.append("   ".join(cells).rstrip())
-        lines.append("")
-    lines.append("height+owner (R Red, B Blue, G Green, Y Yellow); * tallest; @ monster")
-    return "\n".join(lines)
-
-
-def draw_supply(view: JSON) -> str:
-    lines = []
-    for player, colors in enumerate(view["rules"]["colors"]):
-        for color in colors:
-            supply = ",".join(str(x) for x in view["supply"][color])
-            selected = ",".join(str(x) for x in view["selected"][color])
-            lines.append(
-                f"  player {player} {COLOR_NAMES[color]:<6} score {view['scores'][color]:>3}"
-                f"   supply 1-4 floors [{supply}]   selected [{selected}]"
-            )
-    return "\n".join(lines)
-
-
-def draw_hand(view: JSON) -> str:
-    """The hand as 3x3 grids in the holder's frame (``#`` = the card's block), each labelled
-    with its card number and the block it designates in the board frame (RULES §2)."""
-    hand = view["hand"]
-    if not hand:
-        return "(no cards)"
-    seat = view["rules"]["seats"][view["player"]]
-    rows: list[list[str]] = [[], [], [], [], []]
-    for card in hand:
-        rows[0].append(f"card {card}  ")
-        for r in range(3):
-            rows[r + 1].append(
-                " ".join("#" if r * 3 + c == card else "." for c in range(3)) + "    "
-            )
-        block = rotate(card, seat)
-        rows[4].append(f"-> ({block // 3},{block % 3})")
-    width = 10
-    return "\n".join("".join(f"{cell:<{width}}" for cell in row).rstrip() for row in rows)
-
-
-def draw_moves(moves: list[JSON]) -> str:
-    cells = [f"{i:>3}) {m['notation']:<12}" for i, m in enumerate(moves, 1)]
-    return "\n".join(
-        "".join(cells[i : i + MOVES_PER_LINE]).rstrip()
-        for i in range(0, len(cells), MOVES_PER_LINE)
-    )
-
-
-def _where(block: list[int]) -> str:
-    """A block as the build lines name it: ``Cairo (2,1)``."""
-    n, r, c = block
-    return f"{NEIGHBORHOOD_NAMES[n]} ({r},{c})"
-
-
-def describe_event(event: JSON, me: int) -> str | None:
-    """One line per public event (and the human's own draws); None for what is not shown."""
-    kind = event["type"]
-    if kind == "piecesSelected":
-        counts = ",".join(str(x) for x in event["pieces"])
-        return f"player {event['player']} selects {COLOR_NAMES[event['color']]} [{counts}]"
-    if kind == "piecePlaced":
-        n, r, c = event["block"]
-        return (
-            f"player {event['player']} builds {event['floors']} floor(s) of "
-            f"{COLOR_NAMES[event['color']]} on {NEIGHBORHOOD_NAMES[n]} ({r},{c}), "
-            f"now {event['height']} high"
-        )
-    if kind == "takeover":
-        return f"  takeover: {COLOR_NAMES[event['to']]} takes it from {COLOR_NAMES[event['from']]}"
-    if kind == "pieceForfeited":
-        return f"player {event['player']} cannot build: forfeits a {event['floors']}-floor piece"
-    if kind == "monsterMoved":
-        return f"  the monster moves to {_where(event['to'])}"
-    if kind == "buildingDestroyed":
-        return f"  the monster destroys the building on {_where(event['block'])}"
-    if kind == "pieceRemoved":
-        return f"  the monster knocks the top piece off {_where(event['block'])}"
-    if kind == "cardDrawn" and event.get("player") == me:
-        return f"  you draw card {event['card']}"
-    if kind == "deckReshuffled":
-        return "  the discard pile is shuffled into a new deck"
-    if kind == "urbanRevealed":
-        return f"round {event['round']} urban rule: {event['card']}"
-    return None
-
-
-def draw_round_scores(event: JSON, view: JSON) -> str:
-    lines = [f"=== round {event['round']} scored ==="]
-    colors = view["rules"]["colors"]
-    breakdowns = event["scores"]
-    for player, owned in enumerate(colors):
-        gained = sum(breakdowns[c]["total"] for c in owned)
-        total = sum(event["totals"][c] for c in owned) if "totals" in event else None
-        parts = []
-        for c in owned:
-            b = breakdowns[c]
-            where = ", ".join(NEIGHBORHOOD_NAMES[n] for n in b["majorities"]) or "none"
-            parts.append(
-                f"{COLOR_NAMES[c]}: buildings {b['buildings']}, majorities in {where}, "
-                f"tallest {b['tallest']}, urban {b['urban']}"
-            )
-        suffix = "" if total is None else f" (total {total})"
-        lines.append(f"  player {player}: +{gained}{suffix}   " + "; ".join(parts))
-    return "\n".join(lines)
-
-
-def draw_ranking(ranking: list[JSON]) -> str:
-    lines = ["=== final ranking ==="]
-    for placing in ranking:
-        lines.append(
-            f"  place {placing['place']}: player {placing['player']} with {placing['score']}"
-        )
-    return "\n".join(lines)
 
 
 # -- the game loop ---------------------------------------------------------------------------
@@ -377,7 +238,7 @@ class Session:
                 if line:
                     self.say(line)
 
-    def _show(self, view: JSON, moves: list[JSON]) -> None:
+    def _show(self, view: JSON) -> None:
         seat_name = SEAT_NAMES[view["rules"]["seats"][view["player"]]]
         phase = "select your pieces" if view["phase"] == "select" else "build"
         self.say()
@@ -386,97 +247,26 @@ class Session:
         self.say(draw_supply(view))
         self.say(f"your hand (you sit {seat_name}; cards drawn as you see them):")
         self.say(draw_hand(view))
-        self.say("legal moves:")
-        self.say(draw_moves(moves))
+
+    def _read(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.lines.readline()
+        if not line:
+            self.say()
+        return line
 
     def _ask(self, view: JSON) -> JSON | None:
         moves = self.table.legal_moves()
-        self._show(view, moves)
-        while True:
-            self.out.write("your move (number or notation, 'board', 'quit'): ")
-            self.out.flush()
-            line = self.lines.readline()
-            if not line:
-                self.say()
-                return None
-            text = line.strip()
-            if text in ("q", "quit", "exit"):
-                return None
-            if text in ("b", "board", "?", "help"):
-                self._show(view, moves)
-                continue
-            if text.isdigit():
-                if 1 <= int(text) <= len(moves):
-                    return moves[int(text) - 1]
-                self.say(f"pick a number from 1 to {len(moves)}")
-                continue
-            try:
-                return self.table.check(text)
-            except MoveRejected as exc:
-                self.say(f"not allowed: {exc}")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="manhattan play", description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--seat", type=int, default=0, help="your player index (default 0)")
-    parser.add_argument("--seed", default=None, help="game seed (default: random)")
-    parser.add_argument("--edition", default="classic", choices=("classic", "modern"))
-    parser.add_argument("--variants", default=None, help='JSON, e.g. \'{"monster": "baby"}\'')
-    parser.add_argument(
-        "--bot", default="greedy", choices=LEVELS, help="bot level (default: greedy)"
-    )
-    parser.add_argument("--url", default=None, help="play through this service instead")
-    parser.add_argument("--watch", action="store_true", help="bots play every seat")
-    table = parser.add_argument_group("a shared table (DESIGN §9)")
-    table.add_argument(
-        "--table",
-        default=None,
-        metavar="URL",
-        help="sit at this table: http://host:port/v1/tables/<id>, or a join link",
-    )
-    table.add_argument("--name", default=None, help="your name at the table")
-    table.add_argument("--table-seat", type=int, default=None, help="the seat to take (index)")
-    table.add_argument("--token", default=None, help="sit again with this seat token")
-    table.add_argument(
-        "--start", action="store_true", help="start the game once seated (seats filled so far)"
-    )
-    return parser
-
-
-def run(argv: list[str], *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """``manhattan play [options]``: 0 when the game was played to the end."""
-    args = build_parser().parse_args(argv)
-    out = stdout or sys.stdout
-    if args.table:
-        from manhattan.terminal.table import run_table
-
-        return run_table(
-            args.table,
-            name=args.name,
-            seat=args.table_seat,
-            token=args.token,
-            start=args.start,
-            out=out,
-            lines=stdin or sys.stdin,
+        self._show(view)
+        picked = ask_move(
+            moves,
+            view,
+            say=self.say,
+            read=self._read,
+            show=lambda: self._show(view),
+            check=self.table.check,
+            adviser=self.table,
         )
-    seed = args.seed if args.seed is not None else f"{random.randrange(16**8):08x}"
-    setup: JSON = {"players": args.players, "seed": seed, "edition": args.edition}
-    if args.variants:
-        setup["variants"] = json.loads(args.variants)
-    bot_seed = int.from_bytes(seed.encode()[:8].ljust(8, b"\0"), "big")
-    try:
-        table: Table
-        if args.url:
-            table = ServiceTable(args.url, setup, bot_level=args.bot, seed=bot_seed)
-        else:
-            table = LocalTable(setup, bot_level=args.bot, seed=bot_seed)
-        if not args.watch and not 0 <= args.seat < args.players:
-            print(f"--seat is a player index from 0 to {args.players - 1}", file=out)
-            return 2
-        print(f"Manhattan, {args.players} players, seed {seed!r}", file=out)
-        session = Session(table, None if args.watch else args.seat, out, stdin or sys.stdin)
-        return session.play()
-    except (ManhattanError, TableError) as exc:
-        print(f"error: {exc}", file=out)
-        return 2
+        assert not isinstance(picked, str)  # check() answers a move or raises
+        return picked

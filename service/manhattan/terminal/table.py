@@ -24,16 +24,18 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from manhattan.http_client import HttpError, request, stream
 from manhattan.sse_reader import SSEParser
-from manhattan.terminal.game import (
-    TableError,
+
+from .drawing import (
+    clean,
     describe_event,
     draw_board,
     draw_hand,
-    draw_moves,
     draw_ranking,
     draw_round_scores,
     draw_supply,
 )
+from .game import TableError
+from .picking import ask_move
 
 JSON = dict[str, Any]
 #: The service's heartbeat comes every 15 s: a stream silent for this long is reconnected.
@@ -165,7 +167,9 @@ class TablePlayer:
     def table(self) -> JSON:
         table = self.link.call("GET", token=self.token)
         self.me = table.get("you")
-        self.names = [seat.get("name") or f"seat {k}" for k, seat in enumerate(table["seats"])]
+        self.names = [
+            clean(seat.get("name") or f"seat {k}") for k, seat in enumerate(table["seats"])
+        ]
         self.kinds = [seat.get("kind", "open") for seat in table["seats"]]
         if table.get("view"):
             self.view = table["view"]
@@ -204,19 +208,19 @@ class TablePlayer:
         if kind == "snapshot":
             if not self.names:  # the first snapshot: what was said before this player came
                 for message in data.get("chat") or []:
-                    self.say(f"[{message.get('name')}] {message.get('text')}")
+                    self.say(f"[{clean(message.get('name'))}] {clean(message.get('text'))}")
             self.table()
             seats = ", ".join(
-                f"{s.get('name') or 'open'} ({s['kind']})" for s in data.get("seats", [])
+                f"{clean(s.get('name') or 'open')} ({s['kind']})" for s in data.get("seats", [])
             )
-            self.say(f"table {data.get('name')!r}: {data['status']}; seats: {seats}")
+            self.say(f"table {clean(data.get('name'))!r}: {data['status']}; seats: {seats}")
             if data["status"] == "waiting":
                 self.say("waiting for the game to start…")
             return data.get("toMove") if data["status"] == "playing" else None
         if kind == "joined":
-            self.say(f"{data.get('name')} sits down")
+            self.say(f"{clean(data.get('name'))} sits down")
         elif kind == "left":
-            self.say(f"{data.get('name')} leaves; a bot plays for them")
+            self.say(f"{clean(data.get('name'))} leaves; a bot plays for them")
         elif kind == "started":
             self.table()
             self.say(
@@ -224,7 +228,7 @@ class TablePlayer:
             )
             return int(data["toMove"])
         elif kind == "chat":
-            self.say(f"[{data.get('name')}] {data.get('text')}")
+            self.say(f"[{clean(data.get('name'))}] {clean(data.get('text'))}")
         elif kind == "timeout":
             self.say(f"time ran out for {self.who(data.get('player'))}: a bot plays that turn")
         elif kind == "move":
@@ -232,7 +236,7 @@ class TablePlayer:
             # a bot seat's name says it is a bot; a person's turn played by a bot is marked
             person = mover is not None and mover < len(self.kinds) and self.kinds[mover] != "bot"
             tag = " (a bot played)" if data.get("bot") and person else ""
-            self.say(f"> {self.who(mover)}{tag}: {data['move'].get('notation')}")
+            self.say(f"> {self.who(mover)}{tag}: {clean(data['move'].get('notation'))}")
             self.report(data.get("events") or [])
             to_move: int | None = data.get("toMove")
             return to_move
@@ -260,8 +264,6 @@ class TablePlayer:
         if table.get("deadline"):
             left = max(0, round(table["deadline"] / 1000 - time.time()))
             self.say(f"you have {left} s for this move")
-        self.say("legal moves:")
-        self.say(draw_moves(table["moves"]))
 
     def my_turn(self) -> int | None:
         """Ask for a move and send it; None to go on following the stream, else an exit code."""
@@ -271,32 +273,50 @@ class TablePlayer:
             return None  # the stream ran ahead of the table: its next event will say
         self.show(table)
         while True:
-            self.out.write("your move (number or notation, 'say …', 'board', 'quit'): ")
-            self.out.flush()
-            line = self.lines.readline()
-            text = line.strip()
-            if not line or text in ("q", "quit", "exit"):
+            move = ask_move(
+                moves,
+                table["view"],
+                say=self.say,
+                read=self.read,
+                show=lambda: self.show(table),
+                check=lambda text: next((m for m in moves if m.get("notation") == text), text),
+                adviser=self,
+                other=self.other_command,
+            )
+            if move is None:
                 self.say()
                 self.link.call("POST", "/leave", {}, self.token)
                 self.say("you left the table; a bot plays your seat")
                 return 1
-            if text in ("b", "board", "?", "help"):
-                self.show(table)
-                continue
-            if text.startswith("say "):
-                self.send_chat(text[4:])
-                continue
-            if text.isdigit():
-                if not 1 <= int(text) <= len(moves):
-                    self.say(f"pick a number from 1 to {len(moves)}")
-                    continue
-                move: JSON | str = moves[int(text) - 1]
-            else:
-                known = [m for m in moves if m.get("notation") == text]
-                move = known[0] if known else text
             status = self.send_move(table, move)
             if status != "again":
                 return None
+
+    def read(self, prompt: str) -> str:
+        self.out.write(prompt)
+        self.out.flush()
+        return self.lines.readline()
+
+    def other_command(self, text: str) -> bool:
+        """``say …`` chats at the table."""
+        if text.startswith("say "):
+            self.send_chat(text[4:])
+            return True
+        return False
+
+    def preview(self, move: JSON) -> str:
+        try:
+            answer = self.link.call("POST", "/preview", {"move": move}, self.token)
+        except TableRefused as exc:
+            return f"no preview: {clean(exc.message)}"
+        return clean(answer["preview"]["explanation"])
+
+    def explain(self, move: JSON) -> str:
+        try:
+            answer = self.link.call("POST", "/validate", {"move": move}, self.token)
+        except TableRefused as exc:
+            return f"no answer: {clean(exc.message)}"
+        return "it is legal" if answer.get("legal") else clean(answer.get("message"))
 
     def send_move(self, table: JSON, move: JSON | str) -> str:
         """Send the move; ``"sent"``, ``"late"`` (the turn passed) or ``"again"`` (refused: ask
@@ -309,7 +329,7 @@ class TablePlayer:
                 return "sent"
             except TableRefused as exc:
                 if exc.code in ("ILLEGAL_MOVE", "INVALID_MOVE"):
-                    self.say(f"not allowed: {exc.message}")
+                    self.say(f"not allowed: {clean(exc.message)}")
                     return "again"
                 current = exc.body.get("table")
                 if exc.code == "STALE_VERSION" and isinstance(current, dict) and current["moves"]:
@@ -326,7 +346,7 @@ class TablePlayer:
         try:
             self.link.call("POST", "/chat", {"text": text}, self.token)
         except TableRefused as exc:
-            self.say(f"chat refused: {exc.message}")
+            self.say(f"chat refused: {clean(exc.message)}")
 
 
 def _move_id() -> str:
@@ -361,14 +381,15 @@ def run_table(
             table = joined["table"]
             print(
                 f"you sit at seat {joined['player']} of table {table_id} as {body['name']!r}\n"
-                f"(to sit again after a break: --token {token})",
+                f"(to sit again after a break: --token {token}\n"
+                f" or open your seat in a browser: {seat_link(base, table_id, token)})",
                 file=out,
             )
         if start:
             link.call("POST", "/start", {}, token)
         return TablePlayer(link, token, out, lines).play(table)
     except TableRefused as exc:
-        print(f"error {exc.code}: {exc.message}", file=out)
+        print(refusal_text(link, exc), file=out)
         return 2
     except TableError as exc:
         print(f"error: {exc}", file=out)
@@ -377,4 +398,36 @@ def run_table(
         return 130
 
 
-__all__ = ["TableLink", "TablePlayer", "TableRefused", "parse_table_url", "run_table"]
+def seat_link(base: str, table_id: str, token: str) -> str:
+    """The page's seat link (DESIGN §9): the token rides in the fragment, which browsers never
+    send to a server or in a referrer."""
+    return f"{base}/play/?table={table_id}#seat={quote(token, safe='')}"
+
+
+def refusal_text(link: TableLink, exc: TableRefused) -> str:
+    """What to tell the person; a table that is gone says so, whatever the code was."""
+    gone = exc.code == "TABLE_NOT_FOUND"
+    if exc.code == "BAD_SEAT":
+        try:
+            link.call("GET")
+        except TableRefused as again:
+            gone = again.code == "TABLE_NOT_FOUND"
+        except TableError:
+            pass
+    if gone:
+        return (
+            f"this table is gone (it ended long ago, expired, or the service lost it); "
+            f"find another at {link.base}/play/"
+        )
+    return f"error {exc.code}: {clean(exc.message)}"
+
+
+__all__ = [
+    "TableLink",
+    "TablePlayer",
+    "TableRefused",
+    "parse_table_url",
+    "refusal_text",
+    "run_table",
+    "seat_link",
+]

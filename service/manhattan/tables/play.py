@@ -1,0 +1,271 @@
+"""The game at a table: starting it, moves of people and bots, timeouts, the end, and chat."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from typing import Any
+
+import msgpack
+
+import manhattan
+from manhattan import InvalidSetupError, Move, State, wire
+
+from .errors import TableError
+from .lobby import Lobby
+from .model import CHAT_SIZE, Table
+from .projection import Receiver, initial_state, move_answer, ranking_json
+from .records import NoChange, now_ms
+from .tokens import Bearer
+
+log = logging.getLogger("manhattan.tables")
+
+
+class Stale(Exception):
+    """A move's version is not the table's: answered with the table as the mover sees it."""
+
+    def __init__(self, table: Table, version: int, receiver: Receiver) -> None:
+        self.table, self.version, self.receiver = table, version, receiver
+
+
+class Play(Lobby):
+    async def start(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+        if bearer is None:
+            raise TableError("NOT_SEATED", "start needs the host token or a seat token")
+
+        def change(table: Table, version: int) -> Receiver:
+            receiver = self.check_bearer(table, bearer)  # host or a seated person
+            if table.status != "waiting":
+                raise TableError("TABLE_NOT_WAITING", "the game has already started")
+            filled = [s for s in table.seats if s.kind != "open"]
+            if len(filled) < 2:
+                raise TableError("TABLE_NOT_WAITING", "a game needs 2 to 4 seats filled")
+            table.seats = filled
+            try:
+                state = initial_state(table)
+            except InvalidSetupError as exc:
+                raise TableError("INVALID_SETUP", exc.message) from None
+            table.set_game(state)
+            table.status = "playing"
+            self._set_deadline(table, state)
+            seats = [{"player": i, "name": s.name, "kind": s.kind} for i, s in enumerate(filled)]
+            started = {"seats": seats, "deadline": table.deadline, "state": table.state}
+            table.add_event(version, "started", started)
+            return receiver
+
+        changed, receiver = await self.write(table_id, change)
+        if changed.table.public:
+            await self.index(remove=table_id)
+        return {"table": await self.view_for(changed.table, changed.version, receiver)}
+
+    def _set_deadline(self, table: Table, state: State) -> None:
+        """A person to move gets ``turnSeconds``; bots and stand-ins have no deadline."""
+        table.bot_turn = False
+        table.deadline = None
+        if state.is_over or table.turn_seconds is None:
+            return
+        assert state.to_move is not None
+        seat = table.seats[state.to_move]
+        if not seat.bot_plays:
+            table.deadline = now_ms() + table.turn_seconds * 1000
+
+    async def move(
+        self,
+        table_id: str,
+        bearer: Bearer | None,
+        move_obj: object,
+        version: object,
+        move_id: object = None,
+    ) -> dict[str, Any]:
+        """``move_request`` from its fields (GraphQL's arguments)."""
+        given = {"move": move_obj, "version": version, "moveId": move_id}
+        body = {key: value for key, value in given.items() if value is not None}
+        return await self.move_request(table_id, bearer, body)
+
+    async def move_request(
+        self, table_id: str, bearer: Bearer | None, body: object
+    ) -> dict[str, Any]:
+        """``POST .../moves`` with a ``wire.TableMoveRequest`` body: ``{"version", "view",
+        "events"}`` for the mover. A ``moveId`` seen before is answered as the first time,
+        before the version is compared (DESIGN §9)."""
+        if bearer is None or bearer.sid is None:
+            raise TableError("NOT_SEATED", "a move needs a seat token")
+        request = wire.read(body, wire.TableMoveRequest)
+        sid, move_id = bearer.sid, request.move_id
+        try:
+            move = Move.from_wire(request.move)
+        except manhattan.IllegalMoveError as exc:
+            raise TableError(exc.code, exc.message) from None
+
+        def change(table: Table, version: int) -> dict[str, Any]:
+            receiver = self.seated(table, bearer)
+            if move_id is not None and (answer := table.answer_for(sid, move_id)) is not None:
+                raise NoChange(answer)
+            _check_playing(table)
+            if request.version != version - 1:
+                raise Stale(table, version - 1, receiver)
+            player = table.player_of(sid)
+            state = table.game()
+            if state.to_move != player:
+                raise TableError(
+                    "NOT_YOUR_TURN", f"it is player {state.to_move}'s turn, not {player}'s"
+                )
+            assert player is not None
+            try:
+                transition = manhattan.play(state, move)
+            except manhattan.IllegalMoveError as exc:
+                raise TableError(exc.code, exc.message) from None
+            table.seats[player].away = False
+            answer = self._apply(table, version, transition, bot=False)
+            if move_id is not None:
+                table.remember(sid, move_id, answer)
+            return answer
+
+        try:
+            changed, answer = await self.write(table_id, change)
+        except NoChange as again:
+            answer = again.answer
+            return answer  # type: ignore[no-any-return]
+        except Stale as stale:
+            current = await self.view_for(stale.table, stale.version, stale.receiver)
+            message = f"the table is at version {stale.version}, not {request.version}"
+            raise TableError("STALE_VERSION", message, table=current) from None
+        await self._finish_if_over(changed.table, table_id)
+        return answer
+
+    def _apply(
+        self, table: Table, version: int, transition: manhattan.Transition, *, bot: bool
+    ) -> dict[str, Any]:
+        """Write a transition into ``table`` (state, record, deadline, event): the answer."""
+        state = transition.state
+        player = transition.move.player
+        assert player is not None
+        events = [[e.to_json(), e.visible_to] for e in transition.events]
+        table.set_game(state)
+        table.moves.append(msgpack.packb(transition.move.to_json()))
+        if state.is_over:
+            table.status = "over"
+            table.deadline = None
+            table.bot_turn = False
+        else:
+            self._set_deadline(table, state)
+        table.add_event(
+            version,
+            "move",
+            {
+                "player": player,
+                "move": transition.move.to_json(),
+                "events": events,
+                "toMove": state.to_move,
+                "deadline": table.deadline,
+                "bot": bot,
+            },
+        )
+        return move_answer(version, state, player, events)
+
+    async def _finish_if_over(self, table: Table, table_id: str) -> None:
+        if table.status == "over":
+            await self.finish(table_id)
+
+    async def finish(self, table_id: str) -> None:
+        """The ``over`` event, its own version after the last move (idempotent)."""
+
+        def change(table: Table, version: int) -> None:
+            if table.status != "over" or table.has_event("over"):
+                raise NoChange(None)
+            table.add_event(version, "over", {"ranking": ranking_json(table)})
+
+        with contextlib.suppress(NoChange):
+            await self.write(table_id, change)
+
+    async def bot_turn(self, table_id: str, expected: int, move: Move) -> bool:
+        """A bot's move for the player to move at version ``expected`` (False: too late)."""
+
+        def change(table: Table, version: int) -> None:
+            if version - 1 != expected or table.status != "playing":
+                raise NoChange(False)
+            try:
+                transition = manhattan.play(table.game(), move)
+            except manhattan.IllegalMoveError:
+                log.warning("a bot move was refused", extra={"table": table_id})
+                raise NoChange(False) from None
+            self._apply(table, version, transition, bot=True)
+
+        try:
+            changed, _ = await self.write(table_id, change)
+        except NoChange:
+            return False
+        await self._finish_if_over(changed.table, table_id)
+        return True
+
+    async def time_out(self, table_id: str, expected: int) -> bool:
+        """The person to move ran out of time: marked away, a bot plays this turn."""
+
+        def change(table: Table, version: int) -> None:
+            if (
+                version - 1 != expected
+                or table.status != "playing"
+                or table.deadline is None
+                or table.deadline > now_ms()
+            ):
+                raise NoChange(False)
+            state = table.game()
+            assert state.to_move is not None
+            table.seats[state.to_move].away = True
+            table.deadline = None
+            table.bot_turn = True
+            table.add_event(version, "timeout", {"player": state.to_move})
+
+        try:
+            await self.write(table_id, change)
+        except NoChange:
+            return False
+        return True
+
+    async def chat(self, table_id: str, bearer: Bearer | None, text: object) -> dict[str, Any]:
+        """``chat_request`` from its text (GraphQL's argument)."""
+        return await self.chat_request(table_id, bearer, {"text": text})
+
+    async def chat_request(
+        self, table_id: str, bearer: Bearer | None, body: object
+    ) -> dict[str, Any]:
+        """``POST .../chat`` with a ``wire.ChatRequest`` body."""
+        text = wire.read(body, wire.ChatRequest).text.strip()
+        if not text:
+            raise wire.WireError("INVALID_REQUEST", "'text' is not blank", path="$.text")
+        window = int(self.settings.chat_window * 1000)
+        burst = self.settings.chat_burst
+
+        def change(table: Table, version: int) -> dict[str, Any]:
+            receiver = self.seated(table, bearer)
+            assert receiver.sid is not None
+            seat = table.seat(receiver.sid)
+            assert seat is not None
+            now = now_ms()
+            recent = [t for t in table.chat_times.get(receiver.sid, []) if t > now - window]
+            if len(recent) >= burst:
+                raise TableError(
+                    "RATE_LIMITED",
+                    f"at most {burst} messages in {self.settings.chat_window:g} s",
+                )
+            table.chat_times[receiver.sid] = [*recent, now]
+            message = {
+                "player": table.seats.index(seat),
+                "name": seat.name,
+                "text": text,
+                "at": now,
+            }
+            table.chat.append(message)
+            del table.chat[:-CHAT_SIZE]
+            table.add_event(version, "chat", message)
+            return message
+
+        changed, message = await self.write(table_id, change)
+        return {"version": changed.version, "message": message}
+
+
+def _check_playing(table: Table) -> None:
+    if table.status == "over":
+        raise TableError("GAME_OVER", "the game is over (RULES §8)")
+    if table.status != "playing":
+        raise TableError("TABLE_NOT_PLAYING", "the game has not started")

@@ -1,0 +1,224 @@
+"""Where a table is kept, and the one way it changes (DESIGN §9).
+
+Every change is read -> decide -> one compare-and-set on the table's version; a lost race is read
+again and decided again (a join then finds the seat taken and takes another, a move finds its
+version stale), so no change is ever lost or applied twice, on one replica or many. ``write`` is
+that loop, written once: every operation of ``Tables`` that changes a table goes through it.
+Credentials are checked before any state is touched. Every successful change publishes
+``[tableId, version]`` on one channel and tells this process's ``ChangeListener`` (the runtime:
+its driver watches the table, its hub rings the local streams).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import msgpack
+
+from manhattan.sealing import Sealer
+from manhattan.store.cas import VersionedStore
+
+from .errors import TableError
+from .model import Table
+from .projection import SPECTATOR, Receiver, table_json
+from .tokens import Bearer, read_bearer
+
+log = logging.getLogger("manhattan.tables")
+
+T = TypeVar("T")
+
+PREFIX = "manhattan:1"
+CHANNEL = f"{PREFIX}:tables:changed"
+LOBBY_KEY = f"{PREFIX}:{{tables}}:lobby"
+MAX_SWAP_TRIES = 64
+
+
+def table_key(table_id: str) -> str:
+    return f"{PREFIX}:{{table:{table_id}}}"
+
+
+def presence_key(table_id: str) -> str:
+    return f"{PREFIX}:{{table:{table_id}}}:presence"
+
+
+def ticket_key(ticket: str) -> str:
+    return f"{PREFIX}:tableticket:{ticket}"
+
+
+def lease_key(table_id: str, version: int) -> str:
+    return f"{PREFIX}:{{table:{table_id}}}:turn:{version}"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def is_table_id(text: str) -> bool:
+    """Table ids are 32 lowercase hex digits; anything else is no table, without a read."""
+    return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    #: Seconds a table lives after its last change (every change renews it).
+    idle_seconds: int = 6 * 3600
+    #: Chat: messages per seat within ``chat_window`` seconds.
+    chat_burst: int = 5
+    chat_window: float = 10.0
+    #: Level that plays the seats of people who left or ran out of time.
+    stand_in_level: str = "greedy"
+    #: Seconds a bot may think per move (capped again by a bot seat's own budget).
+    bot_seconds: float = 2.0
+    #: Longest turnSeconds a table may ask for.
+    max_turn_seconds: int = 86_400
+    #: Public waiting tables listed at most.
+    max_listed: int = 100
+
+
+class ChangeListener(Protocol):
+    """Who in this process hears of a change made here, before the pub/sub round trip."""
+
+    def table_changed(self, table_id: str, version: int) -> None: ...
+
+
+@dataclass(slots=True)
+class Changed:
+    """The outcome of one change: the table as stored and its new version."""
+
+    table: Table
+    version: int
+
+
+class NoChange(Exception):
+    """Raised by a change function that decided nothing needs writing; carries the answer."""
+
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+
+
+Change = Callable[[Table, int], T]
+
+
+class TableRecords:
+    """Reading a table, checking a credential against it, and the one write path."""
+
+    def __init__(
+        self,
+        store: VersionedStore,
+        sealer: Sealer,
+        settings: TableSettings | None = None,
+        *,
+        listener: ChangeListener | None = None,
+    ) -> None:
+        self.store = store
+        self.sealer = sealer
+        self.settings = settings or TableSettings()
+        self.listener = listener
+
+    # -- reading --------------------------------------------------------------------------
+    async def load(self, table_id: str) -> tuple[Table, int]:
+        if not is_table_id(table_id):
+            raise TableError("TABLE_NOT_FOUND", "no such table")
+        record = await self.store.read(table_key(table_id))
+        if record is None:
+            raise TableError("TABLE_NOT_FOUND", "no such table (it may have expired)")
+        return Table.decode(record.data), record.version
+
+    async def connected(self, table_id: str) -> set[int]:
+        record = await self.store.read(presence_key(table_id))
+        if record is None:
+            return set()
+        seen: dict[int, int] = msgpack.unpackb(record.data, strict_map_key=False)
+        now = now_ms()
+        return {sid for sid, until in seen.items() if until > now}
+
+    async def mark_connected(self, table_id: str, sid: int, seconds: float) -> None:
+        """A seat's stream is open for at least ``seconds`` more (refreshed by heartbeats)."""
+        key = presence_key(table_id)
+        for _ in range(MAX_SWAP_TRIES):
+            record = await self.store.read(key)
+            seen: dict[int, int] = (
+                {} if record is None else msgpack.unpackb(record.data, strict_map_key=False)
+            )
+            now = now_ms()
+            seen = {s: until for s, until in seen.items() if until > now}
+            seen[sid] = now + int(seconds * 1000)
+            data: bytes = msgpack.packb(seen)
+            expected = 0 if record is None else record.version
+            done, _ = await self.store.swap(key, expected, data, ttl=self.settings.idle_seconds)
+            if done:
+                return
+
+    async def view_for(self, table: Table, version: int, receiver: Receiver) -> dict[str, Any]:
+        return table_json(table, version, receiver, connected=await self.connected(table.id))
+
+    # -- credentials ----------------------------------------------------------------------
+    def authenticate(self, table_id: str, bearer: str | None) -> Bearer | None:
+        """The bearer's claim for this table, checked cryptographically (before any read)."""
+        if bearer is None:
+            return None
+        if not is_table_id(table_id):
+            raise TableError("TABLE_NOT_FOUND", "no such table")
+        return read_bearer(self.sealer, table_id, bearer)
+
+    @staticmethod
+    def check_bearer(table: Table, bearer: Bearer | None) -> Receiver:
+        """The receiver a (cryptographically valid) bearer is for this table now: a revoked
+        seat token (the person left) or host token is ``BAD_SEAT``."""
+        if bearer is None:
+            return SPECTATOR
+        if bearer.sid is None:
+            if bearer.epoch != table.host_epoch:
+                raise TableError("BAD_SEAT", "this host token was revoked")
+            return SPECTATOR
+        seat = table.seat(bearer.sid)
+        if seat is None or seat.epoch != bearer.epoch or seat.kind != "human" or seat.left:
+            raise TableError("BAD_SEAT", "this seat token was revoked (the seat was left)")
+        return Receiver(bearer.sid)
+
+    @staticmethod
+    def seated(table: Table, bearer: Bearer | None) -> Receiver:
+        receiver = TableRecords.check_bearer(table, bearer)
+        if receiver.sid is None:
+            raise TableError("NOT_SEATED", "this needs a seat token of this table")
+        return receiver
+
+    # -- writing --------------------------------------------------------------------------
+    async def write(self, table_id: str, change: Change[T]) -> tuple[Changed, T]:
+        """Read, apply ``change(table, new_version)``, compare-and-set; again on a lost race.
+        ``change`` raises TableError to refuse, or NoChange to answer without writing."""
+        key = table_key(table_id)
+        for _ in range(MAX_SWAP_TRIES):
+            table, version = await self.load(table_id)
+            result = change(table, version + 1)
+            table.updated = now_ms()
+            done, _ = await self.store.swap(
+                key, version, table.encode(), ttl=self.settings.idle_seconds
+            )
+            if done:
+                await self.changed(table_id, version + 1)
+                return Changed(table, version + 1), result
+        raise TableError("STALE_VERSION", "the table changes too fast; retry")
+
+    async def insert(self, table: Table) -> None:
+        """A new table at version 1 (never over an existing one)."""
+        done, _ = await self.store.swap(
+            table_key(table.id), 0, table.encode(), ttl=self.settings.idle_seconds
+        )
+        if not done:  # 128 random bits collided: never, but never overwrite either
+            raise TableError("STALE_VERSION", "table id collision; retry")
+        await self.changed(table.id, 1)
+
+    async def changed(self, table_id: str, version: int) -> None:
+        """Tell every replica through the store's channel, and this process at once."""
+        try:
+            message: bytes = msgpack.packb([table_id, version])
+            await self.store.publish(CHANNEL, message)
+        except Exception as exc:  # streams re-read on their heartbeat; never fail a change
+            log.warning("publish failed", extra={"error": repr(exc)})
+        if self.listener is not None:
+            self.listener.table_changed(table_id, version)

@@ -1,0 +1,219 @@
+"""Seats: joining, leaving, the rematch with the same people, and stream tickets."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from typing import Any
+
+import msgpack
+
+from manhattan import wire
+
+from .errors import TableError
+from .lobby import Lobby
+from .model import Seat, Table
+from .projection import SPECTATOR, Receiver, ranking_json, table_json
+from .records import NoChange, ticket_key
+from .tokens import TICKET_SECONDS, Bearer, host_token, new_ticket
+from .tokens import seat_token as make_seat_token
+
+BAD_TICKET = "this ticket is not valid (they are single use, 60 s)"
+
+
+class Seating(Lobby):
+    async def join(self, table_id: str, body: object) -> dict[str, Any]:
+        """``POST .../join``: the first open seat (or the one asked for), atomically."""
+        join = wire.read(body, wire.JoinTable)
+        name, wanted = join.name.strip(), join.seat
+        if not name:
+            raise wire.WireError("INVALID_REQUEST", "'name' is not blank", path="$.name")
+
+        def change(table: Table, version: int) -> Seat:
+            if table.status != "waiting":
+                raise TableError("TABLE_NOT_WAITING", "the game has started; seats are closed")
+            seat = _free_seat(table, wanted)
+            seat.kind, seat.name, seat.epoch = "human", name, seat.epoch + 1
+            table.add_event(version, "joined", {"player": seat.sid, "name": seat.name})
+            return seat
+
+        changed, seat = await self.write(table_id, change)
+        table = changed.table
+        token = make_seat_token(self.sealer, table.id, seat.sid, seat.epoch)
+        if table.public and all(s.kind != "open" for s in table.seats):
+            await self.index(remove=table.id)
+        return {
+            "player": seat.sid,
+            "seatToken": token,
+            "table": await self.view_for(table, changed.version, Receiver(seat.sid)),
+        }
+
+    async def leave(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+        """Before the start the seat opens; after it, a bot plays it to the end. Either way
+        the seat token is revoked."""
+
+        def change(table: Table, version: int) -> None:
+            receiver = self.seated(table, bearer)
+            assert receiver.sid is not None
+            seat = table.seat(receiver.sid)
+            assert seat is not None
+            player = table.seats.index(seat)
+            name = seat.name
+            seat.epoch += 1
+            if table.status == "waiting":
+                seat.kind, seat.name, seat.away, seat.reserved = "open", None, False, None
+            else:
+                seat.left, seat.away = True, True
+                seat.bot = {"level": self.settings.stand_in_level}
+                if table.status == "playing" and table.state is not None:
+                    state = table.game()
+                    if state.to_move == player:
+                        table.deadline = None
+            table.add_event(version, "left", {"player": player, "name": name})
+
+        changed, _ = await self.write(table_id, change)
+        if changed.table.public and changed.table.status == "waiting":
+            await self.index(add=table_id)
+        return {"table": table_json(changed.table, changed.version, SPECTATOR)}
+
+    async def rematch(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+        """A new table with the same setup, seats and settings (a new seed); the caller keeps
+        their seat (a new token), the other people's seats are kept for them to join, and the
+        old table points to the new one (``rematch``).
+
+        The new table's id is derived from the old one's, so concurrent rematches all name the
+        same table: the first insert wins and the others write nothing of their own (issue 23)."""
+        if bearer is None:
+            raise TableError("NOT_SEATED", "rematch needs the host token or a seat token")
+        old, _ = await self.load(table_id)
+        receiver = self.check_bearer(old, bearer)
+        if old.status != "over":
+            raise TableError("TABLE_NOT_OVER", "a rematch follows a finished game")
+        new_id = old.rematch
+        if new_id is None:
+            new_id = await self._open_rematch(old)
+            opened = new_id
+
+            def change(table: Table, version: int) -> str:
+                if table.rematch is not None:
+                    raise NoChange(table.rematch)
+                table.rematch = opened
+                table.add_event(
+                    version, "over", {"ranking": ranking_json(table), "rematch": opened}
+                )
+                return opened
+
+            with contextlib.suppress(NoChange):
+                await self.write(table_id, change)
+        return await self._join_rematch(new_id, old, receiver)
+
+    async def _open_rematch(self, old: Table) -> str:
+        """Insert the rematch table unless a concurrent call already has: its id."""
+        seats: list[Any] = [
+            {"bot": s.bot or {"level": self.settings.stand_in_level}} if s.kind == "bot" else "open"
+            for s in old.seats
+        ]
+        body = {
+            "setup": old.setup,
+            "seats": seats,
+            "public": old.public,
+            "turnSeconds": old.turn_seconds,
+            "name": old.name,
+        }
+        new = self.new_table(body)
+        new.id = rematch_id(old.id)
+        for old_seat, new_seat in zip(old.seats, new.seats, strict=True):
+            if old_seat.kind == "human" and not old_seat.left:
+                new_seat.reserved = f"{old.id}:{old_seat.sid}"
+        try:
+            await self.insert(new)
+        except TableError as exc:
+            if exc.code != "STALE_VERSION":
+                raise
+            return new.id  # another call inserted it first
+        if new.public:
+            await self.index(add=new.id)
+        return new.id
+
+    async def _join_rematch(self, new_id: str, old: Table, receiver: Receiver) -> dict[str, Any]:
+        """The caller's seat at the rematch: the one kept for them (again on a second ask);
+        the host gets the new table's host token."""
+        if receiver.sid is None:
+            table, version = await self.load(new_id)
+            return {
+                "tableId": new_id,
+                "hostToken": host_token(self.sealer, new_id, table.host_epoch),
+                "table": table_json(table, version, SPECTATOR),
+            }
+        old_seat = old.seat(receiver.sid)
+        assert old_seat is not None
+        mark = f"{old.id}:{old_seat.sid}"
+
+        def change(table: Table, version: int) -> Seat:
+            for seat in table.seats:
+                if seat.reserved == mark:
+                    if seat.kind == "human":
+                        raise NoChange(seat)  # asked again: the same seat, a token for it
+                    if table.status != "waiting":
+                        raise TableError("TABLE_NOT_WAITING", "the rematch has started")
+                    seat.kind, seat.name, seat.epoch = "human", old_seat.name, seat.epoch + 1
+                    table.add_event(version, "joined", {"player": seat.sid, "name": seat.name})
+                    return seat
+            raise TableError("TABLE_FULL", "no seat at the rematch is kept for this seat")
+
+        try:
+            changed, seat = await self.write(new_id, change)
+            table, version = changed.table, changed.version
+        except NoChange as again:
+            seat = again.answer
+            table, version = await self.load(new_id)
+        return {
+            "tableId": new_id,
+            "player": seat.sid,
+            "seatToken": make_seat_token(self.sealer, new_id, seat.sid, seat.epoch),
+            "table": await self.view_for(table, version, Receiver(seat.sid)),
+        }
+
+    async def ticket(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+        table, _ = await self.load(table_id)
+        receiver = self.check_bearer(table, bearer)
+        if bearer is None:
+            raise TableError("NOT_SEATED", "a ticket needs a seat token or the host token")
+        ticket = new_ticket()
+        data: bytes = msgpack.packb([table_id, receiver.sid, bearer.epoch])
+        await self.store.put(ticket_key(ticket), data, TICKET_SECONDS)
+        return {"ticket": ticket, "expiresIn": TICKET_SECONDS}
+
+    async def open_ticket(self, table_id: str, ticket: str) -> Bearer:
+        """The bearer a ticket was issued to; used up by this call."""
+        if not 8 <= len(ticket) <= 64:
+            raise TableError("BAD_SEAT", BAD_TICKET)
+        data = await self.store.take(ticket_key(ticket))
+        if data is None:
+            raise TableError("BAD_SEAT", BAD_TICKET)
+        issued_for, sid, epoch = msgpack.unpackb(data)
+        if issued_for != table_id:
+            raise TableError("BAD_SEAT", "this ticket is for another table")
+        return Bearer(sid, epoch)
+
+
+def rematch_id(table_id: str) -> str:
+    """The id of a table's rematch: the same for every replica and every concurrent ask."""
+    return hashlib.blake2b(f"rematch:{table_id}".encode(), digest_size=16).hexdigest()
+
+
+def _free_seat(table: Table, wanted: int | None) -> Seat:
+    """The seat asked for, or the first open one not kept for anyone."""
+    if wanted is None:
+        free = [s for s in table.seats if s.kind == "open" and s.reserved is None]
+        if not free:
+            raise TableError("TABLE_FULL", "every seat is taken")
+        return free[0]
+    if not 0 <= wanted < len(table.seats):
+        raise wire.WireError(
+            "INVALID_REQUEST", f"this table has seats 0 to {len(table.seats) - 1}", path="$.seat"
+        )
+    seat = table.seats[wanted]
+    if seat.kind != "open" or seat.reserved is not None:
+        raise TableError("TABLE_FULL", f"seat {wanted} is taken")
+    return seat
