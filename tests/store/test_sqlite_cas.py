@@ -170,3 +170,25 @@ async def test_a_ticket_flood_through_the_service_leaves_the_game_playable(
         )
         assert moved.status_code == 200, moved.text
     await app.state.tables.close()
+
+
+async def test_the_memory_copy_follows_every_write(tmp_path: Path) -> None:
+    """Reads come from the records kept in memory (absent keys too): every write through the
+    store keeps that copy true, whatever kind of value the key holds next."""
+    store = SqliteVersionedStore(tmp_path, memory_records=2)
+    try:
+        assert await store.read("k") is None  # remembered as absent
+        assert await store.swap("k", 0, b"a", ttl=60) == (True, Record(1, b"a"))
+        assert await store.read("k") == Record(1, b"a")
+        await store.put("k", b"plain", ttl=60)
+        assert await store.read("k") is None
+        assert await store.take("k") == b"plain"
+        assert await store.claim("k", "lease", 60_000)
+        assert await store.read("k") is None
+        await store.delete("k")
+        assert await store.swap("k", 0, b"b", ttl=60) == (True, Record(1, b"b"))
+        for other in ("x", "y", "z"):  # pushed out of the small memory copy: read from disk
+            await store.swap(other, 0, b"o", ttl=60)
+        assert await store.read("k") == Record(1, b"b")
+    finally:
+        await store.close()

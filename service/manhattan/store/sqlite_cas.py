@@ -61,6 +61,9 @@ _UPSERT = (
     "ON CONFLICT (key) DO UPDATE SET "
     "version = excluded.version, data = excluded.data, expires = excluded.expires"
 )
+#: Seconds the memory copy remembers that a key holds no record.
+ABSENT_SECONDS = 60.0
+_ABSENT = Record(0, b"")
 #: Rows one sweep deletes at most (a sweep must not hold the writer for long).
 SWEEP_BATCH = 2_000
 
@@ -241,8 +244,8 @@ class SqliteVersionedStore:
     # thread ran them in. A swap still compares versions in SQLite.
 
     def _remember(self, key: str, found: tuple[Record, float] | None) -> Record | None:
-        if found is None:
-            self._records.pop(key)
+        if found is None:  # absent is remembered too (a table's presence often is)
+            self._records.set(key, _ABSENT, ABSENT_SECONDS)
             return None
         record, expires = found
         self._records.set(key, record, expires - self._clock())
@@ -251,7 +254,7 @@ class SqliteVersionedStore:
     async def read(self, key: str) -> Record | None:
         record = self._records.get(key)
         if record is not None:
-            return record
+            return None if record is _ABSENT else record
         return self._remember(key, await self._run(self._read, key))
 
     async def swap(
