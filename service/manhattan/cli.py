@@ -16,6 +16,7 @@ from .engine import (
     player_scores,
     ranking,
 )
+from .engine.build import version_line
 
 BENCHES = ("engine", "service", "bots", "analysis", "soak", "attack", "tables")
 
@@ -106,6 +107,7 @@ def _export_schema(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="manhattan", description=__doc__)
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command")
 
     serve = sub.add_parser("serve", help="run the service (embedded cache unless REDIS_URL)")

@@ -30,6 +30,7 @@ from manhattan.store.cas import VersionedStore
 from manhattan.store.versioned import make_versioned_store
 
 from ..bot_pool import pool_from_settings
+from ..engine.build import kernel_build
 from ..sealing import Sealer
 from ..settings import Settings
 from ..tables import TableRuntime
@@ -81,6 +82,7 @@ async def readyz(request: Request) -> Response:
         # requests that carry their state, so the service stays ready.
         "status": "ready" if cache_ok else "degraded",
         "rulesVersion": manhattan.RULES_VERSION,
+        "kernel": kernel_build(),  # "compiled (mypyc)" or "pure Python"
         "cache": {"backend": ops.cache.backend.name, "ok": cache_ok},
         "tokens": {
             "keyId": sealer.current.kid,
