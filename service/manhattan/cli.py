@@ -79,11 +79,15 @@ def _serve(args: argparse.Namespace) -> int:
     from .api.serve import run
     from .sealing import SealingKeyError
     from .settings import SettingsError
+    from .store.sqlite_cas import DataDirectoryError
 
     try:
         run(args.host, args.port)
     except (SettingsError, SealingKeyError) as exc:  # a bad environment variable: say which
         print(f"error INVALID_SETTINGS: {exc}", file=sys.stderr)
+        return 2
+    except DataDirectoryError as exc:  # MANHATTAN_DATA_DIR unusable or held by another process
+        print(f"error DATA_DIR_UNAVAILABLE: {exc}", file=sys.stderr)
         return 2
     return 0
 

@@ -24,7 +24,8 @@ from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.tables import table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
-from manhattan.store.cas import VersionedStore, make_versioned_store
+from manhattan.store.cas import VersionedStore
+from manhattan.store.versioned import make_versioned_store
 
 from ..bot_pool import pool_from_settings
 from ..engine.build import kernel_build
@@ -122,11 +123,15 @@ def create_app(
             lru_size=settings.lru_size,
             timeout=settings.redis_timeout,
             pool_size=settings.redis_pool_size,
+            pool_timeout=settings.redis_pool_timeout,
             retry_after=settings.redis_retry_after,
         )
     if sealer is None:
         sealer = Sealer.from_settings(
-            settings.token_key, settings.token_old_keys, max_token_chars=settings.max_token_chars
+            settings.token_key,
+            settings.token_old_keys,
+            max_token_chars=settings.max_token_chars,
+            key_dir=settings.data_path,
         )
     cache = StateCache(
         backend,
@@ -136,7 +141,10 @@ def create_app(
     )
     if positions is None and settings.strict_states:
         positions = make_versioned_store(
-            settings.redis_url, timeout=settings.redis_timeout, pool_size=settings.redis_pool_size
+            settings.redis_url,
+            timeout=settings.redis_timeout,
+            pool_size=settings.redis_pool_size,
+            pool_timeout=settings.redis_pool_timeout,
         )
     operations = Operations(
         cache,

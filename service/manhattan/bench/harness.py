@@ -13,10 +13,12 @@ import ipaddress
 import json
 import math
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -96,9 +98,10 @@ def spawned_service(
 ) -> Iterator[tuple[str, int]]:
     """``manhattan serve`` on a free loopback port; yields (url, pid) once ``/readyz`` is
     ``ready``, and stops it afterwards. The environment is this process's with the access log
-    off, WARNING logs unless set, a fresh token key (its id ``name``) unless one is set, and
-    ``settings`` over it (None removes a variable)."""
+    off, WARNING logs unless set, a fresh token key (its id ``name``) and a fresh data directory
+    (removed afterwards) unless set, and ``settings`` over it (None removes a variable)."""
     port = free_port()
+    data_dir = tempfile.mkdtemp(prefix=f"manhattan-{name}-")
     environment = dict(os.environ)
     environment["MANHATTAN_ACCESS_LOG"] = "false"
     environment.setdefault("MANHATTAN_LOG_LEVEL", "WARNING")
@@ -108,6 +111,7 @@ def spawned_service(
         else:
             environment[variable] = value
     environment.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
+    environment.setdefault("MANHATTAN_DATA_DIR", data_dir)
     if not environment.get("MANHATTAN_TOKEN_KEY"):
         key = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
         environment["MANHATTAN_TOKEN_KEY"] = f"{name}:{key}"
@@ -122,6 +126,7 @@ def spawned_service(
         yield url, process.pid
     finally:
         stop(process, grace=20.0)
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def bench_parser(prog: str, doc: str | None) -> argparse.ArgumentParser:

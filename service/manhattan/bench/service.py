@@ -302,6 +302,7 @@ def _start_servers(
             "MANHATTAN_ACCESS_LOG": "false",
             "MANHATTAN_LOG_LEVEL": "WARNING",
             "REDIS_URL": args.redis_url or "",
+            "MANHATTAN_DATA_DIR": ":memory:",  # stateless calls only: no tables, no files
         }
     )
     ports = {"service": free_port(), "echo": free_port()}
