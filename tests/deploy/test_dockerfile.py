@@ -193,3 +193,13 @@ def test_the_image_builds_the_compiled_kernel() -> None:
     assert "setup.py" in copied.split()
     ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
     assert "!setup.py" in ignore and "**/*.so" in ignore
+
+
+def test_the_embedded_store_has_a_writable_volume() -> None:
+    """Without Redis the service keeps its tables in MANHATTAN_DATA_DIR: the image points it at
+    a directory the service user owns, declared a volume, since the working directory is not
+    writable."""
+    text = DOCKERFILE.read_text()
+    assert "MANHATTAN_DATA_DIR=/data" in text
+    assert "install -d -o 10001 -g 10001 -m 0700 /data" in text
+    assert 'VOLUME ["/data"]' in text
