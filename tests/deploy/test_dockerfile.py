@@ -56,6 +56,8 @@ def served_with(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     for name, value in image_environment().items():
         if name.startswith("MANHATTAN_"):
             monkeypatch.setenv(name, value)
+    # The image's /data is the container's volume; here the tables stay in memory.
+    monkeypatch.setenv("MANHATTAN_DATA_DIR", ":memory:")
     captured: dict[str, Any] = {}
 
     def fake_uvicorn_run(app: object, **options: Any) -> None:
