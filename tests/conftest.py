@@ -32,6 +32,11 @@ from manhattan.bench.engine import mid_game_state
 from manhattan.settings import Settings
 from tests.service_client import connect
 
+# ``manhattan serve`` processes the tests start keep tables in memory unless the test gives them
+# a data directory (tests/scaleout/replicas.py and the restart tests do): servers started at once
+# in one working directory would otherwise contend for ./manhattan-data.
+os.environ.setdefault("MANHATTAN_DATA_DIR", ":memory:")
+
 settings.register_profile("default", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, max_examples=300, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
@@ -66,11 +71,14 @@ def _ping(port: int) -> bool:
 class RedisServer:
     """A throwaway ``redis-server`` that can be stopped and started again. ``append_only``: it
     writes an append-only file (fsync on every write), so a restart keeps its data; otherwise
-    it keeps nothing."""
+    it keeps nothing. ``options``: more ``redis-server`` arguments."""
 
-    def __init__(self, port: int | None = None, *, append_only: bool = False) -> None:
+    def __init__(
+        self, port: int | None = None, *, append_only: bool = False, options: tuple[str, ...] = ()
+    ) -> None:
         self.port = port or _free_port()
         self.append_only = append_only
+        self.options = options
         self.directory = tempfile.mkdtemp(prefix="manhattan-redis-")
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -96,6 +104,7 @@ class RedisServer:
                 *(("--appendfsync", "always") if self.append_only else ()),
                 "--dir",
                 self.directory,
+                *self.options,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

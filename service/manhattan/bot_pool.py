@@ -31,7 +31,7 @@ import sys
 import time
 import weakref
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -262,11 +262,10 @@ class BotPool:
         ``BotsBusy`` or ``BotFailed``; cancelling the call stops the worker's search."""
         cap = self.deadline()
         deadline = cap if deadline is None else min(deadline, cap)
-        fields = (choice.level, choice.seed, choice.iterations, choice.time_ms)
         worker = await self._acquire(deadline, quick=not BOTS[choice.level].searches)
         now = time.monotonic()
         stop_at = now + max(0.0, deadline - now) / max(1, moves_left)
-        task: Task = (state.to_msgpack(), player, fields, stop_at)
+        task = Task(state.to_msgpack(), player, choice, stop_at)
         reply = await self._call(worker, task, stop_at + self.grace_seconds)
         kind = reply[0]
         if kind == "refused":
@@ -280,7 +279,7 @@ class BotPool:
         except IllegalMoveError as exc:
             log.error("a bot suggested an illegal move", extra={"move": str(suggestion.move)})
             raise BotFailed(f"the {choice.level} bot suggested an illegal move") from exc
-        return Suggestion(move, suggestion.alternatives, suggestion.stats)
+        return replace(suggestion, move=move)
 
     async def _acquire(self, deadline: float, *, quick: bool) -> _Worker:
         while self._idle:

@@ -16,6 +16,7 @@ from .engine import (
     player_scores,
     ranking,
 )
+from .engine.build import version_line
 
 BENCHES = ("engine", "service", "bots", "analysis", "soak", "attack", "tables")
 
@@ -78,11 +79,15 @@ def _serve(args: argparse.Namespace) -> int:
     from .api.serve import run
     from .sealing import SealingKeyError
     from .settings import SettingsError
+    from .store.sqlite_cas import DataDirectoryError
 
     try:
         run(args.host, args.port)
     except (SettingsError, SealingKeyError) as exc:  # a bad environment variable: say which
         print(f"error INVALID_SETTINGS: {exc}", file=sys.stderr)
+        return 2
+    except DataDirectoryError as exc:  # MANHATTAN_DATA_DIR unusable or held by another process
+        print(f"error DATA_DIR_UNAVAILABLE: {exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -102,6 +107,7 @@ def _export_schema(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="manhattan", description=__doc__)
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command")
 
     serve = sub.add_parser("serve", help="run the service (embedded cache unless REDIS_URL)")

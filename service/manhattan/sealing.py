@@ -3,7 +3,7 @@
 A token is ``<kid>.<game>.<base64url(nonce || ciphertext || tag)>``. The key id names the key
 that sealed it, so keys can rotate: the service seals with its current key and opens tokens sealed
 with the current key or any accepted old key. ``game`` is the game id (32 hex characters, derived
-from the game's setup: see ``manhattan.games.operations.game_id``); it is readable so that a
+from the game's setup: see ``manhattan.games.refs.game_id``); it is readable so that a
 platform can route or check a token without the service, and it is bound with the key id and the
 format version as AES-GCM associated data, so a token cannot be relabelled under another key or
 presented as another game's. The plaintext is msgpack ``[2, player, state]`` followed by zero
@@ -25,6 +25,7 @@ import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import msgpack
 from cryptography.exceptions import InvalidTag
@@ -114,13 +115,21 @@ class Sealer:
 
     @classmethod
     def from_settings(
-        cls, token_key: str, old_keys: Iterable[str], *, max_token_chars: int = 16_384
+        cls,
+        token_key: str,
+        old_keys: Iterable[str],
+        *,
+        max_token_chars: int = 16_384,
+        key_dir: Path | None = None,
     ) -> Sealer:
-        """The configured keys, or an ephemeral key when none is configured."""
+        """The configured keys; without ``token_key``, the key kept in ``key_dir`` (made there
+        on first use), or an ephemeral key when there is no ``key_dir`` either."""
         accepted = [_parse_setting("MANHATTAN_TOKEN_OLD_KEYS", text) for text in old_keys]
         if token_key:
             current = _parse_setting("MANHATTAN_TOKEN_KEY", token_key)
             return cls(current, accepted, max_token_chars=max_token_chars)
+        if key_dir is not None:
+            return cls(stored_key(key_dir), accepted, max_token_chars=max_token_chars)
         return cls(SealingKey.generate(), accepted, ephemeral=True, max_token_chars=max_token_chars)
 
     @property
@@ -217,7 +226,46 @@ def _unpack(plaintext: bytes) -> object:
         return extra.unpacked
 
 
-__all__ = ["BadTokenError", "Sealer", "SealingKey", "SealingKeyError", "Unsealed"]
+__all__ = [
+    "KEY_FILE",
+    "BadTokenError",
+    "Sealer",
+    "SealingKey",
+    "SealingKeyError",
+    "Unsealed",
+    "stored_key",
+]
+
+
+#: The token key's file in a data directory: ``kid:base64url-key`` and a newline, mode 0600.
+KEY_FILE = "token-key"
+
+
+def stored_key(directory: Path) -> SealingKey:
+    """The key kept in ``directory``, generated and written there (mode 0600) the first time.
+    The file appears whole or not at all (written aside, then linked into place), so two
+    processes starting at once agree on one key."""
+    path = directory / KEY_FILE
+    if not path.exists():
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        spare = directory / f".{KEY_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+        descriptor = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(SealingKey.generate(f"d{secrets.token_hex(4)}").to_text() + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(spare, path)
+        except FileExistsError:
+            pass  # another process was first: its key it is
+        finally:
+            spare.unlink()
+    if path.stat().st_mode & 0o077:
+        raise SealingKeyError(f"{path} is readable by others: chmod 600 it (it seals tokens)")
+    try:
+        return SealingKey.parse(path.read_text().strip())
+    except SealingKeyError as exc:
+        raise SealingKeyError(f"{path}: {exc}") from None
 
 
 def _parse_setting(variable: str, text: str) -> SealingKey:

@@ -1,8 +1,10 @@
 """The service's settings, read once from environment variables (documented in the README).
 
-Every variable is optional; the defaults run a single embedded process with no Redis, an
-ephemeral token key and generous limits. A malformed value stops the service at start with a
-message naming the variable, rather than running with a surprise.
+Every variable is optional; the defaults run a single embedded process with no Redis, tables
+and the token key kept in a data directory (``./manhattan-data``) and generous limits. A
+malformed value stops the service at start with a message naming the variable, rather than
+running with a surprise. ``Settings()`` built in code (tests, embedding) differ in one default:
+``data_dir`` is ``:memory:``, so they write no files unless asked to.
 """
 
 from __future__ import annotations
@@ -11,9 +13,14 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+#: The data directory of ``manhattan serve`` without Redis (relative to the working directory).
+DEFAULT_DATA_DIR = "manhattan-data"
+#: ``MANHATTAN_DATA_DIR`` value that keeps tables in memory (lost on exit) and the key ephemeral.
+MEMORY_DATA_DIR = ":memory:"
 
 #: The reference web page (clients/web/play) in a source checkout; served at /play if it exists.
 DEFAULT_WEB_DIR = str(Path(__file__).resolve().parents[2] / "clients" / "web" / "play")
@@ -33,9 +40,12 @@ class Settings:
     cache_ttl: int = 86_400
     #: Entries the in-process LRU keeps (states and results together).
     lru_size: int = 10_000
-    #: Socket connect/read timeout for Redis, seconds; short so an outage costs little.
-    redis_timeout: float = 0.25
-    redis_pool_size: int = 32
+    #: Socket connect/read timeout for Redis, seconds: long enough for a busy event loop to
+    #: read a reply, short enough that a hung Redis costs little (the cache's circuit).
+    redis_timeout: float = 2.0
+    redis_pool_size: int = 64
+    #: Seconds a Redis call waits for a free pooled connection (a busy pool is not an outage).
+    redis_pool_timeout: float = 5.0
     #: After a Redis failure, seconds to skip Redis before trying again.
     redis_retry_after: float = 1.0
     max_body_bytes: int = 256 * 1024
@@ -91,6 +101,9 @@ class Settings:
     web_dir: str = DEFAULT_WEB_DIR
     #: Redis for tables (DESIGN §9) when it must differ from REDIS_URL (a no-eviction instance).
     tables_redis_url: str = ""
+    #: Without Redis for tables: the directory of their SQLite database and of the token key
+    #: (when MANHATTAN_TOKEN_KEY is not set); ``:memory:`` keeps both in memory.
+    data_dir: str = MEMORY_DATA_DIR
     #: Seconds a table lives after its last change.
     table_idle_seconds: int = 6 * 3600
     #: Seconds a bot may think for a table move.
@@ -110,98 +123,27 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings the environment names (``_VARIABLES``); the rest keep their defaults,
+        but for ``data_dir``, whose default there is ``DEFAULT_DATA_DIR``."""
         env = os.environ if environ is None else environ
         read = _Reader(env)
-        return cls(
-            host=read("MANHATTAN_HOST", str, cls.host),
-            port=read("MANHATTAN_PORT", _port, cls.port),
-            redis_url=read("REDIS_URL", str, cls.redis_url).strip(),
-            cache_ttl=read("MANHATTAN_CACHE_TTL", _positive_int, cls.cache_ttl),
-            lru_size=read("MANHATTAN_LRU_SIZE", _positive_int, cls.lru_size),
-            redis_timeout=read("MANHATTAN_REDIS_TIMEOUT", _positive_float, cls.redis_timeout),
-            redis_pool_size=read("MANHATTAN_REDIS_POOL_SIZE", _positive_int, cls.redis_pool_size),
-            redis_retry_after=read(
-                "MANHATTAN_REDIS_RETRY_AFTER", _positive_float, cls.redis_retry_after
-            ),
-            max_body_bytes=read("MANHATTAN_MAX_BODY_BYTES", _positive_int, cls.max_body_bytes),
-            max_moves_per_request=read(
-                "MANHATTAN_MAX_MOVES_PER_REQUEST", _positive_int, cls.max_moves_per_request
-            ),
-            graphql_max_depth=read(
-                "MANHATTAN_GRAPHQL_MAX_DEPTH", _positive_int, cls.graphql_max_depth
-            ),
-            graphql_max_aliases=read(
-                "MANHATTAN_GRAPHQL_MAX_ALIASES", _positive_int, cls.graphql_max_aliases
-            ),
-            graphql_max_tokens=read(
-                "MANHATTAN_GRAPHQL_MAX_TOKENS", _positive_int, cls.graphql_max_tokens
-            ),
-            graphql_max_input_values=read(
-                "MANHATTAN_GRAPHQL_MAX_INPUT_VALUES", _positive_int, cls.graphql_max_input_values
-            ),
-            graphql_max_cost=read(
-                "MANHATTAN_GRAPHQL_MAX_COST", _positive_int, cls.graphql_max_cost
-            ),
-            graphql_cache_bytes=read(
-                "MANHATTAN_GRAPHQL_CACHE_BYTES", _positive_int, cls.graphql_cache_bytes
-            ),
-            graphql_max_query_chars=read(
-                "MANHATTAN_GRAPHQL_MAX_QUERY_CHARS", _positive_int, cls.graphql_max_query_chars
-            ),
-            max_header_bytes=read(
-                "MANHATTAN_MAX_HEADER_BYTES", _positive_int, cls.max_header_bytes
-            ),
-            max_headers=read("MANHATTAN_MAX_HEADERS", _positive_int, cls.max_headers),
-            header_timeout=read("MANHATTAN_HEADER_TIMEOUT", _positive_float, cls.header_timeout),
-            body_timeout=read("MANHATTAN_BODY_TIMEOUT", _positive_float, cls.body_timeout),
-            introspection=read("MANHATTAN_INTROSPECTION", _bool, cls.introspection),
-            graphql_ide=read("MANHATTAN_GRAPHQL_IDE", _bool, cls.graphql_ide),
-            graphql_fast_path=read("MANHATTAN_GRAPHQL_FAST_PATH", _bool, cls.graphql_fast_path),
-            strict_states=read("MANHATTAN_STRICT_STATES", _bool, cls.strict_states),
-            token_key=read("MANHATTAN_TOKEN_KEY", str, cls.token_key).strip(),
-            token_old_keys=read("MANHATTAN_TOKEN_OLD_KEYS", _csv, ()),
-            max_token_chars=read("MANHATTAN_MAX_TOKEN_CHARS", _positive_int, cls.max_token_chars),
-            rate_limit=read("MANHATTAN_RATE_LIMIT", _non_negative_float, cls.rate_limit),
-            rate_burst=read("MANHATTAN_RATE_BURST", _positive_int, cls.rate_burst),
-            bot_max_iterations=read(
-                "MANHATTAN_BOT_MAX_ITERATIONS", _positive_int, cls.bot_max_iterations
-            ),
-            bot_max_time_ms=read("MANHATTAN_BOT_MAX_TIME_MS", _positive_int, cls.bot_max_time_ms),
-            bot_workers=read("MANHATTAN_BOT_WORKERS", _non_negative_int, cls.bot_workers),
-            bot_queue=read("MANHATTAN_BOT_QUEUE", _non_negative_int, cls.bot_queue),
-            bot_deadline_ms=read("MANHATTAN_BOT_DEADLINE_MS", _positive_int, cls.bot_deadline_ms),
-            log_level=read("MANHATTAN_LOG_LEVEL", _log_level, cls.log_level),
-            access_log=read("MANHATTAN_ACCESS_LOG", _bool, cls.access_log),
-            graceful_timeout=read(
-                "MANHATTAN_GRACEFUL_TIMEOUT", _positive_float, cls.graceful_timeout
-            ),
-            web_dir=read("MANHATTAN_WEB_DIR", str, cls.web_dir),
-            tables_redis_url=read("MANHATTAN_TABLES_REDIS_URL", str, cls.tables_redis_url).strip(),
-            table_idle_seconds=read(
-                "MANHATTAN_TABLE_IDLE_SECONDS", _positive_int, cls.table_idle_seconds
-            ),
-            table_bot_seconds=read(
-                "MANHATTAN_TABLE_BOT_SECONDS", _positive_float, cls.table_bot_seconds
-            ),
-            table_stand_in_level=read(
-                "MANHATTAN_TABLE_STAND_IN_LEVEL", _bot_level, cls.table_stand_in_level
-            ),
-            table_heartbeat_seconds=read(
-                "MANHATTAN_TABLE_HEARTBEAT_SECONDS", _positive_float, cls.table_heartbeat_seconds
-            ),
-            graphql_max_subscriptions=read(
-                "MANHATTAN_GRAPHQL_MAX_SUBSCRIPTIONS", _positive_int, cls.graphql_max_subscriptions
-            ),
-            # -- table streams (push) --
-            table_streams_per_client=read(
-                "MANHATTAN_TABLE_STREAMS_PER_CLIENT", _positive_int, cls.table_streams_per_client
-            ),
-            table_spectators_per_table=read(
-                "MANHATTAN_TABLE_SPECTATORS_PER_TABLE",
-                _positive_int,
-                cls.table_spectators_per_table,
-            ),
-        )
+        values: dict[str, Any] = {"data_dir": DEFAULT_DATA_DIR}
+        for field, variable, parse in _VARIABLES:
+            values[field] = read(variable, parse, values.get(field, getattr(cls, field)))
+        return cls(**values)
+
+    @property
+    def tables_url(self) -> str:
+        """The Redis that holds tables; empty: the embedded store."""
+        return self.tables_redis_url or self.redis_url
+
+    @property
+    def data_path(self) -> Path | None:
+        """The data directory the embedded store and the token key use; None with Redis for
+        tables or with ``:memory:``."""
+        if self.tables_url or self.data_dir == MEMORY_DATA_DIR:
+            return None
+        return Path(self.data_dir).expanduser()
 
 
 class _Reader:
@@ -277,3 +219,58 @@ def _log_level(text: str) -> str:
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
         raise ValueError("expected DEBUG, INFO, WARNING, ERROR or CRITICAL")
     return level
+
+
+#: Each setting read from the environment: (field, variable, parser).
+_VARIABLES: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
+    ("host", "MANHATTAN_HOST", str),
+    ("port", "MANHATTAN_PORT", _port),
+    ("redis_url", "REDIS_URL", str),
+    ("cache_ttl", "MANHATTAN_CACHE_TTL", _positive_int),
+    ("lru_size", "MANHATTAN_LRU_SIZE", _positive_int),
+    ("redis_timeout", "MANHATTAN_REDIS_TIMEOUT", _positive_float),
+    ("redis_pool_size", "MANHATTAN_REDIS_POOL_SIZE", _positive_int),
+    ("redis_pool_timeout", "MANHATTAN_REDIS_POOL_TIMEOUT", _positive_float),
+    ("redis_retry_after", "MANHATTAN_REDIS_RETRY_AFTER", _positive_float),
+    ("max_body_bytes", "MANHATTAN_MAX_BODY_BYTES", _positive_int),
+    ("max_moves_per_request", "MANHATTAN_MAX_MOVES_PER_REQUEST", _positive_int),
+    ("graphql_max_depth", "MANHATTAN_GRAPHQL_MAX_DEPTH", _positive_int),
+    ("graphql_max_aliases", "MANHATTAN_GRAPHQL_MAX_ALIASES", _positive_int),
+    ("graphql_max_tokens", "MANHATTAN_GRAPHQL_MAX_TOKENS", _positive_int),
+    ("graphql_max_input_values", "MANHATTAN_GRAPHQL_MAX_INPUT_VALUES", _positive_int),
+    ("graphql_max_cost", "MANHATTAN_GRAPHQL_MAX_COST", _positive_int),
+    ("graphql_cache_bytes", "MANHATTAN_GRAPHQL_CACHE_BYTES", _positive_int),
+    ("graphql_max_query_chars", "MANHATTAN_GRAPHQL_MAX_QUERY_CHARS", _positive_int),
+    ("max_header_bytes", "MANHATTAN_MAX_HEADER_BYTES", _positive_int),
+    ("max_headers", "MANHATTAN_MAX_HEADERS", _positive_int),
+    ("header_timeout", "MANHATTAN_HEADER_TIMEOUT", _positive_float),
+    ("body_timeout", "MANHATTAN_BODY_TIMEOUT", _positive_float),
+    ("introspection", "MANHATTAN_INTROSPECTION", _bool),
+    ("graphql_ide", "MANHATTAN_GRAPHQL_IDE", _bool),
+    ("graphql_fast_path", "MANHATTAN_GRAPHQL_FAST_PATH", _bool),
+    ("strict_states", "MANHATTAN_STRICT_STATES", _bool),
+    ("token_key", "MANHATTAN_TOKEN_KEY", str),
+    ("token_old_keys", "MANHATTAN_TOKEN_OLD_KEYS", _csv),
+    ("max_token_chars", "MANHATTAN_MAX_TOKEN_CHARS", _positive_int),
+    ("rate_limit", "MANHATTAN_RATE_LIMIT", _non_negative_float),
+    ("rate_burst", "MANHATTAN_RATE_BURST", _positive_int),
+    ("bot_max_iterations", "MANHATTAN_BOT_MAX_ITERATIONS", _positive_int),
+    ("bot_max_time_ms", "MANHATTAN_BOT_MAX_TIME_MS", _positive_int),
+    ("bot_workers", "MANHATTAN_BOT_WORKERS", _non_negative_int),
+    ("bot_queue", "MANHATTAN_BOT_QUEUE", _non_negative_int),
+    ("bot_deadline_ms", "MANHATTAN_BOT_DEADLINE_MS", _positive_int),
+    ("log_level", "MANHATTAN_LOG_LEVEL", _log_level),
+    ("access_log", "MANHATTAN_ACCESS_LOG", _bool),
+    ("graceful_timeout", "MANHATTAN_GRACEFUL_TIMEOUT", _positive_float),
+    ("web_dir", "MANHATTAN_WEB_DIR", str),
+    ("tables_redis_url", "MANHATTAN_TABLES_REDIS_URL", str),
+    ("data_dir", "MANHATTAN_DATA_DIR", str),
+    ("table_idle_seconds", "MANHATTAN_TABLE_IDLE_SECONDS", _positive_int),
+    ("table_bot_seconds", "MANHATTAN_TABLE_BOT_SECONDS", _positive_float),
+    ("table_stand_in_level", "MANHATTAN_TABLE_STAND_IN_LEVEL", _bot_level),
+    ("table_heartbeat_seconds", "MANHATTAN_TABLE_HEARTBEAT_SECONDS", _positive_float),
+    ("graphql_max_subscriptions", "MANHATTAN_GRAPHQL_MAX_SUBSCRIPTIONS", _positive_int),
+    # -- table streams (push) --
+    ("table_streams_per_client", "MANHATTAN_TABLE_STREAMS_PER_CLIENT", _positive_int),
+    ("table_spectators_per_table", "MANHATTAN_TABLE_SPECTATORS_PER_TABLE", _positive_int),
+)

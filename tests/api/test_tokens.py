@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import manhattan
 from manhattan.api.app import create_app
-from manhattan.games.operations import game_id
+from manhattan.games import game_id
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.settings import Settings
 from tests.conftest import MakeApp

@@ -12,11 +12,10 @@ from typing import Any
 import pytest
 
 from manhattan.bench.harness import latency_summary
-from manhattan.bench.tables import (
+from manhattan.bench.table_people import Endpoint, EventStream
+from manhattan.bench.table_report import (
     PERCENTILES,
     TARGETS,
-    Endpoint,
-    EventStream,
     memory_growth,
     per_second,
     ratio,

@@ -4,6 +4,7 @@ worker, stuck workers replaced, bugs reported as bugs, and no process left behin
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import os
 import signal
 import time
@@ -23,6 +24,7 @@ from manhattan.bot_pool import (
     usable_cpus,
 )
 from manhattan.bots import BotChoice, BotError
+from manhattan.bots.worker import Task
 from manhattan.bots.worker import run as run_task
 from manhattan.settings import Settings, SettingsError
 
@@ -169,10 +171,34 @@ def test_a_bug_in_a_bot_is_a_failure_with_its_traceback(monkeypatch: pytest.Monk
         raise ZeroDivisionError("a bug")
 
     monkeypatch.setattr(levels.GreedyBot, "decide", broken)
-    answer = run_task((STATE.to_msgpack(), MOVER, ("greedy", 0, None, None), time.monotonic() + 1))
+    answer = run_task(Task(STATE.to_msgpack(), MOVER, BotChoice("greedy"), time.monotonic() + 1))
     assert answer[0] == "failed" and "ZeroDivisionError: a bug" in answer[1]
-    refused = run_task((STATE.to_msgpack(), MOVER, ("smart", 0, None, None), time.monotonic()))
-    assert refused[:2] == ("refused", "INVALID_BOT")
+    other = (MOVER + 1) % STATE.rules.players
+    refused = run_task(Task(STATE.to_msgpack(), other, BotChoice("greedy"), time.monotonic()))
+    assert refused[:2] == ("refused", "NOT_YOUR_TURN")
+
+
+def test_a_task_crosses_the_pipe_whole_and_equal() -> None:
+    """The worker's frames carry the ``BotChoice`` itself: it arrives equal, as a ``BotChoice``,
+    also beyond the wire's bounds (``advance`` plays seed + k; a tournament longer budgets)."""
+    sent = Task(STATE.to_msgpack(), MOVER, BotChoice("ismcts", 2**31 + 7, 50_000), 12.5)
+    ours, theirs = multiprocessing.Pipe()
+    try:
+        ours.send(sent)
+        received = theirs.recv()
+    finally:
+        ours.close()
+        theirs.close()
+    assert received == sent and type(received.choice) is BotChoice
+
+
+async def test_the_worker_plays_the_choice_it_was_sent(pool: BotPool) -> None:
+    choice = BotChoice("ismcts", seed=2**31 + 7, iterations=5)
+    found = await pool.suggest(STATE, MOVER, choice)
+    assert (found.bot, found.stats["level"], found.stats["seed"]) == ("ismcts", "ismcts", 2**31 + 7)
+    assert found.stats["iterations"] == 5 and found.reproducible
+    again = await pool.suggest(STATE, MOVER, choice)
+    assert again.move == found.move and again.alternatives == found.alternatives
 
 
 async def test_close_leaves_no_process() -> None:

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from manhattan.bench.arena import BotSpec, play_game
+from manhattan.bench.arena import play_game
+from manhattan.bots import BotChoice
 
 pytestmark = pytest.mark.slow
 
 
-def win_rate(candidate: BotSpec, field: BotSpec, players: int, games: int) -> float:
+def win_rate(candidate: BotChoice, field: BotChoice, players: int, games: int) -> float:
     wins = 0
     for i in range(games):
         seat = i % players
@@ -23,12 +24,12 @@ def win_rate(candidate: BotSpec, field: BotSpec, players: int, games: int) -> fl
 
 
 def test_greedy_beats_random_in_90_percent_of_2_player_games() -> None:
-    assert win_rate(BotSpec("greedy"), BotSpec("random"), 2, 60) >= 0.9
+    assert win_rate(BotChoice("greedy"), BotChoice("random"), 2, 60) >= 0.9
 
 
 def test_ismcts_beats_greedy_in_70_percent_of_2_player_games() -> None:
-    assert win_rate(BotSpec("ismcts", time_ms=1000), BotSpec("greedy"), 2, 40) >= 0.7
+    assert win_rate(BotChoice("ismcts", time_ms=1000), BotChoice("greedy"), 2, 40) >= 0.7
 
 
 def test_ismcts_wins_45_percent_of_4_player_games_against_greedy() -> None:
-    assert win_rate(BotSpec("ismcts", time_ms=1000), BotSpec("greedy"), 4, 40) >= 0.45
+    assert win_rate(BotChoice("ismcts", time_ms=1000), BotChoice("greedy"), 4, 40) >= 0.45

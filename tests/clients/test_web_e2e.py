@@ -2,11 +2,14 @@
 ``chromium``, driven by playwright-core from ``clients/web/e2e/drive.mjs``) plays whole games at
 tables only by clicking, as people do:
 
-- three separate browser contexts (two desktops and a 360 px phone) open, join (one by typing
-  ``/join`` in the chat), start (``/start`` in the chat) and play a 3-player table to its end,
-  picking piece sizes and clicking the highlighted blocks of the board; a fourth context watches
-  as a spectator; one player reloads mid-game and carries on in the same seat;
-- one person plays a table whose other seats are bots;
+- three separate browser contexts (two desktops and a 360 px phone in French) open, join (one by
+  typing ``/join`` in the chat), start (``/start`` in the chat) and play a 3-player table to its
+  end, picking piece sizes and clicking the highlighted blocks of the board; a fourth context
+  watches as a spectator; one player reloads mid-game and carries on in the same seat; the
+  spectator steps through the replay, a fresh browser opens it from a shared link;
+- four seats opened by seat links are measured on 1280x800 screens and 360x740 phones;
+- one person plays a table whose other seats are bots; a build is played by keyboard; axe-core
+  checks the lobby, a game and its end; a table that is gone says so;
 - GraphiQL renders with every request kept on the service.
 
 Every request to another origin is refused by the driver. Screenshots of the lobby, mid-game and
@@ -50,7 +53,8 @@ def _require_browser() -> str:
 
 
 def _playwright_installed() -> None:
-    if not (E2E / "node_modules" / "playwright-core").is_dir():
+    packages = ("playwright-core", "axe-core")
+    if not all((E2E / "node_modules" / name).is_dir() for name in packages):
         subprocess.run(
             ["npm", "ci", "--no-audit", "--no-fund"], cwd=E2E, check=True, capture_output=True
         )
@@ -81,6 +85,8 @@ def _play() -> dict[str, Any]:
         stop_server(server)
     assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
     outcome: dict[str, Any] = json.loads(result.stdout.strip().splitlines()[-1])
+    # What the browsers saw, kept beside the screenshots for whoever reads a failure.
+    (ARTIFACTS / "web-outcome.json").write_text(json.dumps(outcome, indent=1, ensure_ascii=False))
     return outcome
 
 
@@ -91,9 +97,15 @@ def _three_browsers_play_a_whole_table_by_clicking_the_board(played: dict[str, A
     assert played["checks"]["highlighted"] > 0
     # The same ranking on every screen, each reader marked as "(you)" on their own.
     rankings = played["rankings"]
-    assert len({r.replace(" (you)", "") for r in rankings}) == 1
-    for name, ranking in zip(("Ada", "Bea", "Cy"), rankings, strict=False):
-        assert f"{name} (you)" in ranking
+    english = [rankings[i] for i in (0, 1, 3)]
+    assert len({r.replace(" (you)", "") for r in english}) == 1
+    # Cy reads it in French: the same places, names and points.
+    same = re.compile(r"(\d)\. (\w+)\D+(\d+) points?")
+    assert same.findall(rankings[2]) == same.findall(rankings[3])
+    for name, you, ranking in zip(
+        ("Ada", "Bea", "Cy"), ("you", "you", "vous"), rankings, strict=False
+    ):
+        assert f"{name} ({you})" in ranking
     assert "(you)" not in rankings[3]  # the spectator
     assert played["breakdownRows"] == 1 + ROUNDS
     assert played["rematchButton"] == 1
@@ -109,6 +121,8 @@ def _a_reload_or_a_lost_connection_comes_back_to_the_same_seat(
 ) -> None:
     assert played["reloaded"] and played["checks"]["reloadedInSeat"]
     assert played["wentOffline"]  # and the game went on to the end after it
+    # A reload at the end says the game is over once (the log), the status line otherwise.
+    assert played["overAfterReload"] == 1
 
 
 def _a_block_the_piece_cannot_take_says_why(played: dict[str, Any]) -> None:
@@ -143,6 +157,16 @@ def _the_log_reads_in_order_with_one_name_per_player(played: dict[str, Any]) -> 
     assert len(builds) == 3 * 4 * ROUNDS
     assert {line.split()[0] for line in builds} == {"Ada", "Bea", "Cy"}
     assert not any(re.search(r"\bP\d\b|player \d", line) for line in log)
+    # One name per block for everyone at the table: a neighborhood and board coordinates.
+    assert all(
+        re.search(
+            r" on (Manhattan|Cairo|São Paulo|Frankfurt|Sydney|Hong Kong) [A-I][1-6]: \d+ high", line
+        )
+        for line in builds
+    )
+    for other in (played["adaLog"], played["beaLog"]):
+        mine = {line.replace(" (you)", "") for line in other if " builds " in line}
+        assert mine <= set(builds), mine - set(builds)
 
 
 def _a_person_plays_against_bots_on_a_clock(played: dict[str, Any]) -> None:
@@ -179,8 +203,98 @@ def _nothing_is_loaded_from_another_origin(played: dict[str, Any]) -> None:
 
 def _screenshots_are_kept(played: dict[str, Any]) -> None:
     names = ("lobby", "lobby-table-waiting", "mid-game", "mid-game-phone", "end", "end-phone")
-    for name in (*names, "away", "preview"):
+    more = ("away", "preview", "replay", "gone", "seat-desktop", "seat-phone", "crown-phone")
+    for name in (*names, *more):
         assert (ARTIFACTS / f"web-{name}.png").stat().st_size > 10_000, name
+
+
+def _every_seat_gets_one_layout_that_fits_the_screen(played: dict[str, Any]) -> None:
+    desktop = played["layoutDesktop"]
+    # Each of the four seats measured on its own selection turn, and the first on its build turn.
+    assert {key.split(":")[0] for key in desktop} == {"Ann", "Ben", "Cleo", "Dan"}
+    assert any(key.endswith(":build") for key in desktop)
+    for key, seen in desktop.items():
+        assert seen["viewport"] == [1280, 800]
+        assert seen["threeByTwo"], key
+        for part in ("board", "pieces", "hand", "clock"):
+            assert seen[part] is not None and seen[part] <= 800, (key, part, seen)
+        assert seen["statusInView"], key
+    for name, seen in played["layoutPhone"].items():
+        assert seen["viewport"] == [360, 740]
+        assert seen["threeByTwo"], name
+        assert seen["scrollWidth"] <= 360, (name, seen)
+        assert seen["statusInView"], name
+
+
+def _seat_links_seat_the_page_and_leave_no_token_behind(played: dict[str, Any]) -> None:
+    for seen in played["seatLinks"]:
+        assert seen == {"seated": True, "hash": "", "tokenInUrl": False, "referrer": "no-referrer"}
+
+
+def _the_game_is_easy_to_follow(played: dict[str, Any]) -> None:
+    checks = played["checks"]
+    assert checks["lastMarked"] == 1
+    assert re.search(r" (builds|takes) ", checks["announced"])
+    assert checks["edges"].replace("|", "") == "ABCDEFGHI123456"
+    assert checks["title"].startswith("▶ Your turn")
+    assert checks["beeps"] >= 2  # the beep when switched on, then on Ada's turn
+    assert checks["notified"] and checks["notified"][0].startswith("▶ Your turn")
+    assert checks["noticeShown"] and checks["noticeCleared"]
+    assert "offline" not in played["ownSeatTags"]
+
+
+def _rounds_are_recapped_and_the_game_replays(played: dict[str, Any]) -> None:
+    assert played["recapRows"] == 1 + 3
+    assert "Round 1 scored" in played["recap"] and "Buildings" in played["recap"]
+    replay = played["replay"]
+    assert replay["end"] == played["moveCount"] and replay["builtAtEnd"] > 0
+    assert replay["builtAtStart"] == 0 and replay["afterForward"] == 1
+    assert "round 2" in replay["round2"] and replay["afterBack"] < replay["end"]
+    assert replay["hash"] == "#replay" and replay["shared"].startswith(f"Move {replay['end']} of")
+    assert replay["closed"]
+
+
+def _the_lobby_lists_what_the_service_says_of_a_table(played: dict[str, Any]) -> None:
+    listing = played["lobbyListing"]
+    assert "e2e table" in listing and "opened by Ada" in listing and "3 players" in listing
+    assert "1 of 3 seats taken" in listing
+
+
+def _a_gone_table_says_so(played: dict[str, Any]) -> None:
+    gone = played["gone"]
+    assert "This table is gone" in gone["unknown"] and gone["lobbyLink"] == "./"
+    assert "This table is gone" in gone["lost"] and "reconnecting" not in gone["connection"]
+
+
+def _accessible_by_keyboard_and_to_axe(played: dict[str, Any]) -> None:
+    assert played["axe"] == {"lobby": [], "play": [], "end": []}
+    keyboard = played["keyboard"]
+    assert keyboard == {
+        "moved": True,
+        "back": True,
+        "onLegal": True,
+        "confirmOpened": True,
+        "escaped": True,
+        "focusVisible": True,
+    }
+
+
+def _french_for_a_french_browser(played: dict[str, Any]) -> None:
+    french = played["french"]
+    assert french["lang"] == "fr" and french["hand"] == "Vos cartes Permis de construire"
+    assert french["status"].startswith("Partie terminée")
+
+
+def _on_a_phone_the_marks_of_a_block_never_cover_its_stack(played: dict[str, Any]) -> None:
+    assert played["phoneMarks"]["problems"] == []
+    assert played["fakeMarks"]["problems"] == [] and played["fakeMarks"]["crowns"] == 1
+    assert played["fakeMarks"]["width"] < 40  # measured on a phone-sized block
+
+
+def _small_words_read_right(played: dict[str, Any]) -> None:
+    text = played["spectatorText"]
+    assert not re.search(r"\b1 (floors|buildings|pieces|points)\b|\(1 floors\)|\d×\d", text)
+    assert played["checks"]["roundsPlaceholderFits"]
 
 
 def test_the_web_page_in_a_real_browser() -> None:
@@ -199,3 +313,13 @@ def test_the_web_page_in_a_real_browser() -> None:
     _unknown_options_in_the_address_are_said(played)
     _nothing_is_loaded_from_another_origin(played)
     _screenshots_are_kept(played)
+    _every_seat_gets_one_layout_that_fits_the_screen(played)
+    _seat_links_seat_the_page_and_leave_no_token_behind(played)
+    _the_game_is_easy_to_follow(played)
+    _rounds_are_recapped_and_the_game_replays(played)
+    _the_lobby_lists_what_the_service_says_of_a_table(played)
+    _a_gone_table_says_so(played)
+    _accessible_by_keyboard_and_to_axe(played)
+    _french_for_a_french_browser(played)
+    _on_a_phone_the_marks_of_a_block_never_cover_its_stack(played)
+    _small_words_read_right(played)

@@ -10,6 +10,7 @@ import uvicorn
 
 from manhattan import cli
 from manhattan.api import request_log, serve
+from manhattan.engine.build import COMPILED
 
 from .deploy_files import (
     COMPOSE_FILE,
@@ -55,6 +56,8 @@ def served_with(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     for name, value in image_environment().items():
         if name.startswith("MANHATTAN_"):
             monkeypatch.setenv(name, value)
+    # The image's /data is the container's volume; here the tables stay in memory.
+    monkeypatch.setenv("MANHATTAN_DATA_DIR", ":memory:")
     captured: dict[str, Any] = {}
 
     def fake_uvicorn_run(app: object, **options: Any) -> None:
@@ -179,3 +182,26 @@ def test_healthcheck_command_passes_on_200_and_fails_otherwise() -> None:
         timeout=10,
     )
     assert failed.returncode != 0, "a stopped service must fail the healthcheck"
+
+
+def test_the_image_builds_the_compiled_kernel() -> None:
+    """Issue 27: the build stage has a C compiler and stops if the kernel fell back to pure
+    Python; setup.py (which compiles it) is in the build context."""
+    build = [i for i in INSTRUCTIONS if i.stage < max(i.stage for i in INSTRUCTIONS)]
+    runs = " ".join(i.arguments for i in build if i.keyword == "RUN")
+    assert "apt-get install" in runs and " gcc " in f"{runs} "
+    assert f'manhattan --version | grep -F "rules kernel {COMPILED}"' in runs
+    copied = " ".join(i.arguments for i in build if i.keyword == "COPY")
+    assert "setup.py" in copied.split()
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+    assert "!setup.py" in ignore and "**/*.so" in ignore
+
+
+def test_the_embedded_store_has_a_writable_volume() -> None:
+    """Without Redis the service keeps its tables in MANHATTAN_DATA_DIR: the image points it at
+    a directory the service user owns, declared a volume, since the working directory is not
+    writable."""
+    text = DOCKERFILE.read_text()
+    assert "MANHATTAN_DATA_DIR=/data" in text
+    assert "install -d -o 10001 -g 10001 -m 0700 /data" in text
+    assert 'VOLUME ["/data"]' in text

@@ -4,6 +4,7 @@ first fault), the example states, JSON and msgpack round trips, state ids, move 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import random
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 import manhattan
+from manhattan.engine.decoding import StateFields, read_fields, read_state_format
 
 from .positions import position_json
 
@@ -299,3 +301,12 @@ def test_remembered_rules_keep_json_types_apart() -> None:
     bad["rules"]["rounds"] = float(bad["rules"]["rounds"])
     with pytest.raises(manhattan.InvalidStateError):
         manhattan.State.from_json(bad)
+
+
+def test_the_decoder_gives_state_its_fields_in_order() -> None:
+    """``decoding`` sits below ``State`` and checks a state by its fields' names before the
+    state exists: ``StateFields`` has ``State``'s fields, in order (``State(*fields)``)."""
+    names = tuple(field.name for field in dataclasses.fields(manhattan.State))
+    assert StateFields._fields == names
+    state = manhattan.new_game(players=3, seed="fields")
+    assert manhattan.State(*read_fields(read_state_format(state.to_json()))) == state

@@ -15,8 +15,11 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import manhattan
+from manhattan.engine.draws import below, shuffle
 from manhattan.engine.rollout import random_step
 from tests.strategies import MONSTERS, Playthrough
 
@@ -110,3 +113,23 @@ def test_s9_s10_fast_path_games_in_every_variant_combination_follow_the_public_a
         run.states.append(after)
     _check_finished(run)
     _check_round_scores(run)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.integers(1, 2**70))
+def test_below_draws_what_randrange_draws(seed: int, n: int) -> None:
+    """The fast path's ``below`` is ``randrange`` (same value, same bits consumed), so a seeded
+    playout is the same game it was before."""
+    ours, theirs = random.Random(seed), random.Random(seed)
+    assert [below(ours, n) for _ in range(5)] == [theirs.randrange(n) for _ in range(5)]
+    assert ours.random() == theirs.random()
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32), items=st.lists(st.integers(), max_size=60))
+def test_shuffle_shuffles_as_random_shuffles(seed: int, items: list[int]) -> None:
+    ours, theirs = list(items), list(items)
+    first, second = random.Random(seed), random.Random(seed)
+    shuffle(first, ours)
+    second.shuffle(theirs)
+    assert ours == theirs and first.random() == second.random()

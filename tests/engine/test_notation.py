@@ -4,7 +4,9 @@ two tokens, ``:`` or a space after a select's color); what it does not allow is 
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -48,9 +50,11 @@ def test_every_legal_move_reads_back_in_every_spelling(
 
 
 def _documented() -> list[list[str]]:
-    """The example lines of the notation's documentation (``moves`` module docstring): forms
-    joined by ``=`` stand for the same move."""
-    doc = moves.__doc__ or ""
+    """The example lines of the notation's documentation (``moves`` module docstring, read from
+    its source: the compiled build keeps no docstrings): forms joined by ``=`` stand for the same
+    move."""
+    source = Path(moves.__file__ or "").with_name("moves.py").read_text(encoding="utf-8")
+    doc = ast.get_docstring(ast.parse(source)) or ""
     lines = [line for line in doc.splitlines() if " = ``" in line]
     return [re.findall(r"``([^`]+)``(?: = |\s{3}|$)", line) for line in lines]
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 import manhattan
-from manhattan.api.errors import ApiError
-from manhattan.games.operations import DerivedResults, Operations, StateRef
+from manhattan.games import GameError, Operations, StateRef
+from manhattan.games.memo import DerivedResults
 from manhattan.sealing import Sealer
 from manhattan.store.cache import MemoryBackend, StateCache
 
@@ -52,7 +52,7 @@ async def test_invalid_states_are_not_memoized(mid_json: dict[str, Any]) -> None
     broken = copy.deepcopy(mid_json)
     broken["round"] = "two"
     for _ in range(2):
-        with pytest.raises((ApiError, manhattan.InvalidStateError)):
+        with pytest.raises((GameError, manhattan.InvalidStateError)):
             await ops.resolve(StateRef(json=broken))
 
 

@@ -38,8 +38,10 @@ class Replica:
     def __init__(self, redis_url: str | None, **settings: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.directory = Path(tempfile.mkdtemp(prefix="manhattan-replica-"))
         self.environment = {
             **os.environ,
+            "MANHATTAN_DATA_DIR": str(self.directory / "data"),
             "MANHATTAN_HOST": "127.0.0.1",
             "MANHATTAN_PORT": str(self.port),
             "MANHATTAN_TOKEN_KEY": SHARED_TOKEN_KEY,
@@ -48,7 +50,7 @@ class Replica:
             "REDIS_URL": redis_url or "",
             **settings,
         }
-        self.log_path = Path(tempfile.mkdtemp(prefix="manhattan-replica-")) / "serve.log"
+        self.log_path = self.directory / "serve.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Replica:

@@ -11,6 +11,9 @@ import pytest
 import redis
 
 from manhattan.store.cache import RedisBackend, StateCache, make_backend
+from manhattan.store.cas import GAP
+from manhattan.store.redis_cas import RedisVersionedStore
+from manhattan.store.versioned import make_versioned_store
 
 from .redis_cluster import RedisCluster
 from .replicas import Replica, by_id, inline, ok, play_game, start_replicas
@@ -103,29 +106,53 @@ def test_readiness_reports_the_cluster_cache(cluster_replicas: list[Replica]) ->
             assert ok(client.get("/readyz"))["cache"]["ok"] is True
 
 
-def test_versioned_records_swap_and_notify_through_the_cluster(
+def shard_subscribers(cluster: RedisCluster, channel: str) -> dict[int, int]:
+    """Per node port: subscribers of ``channel`` as a shard channel (PUBSUB SHARDNUMSUB)."""
+    counts = {}
+    for port in cluster.ports:
+        with redis.Redis(port=port) as node:
+            answer = node.execute_command("PUBSUB", "SHARDNUMSUB", channel)
+            counts[port] = int(answer[1])
+    return counts
+
+
+def test_versioned_records_swap_and_notify_by_sharded_pub_sub(
     redis_cluster: RedisCluster,
 ) -> None:
     """Tables' compare-and-set (one Lua script on one hash-tagged key) on keys spread over the
-    nodes, and a notice published on one node heard through the seed node."""
-    from manhattan.store.cas import GAP, RedisVersionedStore, make_versioned_store
+    nodes, and notices by SSUBSCRIBE/SPUBLISH: each channel is followed on the one node that
+    owns its slot (not broadcast to every node), and every notice is heard."""
+    channels = [f"manhattan:test:{{notices:{i}}}" for i in range(6)]
+    with redis.RedisCluster.from_url(redis_cluster.url.replace("+cluster", "")) as plain:
+        owners = {ch: plain.get_node_from_key(ch).port for ch in channels}
+    assert len(set(owners.values())) > 1  # the channels live on different nodes
 
-    async def run() -> tuple[list[bool], list[bool], bytes]:
+    async def run() -> tuple[list[bool], list[bool], list[bytes], dict[str, dict[int, int]]]:
         store = make_versioned_store(redis_cluster.url)
         assert isinstance(store, RedisVersionedStore) and store.name == "redis-cluster"
         keys = [f"manhattan:test:{{table:{i}}}" for i in range(20)]
-        messages = store.subscribe("manhattan:test:notices")
+        streams = [store.subscribe(channel) for channel in channels]
         try:
             firsts = [(await store.swap(k, 0, b"a", ttl=60))[0] for k in keys]
             seconds = [(await store.swap(k, 0, b"b", ttl=60))[0] for k in keys]
-            assert await asyncio.wait_for(messages.__anext__(), 10) == GAP
-            await store.publish("manhattan:test:notices", b"v2")
-            heard = await asyncio.wait_for(messages.__anext__(), 10)
-            return firsts, seconds, heard
+            for stream in streams:
+                assert await asyncio.wait_for(stream.__anext__(), 10) == GAP
+            assert store.notices.sharded is True
+            followed = {
+                ch: await asyncio.to_thread(shard_subscribers, redis_cluster, ch) for ch in channels
+            }
+            heard = []
+            for channel, stream in zip(channels, streams, strict=True):
+                await store.publish(channel, channel.encode())
+                heard.append(await asyncio.wait_for(stream.__anext__(), 10))
+            return firsts, seconds, heard, followed
         finally:
-            await messages.aclose()  # type: ignore[attr-defined]
+            for stream in streams:
+                await stream.aclose()  # type: ignore[attr-defined]
             await store.close()
 
-    firsts, seconds, heard = asyncio.run(run())
+    firsts, seconds, heard, followed = asyncio.run(run())
     assert all(firsts) and not any(seconds)
-    assert heard == b"v2"
+    assert heard == [channel.encode() for channel in channels]
+    for channel, counts in followed.items():
+        assert counts == {port: int(port == owners[channel]) for port in counts}

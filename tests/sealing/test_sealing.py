@@ -1,10 +1,19 @@
 """Sealed tokens (DESIGN §7, issue 5): unreadable, unalterable, rotatable; BAD_TOKEN otherwise."""
 
 import base64
+import stat
+from pathlib import Path
 
 import pytest
 
-from manhattan.sealing import BadTokenError, Sealer, SealingKey, SealingKeyError
+from manhattan.sealing import (
+    KEY_FILE,
+    BadTokenError,
+    Sealer,
+    SealingKey,
+    SealingKeyError,
+    stored_key,
+)
 
 STATE = b"\x81\xa6format\xb1manhattan/state@1" * 10
 GAME = "0123456789abcdef" * 2
@@ -130,3 +139,32 @@ def test_padding_evens_out_lengths_and_is_checked() -> None:
     assert s.unseal(short).state == STATE
     with pytest.raises(ValueError):
         s.seal(STATE, 0, "not a game id")
+
+
+def test_the_key_kept_in_a_data_directory_is_made_once_and_private(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = Sealer.from_settings("", (), key_dir=data)
+    assert not first.ephemeral
+    assert stat.S_IMODE((data / KEY_FILE).stat().st_mode) == 0o600
+    assert [p.name for p in data.iterdir()] == [KEY_FILE]  # no spare file left behind
+    again = Sealer.from_settings("", (), key_dir=data)  # a restart: the same key
+    assert again.current == first.current
+    assert again.unseal(first.seal(STATE, 1, GAME)).state == STATE
+
+
+def test_a_configured_key_wins_over_the_kept_one(tmp_path: Path) -> None:
+    configured = SealingKey.generate("conf")
+    sealer = Sealer.from_settings(configured.to_text(), (), key_dir=tmp_path)
+    assert sealer.current == configured
+    assert not (tmp_path / KEY_FILE).exists()
+
+
+def test_a_kept_key_others_can_read_or_that_is_garbage_is_refused(tmp_path: Path) -> None:
+    stored_key(tmp_path)
+    (tmp_path / KEY_FILE).chmod(0o640)
+    with pytest.raises(SealingKeyError, match="readable by others"):
+        stored_key(tmp_path)
+    (tmp_path / KEY_FILE).write_text("garbage")
+    (tmp_path / KEY_FILE).chmod(0o600)
+    with pytest.raises(SealingKeyError, match=KEY_FILE):
+        stored_key(tmp_path)

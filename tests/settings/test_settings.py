@@ -1,8 +1,10 @@
 """Settings come from environment variables; a bad value names the variable."""
 
+from pathlib import Path
+
 import pytest
 
-from manhattan.settings import Settings, SettingsError
+from manhattan.settings import DEFAULT_DATA_DIR, MEMORY_DATA_DIR, Settings, SettingsError
 
 
 def test_defaults_run_embedded_with_no_environment() -> None:
@@ -11,6 +13,25 @@ def test_defaults_run_embedded_with_no_environment() -> None:
     assert settings.port == 8000
     assert settings.introspection is True
     assert settings.strict_states is False
+    assert settings.data_dir == DEFAULT_DATA_DIR == "manhattan-data"
+    assert settings.data_path == Path("manhattan-data")  # relative to the working directory
+
+
+def test_the_data_directory_is_used_only_without_redis_for_tables() -> None:
+    assert Settings().data_dir == MEMORY_DATA_DIR  # made in code: no files unless asked
+    assert Settings().data_path is None
+    assert Settings.from_env({"MANHATTAN_DATA_DIR": ":memory:"}).data_path is None
+    assert Settings.from_env({"MANHATTAN_DATA_DIR": "~/games"}).data_path == (Path.home() / "games")
+    for redis in ({"REDIS_URL": "redis://r:6379/0"}, {"MANHATTAN_TABLES_REDIS_URL": "redis://t"}):
+        settings = Settings.from_env({"MANHATTAN_DATA_DIR": "/var/lib/m", **redis})
+        assert settings.data_path is None
+        assert settings.tables_url == next(iter(redis.values()))
+
+
+def test_redis_defaults_hold_a_busy_process() -> None:
+    settings = Settings.from_env({"MANHATTAN_REDIS_POOL_TIMEOUT": "2.5"})
+    assert settings.redis_pool_timeout == 2.5
+    assert (settings.redis_pool_size, settings.redis_timeout) == (64, 2.0)
 
 
 def test_values_are_read_and_typed() -> None:
@@ -40,6 +61,7 @@ def test_values_are_read_and_typed() -> None:
         ("MANHATTAN_CACHE_TTL", "0"),
         ("MANHATTAN_STRICT_STATES", "maybe"),
         ("MANHATTAN_LOG_LEVEL", "loud"),
+        ("MANHATTAN_REDIS_POOL_TIMEOUT", "0"),
     ],
 )
 def test_a_bad_value_names_its_variable(name: str, value: str) -> None:

@@ -1,5 +1,6 @@
-"""The versioned record store (``manhattan.store.cas``): the same behavior in process and on a real
-Redis: compare-and-set swaps, leases, single-use values, and pub/sub notices with gaps."""
+"""The versioned record store (``manhattan.store.cas``): the same behavior in memory, in a real
+SQLite file and on a real Redis: compare-and-set swaps, leases, single-use values, and pub/sub
+notices with gaps."""
 
 from __future__ import annotations
 
@@ -7,18 +8,15 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from manhattan.store.cache import StoreUnavailable
-from manhattan.store.cas import (
-    GAP,
-    MemoryVersionedStore,
-    Record,
-    RedisVersionedStore,
-    VersionedStore,
-    make_versioned_store,
-)
+from manhattan.store.cas import GAP, MemoryVersionedStore, Record, VersionedStore
+from manhattan.store.redis_cas import RedisVersionedStore
+from manhattan.store.sqlite_cas import SqliteVersionedStore
+from manhattan.store.versioned import make_versioned_store
 from tests.conftest import RedisServer
 
 pytestmark = pytest.mark.anyio
@@ -29,10 +27,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[VersionedStore]:
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[VersionedStore]:
     if request.param == "memory":
         made: VersionedStore = MemoryVersionedStore()
+    elif request.param == "sqlite":
+        made = SqliteVersionedStore(tmp_path / "data")
     else:
         request.applymarker(pytest.mark.redis)
         made = RedisVersionedStore(request.getfixturevalue("redis_url"))
@@ -99,9 +99,14 @@ async def test_claim_is_a_lease_and_take_is_single_use(store: VersionedStore) ->
     assert await store.take(ticket) is None
 
 
-async def test_records_expire_and_touch_extends_them() -> None:
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_records_expire_and_touch_extends_them(kind: str, tmp_path: Path) -> None:
     now = [0.0]
-    store = MemoryVersionedStore(clock=lambda: now[0])
+    store: VersionedStore = (
+        MemoryVersionedStore(clock=lambda: now[0])
+        if kind == "memory"
+        else SqliteVersionedStore(tmp_path, clock=lambda: now[0])
+    )
     await store.swap("a", 0, b"1", ttl=10)
     await store.claim("lease", "x", 500)
     now[0] = 5.0
@@ -112,6 +117,7 @@ async def test_records_expire_and_touch_extends_them() -> None:
     now[0] = 16.0
     assert await store.read("a") is None
     assert await store.swap("a", 0, b"new", ttl=10) == (True, Record(1, b"new"))
+    await store.close()
 
 
 @pytest.mark.redis
@@ -189,8 +195,11 @@ async def test_redis_down_is_store_unavailable_and_notices_resume(
         await store.close()
 
 
-def test_make_versioned_store_picks_the_backend() -> None:
+async def test_make_versioned_store_picks_the_backend(tmp_path: Path) -> None:
     assert isinstance(make_versioned_store(""), MemoryVersionedStore)
+    on_disk = make_versioned_store("", data_dir=tmp_path)
+    assert isinstance(on_disk, SqliteVersionedStore)
+    await on_disk.close()
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     assert make_versioned_store(url).name == "redis"
     assert make_versioned_store("redis+cluster://127.0.0.1:7000").name == "redis-cluster"

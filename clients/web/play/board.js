@@ -1,19 +1,22 @@
-// Drawing the board, turned so that the viewer's own side is at the bottom, as at a real table.
-//
-// RULES §2: a card at position (r, c) held at seat k designates the board-frame block reached by
-// turning (r, c) a quarter turn clockwise k times. Drawing the whole board turned the other way
-// (k quarter turns counter-clockwise) puts that block at (r, c) on the viewer's screen, so every
-// card in hand reads as the block it allows, in each neighborhood.
+// Drawing the board, the same way up for everyone at the table: neighborhoods 0 1 2 over 3 4 5
+// (RULES §9 [D11]), columns A to I and rows 1 to 6 printed on its edges, so every block has one
+// name ("Cairo E2") for every seat, in the log and in the chat. Cards stay as their holder
+// reads them from their own side of the board (RULES §2): `rotate` in state.js says which
+// block a card designates from a seat.
+
+import { t } from "./i18n.js";
 
 export const HOODS = ["Manhattan", "Cairo", "São Paulo", "Frankfurt", "Sydney", "Hong Kong"];
 // Colors with a name and a shape each, so nothing depends on telling the fills apart.
 export const COLORS = [
-  { name: "Red", fill: "#d1495b", shape: "●" },
-  { name: "Blue", fill: "#2e6fd8", shape: "■" },
-  { name: "Green", fill: "#2a9d5c", shape: "▲" },
-  { name: "Yellow", fill: "#f2c14e", shape: "◆" },
+  { key: "red", fill: "#d1495b", shape: "●" },
+  { key: "blue", fill: "#2e6fd8", shape: "■" },
+  { key: "green", fill: "#2a9d5c", shape: "▲" },
+  { key: "yellow", fill: "#f2c14e", shape: "◆" },
 ];
-export const SPOTS = ["top left", "top", "top right", "left", "center", "right", "bottom left", "bottom", "bottom right"];
+export const colorName = (c) => t(`color.${COLORS[c].key}`);
+export const spotName = (spot) => t(`spot.${spot}`);
+const COLUMNS = "ABCDEFGHI";
 
 export function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -28,28 +31,22 @@ export function chip(color, withName = true) {
   const shape = el("span", `shape c${color}`, COLORS[color].shape);
   shape.setAttribute("aria-hidden", "true");
   span.append(shape);
-  if (withName) span.append(COLORS[color].name);
-  else span.title = COLORS[color].name;
+  if (withName) span.append(colorName(color));
+  else {
+    span.title = colorName(color);
+    span.append(el("span", "sr-only", colorName(color)));
+  }
   return span;
 }
 
-// Board-frame global coordinates: neighborhoods 0 1 2 over 3 4 5 (RULES §9 [D11]), each 3x3.
-function boardCell(n, b) {
+// Board-frame coordinates of block b of neighborhood n: [row 0..5, column 0..8].
+export function boardCell(n, b) {
   return [Math.floor(n / 3) * 3 + Math.floor(b / 3), (n % 3) * 3 + (b % 3)];
 }
-
-// Where block (n, b) appears for a viewer at `side`: {row, col} of its neighborhood on screen,
-// and its position 0..8 inside it (which is the card position that designates it).
-export function placeOf(n, b, side) {
-  let [y, x] = boardCell(n, b);
-  let height = 6;
-  let width = 9;
-  for (let turn = 0; turn < (4 - side) % 4; turn++) {
-    // A quarter turn clockwise of the whole picture: (y, x) -> (x, height - 1 - y).
-    [y, x] = [x, height - 1 - y];
-    [height, width] = [width, height];
-  }
-  return { row: Math.floor(y / 3), col: Math.floor(x / 3), spot: (y % 3) * 3 + (x % 3) };
+// The block's one name: its neighborhood and its coordinates on the board's edges.
+export function blockName(n, b) {
+  const [row, col] = boardCell(n, b);
+  return `${HOODS[n]} ${COLUMNS[col]}${row + 1}`;
 }
 
 export const height = (building) => building.reduce((sum, [, floors]) => sum + floors, 0);
@@ -78,36 +75,48 @@ export function majorityOf(blocks) {
   return best > 0 && counts.filter((k) => k === best).length === 1 ? counts.indexOf(best) : null;
 }
 
-// The board, turned for `side`. `marks(n, b)` returns {legal, allowed, selected, why} for a
-// block: legal (a build with the chosen piece), allowed (a card in hand designates it), selected.
-export function drawBoard(container, view, side, marks, onBlock) {
-  const turned = side % 2 === 1;
-  const rows = turned ? 3 : 2;
-  const cols = turned ? 2 : 3;
-  container.style.setProperty("--hood-cols", String(cols));
-  container.classList.toggle("turned", turned);
+// The coordinates on the board's top edge (A..I) and left edge (1..6).
+function edges() {
+  const out = [el("span", "edge corner")];
+  for (let h = 0; h < 3; h++) {
+    const top = el("div", "edge top");
+    top.style.gridColumn = String(h + 2);
+    for (let c = 0; c < 3; c++) top.append(el("span", "", COLUMNS[h * 3 + c]));
+    out.push(top);
+  }
+  for (let h = 0; h < 2; h++) {
+    const left = el("div", "edge left");
+    left.style.gridRow = String(h + 2);
+    for (let r = 0; r < 3; r++) left.append(el("span", "", String(h * 3 + r + 1)));
+    out.push(left);
+  }
+  for (const edge of out) edge.setAttribute("aria-hidden", "true");
+  return out;
+}
+
+// The board. `marks(n, b)` returns {legal, allowed, pointed, selected, why} for a block: legal
+// (a build with the chosen piece), allowed (a card in hand designates it), pointed (the card
+// under the pointer does), selected (the block clicked). `last` is the last move's "n:b".
+export function drawBoard(container, view, marks, onBlock, last = null) {
   const tallest = tallestKey(view.board);
   const monster = view.monster ? `${view.monster[0]}:${view.monster[1] * 3 + view.monster[2]}` : null;
-  const hoods = [];
-  view.board.forEach((blocks, n) => {
-    const first = placeOf(n, 0, side);
+  const hoods = view.board.map((blocks, n) => {
     const box = el("section", "hood");
     box.dataset.neighborhood = String(n);
-    box.style.gridRow = String(first.row + 1);
-    box.style.gridColumn = String(first.col + 1);
+    box.style.gridRow = String(Math.floor(n / 3) + 2);
+    box.style.gridColumn = String((n % 3) + 2);
     const majority = majorityOf(blocks);
     const title = el("h3", "", HOODS[n]);
     if (majority !== null) {
       box.classList.add("majority");
       box.style.setProperty("--owner", COLORS[majority].fill);
       title.append(" ", chip(majority, false));
-      title.title = `${COLORS[majority].name} has the majority here`;
+      title.title = t("board.majority", { color: colorName(majority) });
     }
     const grid = el("div", "blocks");
-    const cells = [];
     blocks.forEach((building, b) => {
-      const spot = placeOf(n, b, side).spot;
-      const block = drawBlock(n, b, spot, building, `${n}:${b}` === tallest, `${n}:${b}` === monster);
+      const key = `${n}:${b}`;
+      const block = drawBlock(n, b, building, { tallest: key === tallest, monster: key === monster, last: key === last });
       const mark = marks(n, b);
       if (mark.legal) block.classList.add("legal");
       else if (mark.allowed) block.classList.add("allowed");
@@ -115,30 +124,69 @@ export function drawBoard(container, view, side, marks, onBlock) {
       if (mark.pointed) block.classList.add("pointed");
       if (mark.why) block.dataset.why = mark.why;
       block.addEventListener("click", () => onBlock(n, b));
-      cells[spot] = block;
+      grid.append(block);
     });
-    grid.append(...cells);
     box.append(title, grid);
-    hoods.push(box);
+    return box;
   });
-  container.style.gridTemplateRows = `repeat(${rows}, auto)`;
-  container.replaceChildren(...hoods);
+  container.setAttribute("role", "group");
+  container.setAttribute("aria-label", t("board.label"));
+  const focused = document.activeElement?.closest?.("#board .block");
+  const focusKey = focused ? `${focused.dataset.n}:${focused.dataset.b}` : null;
+  container.replaceChildren(...edges(), ...hoods);
+  rovingFocus(container, focusKey);
 }
 
-function drawBlock(n, b, spot, building, tallest, monster) {
+// One block in the tab order (the focused one, a lit one or the first); arrow keys move across
+// the whole 6 x 9 board, Enter or Space press the block (a button).
+function rovingFocus(container, focusKey) {
+  const blocks = [...container.querySelectorAll(".block")];
+  const at = (key) => blocks.find((b) => `${b.dataset.n}:${b.dataset.b}` === key);
+  const current = at(focusKey) ?? container.querySelector(".block.legal") ?? blocks[0];
+  for (const block of blocks) block.tabIndex = block === current ? 0 : -1;
+  if (focusKey && current) current.focus();
+  if (container.dataset.keys) return;
+  container.dataset.keys = "on";
+  container.addEventListener("keydown", (event) => {
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const step = moves[event.key];
+    const block = event.target.closest(".block");
+    if (!step || !block) return;
+    event.preventDefault();
+    const [row, col] = boardCell(Number(block.dataset.n), Number(block.dataset.b));
+    const [r, c] = [Math.min(5, Math.max(0, row + step[0])), Math.min(8, Math.max(0, col + step[1]))];
+    const n = Math.floor(r / 3) * 3 + Math.floor(c / 3);
+    const b = (r % 3) * 3 + (c % 3);
+    const next = container.querySelector(`.block[data-n="${n}"][data-b="${b}"]`);
+    for (const other of container.querySelectorAll(".block")) other.tabIndex = other === next ? 0 : -1;
+    next?.focus();
+  });
+}
+
+function blockLabel(n, b, building) {
+  const name = blockName(n, b);
+  if (!building.length) return t("block.empty", { name });
+  const floorsBy = [0, 0, 0, 0];
+  for (const [color, floors] of building) floorsBy[color] += floors;
+  const parts = floorsBy.map((f, c) => (f ? `${colorName(c)} ${f}` : "")).filter(Boolean);
+  return t("block.built", { name, floors: t("floors", { n: height(building) }), parts: parts.join(", "), owner: colorName(owner(building)) });
+}
+
+function drawBlock(n, b, building, { tallest, monster, last }) {
   const block = el("button", "block");
   block.type = "button";
   block.dataset.n = String(n);
   block.dataset.b = String(b);
-  block.dataset.spot = String(spot);
-  const h = height(building);
-  let label = `${HOODS[n]}, ${SPOTS[spot]}`;
+  block.dataset.spot = String(b);
+  block.dataset.name = blockName(n, b);
+  let label = blockLabel(n, b, building);
   if (building.length) {
     const top = owner(building);
     block.classList.add("built");
     block.style.setProperty("--owner", COLORS[top].fill);
-    // The stack: one segment per piece, in proportion, squeezed into the block however tall it
-    // grows; the height is written in full beside it.
+    // The stack: one segment per piece, in proportion, squeezed into the block's left side
+    // however tall it grows; the height, the owner and the crown share the right side.
+    const h = height(building);
     const stack = el("span", "stack");
     stack.style.setProperty("--fill", String(Math.min(1, 0.35 + h / 16)));
     for (const [color, floors] of building) {
@@ -146,42 +194,42 @@ function drawBlock(n, b, spot, building, tallest, monster) {
       piece.style.flexGrow = String(floors);
       stack.append(piece);
     }
-    const badge = el("span", "height", String(h));
-    const who = el("span", `owner c${top}`, COLORS[top].shape);
-    block.append(stack, badge, who);
-    const floorsBy = [0, 0, 0, 0];
-    for (const [color, floors] of building) floorsBy[color] += floors;
-    const parts = floorsBy.map((f, c) => (f ? `${COLORS[c].name} ${f}` : "")).filter(Boolean);
-    label += `: ${h} floors (${parts.join(", ")}), owner ${COLORS[top].name}`;
-  } else {
-    label += ": empty";
+    block.append(stack, el("span", "height", String(h)), el("span", `owner c${top}`, COLORS[top].shape));
   }
   if (tallest) {
-    // The crown goes on the height itself, in a gold badge: seen at any size.
     block.classList.add("tallest");
-    const badge = block.querySelector(".height");
-    badge.textContent = `♛${h}`;
-    label += ", the tallest building";
+    block.append(el("span", "crown", "♛"));
+    label += t("block.tallest");
   }
   if (monster) {
     block.classList.add("monster");
     block.append(el("span", "monster-mark", "M"));
-    label += ", the monster is here";
+    label += t("block.monster");
   }
+  if (last) {
+    block.classList.add("last");
+    label += t("block.last");
+  }
+  for (const child of block.children) child.setAttribute("aria-hidden", "true");
   block.dataset.label = label;
   block.title = label;
   block.setAttribute("aria-label", label);
   return block;
 }
 
-// A card in hand: a 3x3 grid with its position marked, as the holder sees it.
-export function drawCard(position, { chosen = false, onClick, onHover } = {}) {
+// A card in hand: a 3x3 grid with its position marked, as the holder sees it from their seat.
+export function drawCard(position, { chosen = false, onClick, onHover, label } = {}) {
   const card = el("button", "card");
   card.type = "button";
   card.dataset.card = String(position);
-  card.title = `card: the ${SPOTS[position]} block of any neighborhood`;
+  card.title = label ?? t("card.label", { spot: spotName(position) });
+  card.setAttribute("aria-label", card.title);
   if (chosen) card.classList.add("chosen");
-  for (let i = 0; i < 9; i++) card.append(el("span", i === position ? "on" : ""));
+  for (let i = 0; i < 9; i++) {
+    const dot = el("span", i === position ? "on" : "");
+    dot.setAttribute("aria-hidden", "true");
+    card.append(dot);
+  }
   if (onClick) card.addEventListener("click", onClick);
   if (onHover) {
     card.addEventListener("mouseenter", () => onHover(position));

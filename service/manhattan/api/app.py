@@ -22,13 +22,13 @@ from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.tables import table_routes
-from manhattan.games.operations import Operations
-from manhattan.games.positions import LatestPositions
-from manhattan.games.suggestions import BotBudget
+from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
-from manhattan.store.cas import VersionedStore, make_versioned_store
+from manhattan.store.cas import VersionedStore
+from manhattan.store.versioned import make_versioned_store
 
 from ..bot_pool import pool_from_settings
+from ..engine.build import kernel_build
 from ..sealing import Sealer
 from ..settings import Settings
 from ..tables import TableRuntime
@@ -80,6 +80,7 @@ async def readyz(request: Request) -> Response:
         # requests that carry their state, so the service stays ready.
         "status": "ready" if cache_ok else "degraded",
         "rulesVersion": manhattan.RULES_VERSION,
+        "kernel": kernel_build(),  # "compiled (mypyc)" or "pure Python"
         "cache": {"backend": ops.cache.backend.name, "ok": cache_ok},
         "tokens": {
             "keyId": sealer.current.kid,
@@ -122,11 +123,15 @@ def create_app(
             lru_size=settings.lru_size,
             timeout=settings.redis_timeout,
             pool_size=settings.redis_pool_size,
+            pool_timeout=settings.redis_pool_timeout,
             retry_after=settings.redis_retry_after,
         )
     if sealer is None:
         sealer = Sealer.from_settings(
-            settings.token_key, settings.token_old_keys, max_token_chars=settings.max_token_chars
+            settings.token_key,
+            settings.token_old_keys,
+            max_token_chars=settings.max_token_chars,
+            key_dir=settings.data_path,
         )
     cache = StateCache(
         backend,
@@ -136,7 +141,10 @@ def create_app(
     )
     if positions is None and settings.strict_states:
         positions = make_versioned_store(
-            settings.redis_url, timeout=settings.redis_timeout, pool_size=settings.redis_pool_size
+            settings.redis_url,
+            timeout=settings.redis_timeout,
+            pool_size=settings.redis_pool_size,
+            pool_timeout=settings.redis_pool_timeout,
         )
     operations = Operations(
         cache,

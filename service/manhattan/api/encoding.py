@@ -7,7 +7,6 @@ nesting and oversized msgpack containers are all ``INVALID_REQUEST`` (400).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import msgpack
@@ -16,7 +15,9 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from manhattan import Move
+from manhattan.games.encoding import (
+    dump_json as dump_json,
+)  # re-exported: REST and GraphQL write with it
 
 from .errors import ApiError
 from .middleware import HEADERS_KEY
@@ -186,37 +187,6 @@ def encode(payload: Any, as_msgpack: bool) -> bytes:
         data: bytes = msgpack.packb(payload, use_bin_type=True)
         return data
     return dump_json(payload)
-
-
-_MOVE_JSON_SIZE = 20_000
-_move_json: dict[int, tuple[Move, bytes]] = {}
-
-
-def moves_json(moves: Sequence[Move]) -> bytes:
-    """``{"moves": [...]}`` as JSON bytes, each move's JSON encoded once per instance and reused
-    (moves are immutable, and ``legal_moves`` hands out shared instances). The memo holds each
-    move it keys by ``id``, so an id cannot be reused while it is cached."""
-    memo = _move_json
-    parts = []
-    for move in moves:
-        entry = memo.get(id(move))
-        if entry is None or entry[0] is not move:
-            if len(memo) >= _MOVE_JSON_SIZE:
-                memo.clear()
-            entry = memo[id(move)] = (move, dump_json(move.to_json()))
-        parts.append(entry[1])
-    return b'{"moves":[' + b",".join(parts) + b"]}"
-
-
-def dump_json(payload: Any) -> bytes:
-    """Compact UTF-8 JSON. orjson is several times faster than the standard library on response
-    bodies; what it refuses (integers beyond 64 bits, non-string keys, lone surrogates) goes
-    through ``json.dumps`` as before. The one difference: orjson writes a non-finite float as
-    ``null`` where ``json.dumps`` wrote ``NaN``, which is not JSON."""
-    try:
-        return orjson.dumps(payload)
-    except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def render(

@@ -2,7 +2,8 @@
 (the table of codes is ``manhattan.wire.codes``, below the API and the tables).
 
 Domain errors keep their own classes (the engine's ``ManhattanError`` tree, ``BadTokenError``,
-``StoreUnavailable``); ``to_api_error`` turns any of them into an ``ApiError``, which REST renders
+``StoreUnavailable``); ``to_api_error`` turns any of them into a ``CodedError`` (the base of
+``ApiError`` and the games' ``GameError``, ``manhattan.wire.codes``), which REST renders
 as ``{"code", "message", "path"?}`` with the status below and GraphQL renders as a
 ``MoveRejected`` result (union fields) or an error with ``extensions.code`` (list fields).
 Anything not in this table is a bug: a 500 with ``INTERNAL_ERROR`` and no details.
@@ -10,13 +11,12 @@ Anything not in this table is a bug: a 500 with ``INTERNAL_ERROR`` and no detail
 
 from __future__ import annotations
 
-from typing import Any
-
 from manhattan import InvalidStateError, ManhattanError
 from manhattan.sealing import BadTokenError
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables.errors import TableError
 from manhattan.wire.codes import HTTP_STATUS as HTTP_STATUS  # re-exported: the one table
+from manhattan.wire.codes import CodedError
 from manhattan.wire.reading import WireError
 
 CONTRACT_CODES = (
@@ -32,46 +32,13 @@ CONTRACT_CODES = (
 )
 
 
-class ApiError(Exception):
-    """An expected failure with a stable code; ``index`` locates a move in a list of moves."""
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        *,
-        path: str | None = None,
-        index: int | None = None,
-        headers: dict[str, str] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None:
-        assert code in HTTP_STATUS, code
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.path = path
-        self.index = index
-        self.headers = headers or {}
-        #: More fields of the body (a STALE_VERSION carries the current ``table``).
-        self.extra = extra
-
-    @property
-    def status(self) -> int:
-        return HTTP_STATUS[self.code]
-
-    def to_json(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.path is not None:
-            body["path"] = self.path
-        if self.index is not None:
-            body["index"] = self.index
-        if self.extra:
-            body.update(self.extra)
-        return body
+class ApiError(CodedError):
+    """An expected failure the API finds itself (a header, a route, a body it cannot read); the
+    games raise their own ``GameError``, on the same base."""
 
 
 EXPECTED_ERRORS = (
-    ApiError,
+    CodedError,
     ManhattanError,
     BadTokenError,
     StoreUnavailable,
@@ -80,9 +47,10 @@ EXPECTED_ERRORS = (
 )
 
 
-def to_api_error(exc: BaseException) -> ApiError | None:
-    """The ApiError for an expected failure, or None for a bug."""
-    if isinstance(exc, ApiError):
+def to_api_error(exc: BaseException) -> CodedError | None:
+    """The coded error for an expected failure (an ``ApiError`` or a ``GameError`` as it is),
+    or None for a bug."""
+    if isinstance(exc, CodedError):
         return exc
     if isinstance(exc, WireError):
         return ApiError(exc.code, exc.message, path=exc.path)

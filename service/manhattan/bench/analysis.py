@@ -9,8 +9,8 @@ runs of ``seconds`` each, in milliseconds per call.
 
 from __future__ import annotations
 
-import argparse
 import statistics
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -25,7 +25,7 @@ from ..engine import (
     threats,
 )
 from .engine import mid_game_state
-from .harness import seconds_per_call
+from .harness import seconds_per_call, timing_parser
 
 TARGET_MS = 5.0
 
@@ -71,10 +71,7 @@ def bench_preview(runs: int = 5, seconds: float = 0.5) -> dict[str, float]:
 
 
 def run(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="manhattan bench analysis")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--seconds", type=float, default=0.5, help="length of each run")
-    args = parser.parse_args(argv)
+    args = timing_parser("manhattan bench analysis", 0.5).parse_args(argv)
     figures = bench_preview(args.runs, args.seconds)
     for name, value in figures.items():
         print(f"{name:<24}{value:>10.3f}")
@@ -84,6 +81,4 @@ def run(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     raise SystemExit(run(sys.argv[1:]))

@@ -5,35 +5,20 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 
-from manhattan.bots.suggestion import suggest
+import msgspec
+
+from manhattan.bots import BotChoice, make_bot
 from manhattan.engine import State, apply_move, new_game, player_scores, ranking, view
 
 
-@dataclass(frozen=True, slots=True)
-class BotSpec:
-    """A bot and its budget: ``level`` plus iterations or milliseconds per move (ismcts)."""
-
-    level: str
-    iterations: int | None = None
-    time_ms: int | None = None
-
-    @property
-    def label(self) -> str:
-        if self.iterations is not None:
-            return f"{self.level}@{self.iterations}it"
-        if self.time_ms is not None:
-            return f"{self.level}@{self.time_ms}ms"
-        return self.level
-
-    @classmethod
-    def parse(cls, text: str) -> BotSpec:
-        """``greedy``, ``ismcts@500it`` or ``ismcts@1000ms``."""
-        level, _, budget = text.partition("@")
-        if not budget:
-            return cls(level)
-        if budget.endswith("ms"):
-            return cls(level, time_ms=int(budget[:-2]))
-        return cls(level, iterations=int(budget.removesuffix("it")))
+def bot_label(bot: BotChoice) -> str:
+    """A bot and its budget as the tournament names it: ``greedy``, ``ismcts@500it`` or
+    ``ismcts@1000ms``."""
+    if bot.iterations is not None:
+        return f"{bot.level}@{bot.iterations}it"
+    if bot.time_ms is not None:
+        return f"{bot.level}@{bot.time_ms}ms"
+    return bot.level
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,27 +29,22 @@ class GameResult:
 
 
 def play_game(
-    bots: list[BotSpec],
+    bots: list[BotChoice],
     *,
     seed: str,
     edition: str = "classic",
     variants: dict[str, object] | None = None,
 ) -> GameResult:
-    """One game, player ``p`` played by ``bots[p]``; every suggestion is checked by the engine
-    (``apply_move`` raises on an illegal move)."""
+    """One game, player ``p`` played by ``bots[p]`` (its seed replaced, move by move, by one
+    drawn from ``seed``); every suggestion is checked by the engine (``apply_move`` raises on an
+    illegal move)."""
     state: State = new_game(players=len(bots), seed=seed, edition=edition, variants=variants)
     moves = 0
     while not state.is_over:
         player = state.to_move
         assert player is not None
-        bot = bots[player]
-        suggestion = suggest(
-            view(state, player),
-            level=bot.level,
-            iterations=bot.iterations,
-            time_ms=bot.time_ms,
-            seed=zlib.crc32(f"{seed}:{moves}".encode()),
-        )
+        bot = msgspec.structs.replace(bots[player], seed=zlib.crc32(f"{seed}:{moves}".encode()))
+        suggestion = make_bot(bot).suggest(view(state, player))
         state = apply_move(state, suggestion.move)
         moves += 1
     places = [0] * len(bots)

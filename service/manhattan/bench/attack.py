@@ -30,14 +30,15 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 from urllib.parse import urlsplit
 
 from ..http_client import Connection, Origin, Reply
 from ..settings import Settings, SettingsError
 from . import harness
-from .harness import HarnessError, emit, resident_kib
+from .engine import mid_game_state
+from .harness import HarnessError, emit, refused, resident_kib
 from .harness import latency_summary as harness_latency_summary
 
 RATIO_TARGET = 3.0
@@ -241,7 +242,6 @@ async def _probe(port: int, state: Any, stop: asyncio.Event, interval: float) ->
 
 
 async def bots_phase(port: int, settings: Settings, options: AttackOptions) -> dict[str, Any]:
-    from .engine import mid_game_state
 
     state = mid_game_state()
     mover = state.to_move or 0
@@ -416,18 +416,10 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="manhattan bench attack",
-        description=" ".join((__doc__ or "").split("\n\n")[0].split()),
-    )
-    defaults = AttackOptions()
-    parser.add_argument("--idle-seconds", type=float, default=defaults.idle_seconds)
-    parser.add_argument("--probe-interval", type=float, default=defaults.probe_interval)
-    parser.add_argument("--header-requests", type=int, default=defaults.header_requests)
-    parser.add_argument("--header-bytes", type=int, default=defaults.header_bytes)
-    parser.add_argument("--cache-queries", type=int, default=defaults.cache_queries)
-    parser.add_argument("--query-bytes", type=int, default=defaults.query_bytes)
-    parser.add_argument("--concurrency", type=int, default=defaults.concurrency)
+    parser = harness.bench_parser("manhattan bench attack", __doc__)
+    for option in fields(AttackOptions):  # --idle-seconds, ..., --concurrency
+        kind = type(option.default)
+        parser.add_argument(f"--{option.name.replace('_', '-')}", type=kind, default=option.default)
     parser.add_argument(
         "--env",
         action="append",
@@ -435,7 +427,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="a setting for the service (repeatable), e.g. MANHATTAN_BOT_DEADLINE_MS=2000",
     )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -446,27 +437,18 @@ def run(argv: list[str]) -> int:
     for item in args.env:
         name, equals, value = item.partition("=")
         if not equals or not name:
-            print(f"error: --env takes NAME=VALUE, not {item!r}", file=sys.stderr)
-            return 2
+            return refused(f"--env takes NAME=VALUE, not {item!r}")
         environment[name] = value
     numbers = (args.idle_seconds, args.header_requests, args.cache_queries, args.concurrency)
     if min(numbers) <= 0 or args.probe_interval < 0:
-        print("error: counts and --idle-seconds must be positive", file=sys.stderr)
-        return 2
+        return refused("counts and --idle-seconds must be positive")
     options = AttackOptions(
-        idle_seconds=args.idle_seconds,
-        probe_interval=args.probe_interval,
-        header_requests=args.header_requests,
-        header_bytes=args.header_bytes,
-        cache_queries=args.cache_queries,
-        query_bytes=args.query_bytes,
-        concurrency=args.concurrency,
+        **{option.name: getattr(args, option.name) for option in fields(AttackOptions)}
     )
     try:
         report = attack(options, environment)
     except (AttackError, HarnessError, SettingsError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return refused(str(exc))
     emit(report, args.json, print_report)
     return 0 if all(report["verdicts"].values()) else 1
 

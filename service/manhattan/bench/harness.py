@@ -7,17 +7,20 @@ text). Standard library and the tools' one HTTP client only, like the benches th
 from __future__ import annotations
 
 import argparse
+import asyncio
 import base64
 import ipaddress
 import json
 import math
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -95,9 +98,10 @@ def spawned_service(
 ) -> Iterator[tuple[str, int]]:
     """``manhattan serve`` on a free loopback port; yields (url, pid) once ``/readyz`` is
     ``ready``, and stops it afterwards. The environment is this process's with the access log
-    off, WARNING logs unless set, a fresh token key (its id ``name``) unless one is set, and
-    ``settings`` over it (None removes a variable)."""
+    off, WARNING logs unless set, a fresh token key (its id ``name``) and a fresh data directory
+    (removed afterwards) unless set, and ``settings`` over it (None removes a variable)."""
     port = free_port()
+    data_dir = tempfile.mkdtemp(prefix=f"manhattan-{name}-")
     environment = dict(os.environ)
     environment["MANHATTAN_ACCESS_LOG"] = "false"
     environment.setdefault("MANHATTAN_LOG_LEVEL", "WARNING")
@@ -107,6 +111,7 @@ def spawned_service(
         else:
             environment[variable] = value
     environment.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
+    environment.setdefault("MANHATTAN_DATA_DIR", data_dir)
     if not environment.get("MANHATTAN_TOKEN_KEY"):
         key = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
         environment["MANHATTAN_TOKEN_KEY"] = f"{name}:{key}"
@@ -121,6 +126,31 @@ def spawned_service(
         yield url, process.pid
     finally:
         stop(process, grace=20.0)
+        shutil.rmtree(data_dir, ignore_errors=True)
+
+
+def bench_parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
+    """A bench command's parser, described by the first paragraph of its module's ``doc``, with
+    ``--json`` (``emit``)."""
+    parser = argparse.ArgumentParser(
+        prog=prog, description=" ".join((doc or "").split("\n\n")[0].split())
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
+
+
+def refused(message: str) -> int:
+    """Say why a bench cannot run (``error: ...`` on stderr); its exit status, 2."""
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def timing_parser(prog: str, seconds: float) -> argparse.ArgumentParser:
+    """A micro-benchmark's parser: ``--runs`` (the median is reported) of ``--seconds`` each."""
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=seconds, help="length of each run")
+    return parser
 
 
 def add_service_arguments(parser: argparse.ArgumentParser) -> None:
@@ -144,6 +174,31 @@ def service_under_test(args: argparse.Namespace, name: str) -> Iterator[tuple[st
     settings = {} if args.redis_url is None else {"REDIS_URL": args.redis_url}
     with spawned_service(settings, name=name) as (url, pid):
         yield url, pid
+
+
+Report = dict[str, Any]
+
+
+def report_on_service(
+    args: argparse.Namespace,
+    name: str,
+    measure: Callable[[str, int | None], Coroutine[Any, Any, Report]],
+    print_report: Callable[[Report], None],
+    *,
+    errors: tuple[type[Exception], ...] = (),
+) -> Report | None:
+    """Run ``measure(url, pid)`` against the service of ``add_service_arguments`` and print its
+    report (``--json`` or text); None, after saying why on stderr, if the harness or one of
+    ``errors`` stopped it."""
+    stops: tuple[type[Exception], ...] = (HarnessError, *errors)
+    try:
+        with service_under_test(args, name) as (url, pid):
+            report = asyncio.run(measure(url, pid))
+    except stops as exc:
+        refused(str(exc))
+        return None
+    emit(report, args.json, print_report)
+    return report
 
 
 # -- what /proc says of a process -------------------------------------------------------------

@@ -9,18 +9,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from manhattan.bench.arena import BotSpec
+from manhattan.bench.arena import bot_label
+from manhattan.bots import BotChoice
 
 
 def plot_win_rates(
-    summaries: Sequence[dict[str, Any]], candidates: Sequence[BotSpec], path: str
+    summaries: Sequence[dict[str, Any]], candidates: Sequence[BotChoice], path: str
 ) -> None:
+    # matplotlib is an optional extra (``[plot]``) and slow to import: only a plot loads it.
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [c.label for c in candidates]
+    labels = [bot_label(c) for c in candidates]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for players in sorted({s["players"] for s in summaries}):
         rows = {s["candidate"]: s for s in summaries if s["players"] == players}

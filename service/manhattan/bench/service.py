@@ -34,6 +34,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from manhattan.bench.engine import mid_game_state
 from manhattan.bench.harness import free_port, stop, wait_until_ready
 from manhattan.http_client import Reply, request
 
@@ -64,11 +71,6 @@ class Measurement(NamedTuple):
 
 def serve_echo(port: int) -> None:
     """The baseline: a Starlette app whose one route returns the request body as JSON."""
-    import uvicorn
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
 
     async def echo(request: Request) -> Response:
         return Response(await request.body(), media_type="application/json")
@@ -186,8 +188,6 @@ def _gql_body(ref: dict[str, object]) -> bytes:
 
 
 def _cases(service: str, distinct: int) -> list[Case]:
-    from manhattan.bench.engine import mid_game_state
-
     state = mid_game_state().to_json()
     # Other games at the same point (round 2's build phase), so bodies of the same size class.
     others = [mid_game_state(f"bench-{i}").to_json() for i in range(distinct)]
@@ -268,7 +268,7 @@ def _table(results: dict[str, list[Measurement]], cases: list[Case]) -> dict[str
     return medians
 
 
-def run(argv: list[str]) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="manhattan bench service", description=__doc__)
     parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
     parser.add_argument("--runs", type=int, default=3, help="runs per case (median)")
@@ -288,19 +288,21 @@ def run(argv: list[str]) -> int:
         help="a source tree (the folder holding the 'manhattan' package) to run as a second "
         "service, compared case by case with this one",
     )
-    args = parser.parse_args(argv)
-    if args.baseline is not None and not (Path(args.baseline) / "manhattan").is_dir():
-        print(f"--baseline: no 'manhattan' package in {args.baseline}", file=sys.stderr)
-        return 2
-    if shutil.which("wrk") is None:
-        print("wrk is not installed: apt-get install -y wrk", file=sys.stderr)
-        return 2
+    return parser
+
+
+def _start_servers(
+    args: argparse.Namespace,
+) -> tuple[dict[str, int], list[subprocess.Popen[bytes]]]:
+    """The service, the echo server and (``--baseline``) the baseline service, started; their
+    ports by role and their processes in that order."""
     env = dict(os.environ)
     env.update(
         {
             "MANHATTAN_ACCESS_LOG": "false",
             "MANHATTAN_LOG_LEVEL": "WARNING",
             "REDIS_URL": args.redis_url or "",
+            "MANHATTAN_DATA_DIR": ":memory:",  # stateless calls only: no tables, no files
         }
     )
     ports = {"service": free_port(), "echo": free_port()}
@@ -313,61 +315,95 @@ def run(argv: list[str]) -> int:
         ports["baseline"] = free_port()
         baseline_env = dict(env, PYTHONPATH=str(Path(args.baseline).resolve()))
         processes.append(_start(serve.format(ports["baseline"]), baseline_env))
-    try:
-        service = f"http://127.0.0.1:{ports['service']}"
-        wait_until_ready(f"{service}/healthz", processes[0], 20.0, _answered)
-        wait_until_ready(f"http://127.0.0.1:{ports['echo']}/echo", processes[1], 20.0, _answered)
-        cases = _cases(service, args.distinct)
-        baseline_cases: list[Case] = []
-        if args.baseline is not None:
-            baseline = f"http://127.0.0.1:{ports['baseline']}"
-            wait_until_ready(f"{baseline}/healthz", processes[2], 20.0, _answered)
-            baseline_cases = [
-                replace(c, name=f"baseline: {c.name}", port_key="baseline")
-                for c in _cases(baseline, args.distinct)
-                if c.port_key == "service"
-            ]
-        results: dict[str, list[Measurement]] = {c.name: [] for c in cases + baseline_cases}
-        with tempfile.TemporaryDirectory() as workdir:
-            for run_index in range(args.runs):
-                for case in _interleaved(cases, baseline_cases, first_baseline=run_index % 2 == 1):
-                    url = f"http://127.0.0.1:{ports[case.port_key]}{case.path}"
-                    results[case.name].append(
-                        _run_wrk(
-                            url,
-                            case.body,
-                            connections=args.connections,
-                            threads=args.threads,
-                            seconds=args.duration,
-                            workdir=Path(workdir),
-                            rotate=case.rotate,
-                        )
+    return ports, processes
+
+
+def _ready_cases(
+    args: argparse.Namespace, ports: dict[str, int], processes: list[subprocess.Popen[bytes]]
+) -> tuple[list[Case], list[Case]]:
+    """Once the servers answer: the cases, and the baseline's twins of the service cases."""
+    service = f"http://127.0.0.1:{ports['service']}"
+    wait_until_ready(f"{service}/healthz", processes[0], 20.0, _answered)
+    wait_until_ready(f"http://127.0.0.1:{ports['echo']}/echo", processes[1], 20.0, _answered)
+    cases = _cases(service, args.distinct)
+    if args.baseline is None:
+        return cases, []
+    baseline = f"http://127.0.0.1:{ports['baseline']}"
+    wait_until_ready(f"{baseline}/healthz", processes[2], 20.0, _answered)
+    twins = [
+        replace(c, name=f"baseline: {c.name}", port_key="baseline")
+        for c in _cases(baseline, args.distinct)
+        if c.port_key == "service"
+    ]
+    return cases, twins
+
+
+def _measure(
+    args: argparse.Namespace, ports: dict[str, int], cases: list[Case], baseline: list[Case]
+) -> dict[str, list[Measurement]]:
+    """Every case ``--runs`` times under wrk, interleaved (the baseline first every other run)."""
+    results: dict[str, list[Measurement]] = {c.name: [] for c in cases + baseline}
+    with tempfile.TemporaryDirectory() as workdir:
+        for run_index in range(args.runs):
+            for case in _interleaved(cases, baseline, first_baseline=run_index % 2 == 1):
+                url = f"http://127.0.0.1:{ports[case.port_key]}{case.path}"
+                results[case.name].append(
+                    _run_wrk(
+                        url,
+                        case.body,
+                        connections=args.connections,
+                        threads=args.threads,
+                        seconds=args.duration,
+                        workdir=Path(workdir),
+                        rotate=case.rotate,
                     )
+                )
+    return results
+
+
+def _print_targets(
+    args: argparse.Namespace, medians: dict[str, Measurement], names: list[str]
+) -> None:
+    """The ratios and latencies the issue sets as targets (the cases in ``_cases``'s order)."""
+    echo, rest, gql = (medians[names[i]] for i in range(3))
+    rest_ratio = rest.requests_per_s / echo.requests_per_s
+    gql_ratio = gql.requests_per_s / rest.requests_per_s
+    worst_p99 = max(m.p99_ms for name, m in medians.items() if name != names[0])
+    print(f"REST / echo     {rest_ratio:5.2f}  (target >= {TARGETS['rest_vs_echo']})")
+    print(f"GraphQL / REST  {gql_ratio:5.2f}  (target >= {TARGETS['graphql_vs_rest']})")
+    for label, r, g in (
+        ("cached id", medians[names[3]], medians[names[4]]),
+        ("distinct states", medians[names[5]], medians[names[6]]),
+    ):
+        print(
+            f"  {label}: REST / echo {r.requests_per_s / echo.requests_per_s:4.2f}, "
+            f"GraphQL / REST {g.requests_per_s / r.requests_per_s:4.2f}"
+        )
+    print(
+        f"p99 at {args.connections} connections: "
+        + ", ".join(f"{name} {medians[name].p99_ms:.1f} ms" for name in names[1:])
+    )
+    print(f"worst p99       {worst_p99:5.1f} ms (target < {TARGETS['p99_ms']} ms)")
+
+
+def run(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    if args.baseline is not None and not (Path(args.baseline) / "manhattan").is_dir():
+        print(f"--baseline: no 'manhattan' package in {args.baseline}", file=sys.stderr)
+        return 2
+    if shutil.which("wrk") is None:
+        print("wrk is not installed: apt-get install -y wrk", file=sys.stderr)
+        return 2
+    ports, processes = _start_servers(args)
+    try:
+        cases, baseline_cases = _ready_cases(args, ports, processes)
+        results = _measure(args, ports, cases, baseline_cases)
         print(
             f"wrk -t{args.threads} -c{args.connections} -d{args.duration}s, {args.runs} runs, "
             f"medians; one uvicorn worker; cache: {'redis' if args.redis_url else 'memory'}"
         )
         medians = _table(results, cases)
-        names = [c.name for c in cases]
-        echo, rest, gql = (medians[names[i]] for i in range(3))
-        rest_ratio = rest.requests_per_s / echo.requests_per_s
-        gql_ratio = gql.requests_per_s / rest.requests_per_s
-        worst_p99 = max(m.p99_ms for name, m in medians.items() if name != names[0])
-        print(f"REST / echo     {rest_ratio:5.2f}  (target >= {TARGETS['rest_vs_echo']})")
-        print(f"GraphQL / REST  {gql_ratio:5.2f}  (target >= {TARGETS['graphql_vs_rest']})")
-        for label, r, g in (
-            ("cached id", medians[names[3]], medians[names[4]]),
-            ("distinct states", medians[names[5]], medians[names[6]]),
-        ):
-            print(
-                f"  {label}: REST / echo {r.requests_per_s / echo.requests_per_s:4.2f}, "
-                f"GraphQL / REST {g.requests_per_s / r.requests_per_s:4.2f}"
-            )
-        print(
-            f"p99 at {args.connections} connections: "
-            + ", ".join(f"{name} {medians[name].p99_ms:.1f} ms" for name in names[1:])
-        )
-        print(f"worst p99       {worst_p99:5.1f} ms (target < {TARGETS['p99_ms']} ms)")
+        _print_targets(args, medians, [c.name for c in cases])
         if baseline_cases:
             print(f"\nbaseline: {args.baseline} (same runs, alternating)")
             medians.update(_comparison(results, cases))

@@ -38,13 +38,13 @@ import msgpack
 
 from ..http_client import Connection, HttpError, Origin
 from .harness import (
-    HarnessError,
     add_service_arguments,
+    bench_parser,
     cpu_seconds,
-    emit,
     latency_summary,
+    refused,
+    report_on_service,
     resident_kib,
-    service_under_test,
 )
 
 #: Relative weights of the optional operations tried after each legal-moves call.
@@ -403,10 +403,7 @@ def print_report(report: dict[str, Any]) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="manhattan bench soak",
-        description=" ".join((__doc__ or "").split("\n\n")[0].split()),
-    )
+    parser = bench_parser("manhattan bench soak", __doc__)
     add_service_arguments(parser)
     parser.add_argument("--seconds", type=float, default=30.0, help="time budget (default 30)")
     parser.add_argument(
@@ -418,7 +415,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--warmup", type=float, default=None, help="seconds before the RSS baseline"
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="per-request timeout, s")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -426,19 +422,14 @@ def run(argv: list[str]) -> int:
     """Entry point for ``manhattan bench soak``; 0 when no request failed, 1 otherwise."""
     args = build_parser().parse_args(argv)
     if args.seconds <= 0 or args.max_requests <= 0 or args.games <= 0:
-        print("error: --seconds, --max-requests and --games must be positive", file=sys.stderr)
-        return 2
+        return refused("--seconds, --max-requests and --games must be positive")
     warmup = args.warmup if args.warmup is not None else min(5.0, args.seconds / 5)
     options = SoakOptions(
         args.seconds, args.max_requests, args.games, args.seed, warmup, args.timeout
     )
-    try:
-        with service_under_test(args, "soak") as (url, pid):
-            report = asyncio.run(soak(url, pid, options))
-    except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    report = report_on_service(args, "soak", lambda url, pid: soak(url, pid, options), print_report)
+    if report is None:
         return 2
-    emit(report, args.json, print_report)
     return 0 if report["errors"] == 0 else 1
 
 

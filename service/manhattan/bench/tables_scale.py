@@ -15,7 +15,8 @@ from functools import partial
 from typing import Any
 
 from .harness import cpu_seconds
-from .tables import SETUP_CONCURRENCY, Endpoint, Pool, bounded, per_second, ratio
+from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, bounded
+from .table_report import per_second, ratio
 
 #: Connections the probe keeps busy at once.
 PROBE_WORKERS = 8

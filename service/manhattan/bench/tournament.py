@@ -21,8 +21,10 @@ from dataclasses import asdict, dataclass
 from multiprocessing import Pool
 from typing import Any
 
-from manhattan.bench.arena import BotSpec, play_game
+from manhattan.bench.arena import bot_label, play_game
+from manhattan.bench.plot import plot_win_rates
 from manhattan.bench.stats import wilson_interval
+from manhattan.bots import BotChoice
 from manhattan.bots.choice import MAX_ITERATIONS, MAX_TIME_MS
 from manhattan.bots.registry import LEVELS
 
@@ -33,8 +35,8 @@ DEFAULT_BUDGETS = "200it"
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    candidate: BotSpec
-    opponent: BotSpec
+    candidate: BotChoice
+    opponent: BotChoice
     players: int
     index: int
     seed: str
@@ -143,28 +145,34 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _bot(text: str) -> BotSpec:
-    """``BotSpec.parse`` with the checks ``suggest`` would make only in the first game."""
+def _bot(text: str) -> BotChoice:
+    """``level`` or ``level@500it`` or ``level@1000ms`` as a ``BotChoice``, each fault said in
+    the tournament's words before the game would find it."""
+    level, _, budget_text = text.partition("@")
+    iterations = time_ms = None
     try:
-        spec = BotSpec.parse(text)
+        if budget_text.endswith("ms"):
+            time_ms = int(budget_text[:-2])
+        elif budget_text:
+            iterations = int(budget_text.removesuffix("it"))
     except ValueError:
         raise ValueError(f"bad budget in {text!r}: use 500it or 1000ms") from None
-    if spec.level not in LEVELS:
-        raise ValueError(f"unknown bot level {spec.level!r}; choose one of {', '.join(LEVELS)}")
-    budget = spec.iterations if spec.iterations is not None else spec.time_ms
-    if budget is not None and spec.level not in SEARCH_LEVELS:
-        raise ValueError(f"{spec.level} takes no budget ({text!r}); use '-'")
-    high = MAX_ITERATIONS if spec.iterations is not None else MAX_TIME_MS
+    if level not in LEVELS:
+        raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
+    budget = iterations if iterations is not None else time_ms
+    if budget is not None and level not in SEARCH_LEVELS:
+        raise ValueError(f"{level} takes no budget ({text!r}); use '-'")
+    high = MAX_ITERATIONS if iterations is not None else MAX_TIME_MS
     if budget is not None and not 1 <= budget <= high:
         raise ValueError(f"budget out of range in {text!r}: 1 to {high}")
-    return spec
+    return BotChoice.of(level, 0, iterations, time_ms)
 
 
-def _candidates(level: str, budgets: str | None) -> list[BotSpec]:
+def _candidates(level: str, budgets: str | None) -> list[BotChoice]:
     if budgets is None:
         budgets = DEFAULT_BUDGETS if level in SEARCH_LEVELS else "-"
     specs = [_bot(level if b == "-" else f"{level}@{b}") for b in budgets.split(",")]
-    labels = [s.label for s in specs]
+    labels = [bot_label(s) for s in specs]
     if len(set(labels)) != len(labels):
         raise ValueError(f"a budget is repeated in {budgets!r}")
     return specs
@@ -183,7 +191,9 @@ def run(argv: list[str]) -> int:
     if any(not 2 <= n <= 4 for n in args.players):
         parser.error("--players takes player counts from 2 to 4")
     cells = {
-        (n, c.label): Cell(n, c.label, opponent.label) for n in args.players for c in candidates
+        (n, bot_label(c)): Cell(n, bot_label(c), bot_label(opponent))
+        for n in args.players
+        for c in candidates
     }
     matches = [
         Match(c, opponent, n, i, args.seed, args.edition)
@@ -194,7 +204,7 @@ def run(argv: list[str]) -> int:
     start = time.perf_counter()
     _progress(0, len(matches), start)
     for done, outcome in enumerate(_outcomes(matches, args.jobs), 1):
-        cells[(outcome.match.players, outcome.match.candidate.label)].add(outcome)
+        cells[(outcome.match.players, bot_label(outcome.match.candidate))].add(outcome)
         if args.log:
             with open(args.log, "a") as log:
                 log.write(json.dumps(_log_line(outcome)) + "\n")
@@ -206,8 +216,6 @@ def run(argv: list[str]) -> int:
         with open(args.json, "w") as out:
             json.dump(summaries, out, indent=2)
     if args.plot:
-        from manhattan.bench.plot import plot_win_rates
-
         plot_win_rates(summaries, candidates, args.plot)
         print(f"plot written to {args.plot}")
     return 0
@@ -217,8 +225,8 @@ def _log_line(outcome: MatchOutcome) -> dict[str, object]:
     match = outcome.match
     return {
         "players": match.players,
-        "candidate": match.candidate.label,
-        "opponent": match.opponent.label,
+        "candidate": bot_label(match.candidate),
+        "opponent": bot_label(match.opponent),
         "game": match.index,
         "won": outcome.won,
         "sharedFirst": outcome.shared_first,

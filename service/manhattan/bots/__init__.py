@@ -7,13 +7,15 @@ iterations=..., time_ms=..., seed=...)`` is the one-call entry point. The servic
 worker processes (``manhattan.bot_pool``), never on its event loop.
 """
 
-from .choice import BotChoice
-from .protocol import Alternative, Bot, BotError, Stop, Suggestion
+from .choice import DEFAULT_LEVEL, BotChoice
+from .errors import BotError
+from .protocol import Alternative, Bot, Stop, Suggestion
 from .registry import BOTS, LEVELS, make_bot
 from .suggestion import suggest
 
 __all__ = [
     "BOTS",
+    "DEFAULT_LEVEL",
     "LEVELS",
     "Alternative",
     "Bot",

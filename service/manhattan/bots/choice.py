@@ -1,7 +1,7 @@
 """``BotChoice``: one bot choice, ``{level, seed, iterations, timeMs}``, checked when it is made.
 
 The one class for a bot choice: requests decode straight into it (REST, GraphQL, a table's bot
-seats: ``manhattan.wire``), the bot pool sends its fields to the workers and the bots read it.
+seats: ``manhattan.wire``), it travels whole to the bot pool's workers and the bots read it.
 A bad level or budget is refused where the choice is made, with ``INVALID_BOT``: never halfway
 through a game.
 
@@ -13,15 +13,17 @@ may cap lower, ``MANHATTAN_BOT_MAX_*``), and what code may build (tournaments, b
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal, cast, get_args
 
 import msgspec
 from msgspec import Meta
 
-from .protocol import BotError
+from .errors import BotError
 
-#: The bot levels (the registry's keys, ``registry.BOTS``; a test checks they agree).
+#: The bot levels, in the registry's order (``registry.BOTS`` is built from them).
 BotLevel = Literal["random", "greedy", "ismcts"]
+LEVELS: tuple[str, ...] = get_args(BotLevel)
+#: The bot that plays when a request names none (REST, GraphQL, ``manhattan.bots.suggest``).
 DEFAULT_LEVEL: BotLevel = "greedy"
 
 #: What a request to the service may ask for (settings may lower these, never raise them).
@@ -59,10 +61,8 @@ class BotChoice(
     time_ms: TimeMs | None = None
 
     def __post_init__(self) -> None:
-        from .registry import BOTS  # the registry imports every bot, which import this module
-
-        if not isinstance(self.level, str) or self.level not in BOTS:
-            raise BotError(f"unknown bot level {self.level!r}; choose one of {', '.join(BOTS)}")
+        if not isinstance(self.level, str) or self.level not in LEVELS:
+            raise BotError(f"unknown bot level {self.level!r}; choose one of {', '.join(LEVELS)}")
         _check_int("seed", self.seed, -MAX_SEED, MAX_SEED)
         if self.iterations is not None:
             _check_int("iterations", self.iterations, 1, MAX_ITERATIONS)
@@ -102,12 +102,9 @@ class BotChoice(
         return self.time_ms is None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "level": self.level,
-            "seed": self.seed,
-            "iterations": self.iterations,
-            "timeMs": self.time_ms,
-        }
+        """Every field under its wire name, an absent budget as null (``from_json`` reads it)."""
+        names = zip(self.__struct_fields__, self.__struct_encode_fields__, strict=True)
+        return {wire: getattr(self, field) for field, wire in names}
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> None:

@@ -14,9 +14,8 @@ import random
 
 from ..engine import Move
 from ..engine.legality import next_select_color
-from ..engine.placement import context, need, open_count
 from ..engine.play import Game
-from ..engine.rollout import random_step
+from ..engine.rollout import Draw, Sampler, random_step
 from ..engine.rules import ROTATION
 from ..engine.scoring import score_board
 from .greedy import balanced_selection
@@ -50,44 +49,40 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
         return tallest
     own = rules.colors[player]
     pieces = [(c, f) for c in own for f, k in enumerate(game.selected[c], 1) if k]
-    hand = game.hands[player]
-    table = ROTATION[rules.seats[player]]
-    ctx = context(game, player)
-    hoods = open_count(ctx)  # neighborhoods 0 .. hoods - 1 (RULES §9 [D10])
     board = game.board
-    best: tuple[int, int, int, int] | None = None
+    sampler = Sampler(game, player, pieces)
+    best: Draw | None = None
     best_gain = -math.inf
     best_height = tallest
     found = 0
     for _ in range(_TRIES):
-        card = hand[rng.randrange(len(hand))]
-        index = rng.randrange(hoods) * 9 + table[card]
-        color, floors = pieces[rng.randrange(len(pieces))]
-        if floors < need(ctx, index, color):  # RULES §6, §9
+        drawn = sampler.draw(rng)
+        if drawn is None:
             continue
-        building = board[index]
+        building = board[drawn[1]]
         gain = (0.0 if building[-1][0] in own else TAKEOVER) if building else NEW_BUILDING
-        new_height = sum(f for _, f in building) + floors
+        new_height = sum(f for _, f in building) + drawn[3]
         if new_height > tallest:
             gain += NEW_TALLEST
-        gain += rng.random() * 0.5 - FLOOR_COST * floors
+        gain += rng.random() * 0.5 - FLOOR_COST * drawn[3]
         if gain > best_gain:
-            best, best_gain = (card, index // 9, floors, color), gain
-            best_height = new_height
+            best, best_gain, best_height = drawn, gain, new_height
         found += 1
         if found == _CANDIDATES:
             break
     if best is None:
         random_step(game, rng)
         return tallest
-    card, n, floors, color = best
-    game.build(card, n, floors, color)
+    card, index, color, floors = best
+    game.build(card, index // 9, floors, color)
     return max(tallest, best_height)
 
 
-def play_out(game: Game, rng: random.Random, policy: str, *, to_round_end: bool) -> None:
-    """Play ``policy`` until the game is over, or (``to_round_end``) until the round in progress
-    (the next one, from a selection) has been scored."""
+def play_out(
+    game: Game, rng: random.Random, policy: str = "random", *, to_round_end: bool = False
+) -> None:
+    """The one rollout: play ``policy`` until the game is over, or (``to_round_end``) until the
+    round in progress (the next one, from a selection) has been scored."""
     target = game.round + 1
     if policy == "random":
         while game.phase != "over" and not (to_round_end and game.round >= target):

@@ -13,28 +13,18 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from ..engine import Move, View
-
-if TYPE_CHECKING:
-    from .choice import BotChoice
+from .choice import BotChoice
+from .errors import BotError
 
 #: Why a bot stopped (``stats["stoppedBy"]``): its own budget ran out (``iterations``,
 #: ``timeMs``), the request's wall-clock deadline came (``deadline``), the request was cancelled
 #: (``cancelled``), or the bot does not search (``done``).
 STOP_REASONS = ("iterations", "timeMs", "deadline", "cancelled", "done")
-
-
-class BotError(ValueError):
-    """A request the bots cannot serve; ``code`` is ``INVALID_BOT`` (unknown level, bad budget)
-    or ``NOT_YOUR_TURN`` (the view's player is not the player to move, or the game is over).
-    Anything else raised by a bot is a bug, not a bad request."""
-
-    def __init__(self, message: str, *, code: str = "INVALID_BOT") -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+#: A suggestion cut short by a request's deadline depends on the machine: not reproducible.
+_UNREPRODUCIBLE = frozenset({"deadline", "cancelled"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +63,21 @@ class Alternative:
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
-    """A bot's move, its ranked alternatives and ``stats`` (camelCase keys: ``level``,
-    ``iterations``, ``timeMs``, ``seed``, ``legalMoves``, ``stoppedBy``)."""
+    """A bot's move, the level of the ``bot`` that chose it, its ranked alternatives and
+    ``stats`` (camelCase keys: ``level``, ``iterations``, ``timeMs``, ``seed``, ``legalMoves``,
+    ``stoppedBy``). The one suggestion: a bot's, the bot pool's and the service's answer."""
 
     move: Move
+    bot: str
     alternatives: list[Alternative] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reproducible(self) -> bool:
+        """Whether the same view and choice always give this suggestion: not when a deadline or
+        a cancel cut the search short (a budget in ``timeMs`` is never reproducible either:
+        ``BotChoice.reproducible``)."""
+        return self.stats.get("stoppedBy") not in _UNREPRODUCIBLE
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -121,7 +120,7 @@ class Bot(ABC):
             "legalMoves": decided.legal_moves,
             "stoppedBy": decided.stopped_by,
         }
-        return Suggestion(decided.alternatives[0].move, decided.alternatives, stats)
+        return Suggestion(decided.alternatives[0].move, self.level, decided.alternatives, stats)
 
     @abstractmethod
     def decide(self, view: View, stop: Stop) -> Decision:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from .choice import BotChoice
+from .choice import LEVELS, BotChoice
 from .levels import GreedyBot, IsmctsBot, RandomBot
 from .protocol import Bot
 
+#: One bot per level of ``choice.BotLevel``, in the same order (``LEVELS``; a test checks).
 BOTS: dict[str, type[Bot]] = {cls.level: cls for cls in (RandomBot, GreedyBot, IsmctsBot)}
-LEVELS = tuple(BOTS)
+
+__all__ = ["BOTS", "LEVELS", "make_bot"]
 
 
 def make_bot(choice: BotChoice) -> Bot:

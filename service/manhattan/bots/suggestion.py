@@ -10,7 +10,7 @@ done is in ``stats``). ``stop`` bounds the work by a deadline or a cancel flag (
 from __future__ import annotations
 
 from ..engine import View
-from .choice import BotChoice
+from .choice import DEFAULT_LEVEL, BotChoice
 from .protocol import NEVER, Stop, Suggestion
 from .registry import make_bot
 
@@ -18,7 +18,7 @@ from .registry import make_bot
 def suggest(
     view: View,
     *,
-    level: str = "greedy",
+    level: str = DEFAULT_LEVEL,
     iterations: int | None = None,
     time_ms: int | None = None,
     seed: int = 0,

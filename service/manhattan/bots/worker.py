@@ -1,14 +1,14 @@
 """A bot pool worker process (``manhattan.bot_pool``): ``python -m manhattan.bots.worker``.
 
 It reads tasks from its stdin and answers on its stdout (``multiprocessing.connection`` frames:
-a length, then a pickle), one at a time. A task is ``(state as msgpack, player, choice fields,
-deadline)``. The worker computes the player's view itself, so a bot only ever sees a ``View``
-(RULES §11), and stops at the deadline (``time.monotonic()``, the same clock in every process)
-or as soon as anything more arrives on stdin while it works: the pool writes a cancel there
-when the request is gone. It answers ``("ok", Suggestion)``, ``("refused", code, message)`` for
-a ``BotError``, or ``("failed", traceback)`` for anything else: a bug, which the service logs and
-answers with a 500. It imports the engine and the bots only, says ``"ready"`` once it has, and
-exits when its stdin closes (the service is gone).
+a length, then a pickle), one at a time. A task is a ``Task``: the state as msgpack, the player,
+the ``BotChoice`` whole and the deadline. The worker computes the player's view itself, so a bot
+only ever sees a ``View`` (RULES §11), and stops at the deadline (``time.monotonic()``, the same
+clock in every process) or as soon as anything more arrives on stdin while it works: the pool
+writes a cancel there when the request is gone. It answers ``("ok", Suggestion)``,
+``("refused", code, message)`` for a ``BotError``, or ``("failed", traceback)`` for anything else:
+a bug, which the service logs and answers with a 500. It imports the engine and the bots only,
+says ``"ready"`` once it has, and exits when its stdin closes (the service is gone).
 """
 
 from __future__ import annotations
@@ -18,14 +18,27 @@ import signal
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..engine import State, view
 from .choice import BotChoice
-from .protocol import BotError, Stop
+from .errors import BotError
+from .protocol import Stop
 from .registry import make_bot
 
-Task = tuple[bytes, int, tuple[str, int, int | None, int | None], float]
+
+class Task(NamedTuple):
+    """One bot move to compute. The choice crosses the pipe whole, as the pickle the frames
+    carry: it is not re-read against the wire's bounds there (``msgspec`` decoding would apply
+    them), because code may build choices beyond them (``advance`` plays seed + k, a tournament
+    runs longer budgets), and it was checked when it was made."""
+
+    state: bytes  # msgpack
+    player: int
+    choice: BotChoice
+    deadline: float  # time.monotonic()
+
+
 CANCEL = "cancel"
 READY = "ready"
 
@@ -53,11 +66,10 @@ def serve(tasks: Connection, answers: Connection) -> None:
 
 def run(task: Task, cancelled: Callable[[], bool] | None = None) -> tuple[Any, ...]:
     """One task's answer (also callable in-process, for tests and tools)."""
-    state_bytes, player, fields, deadline = task
     try:
-        choice = BotChoice.of(*fields)
-        state = State.from_msgpack(state_bytes)
-        suggestion = make_bot(choice).suggest(view(state, player), Stop(deadline, cancelled))
+        state = State.from_msgpack(task.state)
+        bot = make_bot(task.choice)
+        suggestion = bot.suggest(view(state, task.player), Stop(task.deadline, cancelled))
     except BotError as exc:
         return ("refused", exc.code, exc.message)
     except Exception:  # a bug: the service logs it with the request

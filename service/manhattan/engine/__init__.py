@@ -1,5 +1,7 @@
 """The rules of Manhattan as pure functions over immutable values (RULES.md, DESIGN §3)."""
 
+import sys as _sys
+
 from .analysis import Analysis, BuildingAnalysis, analyze
 from .board import is_safe
 from .codec import state_id
@@ -14,15 +16,20 @@ from .events import EVENT_TYPES, Event
 from .explain import Verdict, explain
 from .legality import check_move, legal_moves
 from .moves import Move
+from .pickling import register as _register
 from .play import Game, Transition, apply_move, play
 from .preview import Preview, preview, preview_all
+from .records import Breakdown, RoundRecord, Urban
 from .rules import Rules, Variants
 from .scoring import Placing, RoundScore, player_totals, ranking, score_round
 from .setup import SETUP_FIELDS, new_game, new_game_from_setup
-from .state import Breakdown, RoundRecord, State, Urban
+from .state import State
 from .threats import Threats, threats
 from .urban import URBAN_CARDS
 from .view import View, sample_state, view
+
+# Every engine module is loaded now: their frozen values pickle alike in both builds.
+_register(m for name, m in list(_sys.modules.items()) if name.startswith(f"{__name__}."))
 
 
 def player_scores(state: State) -> list[int]:

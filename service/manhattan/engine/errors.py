@@ -1,5 +1,8 @@
 """The engine's exceptions, each with a stable ``code`` that the API maps to the wire.
 
+``code`` is set on each instance (not read from the class): the compiled build (mypyc) keeps
+instance attributes of its exception classes, not class-level defaults.
+
 ManhattanError (code)
 ├── InvalidStateError   INVALID_STATE, with .path: the JSON path of the first fault
 ├── InvalidSetupError   INVALID_SETUP
@@ -14,20 +17,17 @@ from __future__ import annotations
 class ManhattanError(ValueError):
     """Base class of every error the engine raises on bad input."""
 
-    code = "MANHATTAN_ERROR"
-
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, code: str = "MANHATTAN_ERROR") -> None:
         super().__init__(message)
         self.message = message
+        self.code = code
 
 
 class InvalidStateError(ManhattanError):
     """A state that does not satisfy DESIGN §2; ``path`` locates the first fault."""
 
-    code = "INVALID_STATE"
-
     def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}")
+        super().__init__(f"{path}: {message}", "INVALID_STATE")
         self.path = path
         self.reason = message
 
@@ -35,27 +35,23 @@ class InvalidStateError(ManhattanError):
 class InvalidSetupError(ManhattanError):
     """Arguments to ``new_game`` that cannot make a game; ``path`` locates the fault."""
 
-    code = "INVALID_SETUP"
-
     def __init__(self, message: str, path: str | None = None) -> None:
-        super().__init__(message)
+        super().__init__(message, "INVALID_SETUP")
         self.path = path
 
 
 class InvalidPlayerError(ManhattanError):
     """A player index that is not a player of this game."""
 
-    code = "INVALID_PLAYER"
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "INVALID_PLAYER")
 
 
 class IllegalMoveError(ManhattanError):
     """A move that cannot be applied; ``code`` tells why (see module docstring)."""
 
-    code = "ILLEGAL_MOVE"
-
     def __init__(self, message: str, *, code: str = "ILLEGAL_MOVE") -> None:
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code)
 
 
 def shown(value: int) -> str:

@@ -20,13 +20,13 @@ import msgspec
 from msgspec import Meta
 
 from .board import BLOCKS
+from .records import PHASES
 from .rules import EDITIONS, MONSTERS, PIECES_PER_COLOR, PIECES_TOTAL
-from .state import PHASES
 from .urban import URBAN_CARDS
 from .validation import MAX_SEED
-from .view import VIEW_FORMAT
 
 STATE_FORMAT = "manhattan/state@1"
+VIEW_FORMAT = "manhattan/view@1"
 #: Scores and shuffle counts: far beyond any game, small enough for every JSON reader.
 MAX_COUNT = 1 << 30
 MAX_URBAN_POINTS = 1000

@@ -84,7 +84,7 @@ class Move:
         return f"x{self.card}f{self.floors}{suffix}"
 
     @classmethod
-    def parse(cls, text: str) -> Move:
+    def parse(cls, text: object) -> Move:
         """Read the notation above (any case and spacing it allows); raises IllegalMoveError
         with code INVALID_MOVE."""
         if not isinstance(text, str) or len(text) > _MAX_NOTATION:

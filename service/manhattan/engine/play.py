@@ -16,10 +16,11 @@ from .events import Event
 from .legality import check_move
 from .monster import MONSTER_STEP, REMOVED, monster_hit
 from .moves import Move
+from .records import RoundRecord, Urban
 from .rules import HAND_SIZE, ROTATION, Rules
 from .scoring import rank, score_board
 from .shuffle import shuffled
-from .state import RoundRecord, State, Urban
+from .state import State
 from .urban import FAKE_NEWS, scoring_card
 
 

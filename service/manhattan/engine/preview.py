@@ -22,9 +22,10 @@ from .errors import IllegalMoveError
 from .legality import check_move, legal_moves
 from .monster import MONSTER_STEP, monster_hit
 from .moves import Move
+from .records import Breakdown
 from .rules import NEIGHBORHOOD_NAMES, ROTATION
 from .scoring import MAJORITY_BONUS, TALLEST_BONUS, score_board
-from .state import Breakdown, State
+from .state import State
 from .urban import SCORERS, scoring_card
 
 

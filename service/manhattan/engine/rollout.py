@@ -1,19 +1,24 @@
-"""The bots' fast path: random play on a mutable ``Game`` with the same rules code.
+"""The bots' fast path: random moves on a mutable ``Game`` with the same rules code.
 
 ``random_step`` plays one random legal move without building the full move list: it draws a
-(card, neighborhood, piece) triple at random and keeps it if legal (rejection sampling gives each
-legal triple the same chance), and only after repeated misses enumerates with ``builds``, which
-also finds the forfeit case [D5].
+(card, neighborhood, piece) triple at random and keeps it if legal (``draw_placement``: rejection
+sampling gives each legal triple the same chance), and only after repeated misses enumerates
+with ``builds``, which also finds the forfeit case [D5]. The loop that plays a game out with it
+(or with a bot's policy) is ``bots.playout.play_out``.
 """
 
 from __future__ import annotations
 
 import random
 
+from .draws import below
 from .legality import builds, next_select_color
-from .placement import context, need, open_count
+from .placement import Context, context, need, open_count
 from .play import Game
 from .rules import ROTATION
+
+#: A placement drawn: (card, flat block index, color, floors).
+Draw = tuple[int, int, int, int]
 
 _TRIES = 12
 
@@ -26,7 +31,7 @@ def random_selection(
     total = sum(left)
     taken = [0, 0, 0, 0]
     for _ in range(count):
-        r = rng.randrange(total)
+        r = below(rng, total)
         size = 0
         while r >= left[size]:
             r -= left[size]
@@ -35,6 +40,28 @@ def random_selection(
         taken[size] += 1
         total -= 1
     return taken[0], taken[1], taken[2], taken[3]
+
+
+class Sampler:
+    """Random placements of one player's ``pieces`` ((color, floors) pairs) on the open blocks
+    their cards reach."""
+
+    def __init__(self, game: Game, player: int, pieces: list[tuple[int, int]]) -> None:
+        self.hand = game.hands[player]
+        self.table = ROTATION[game.rules.seats[player]]
+        self.ctx: Context = context(game, player)
+        self.hoods = open_count(self.ctx)  # neighborhoods 0 .. hoods - 1 (RULES §9 [D10])
+        self.pieces = pieces
+
+    def draw(self, rng: random.Random) -> Draw | None:
+        """One uniformly drawn (card, block, piece); None when the rules forbid it there."""
+        hand, pieces = self.hand, self.pieces
+        card = hand[below(rng, len(hand))]
+        index = below(rng, self.hoods) * 9 + self.table[card]
+        color, floors = pieces[below(rng, len(pieces))]
+        if floors < need(self.ctx, index, color):  # RULES §6, §9
+            return None
+        return card, index, color, floors
 
 
 def random_step(game: Game, rng: random.Random) -> None:
@@ -53,27 +80,18 @@ def random_step(game: Game, rng: random.Random) -> None:
         for f, k in enumerate(game.selected[c], 1)
         for _ in range(k)
     ]
-    hand = game.hands[player]
-    table = ROTATION[rules.seats[player]]
-    ctx = context(game, player)
-    hoods = open_count(ctx)  # neighborhoods 0 .. hoods - 1 (RULES §9 [D10])
+    sampler = Sampler(game, player, pieces)
     for _ in range(_TRIES):
-        card = hand[rng.randrange(len(hand))]
-        index = rng.randrange(hoods) * 9 + table[card]
-        color, floors = pieces[rng.randrange(len(pieces))]
-        if floors >= need(ctx, index, color):
+        drawn = sampler.draw(rng)
+        if drawn is not None:
+            card, index, color, floors = drawn
             game.build(card, index // 9, floors, color)
             return
+    hand = game.hands[player]
     options = list(builds(game, player))
     if options:
-        card, n, color, floors = options[rng.randrange(len(options))]
+        card, n, color, floors = options[below(rng, len(options))]
         game.build(card, n, floors, color)
         return
-    color, floors = pieces[rng.randrange(len(pieces))]  # RULES §5.2 [D5]
-    game.forfeit(hand[rng.randrange(len(hand))], floors, color)
-
-
-def play_out(game: Game, rng: random.Random) -> None:
-    """Random moves until the game is over."""
-    while game.phase != "over":
-        random_step(game, rng)
+    color, floors = pieces[below(rng, len(pieces))]  # RULES §5.2 [D5]
+    game.forfeit(hand[below(rng, len(hand))], floors, color)

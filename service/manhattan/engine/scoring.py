@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .board import Building
-from .state import Breakdown
+from .records import Breakdown
+from .state import State
 from .urban import SCORERS, scoring_card
-
-if TYPE_CHECKING:
-    from .state import State
 
 TALLEST_BONUS = 3
 MAJORITY_BONUS = 2

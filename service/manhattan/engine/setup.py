@@ -9,9 +9,10 @@ from typing import Any, NoReturn
 from .board import BLOCKS, block_index
 from .errors import InvalidSetupError
 from .play import Game
+from .records import Urban
 from .rules import CARD_COPIES, CARD_POSITIONS, HAND_SIZE, PIECES_PER_COLOR, Variants
 from .shuffle import shuffled
-from .state import State, Urban
+from .state import State
 from .urban import URBAN_CARDS
 from .validation import MAX_SEED, is_int, is_seed, make_rules, read_block, read_variants
 

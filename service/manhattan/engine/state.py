@@ -3,63 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .board import Board
+import msgpack
+
+from .board import Board, block_coords
+from .decoding import fields_from_msgpack, read_fields, read_state_format
+from .formats import STATE_FORMAT, StateFormat
+from .records import PHASES, Breakdown, Counts, RoundRecord, Urban  # re-exported
 from .rules import Rules
 
-Counts = tuple[int, int, int, int]  # pieces by size: 1, 2, 3, 4 floors
-
-PHASES = ("select", "build", "over")
-
-
-@dataclass(frozen=True, slots=True)
-class Breakdown:
-    """One color's points for one round (RULES §7)."""
-
-    buildings: int = 0
-    majorities: tuple[int, ...] = ()  # neighborhoods where the majority bonus was won
-    tallest: int = 0
-    urban: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.buildings + 2 * len(self.majorities) + self.tallest + self.urban
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "buildings": self.buildings,
-            "majorities": list(self.majorities),
-            "tallest": self.tallest,
-            "total": self.total,
-            "urban": self.urban,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class RoundRecord:
-    """A scored round: its number and the breakdown of every color."""
-
-    round: int
-    scores: tuple[Breakdown, ...]
-
-    @property
-    def colors(self) -> tuple[Breakdown, ...]:
-        return self.scores
-
-    def to_json(self) -> dict[str, object]:
-        return {"round": self.round, "scores": [b.to_json() for b in self.scores]}
-
-
-@dataclass(frozen=True, slots=True)
-class Urban:
-    """RULES §10: the urban-rule deck (hidden), the revealed cards in order, the current one."""
-
-    deck: tuple[str, ...]
-    revealed: tuple[str, ...]
-    current: str | None
-
-    def to_json(self) -> dict[str, object]:
-        return {"current": self.current, "deck": list(self.deck), "revealed": list(self.revealed)}
+__all__ = ["PHASES", "Breakdown", "Counts", "RoundRecord", "State", "Urban"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,28 +38,51 @@ class State:
     seed: str
     shuffles: int
 
-    # The codec lives in codec.py; these delegate so that the contract's spelling works.
-    def to_json(self) -> dict[str, object]:
-        from .codec import state_to_json
-
-        return state_to_json(self)
-
-    @classmethod
-    def from_json(cls, obj: object) -> State:
-        from .codec import state_from_json
-
-        return state_from_json(obj)
+    # The encodings (DESIGN §2): JSON with every object's keys sorted, so that msgpack of it is
+    # canonical as is; reading checks everything (``decoding``). ``codec`` gives them by name.
+    def to_json(self) -> dict[str, Any]:
+        board = self.board
+        return {
+            "board": [[[list(p) for p in board[n * 9 + b]] for b in range(9)] for n in range(6)],
+            "deck": list(self.deck),
+            "discard": list(self.discard),
+            "firstPlayer": self.first_player,
+            "format": STATE_FORMAT,
+            "hands": [list(h) for h in self.hands],
+            "history": [r.to_json() for r in self.history],
+            "monster": None if self.monster is None else list(block_coords(self.monster)),
+            "phase": self.phase,
+            "round": self.round,
+            "rules": self.rules.to_json(),
+            "scores": list(self.scores),
+            "seed": self.seed,
+            "selected": [list(s) for s in self.selected],
+            "shuffles": self.shuffles,
+            "supply": [list(s) for s in self.supply],
+            "toMove": self.to_move,
+            "urban": None if self.urban is None else self.urban.to_json(),
+        }
 
     def to_msgpack(self) -> bytes:
-        from .codec import state_to_msgpack
+        """The canonical encoding: msgpack of ``to_json`` (keys sorted at every level)."""
+        data: bytes = msgpack.packb(self.to_json())
+        return data
 
-        return state_to_msgpack(self)
+    @staticmethod
+    def from_format(data: StateFormat) -> State:
+        """The checks beyond the format's own bounds, then the state."""
+        return State(*read_fields(data))
 
-    @classmethod
-    def from_msgpack(cls, data: bytes) -> State:
-        from .codec import state_from_msgpack
+    @staticmethod
+    def from_json(obj: object) -> State:
+        """Read and validate a state (DESIGN §2); InvalidStateError names the first fault's path."""
+        return State(*read_fields(read_state_format(obj)))
 
-        return state_from_msgpack(data)
+    @staticmethod
+    def from_msgpack(data: object) -> State:
+        """Read and validate a msgpack state; anything but bytes-like is INVALID_STATE (typed
+        ``object``, so the compiled kernel checks it here rather than at the call)."""
+        return State(*fields_from_msgpack(data))
 
     @property
     def rounds_scored(self) -> int:

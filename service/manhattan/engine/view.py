@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .board import Board, block_coords
+from .draws import shuffle
 from .errors import InvalidPlayerError
+from .formats import VIEW_FORMAT
+from .records import Counts, RoundRecord, Urban
 from .rules import CARD_COPIES, CARD_POSITIONS, Rules
-from .state import Counts, RoundRecord, State, Urban
+from .state import State
 from .urban import URBAN_CARDS
 from .validation import is_int
-
-VIEW_FORMAT = "manhattan/view@1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +147,7 @@ def sample_state(v: View, rng: random.Random) -> State:
     """A full state consistent with ``v``: the unseen cards and urban deck dealt at random
     (one determinization, as in Cowling, Powley and Whitehouse 2012)."""
     unseen = v.unseen_cards()
-    rng.shuffle(unseen)
+    shuffle(rng, unseen)
     hands = []
     for p, size in enumerate(v.hand_sizes):
         if p == v.player:
@@ -157,7 +158,7 @@ def sample_state(v: View, rng: random.Random) -> State:
     urban = None
     if v.urban_revealed is not None:
         rest = [c for c in URBAN_CARDS if c not in v.urban_revealed]
-        rng.shuffle(rest)
+        shuffle(rng, rest)
         urban = Urban(tuple(rest), v.urban_revealed, v.urban_current)
     return State(
         rules=v.rules,

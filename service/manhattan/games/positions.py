@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from manhattan.api.errors import ApiError
 from manhattan.store.cas import VersionedStore
+
+from .errors import GameError
 
 
 def position_key(game_id: str) -> str:
@@ -61,8 +62,8 @@ class LatestPositions:
         await self.store.swap(position_key(game_id), 0, state_id.encode(), ttl=self.ttl)
 
 
-def _stale() -> ApiError:
-    return ApiError(
+def _stale() -> GameError:
+    return GameError(
         "STALE_TOKEN",
         "this token is not the game's latest position: a move was already made from it (or "
         "after it); continue from the token that move returned",

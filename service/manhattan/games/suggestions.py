@@ -1,72 +1,46 @@
-"""``suggestMove`` and ``advance``'s bot moves: the bot choice a request may make, the hand-off
-to the bot pool (``manhattan.bot_pool``: worker processes, never the event loop) and the cache
-key of a reproducible suggestion. The bots themselves live in ``manhattan.bots``.
+"""``suggestMove`` and ``advance``'s bot moves: this service's caps on a bot choice
+(``BotBudget``), the hand-off to the bot pool (``manhattan.bot_pool``: worker processes, never
+the event loop) and the cache of reproducible suggestions. The bots themselves, their
+``BotChoice`` and their ``Suggestion`` live in ``manhattan.bots``.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgpack
 
 import manhattan
 from manhattan import Move, State
-from manhattan.api.errors import ApiError
 from manhattan.bot_pool import BotPool, BotsBusy
-from manhattan.bots import LEVELS, Alternative, BotChoice, BotError
+from manhattan.bots import LEVELS, Alternative, BotChoice, BotError, Suggestion
+from manhattan.bots.choice import SERVICE_MAX_ITERATIONS, SERVICE_MAX_TIME_MS
 
-DEFAULT_BOT = "greedy"
-#: A suggestion cut short by the request's deadline depends on the machine: never cached.
-_UNREPRODUCIBLE = frozenset({"deadline", "cancelled"})
-
-
-@dataclass(frozen=True, slots=True)
-class Suggestion:
-    move: Move
-    bot: str
-    stats: dict[str, Any] = field(default_factory=dict)
-    alternatives: list[Alternative] = field(default_factory=list)
-
-    @property
-    def reproducible(self) -> bool:
-        return self.stats.get("stoppedBy") not in _UNREPRODUCIBLE
+from .errors import GameError
 
 
 @dataclass(frozen=True, slots=True)
 class BotBudget:
-    """This service's caps on a bot's budget (``MANHATTAN_BOT_MAX_*``)."""
+    """This service's caps on a bot's budget (``MANHATTAN_BOT_MAX_*``): at most what a request
+    may ask for anywhere (``BotChoice``'s field bounds), lower if the settings say so."""
 
-    max_iterations: int = 20_000
-    max_time_ms: int = 2_000
+    max_iterations: int = SERVICE_MAX_ITERATIONS
+    max_time_ms: int = SERVICE_MAX_TIME_MS
 
-
-def bot_choice(
-    level: object,
-    *,
-    seed: int | None = None,
-    iterations: int | None = None,
-    time_ms: int | None = None,
-    budget: BotBudget | None = None,
-) -> BotChoice:
-    """The request's bot choice, within this service's caps, or ``INVALID_BOT``."""
-    budget = budget or BotBudget()
-    if iterations is not None and not 1 <= iterations <= budget.max_iterations:
-        raise ApiError("INVALID_BOT", f"iterations is 1 to {budget.max_iterations} here")
-    if time_ms is not None and not 1 <= time_ms <= budget.max_time_ms:
-        raise ApiError("INVALID_BOT", f"timeMs is 1 to {budget.max_time_ms} here")
-    try:
-        return BotChoice.of(level, seed or 0, iterations, time_ms)  # type: ignore[arg-type]
-    except BotError as exc:
-        raise ApiError("INVALID_BOT", exc.message) from None
+    def admit(self, choice: BotChoice) -> BotChoice:
+        """``choice`` itself, if its budget is within these caps; else ``INVALID_BOT``."""
+        if choice.iterations is not None and not 1 <= choice.iterations <= self.max_iterations:
+            raise GameError("INVALID_BOT", f"iterations is 1 to {self.max_iterations} here")
+        if choice.time_ms is not None and not 1 <= choice.time_ms <= self.max_time_ms:
+            raise GameError("INVALID_BOT", f"timeMs is 1 to {self.max_time_ms} here")
+        return choice
 
 
-def suggestion_key(
-    state_id: str, player: int, bot: str, iterations: int | None, seed: int | None
-) -> str:
+def suggestion_key(state_id: str, player: int, choice: BotChoice) -> str:
     """The cache key of a reproducible suggestion: state, player, level, budget and seed."""
-    return f"{state_id}:{player}:{bot}:{iterations}:{seed or 0}"
+    return f"{state_id}:{player}:{choice.level}:{choice.iterations}:{choice.seed}"
 
 
 def encode_suggestion(suggestion: Suggestion) -> bytes:
@@ -92,7 +66,7 @@ def decode_suggestion(data: bytes, state: State) -> Suggestion:
     alternatives = [
         Alternative(Move.from_json(m), int(v), float(s)) for m, v, s in obj["alternatives"]
     ]
-    return Suggestion(move, obj["bot"], obj["stats"], alternatives)
+    return Suggestion(move, obj["bot"], alternatives, obj["stats"])
 
 
 def bot_levels() -> list[str]:
@@ -108,18 +82,17 @@ async def suggest_move(
     deadline: float | None,
     moves_left: int = 1,
 ) -> Suggestion:
-    """The bot's move, computed by the pool; its refusals and a full pool as API errors (a bug
+    """The bot's move, computed by the pool; its refusals and a full pool as game errors (a bug
     in a bot, ``BotFailed``, is left to the 500 handler, which logs it)."""
     try:
-        found = await pool.suggest(state, player, choice, deadline=deadline, moves_left=moves_left)
+        return await pool.suggest(state, player, choice, deadline=deadline, moves_left=moves_left)
     except BotError as exc:
         code = exc.code if exc.code in ("INVALID_BOT", "NOT_YOUR_TURN") else "INVALID_BOT"
-        raise ApiError(code, exc.message) from None
+        raise GameError(code, exc.message) from None
     except BotsBusy as exc:
-        raise ApiError(
+        raise GameError(
             "BOTS_BUSY", exc.message, headers={"Retry-After": str(exc.retry_after)}
         ) from None
-    return Suggestion(found.move, choice.level, dict(found.stats), found.alternatives)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,27 +6,35 @@ and a result name (``legal``, ``score``) for pure results.
 
 Failure policy: a backend failure raises ``StoreUnavailable`` from ``load_state`` (a request that
 only names an id cannot proceed) and is a plain miss everywhere else (a request that carried its
-state never fails because of the cache). After a Redis failure the backend is skipped for
-``retry_after`` seconds, so an outage costs one short timeout per interval rather than one per
-request; the first call after that interval tries Redis again, which is how the service recovers
-by itself when Redis returns.
+state never fails because of the cache). Once Redis refused or dropped a connection (or timed
+out three times in a row) the backend is skipped for ``retry_after`` seconds, so an outage costs
+one timeout per interval rather than one per request; the first call after that interval tries
+Redis again, which is how the service recovers by itself when Redis returns.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
-from collections import OrderedDict
-from collections.abc import Callable
-from typing import Protocol
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar
 
 import redis.asyncio as redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from manhattan.store.expiring import ExpiringMap
+from manhattan.store.outage import OutageLog
 
 log = logging.getLogger("manhattan.store.cache")
+
+T = TypeVar("T")
 
 #: Called with (kind, outcome) for every cache lookup: outcome is hit, miss or error.
 CacheObserver = Callable[[str, str], None]
@@ -63,25 +71,13 @@ class MemoryBackend:
 
     def __init__(self, max_entries: int = 10_000, clock: Callable[[], float] = time.monotonic):
         self.max_entries = max_entries
-        self._clock = clock
-        self._entries: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+        self._entries: ExpiringMap[bytes] = ExpiringMap(max_entries, clock)
 
     async def get(self, key: str) -> bytes | None:
-        entry = self._entries.get(key)
-        if entry is None:
-            return None
-        expires, value = entry
-        if expires <= self._clock():
-            del self._entries[key]
-            return None
-        self._entries.move_to_end(key)
-        return value
+        return self._entries.get(key)
 
     async def set(self, key: str, value: bytes, ttl: int) -> None:
-        self._entries[key] = (self._clock() + ttl, value)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        self._entries.set(key, value, ttl)
 
     async def ping(self) -> bool:
         return True
@@ -97,10 +93,13 @@ class MemoryBackend:
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 
 
-def redis_client(url: str, *, timeout: float, pool_size: int) -> redis.Redis | RedisCluster:
-    """A client for ``url`` (``redis+cluster://`` selects Redis Cluster) with short timeouts, a
-    bounded blocking pool and no client-side retries: a retry would multiply the latency of an
-    outage. The state cache and the versioned store both connect through it."""
+def redis_client(
+    url: str, *, timeout: float, pool_size: int, pool_timeout: float = 5.0
+) -> redis.Redis | RedisCluster:
+    """A client for ``url`` (``redis+cluster://`` selects Redis Cluster) with ``timeout`` on
+    connects and replies, a bounded pool that makes a call wait up to ``pool_timeout`` for a
+    free connection, and no client-side retries (callers retry once where it is safe). The
+    state cache and the versioned store both connect through it."""
     if url.startswith(CLUSTER_SCHEMES):
         # Every operation touches one key, so one slot (tables add hash tags for their keys).
         return RedisCluster.from_url(
@@ -113,7 +112,7 @@ def redis_client(url: str, *, timeout: float, pool_size: int) -> redis.Redis | R
     pool = redis.BlockingConnectionPool.from_url(
         url,
         max_connections=pool_size,
-        timeout=timeout,
+        timeout=pool_timeout,
         socket_timeout=timeout,
         socket_connect_timeout=timeout,
         retry=Retry(NoBackoff(), 0),
@@ -122,9 +121,60 @@ def redis_client(url: str, *, timeout: float, pool_size: int) -> redis.Redis | R
     return redis.Redis.from_pool(pool)  # closing the client closes the pool
 
 
+class PoolExhausted(RedisError):
+    """No pooled connection came free within the wait: the process is busy, Redis is not down."""
+
+
+def is_pool_exhausted(exc: BaseException) -> bool:
+    return isinstance(exc, PoolExhausted) or (
+        isinstance(exc, RedisConnectionError) and "No connection available" in str(exc)
+    )
+
+
+class ConnectionGate:
+    """At most ``size`` calls hold pooled connections at once; the others wait their turn in
+    arrival order (redis-py's blocking pool wakes waiters in no fair order, so under load one
+    call could wait past any timeout while later ones go ahead), up to ``timeout`` seconds."""
+
+    def __init__(self, size: int, timeout: float) -> None:
+        self.timeout = timeout
+        self._slots = asyncio.Semaphore(size)
+
+    async def call(self, make: Callable[[], Awaitable[T]]) -> T:
+        slots = self._slots
+        if slots.locked():
+            try:
+                async with asyncio.timeout(self.timeout):
+                    await slots.acquire()
+            except TimeoutError:
+                raise PoolExhausted(f"no Redis connection free within {self.timeout} s") from None
+        else:
+            await slots.acquire()
+        try:
+            return await make()
+        finally:
+            slots.release()
+
+
+async def drop_idle_connections(client: redis.Redis | RedisCluster) -> None:
+    """Closes the pooled connections no call holds (after one proved dead, as after a Redis
+    restart: the next calls connect afresh instead of each finding a dead one)."""
+    if isinstance(client, redis.Redis):
+        with contextlib.suppress(Exception):
+            await client.connection_pool.disconnect(inuse_connections=False)
+
+
+#: Timeouts in a row that open the cache's circuit (one slow reply does not).
+TIMEOUTS_TO_OPEN = 3
+
+
 class RedisBackend:
-    """Redis through a bounded, blocking pool with short timeouts and no client-side retries
-    (a retry would multiply the latency of an outage; the cache is an optimization)."""
+    """Redis through a bounded, blocking pool, with a circuit: after Redis refused or dropped a
+    connection, or timed out ``TIMEOUTS_TO_OPEN`` times in a row, it is skipped for
+    ``retry_after`` seconds (the cache is an optimization: a miss is cheaper than a wait). A
+    busy pool or one slow reply fails that call only. A connection error is retried once on a
+    fresh connection (every cache call is safe to repeat). Warnings: one line per kind of
+    failure with a count (``OutageLog``)."""
 
     name = "redis"
 
@@ -132,8 +182,9 @@ class RedisBackend:
         self,
         url: str,
         *,
-        timeout: float = 0.25,
-        pool_size: int = 32,
+        timeout: float = 2.0,
+        pool_size: int = 64,
+        pool_timeout: float = 5.0,
         retry_after: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -141,47 +192,59 @@ class RedisBackend:
         self.retry_after = retry_after
         self._clock = clock
         self._down_until = 0.0
-        self._down = False
-        self._client = redis_client(url, timeout=timeout, pool_size=pool_size)
+        self._timeouts = 0
+        self._outage = OutageLog(log, "state cache (Redis)", clock=clock)
+        self._client = redis_client(
+            url, timeout=timeout, pool_size=pool_size, pool_timeout=pool_timeout
+        )
+        self._gate = ConnectionGate(pool_size, pool_timeout)
         if url.startswith(CLUSTER_SCHEMES):
             self.name = "redis-cluster"
 
     @property
     def is_down(self) -> bool:
-        return self._down
-
-    def _check_circuit(self) -> None:
-        if self._down and self._clock() < self._down_until:
-            raise StoreUnavailable("the state store (Redis) is unavailable; retry shortly")
+        return self._clock() < self._down_until
 
     def _failed(self, exc: BaseException) -> StoreUnavailable:
-        if not self._down:
-            log.warning("redis unavailable, serving without it", extra={"error": repr(exc)})
-        self._down = True
-        self._down_until = self._clock() + self.retry_after
+        if is_pool_exhausted(exc):
+            self._outage.failed(exc, "PoolExhausted")
+        else:
+            self._outage.failed(exc)
+            timed_out = isinstance(exc, (TimeoutError, RedisTimeoutError))
+            self._timeouts = self._timeouts + 1 if timed_out else TIMEOUTS_TO_OPEN
+            if self._timeouts >= TIMEOUTS_TO_OPEN:
+                self._down_until = self._clock() + self.retry_after
         return StoreUnavailable("the state store (Redis) is unavailable; retry shortly")
 
     def _succeeded(self) -> None:
-        if self._down:
-            log.warning("redis is back")
-            self._down = False
+        self._timeouts = 0
+        self._down_until = 0.0
+        if self._outage.active:
+            self._outage.recovered()
 
-    async def get(self, key: str) -> bytes | None:
-        self._check_circuit()
+    async def _call(self, make: Callable[[], Awaitable[T]]) -> T:
+        if self.is_down:
+            raise StoreUnavailable("the state store (Redis) is unavailable; retry shortly")
         try:
-            value = await self._client.get(key)
+            try:
+                result = await self._gate.call(make)
+            except RedisConnectionError as exc:
+                if is_pool_exhausted(exc):
+                    raise
+                await drop_idle_connections(self._client)
+                # A connection Redis closed: once more, on a fresh one.
+                result = await self._gate.call(make)
         except (TimeoutError, RedisError, OSError) as exc:
             raise self._failed(exc) from exc
         self._succeeded()
+        return result
+
+    async def get(self, key: str) -> bytes | None:
+        value = await self._call(lambda: self._client.get(key))
         return value if isinstance(value, bytes) else None
 
     async def set(self, key: str, value: bytes, ttl: int) -> None:
-        self._check_circuit()
-        try:
-            await self._client.set(key, value, ex=ttl)
-        except (TimeoutError, RedisError, OSError) as exc:
-            raise self._failed(exc) from exc
-        self._succeeded()
+        await self._call(lambda: self._client.set(key, value, ex=ttl))
 
     async def ping(self) -> bool:
         """Readiness: always asks Redis (ignores the circuit), and closes it on success."""
@@ -262,14 +325,19 @@ def make_backend(
     redis_url: str,
     *,
     lru_size: int = 10_000,
-    timeout: float = 0.25,
-    pool_size: int = 32,
+    timeout: float = 2.0,
+    pool_size: int = 64,
+    pool_timeout: float = 5.0,
     retry_after: float = 1.0,
 ) -> Backend:
     """Redis when a URL is configured, else the in-process LRU (the embedded default)."""
     if redis_url:
         return RedisBackend(
-            redis_url, timeout=timeout, pool_size=pool_size, retry_after=retry_after
+            redis_url,
+            timeout=timeout,
+            pool_size=pool_size,
+            pool_timeout=pool_timeout,
+            retry_after=retry_after,
         )
     return MemoryBackend(lru_size)
 
@@ -277,10 +345,14 @@ def make_backend(
 __all__ = [
     "Backend",
     "CacheObserver",
+    "ConnectionGate",
     "MemoryBackend",
+    "PoolExhausted",
     "RedisBackend",
     "StateCache",
     "StoreUnavailable",
+    "drop_idle_connections",
+    "is_pool_exhausted",
     "make_backend",
     "redis_client",
 ]

@@ -18,7 +18,8 @@ import heapq
 import weakref
 from typing import Any, Protocol
 
-from manhattan.store.cas import RedisVersionedStore, VersionedStore
+from manhattan.store.cas import VersionedStore
+from manhattan.store.redis_cas import RedisVersionedStore
 
 from .records import PREFIX
 
@@ -104,14 +105,16 @@ class RedisDue:
         self._wakes: list[int] = []  # due times this process set: when to look again
 
     async def put(self, table_id: str, due_ms: int) -> None:
-        await self.store._call(self._client.zadd(DUE_KEY, {table_id: due_ms}))
+        await self.store._call(lambda: self._client.zadd(DUE_KEY, {table_id: due_ms}))
         heapq.heappush(self._wakes, due_ms)
 
     async def take(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
         while self._wakes and self._wakes[0] <= now_ms:
             heapq.heappop(self._wakes)
         found = await self.store._call(
-            self._client.zrangebyscore(DUE_KEY, "-inf", now_ms, start=0, num=limit, withscores=True)
+            lambda: self._client.zrangebyscore(
+                DUE_KEY, "-inf", now_ms, start=0, num=limit, withscores=True
+            )
         )
         taken: list[tuple[str, int]] = []
         for member, score in found:
@@ -121,7 +124,7 @@ class RedisDue:
         return taken
 
     async def done(self, table_id: str, due_ms: int) -> None:
-        await self.store._call(self._done(keys=[DUE_KEY], args=[table_id, due_ms]))
+        await self.store._call(lambda: self._done(keys=[DUE_KEY], args=[table_id, due_ms]))
 
     def next_ms(self) -> int | None:
         return self._wakes[0] if self._wakes else None

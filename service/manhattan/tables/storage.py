@@ -1,17 +1,22 @@
-"""Where the tables live: ``manhattan.store.cas``'s versioned store, on the tables' Redis or in
-process."""
+"""Where the tables live: ``manhattan.store``'s versioned store, on the tables' Redis, in the
+data directory's SQLite database (the embedded default) or in memory."""
 
 from __future__ import annotations
 
-from manhattan.store.cas import VersionedStore, make_versioned_store
+from manhattan.store.cas import VersionedStore
+from manhattan.store.versioned import make_versioned_store
 
 from ..settings import Settings
 
 
 def make_store(settings: Settings) -> VersionedStore:
-    """Redis when ``MANHATTAN_TABLES_REDIS_URL`` or ``REDIS_URL`` is set, else in process.
-    Tables need a Redis that never evicts their keys (README "Tables": Redis requirements)."""
-    url = settings.tables_redis_url or settings.redis_url
+    """Redis when ``MANHATTAN_TABLES_REDIS_URL`` or ``REDIS_URL`` is set, else SQLite in
+    ``MANHATTAN_DATA_DIR`` (memory with ``:memory:``). Tables need a Redis that never evicts
+    their keys (README "Tables": Redis requirements)."""
     return make_versioned_store(
-        url, timeout=max(settings.redis_timeout, 1.0), pool_size=settings.redis_pool_size
+        settings.tables_url,
+        data_dir=settings.data_path,
+        timeout=settings.redis_timeout,
+        pool_size=settings.redis_pool_size,
+        pool_timeout=settings.redis_pool_timeout,
     )

@@ -1,11 +1,14 @@
-"""Every error code the service answers with, and its HTTP status (DESIGN §5 and §9).
+"""Every error code the service answers with, its HTTP status (DESIGN §5 and §9), and
+``CodedError``, the exception that carries one.
 
-The wire's ``Error`` shape states these codes as an enum; ``api/errors.py`` renders them and
-``tables/errors.py`` raises the tables' own. Kept here, below both, so that neither depends on
-the other for the list.
+The wire's ``Error`` shape states these codes as an enum; ``api/errors.py`` renders them,
+``games/errors.py`` and ``tables/errors.py`` raise their own. Kept here, below all three, so that
+none depends on another for the list or the error's shape.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 #: The tables' codes -> HTTP status (DESIGN §9 "Codes").
 TABLE_CODES: dict[str, int] = {
@@ -54,3 +57,45 @@ HTTP_STATUS: dict[str, int] = {
     "INTERNAL_ERROR": 500,
     **TABLE_CODES,
 }
+
+
+class CodedError(Exception):
+    """An expected failure with a stable ``code`` (a key of ``HTTP_STATUS``): the base of the
+    games' ``GameError`` and the API's ``ApiError``, which REST renders as ``to_json()`` with
+    ``status`` and GraphQL as a rejection or ``extensions.code``. ``path`` is the JSON path of
+    the fault, ``index`` a move in a list of moves, ``headers`` go on the HTTP answer
+    (``Retry-After``) and ``extra`` are more fields of the body (a ``STALE_VERSION`` carries the
+    current ``table``)."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        path: str | None = None,
+        index: int | None = None,
+        headers: dict[str, str] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        assert code in HTTP_STATUS, code
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = path
+        self.index = index
+        self.headers = headers or {}
+        self.extra = extra
+
+    @property
+    def status(self) -> int:
+        return HTTP_STATUS[self.code]
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.path is not None:
+            body["path"] = self.path
+        if self.index is not None:
+            body["index"] = self.index
+        if self.extra:
+            body.update(self.extra)
+        return body

@@ -16,8 +16,7 @@ from strawberry.types.unset import UNSET
 
 from manhattan import wire
 from manhattan.api.graphql.enums import BotLevel, Edition, Monster, MoveKind, wire_string
-from manhattan.games.operations import Caller, StateRef
-from manhattan.games.suggestions import DEFAULT_BOT
+from manhattan.games import Caller, StateRef
 
 
 def caller(info: Info) -> Caller:
@@ -149,7 +148,7 @@ class GameRecord:
     "iterations (1 to 20000), timeMs (1 to 2000); the same bounds as REST's BotChoice.",
 )
 class BotInput:
-    level: BotLevel = BotLevel(DEFAULT_BOT)
+    level: BotLevel = BotLevel(wire.DEFAULT_BOT)
     seed: int = 0
     iterations: int | None = None
     time_ms: int | None = None

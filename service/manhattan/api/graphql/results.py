@@ -16,7 +16,7 @@ from typing import Annotated, TypeVar
 
 import strawberry
 
-from manhattan.api.errors import ApiError, to_api_error
+from manhattan.api.errors import to_api_error
 from manhattan.api.graphql.analysis_types import Analysis, Preview, Threats
 from manhattan.api.graphql.types import (
     MoveRejected,
@@ -27,6 +27,7 @@ from manhattan.api.graphql.types import (
     SuggestionType,
     Transition,
 )
+from manhattan.wire.codes import CodedError
 
 
 @strawberry.type(description="The preview of every legal move, in legalMoves order.")
@@ -56,7 +57,7 @@ Rejection = TypeVar("Rejection")
 
 
 async def answer_or_reject(
-    run: Callable[[], Awaitable[Answer]], reject: Callable[[ApiError, Exception], Rejection]
+    run: Callable[[], Awaitable[Answer]], reject: Callable[[CodedError, Exception], Rejection]
 ) -> Answer | Rejection:
     """``run()``'s answer; an expected failure (one the error table knows) becomes the result
     ``reject`` makes of it. Anything else is a bug: raised, masked by the view."""

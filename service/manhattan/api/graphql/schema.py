@@ -71,8 +71,7 @@ from manhattan.api.graphql.types import (
     as_json_scalar,
 )
 from manhattan.api.limits import DEFAULT_INPUT_LIMITS, InputLimits, graphql_limits
-from manhattan.games.operations import Operations, rules_info
-from manhattan.games.suggestions import bot_turn
+from manhattan.games import Operations, bot_turn, rules_info
 
 log = logging.getLogger("manhattan.api")
 
@@ -136,10 +135,7 @@ async def advance(
                 state.to_ref(info),
                 player=player,
                 move=move and move.to_wire(),
-                bot=chosen.level,
-                seed=chosen.seed or 0,
-                iterations=chosen.iterations,
-                time_ms=chosen.time_ms,
+                choice=chosen,
                 deadline=turn.deadline,
             )
         return Transition.from_domain(applied)
@@ -218,13 +214,7 @@ class Query:
             turn = bot_turn(info.context, ops(info).bot_pool)
             async with turn.lock:  # aliases one after another, within one deadline
                 found = await ops(info).suggest(
-                    state.to_ref(info),
-                    player,
-                    chosen.level,
-                    seed=chosen.seed,
-                    iterations=chosen.iterations,
-                    time_ms=chosen.time_ms,
-                    deadline=turn.deadline,
+                    state.to_ref(info), player, chosen, deadline=turn.deadline
                 )
             return SuggestionType.from_domain(found)
 

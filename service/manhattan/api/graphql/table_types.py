@@ -20,11 +20,11 @@ import strawberry
 from strawberry.scalars import JSON
 
 import manhattan
-from manhattan.api.errors import ApiError
 from manhattan.api.graphql.enums import closed_set
 from manhattan.api.graphql.results import answer_or_reject
 from manhattan.api.graphql.types import MoveType, Placing, PlayerView, as_json_scalar
 from manhattan.tables import TableError
+from manhattan.wire.codes import CodedError
 from manhattan.wire.tables import SeatKind, TableEventType, TableStatus
 
 if TYPE_CHECKING:  # the strings they carry
@@ -217,7 +217,7 @@ TicketResult = Annotated[TableTicket | TableRejected, strawberry.union("TicketRe
 Answer = TypeVar("Answer")
 
 
-def _table_rejected(error: ApiError, exc: Exception) -> TableRejected:
+def _table_rejected(error: CodedError, exc: Exception) -> TableRejected:
     table = exc.table if isinstance(exc, TableError) else None
     return TableRejected(
         code=error.code,

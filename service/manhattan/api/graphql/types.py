@@ -13,11 +13,11 @@ import strawberry
 from strawberry.scalars import JSON
 
 import manhattan
-from manhattan.api.errors import ApiError
 from manhattan.api.graphql.enums import BotLevel, EventKind, MoveKind, Phase, UrbanCard
 from manhattan.api.graphql.fast import complete_by_identity
-from manhattan.games.operations import Applied, Replayed, ScoreReport, Sealed, Validation
-from manhattan.games.suggestions import Suggestion
+from manhattan.bots import Suggestion
+from manhattan.games import Applied, Replayed, ScoreReport, Sealed, Validation
+from manhattan.wire.codes import CodedError
 
 
 def as_json_scalar(value: object) -> JSON:
@@ -91,7 +91,7 @@ class MoveRejected:
     index: int | None = strawberry.field(default=None, description="which move of a list failed")
 
     @classmethod
-    def from_domain(cls, error: ApiError) -> MoveRejected:
+    def from_domain(cls, error: CodedError) -> MoveRejected:
         return cls(code=error.code, message=error.message, path=error.path, index=error.index)
 
 

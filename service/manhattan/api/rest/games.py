@@ -18,8 +18,9 @@ from manhattan import wire
 from manhattan.api.disconnect import unless_disconnected
 from manhattan.api.encoding import JSON_TYPE, header, read_body, read_json_as, render, wants_msgpack
 from manhattan.api.errors import ApiError
+from manhattan.bots import Suggestion
 from manhattan.engine.formats import StateFormat
-from manhattan.games.operations import (
+from manhattan.games import (
     GAME_HEADER,
     NO_CALLER,
     PLAYER_HEADER,
@@ -32,7 +33,6 @@ from manhattan.games.operations import (
     Validation,
     rules_info,
 )
-from manhattan.games.suggestions import Suggestion
 from manhattan.wire import read
 
 
@@ -187,15 +187,7 @@ async def post_view(request: Request) -> Response:
 
 async def post_suggest(request: Request) -> Response:
     body = read(await read_body(request), wire.SuggestRequest)
-    bot = body.choice()
-    work = operations(request).suggest(
-        state_ref(request, body.state),
-        body.player,
-        bot.level,
-        seed=bot.seed,
-        iterations=bot.iterations,
-        time_ms=bot.time_ms,
-    )
+    work = operations(request).suggest(state_ref(request, body.state), body.player, body.choice())
     result = await unless_disconnected(request, work)
     return render(request, suggestion_json(result))
 
@@ -261,15 +253,8 @@ async def post_render_svg(request: Request) -> Response:
 async def post_advance(request: Request) -> Response:
     """A player's session step: their move (optional), then bots for every other seat."""
     body = read(await read_body(request), wire.AdvanceRequest)
-    bot = body.bot or wire.BotChoice()
     work = operations(request).advance(
-        state_ref(request, body.state),
-        player=body.player,
-        move=body.move,
-        bot=bot.level,
-        seed=bot.seed or 0,
-        iterations=bot.iterations,
-        time_ms=bot.time_ms,
+        state_ref(request, body.state), player=body.player, move=body.move, choice=body.bot
     )
     applied = await unless_disconnected(request, work)
     return render(request, applied_json(applied))

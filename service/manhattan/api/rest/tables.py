@@ -16,7 +16,7 @@ from starlette.routing import BaseRoute, Route
 import manhattan
 from manhattan import wire
 from manhattan.api.encoding import read_body, render
-from manhattan.games.operations import Operations, Validation
+from manhattan.games import Operations, Validation
 from manhattan.tables import Bearer, TableError, TableRuntime
 
 

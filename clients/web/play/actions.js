@@ -1,0 +1,95 @@
+// What a person does at a table: chat and its commands, join, start, leave, rematch, a move.
+
+import * as api from "./api.js";
+import { t } from "./i18n.js";
+import { $, S, bearer, notice } from "./state.js";
+import { follow, refresh, take } from "./connection.js";
+
+export async function sendChat(event) {
+  event.preventDefault();
+  const input = $("chat-input");
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = "";
+  // The platform's commands (seeds 001, 004): /join, then /start; and /leave.
+  const [command, ...rest] = text.split(/\s+/);
+  try {
+    if (command === "/join") await join(rest.join(" ") || api.myName());
+    else if (command === "/start") await start();
+    else if (command === "/leave") await leave();
+    else if (command.startsWith("/")) notice(t("chat.commands"));
+    else if (!S.seat) notice(t("chat.sitDown"));
+    else await api.call(`/tables/${S.tableId}/chat`, { body: { text }, bearer: S.seat.seatToken });
+  } catch (error) {
+    notice(error.message);
+  }
+}
+
+export async function join(name) {
+  name = (name || "").trim();
+  if (!name) return notice(t("join.name"));
+  if (S.seat) return notice(t("join.already"));
+  api.keepName(name);
+  const joined = await api.call(`/tables/${S.tableId}/join`, { body: { name } });
+  S.seat = { seatToken: joined.seatToken, name };
+  api.keepSeat(S.tableId, S.seat);
+  notice("");
+  take(joined.table);
+  follow();
+}
+
+export async function start() {
+  if (!bearer()) return notice(t("start.who"));
+  take((await api.call(`/tables/${S.tableId}/start`, { body: {}, bearer: bearer() })).table);
+}
+
+export async function leave() {
+  if (!S.seat) return notice(t("leave.notSeated"));
+  if (S.table?.status === "playing" && !confirm(t("leave.confirm"))) return;
+  await api.call(`/tables/${S.tableId}/leave`, { body: {}, bearer: S.seat.seatToken });
+  api.dropSeat(S.tableId);
+  S.seat = null;
+  await refresh();
+  follow();
+}
+
+export async function rematch() {
+  const answer = await api.call(`/tables/${S.tableId}/rematch`, { body: {}, bearer: bearer() });
+  const id = answer.tableId ?? answer.table?.tableId;
+  if (answer.seatToken) api.keepSeat(id, { seatToken: answer.seatToken, name: S.seat?.name });
+  if (answer.hostToken) api.keepHost(id, answer.hostToken);
+  location.search = `?table=${encodeURIComponent(id)}`;
+}
+
+// -- moves -----------------------------------------------------------------------------------
+export async function play(move) {
+  if (S.busy) return;
+  S.busy = true;
+  const body = { move: strip(move), version: S.table.version, moveId: crypto.randomUUID() };
+  try {
+    await api.call(`/tables/${S.tableId}/moves`, { body, bearer: S.seat.seatToken });
+    S.piece = null;
+    S.pick = [0, 0, 0, 0];
+    S.target = null;
+    await refresh();
+  } catch (error) {
+    if (error.code === "STALE_VERSION" && error.body.table) {
+      take(error.body.table);
+      notice(t("move.stale"));
+    } else {
+      notice(`${error.code}: ${error.message}`);
+      await refresh();
+    }
+  } finally {
+    S.busy = false;
+  }
+}
+
+// A move as the contract takes it in (MoveIn): no player, block or notation.
+export function strip(move) {
+  const out = { type: move.type };
+  for (const k of ["color", "pieces", "card", "neighborhood", "floors"]) if (move[k] !== undefined && move[k] !== null) out[k] = move[k];
+  return out;
+}
+
+// What-if questions (explanations, previews) go to the table itself with the seat token: the

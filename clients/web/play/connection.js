@@ -1,0 +1,141 @@
+// A table's live side: the stream of its events, the refreshes they call for, taking in a newer
+// answer of the service, and saying so plainly when the table is gone.
+
+import * as api from "./api.js";
+import { el } from "./board.js";
+import { t } from "./i18n.js";
+import { $, S, clearStaleNotice, notice } from "./state.js";
+import { addLine, drawChatLine, drawLog, logEvent } from "./log.js";
+import { drawClock, render } from "./render.js";
+import { yourTurn } from "./alerts.js";
+import { openReplay } from "./replay.js";
+
+// A seat handed over by link (/play/?table=<id>#seat=<token>, DESIGN §9): kept in this tab like
+// a seat taken here, and dropped from the address bar at once (a fragment never reaches the
+// server, and the page sends no referrer).
+function seatFromLink() {
+  const hash = new URLSearchParams(location.hash.slice(1));
+  const token = hash.get("seat");
+  if (!token) return;
+  api.keepSeat(S.tableId, { seatToken: token, name: api.myName() });
+  hash.delete("seat");
+  const rest = hash.toString();
+  history.replaceState(null, "", `${location.pathname}${location.search}${rest ? `#${rest}` : ""}`);
+}
+
+export async function showTable() {
+  $("lobby").hidden = true;
+  $("table").hidden = false;
+  seatFromLink();
+  S.seat = api.seatOf(S.tableId);
+  S.host = api.hostOf(S.tableId);
+  S.log = api.savedLog(S.tableId);
+  drawLog();
+  $("share-link").value = `${location.origin}${location.pathname}?table=${encodeURIComponent(S.tableId)}`;
+  await refresh();
+  if (S.gone) return;
+  follow();
+  S.timer = setInterval(drawClock, 1000);
+  if (location.hash === "#replay" && S.table?.status === "over") await openReplay();
+}
+
+// The live stream: a seat's (with a ticket), or a spectator's of a public table. A private
+// table shows nothing live to someone without a seat until they join.
+export function follow() {
+  S.stream?.stop();
+  S.stream = null;
+  if (!S.seat && S.table && S.table.public === false) {
+    $("connection").textContent = t("conn.private");
+    $("connection").className = "";
+    return;
+  }
+  S.stream = api.follow(S.tableId, () => S.seat?.seatToken, onEvent, (state, error) => {
+    S.live = state === "live";
+    $("connection").textContent = S.live ? t("conn.live") : t("conn.reconnecting");
+    $("connection").className = state;
+    if (error?.code === "TABLE_NOT_FOUND") return gone();
+    // Live again: catch up on whatever happened while away. Lost: ask whether the table is
+    // still there (a restarted service may have lost it), quietly if the service is down.
+    refresh({ quiet: !S.live });
+  });
+}
+
+// The table is gone (the service lost it, or the id was never a table): say so, with the way
+// back to the lobby, and stop following it.
+export function gone() {
+  S.gone = true;
+  S.stream?.stop();
+  clearInterval(S.timer);
+  $("table").hidden = true;
+  notice("");
+  const box = $("gone");
+  const back = el("a", "", t("gone.lobby"));
+  back.href = "./";
+  box.replaceChildren(el("h2", "", t("gone.title")), el("p", "", t("gone.text")), back);
+  box.hidden = false;
+  $("connection").textContent = "";
+  document.title = `Manhattan: ${t("gone.title")}`;
+  document.body.dataset.status = "gone";
+  document.body.dataset.ready = "true";
+}
+
+export async function refresh({ quiet = false } = {}) {
+  if (S.gone) return;
+  try {
+    take(await api.call(`/tables/${encodeURIComponent(S.tableId)}`, { bearer: S.seat?.seatToken }));
+  } catch (error) {
+    if (error.code === "BAD_SEAT" && S.seat) {
+      // The seat is gone (left, or a token of another server's past): watch instead.
+      api.dropSeat(S.tableId);
+      S.seat = null;
+      notice(t("conn.seatLost"));
+      return refresh();
+    }
+    if (error.code === "TABLE_NOT_FOUND") return gone();
+    if (!quiet) notice(t("conn.noAnswer", { error: error.message }));
+  }
+}
+
+let refreshing = null;
+export function refreshSoon() {
+  // Events arrive in bursts (a move, then bots' moves): one refresh for a burst.
+  if (refreshing) return;
+  refreshing = setTimeout(async () => {
+    refreshing = null;
+    await refresh();
+  }, 60);
+}
+
+export function take(table) {
+  if (S.table && table.version < S.table.version) return; // an older answer overtaken
+  const before = S.table;
+  // A chat line or a join changes the version but not what this seat may do: keep the piece
+  // chosen and the block clicked unless the legal moves changed.
+  const turnChanged = !before || JSON.stringify(before.moves) !== JSON.stringify(table.moves);
+  S.table = table;
+  if (before) clearStaleNotice(table.version);
+  if (turnChanged) {
+    if (!table.moves.length) {
+      S.piece = null;
+      S.pick = [0, 0, 0, 0];
+    }
+    S.target = null;
+    S.why.clear();
+    $("why").textContent = "";
+  }
+  const rounds = (v) => v?.history?.length ?? 0;
+  if (before?.view && rounds(table.view) > rounds(before.view)) S.recap = table.view.history.at(-1);
+  render();
+  if (before && !before.moves.length && table.moves.length) yourTurn();
+}
+
+export function onEvent(type, data, version) {
+  if (type === "chat") drawChatLine(data);
+  if (type === "snapshot") {
+    if (S.log.version && data.version > S.log.version) addLine(data.version, t("log.caughtUp"));
+    take(data);
+  } else {
+    logEvent(type, data, version);
+    refreshSoon();
+  }
+}

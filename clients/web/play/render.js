@@ -1,0 +1,230 @@
+// Drawing a table: the status line (sticky, with the clock), the players, the seat's buttons,
+// the board, the hand; "your turn" in the tab title.
+
+import * as api from "./api.js";
+import { chip, drawBoard, drawCard, el, spotName } from "./board.js";
+import { t } from "./i18n.js";
+import { $, S, bearer, me, notice, piecesText, rotate, seatName, side, who } from "./state.js";
+import { explainOnHover, marks, onBlock } from "./building.js";
+import { drawAction } from "./turn.js";
+import { drawChatLine } from "./log.js";
+import { join, leave, start } from "./actions.js";
+import { drawEnding, drawRecap } from "./scores.js";
+import { drawReplay } from "./replay.js";
+
+// The focused control, as a selector that finds its redrawn twin (a redraw replaces the nodes).
+function focusSelector() {
+  const node = document.activeElement;
+  if (!node || node === document.body || !node.closest("#table")) return null;
+  if (node.id) return `#${node.id}`;
+  const data = Object.entries(node.dataset).map(([k, v]) => `[data-${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}="${v}"]`);
+  return `${node.tagName.toLowerCase()}.${[...node.classList][0] ?? ""}${data.join("")}`;
+}
+
+export function render() {
+  const table = S.table;
+  if (!table || S.gone) return;
+  const focused = focusSelector();
+  draw(table);
+  // Keyboard users keep their place across redraws (a move, a chat line, a tick of the table).
+  if (focused && (document.activeElement === document.body || !document.activeElement)) {
+    document.querySelector(focused)?.focus();
+  }
+}
+
+function draw(table) {
+  const mine = table.moves.length > 0;
+  document.title = `${mine ? `${t("title.yourTurn")} · ` : ""}Manhattan: ${table.name || t("table")}`;
+  $("table-name").textContent = table.name || "";
+  Object.assign(document.body.dataset, {
+    status: table.status,
+    myTurn: String(mine),
+    phase: table.view?.phase ?? "",
+    version: String(table.version),
+  });
+  drawStatus();
+  drawPlayers();
+  drawSeatActions();
+  if (S.replay) drawReplay();
+  else if (table.view) drawPlay();
+  else drawWaiting();
+  $("hand-area").hidden = !table.view || me() === null || Boolean(S.replay);
+  if ($("chat").childElementCount === 0 && table.chat) for (const m of table.chat) drawChatLine(m);
+  drawRecap();
+  drawEnding();
+  document.body.dataset.ready = "true";
+}
+
+export function redrawBoard() {
+  drawBoard($("board"), S.table.view, marks, onBlock, S.log.last);
+  explainOnHover();
+}
+
+function drawPlay() {
+  redrawBoard();
+  drawAction();
+  drawHand();
+}
+
+function drawWaiting() {
+  const { table } = S;
+  const waiting = el("div", "waiting");
+  const seated = table.seats.filter((s) => s.kind !== "open").length;
+  waiting.append(el("h2", "", t("wait.title", { filled: seated, all: table.seats.length })));
+  waiting.append(el("p", "", S.seat ? t("wait.seated") : t("wait.watching")));
+  if (table.turnSeconds) waiting.append(el("p", "hint", t("wait.clock", { s: table.turnSeconds })));
+  $("board").replaceChildren(waiting);
+  $("action").replaceChildren();
+  $("hand").replaceChildren();
+}
+
+export function drawStatus() {
+  const { table } = S;
+  const status = $("status");
+  status.replaceChildren();
+  if (table.status === "waiting") {
+    const seated = table.seats.filter((s) => s.kind !== "open").length;
+    status.append(`${t("wait.title", { filled: seated, all: table.seats.length })}. `);
+    status.append(S.seat ? t("status.startHint") : t("status.joinHint"));
+    return;
+  }
+  const view = table.view;
+  if (table.status === "over") {
+    status.append(t("status.over"));
+    return;
+  }
+  status.append(`${t("status.round", { round: view.round, rounds: view.rules.rounds })} · `);
+  if (table.moves.length) {
+    status.append(el("b", "", t(view.phase === "select" ? "status.yourSelect" : "status.yourBuild")));
+  } else {
+    status.append(who(table.toMove), " ", t(view.phase === "select" ? "status.selecting" : "status.building"));
+  }
+  status.append(el("span", "clock", ""));
+  drawClock();
+}
+
+export function drawClock() {
+  const clock = document.querySelector("#status .clock");
+  if (!clock || !S.table) return;
+  const deadline = S.table.deadline;
+  if (!deadline || S.table.status !== "playing") {
+    clock.textContent = "";
+    return;
+  }
+  const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+  clock.textContent = ` · ${t("status.left", { time: `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}` })}`;
+  clock.classList.toggle("urgent", left <= 10);
+}
+
+function seatTags(seat, index) {
+  const tags = [];
+  if (seat.kind === "bot") tags.push(el("span", "tag", t("tag.bot")));
+  if (seat.away) tags.push(el("span", "tag away", t("tag.away")));
+  // Your own seat is connected while this page's stream is live, whatever the last answer said.
+  const connected = index === S.table.you && S.seat ? S.live || seat.connected : seat.connected;
+  if (seat.kind === "human" && !connected) tags.push(el("span", "tag", t("tag.offline")));
+  return tags;
+}
+
+function colorLines(index) {
+  const view = S.table.view;
+  const line = el("div", "colors");
+  for (const c of view.rules.colors[index]) {
+    const part = el("span", "color-line");
+    part.append(chip(c), ` ${t("points", { n: view.scores[c] })}`);
+    const sel = view.selected[c];
+    if (sel.some(Boolean)) part.append(el("span", "hint", ` · ${t("players.toBuild", { pieces: piecesText(sel) })}`));
+    const left = view.supply[c].reduce((s, k) => s + k, 0);
+    part.append(el("span", "hint", ` · ${t("players.supply", { n: left })}`));
+    line.append(part);
+  }
+  return line;
+}
+
+function drawPlayers() {
+  const { table } = S;
+  const items = table.seats.map((seat, index) => {
+    const item = el("li", `seat ${seat.kind}`);
+    item.dataset.player = String(index);
+    if (seat.kind === "open") {
+      item.append(el("span", "hint", t("seat.open")));
+      return item;
+    }
+    if (table.status !== "waiting") item.append(who(index));
+    else {
+      item.append(el("b", "", seatName(index)));
+      if (index === table.you) item.append(el("span", "you", ` ${t("you")}`));
+    }
+    item.append(...seatTags(seat, index));
+    if (table.view && table.toMove === index && table.status === "playing") {
+      item.classList.add("to-move");
+      item.append(el("span", "tag turn", t("tag.turn")));
+    }
+    if (table.view) item.append(colorLines(index));
+    return item;
+  });
+  $("players").replaceChildren(...items);
+  $("share").hidden = table.status !== "waiting";
+}
+
+function joinForm() {
+  const form = el("form", "join-form");
+  const input = el("input");
+  input.name = "name";
+  input.placeholder = t("join.placeholder");
+  input.setAttribute("aria-label", t("join.placeholder"));
+  input.value = api.myName();
+  input.required = true;
+  const button = el("button", "", t("join.button"));
+  button.type = "submit";
+  button.id = "join-button";
+  form.append(input, button);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    join(input.value).catch((error) => notice(error.message));
+  });
+  return form;
+}
+
+function drawSeatActions() {
+  const { table } = S;
+  const box = $("seat-actions");
+  box.replaceChildren();
+  if (table.status === "waiting") {
+    if (!S.seat && table.seats.some((s) => s.kind === "open")) box.append(joinForm());
+    if (bearer()) {
+      const button = el("button", "primary", t("start.button"));
+      button.id = "start-button";
+      button.disabled = table.seats.filter((s) => s.kind !== "open").length < 2;
+      button.addEventListener("click", () => start().catch((error) => notice(error.message)));
+      box.append(button);
+    }
+  } else if (!S.seat) {
+    box.append(el("p", "hint", t("players.watching")));
+  }
+  if (S.seat && table.status !== "over") {
+    const button = el("button", "quiet", t("leave.button"));
+    button.addEventListener("click", () => leave().catch((error) => notice(error.message)));
+    box.append(button);
+  }
+}
+
+// The hand, each card as its holder reads it from their own side of the board; the block it
+// designates there (RULES §2) lights up on the board while the card is pointed at or focused.
+function drawHand() {
+  const view = S.table.view;
+  const building = S.table.moves.length > 0 && view.phase === "build";
+  const cards = (view.hand ?? []).map((position) =>
+    drawCard(position, {
+      chosen: S.hoverCard === position,
+      label: t("card.designates", { spot: spotName(position), block: spotName(rotate(position, side())) }),
+      onHover: (p) => {
+        S.hoverCard = p;
+        redrawBoard();
+      },
+    }),
+  );
+  $("hand").replaceChildren(...cards);
+  $("hand").classList.toggle("active", building);
+  $("hand-side").textContent = t("hand.side", { side: t(`side.${side()}`) });
+}

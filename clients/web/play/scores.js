@@ -1,0 +1,113 @@
+// Where the points came from: the recap shown when a round is scored, and the final ranking with
+// each round's breakdown (the state's history, DESIGN §2), per player over their colors.
+
+import { HOODS, el } from "./board.js";
+import { t } from "./i18n.js";
+import { $, S, bearer, notice, seatName, who } from "./state.js";
+import { rematch } from "./actions.js";
+import { openReplay } from "./replay.js";
+
+// One player's part of a round record: buildings, majorities (points and neighborhoods),
+// tallest, urban and total, summed over the player's colors.
+export function playerPart(record, colors) {
+  const sum = (k) => colors.reduce((s, c) => s + (Number(record.scores[c][k]) || 0), 0);
+  const hoods = colors.flatMap((c) => (Array.isArray(record.scores[c].majorities) ? record.scores[c].majorities : []));
+  const total = sum("total");
+  const parts = { buildings: sum("buildings"), tallest: sum("tallest"), urban: sum("urban"), total };
+  // The majorities' points are what the total holds beyond the other parts (edition-free).
+  parts.majorities = total - parts.buildings - parts.tallest - parts.urban;
+  parts.hoods = [...new Set(hoods)].map((n) => HOODS[n]);
+  return parts;
+}
+
+function recapTable(record, view) {
+  const urban = Boolean(view.rules.variants?.urbanRules);
+  const grid = el("table", "breakdown recap-table");
+  grid.tabIndex = 0; // it may scroll sideways on a phone: reachable by keyboard
+  const head = el("tr");
+  const columns = ["recap.player", "recap.buildings", "recap.majorities", "recap.tallest"];
+  if (urban) columns.push("recap.urban");
+  columns.push("recap.total");
+  head.append(...columns.map((k) => el("th", "", t(k))));
+  grid.append(head);
+  view.rules.colors.forEach((colors, p) => {
+    const part = playerPart(record, colors);
+    const row = el("tr");
+    const hoods = part.hoods.length ? ` (${part.hoods.join(", ")})` : "";
+    row.append(el("th", "", seatName(p)), el("td", "", String(part.buildings)), el("td", "", `${part.majorities}${hoods}`));
+    row.append(el("td", "", String(part.tallest)));
+    if (urban) row.append(el("td", "", String(part.urban)));
+    row.append(el("td", "", el("b", "", `+${part.total}`)));
+    grid.append(row);
+  });
+  return grid;
+}
+
+// The recap of the round just scored, until closed or the next round's recap.
+export function drawRecap() {
+  const box = $("recap");
+  const view = S.table?.view;
+  if (!S.recap || !view || S.replay) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  const close = el("button", "quiet", t("recap.close"));
+  close.id = "close-recap";
+  close.addEventListener("click", () => {
+    S.recap = null;
+    box.hidden = true;
+  });
+  box.replaceChildren(el("h2", "", t("recap.title", { round: S.recap.round })), recapTable(S.recap, view), close);
+}
+
+function breakdown(view) {
+  const grid = el("table", "breakdown");
+  grid.tabIndex = 0;
+  const head = el("tr");
+  head.append(el("th", "", t("recap.round")), ...view.rules.colors.map((_, p) => el("th", "", seatName(p))));
+  grid.append(head);
+  const urban = Boolean(view.rules.variants?.urbanRules);
+  for (const record of view.history) {
+    const row = el("tr");
+    row.append(el("th", "", String(record.round)));
+    for (const colors of view.rules.colors) {
+      const part = playerPart(record, colors);
+      const cell = el("td");
+      cell.append(el("b", "", String(part.total)));
+      cell.append(el("span", "hint", ` = ${part.buildings} + ${part.majorities} + ${part.tallest}${urban ? ` + ${part.urban}` : ""}`));
+      row.append(cell);
+    }
+    grid.append(row);
+  }
+  return [grid, el("p", "hint", t(urban ? "recap.sumUrban" : "recap.sum"))];
+}
+
+export function drawEnding() {
+  const box = $("ending");
+  const { table } = S;
+  if (table.status !== "over" || !table.view || S.replay) {
+    box.hidden = true;
+    return;
+  }
+  box.hidden = false;
+  box.replaceChildren(el("h2", "", t("end.title")));
+  const ranking = el("ol", "ranking");
+  for (const r of table.ranking ?? []) {
+    const item = el("li");
+    item.append(`${r.place}. `, who(r.player), ` ${t("points", { n: r.score })}`);
+    ranking.append(item);
+  }
+  box.append(ranking, ...breakdown(table.view));
+  const replay = el("button", "", t("replay.open"));
+  replay.id = "open-replay";
+  replay.addEventListener("click", () => openReplay().catch((error) => notice(error.message)));
+  box.append(replay, " ");
+  if (bearer()) {
+    const again = el("button", "primary", table.rematch ? t("end.toRematch") : t("end.rematch"));
+    again.id = "rematch";
+    // The service seats the caller at the rematch, whether they open it or join it.
+    again.addEventListener("click", () => rematch().catch((error) => notice(error.message)));
+    box.append(again);
+  }
+}

@@ -1,0 +1,423 @@
+"""The simulated people of ``manhattan bench tables`` and the phases they play: the stateless
+baseline (``stateless``), people at tables with live streams (``play_tables``) and silent
+streams (``idle_streams``). They speak HTTP/1.1 through the tools' one client (``http_client``)
+and read their streams with ``sse_reader``."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+import orjson
+
+from ..http_client import Connection, Origin, Stream, open_stream
+from ..sse_reader import SSEParser
+from .harness import latency_summary, resident_kib
+from .table_report import PERCENTILES, SEATS, memory_growth, per_second
+
+#: Requests in flight while tables are created and joined (not measured).
+SETUP_CONCURRENCY = 32
+STREAM_OPEN_CONCURRENCY = 100
+REQUEST_TIMEOUT = 30.0
+#: A stream silent this long is dead (the service's heartbeat comes every 15 s by default).
+STREAM_IDLE_TIMEOUT = 120.0
+
+T = TypeVar("T")
+
+
+class BenchError(RuntimeError):
+    """The run cannot go on (the service refused the setup, a stream did not open)."""
+
+
+@dataclass
+class Tally:
+    push: list[float] = field(default_factory=list)
+    post: list[float] = field(default_factory=list)
+    moves: int = 0
+    conflicts: int = 0
+    #: Table GETs a mover needed (its event carried no legal moves).
+    gets: int = 0
+    errors: int = 0
+    samples: list[str] = field(default_factory=list)
+
+    def fail(self, detail: str) -> None:
+        self.errors += 1
+        if len(self.samples) < 8:
+            self.samples.append(detail[:240])
+
+
+# -- HTTP ------------------------------------------------------------------------------------
+class Endpoint:
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.origin = Origin(host, port, tls=False)
+
+    def connection(self) -> Connection:
+        return Connection(self.origin, REQUEST_TIMEOUT)
+
+
+async def call(
+    connection: Connection,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = None,
+) -> tuple[int, Any]:
+    """One JSON request: (status, decoded body)."""
+    headers = {"accept": "application/json"}
+    content = None
+    if body is not None:
+        content = orjson.dumps(body)
+        headers["content-type"] = "application/json"
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
+    reply = await connection.request(method, path, content, headers)
+    return reply.status, orjson.loads(reply.body) if reply.body else None
+
+
+async def must(
+    connection: Connection, method: str, path: str, body: Any = None, token: str = ""
+) -> Any:
+    status, answer = await call(connection, method, path, body, token or None)
+    if not 200 <= status < 300:
+        raise BenchError(f"{method} {path}: HTTP {status} {str(answer)[:200]}")
+    return answer
+
+
+class EventStream:
+    """One table stream: ``http_client.open_stream`` parsed by ``sse_reader.SSEParser``.
+
+    ``events`` yields ``(event, id, data)`` (the id -1 until one came); heartbeats (comments)
+    dispatch nothing."""
+
+    def __init__(self, endpoint: Endpoint, path: str, token: str | None) -> None:
+        self.endpoint, self.path, self.token = endpoint, path, token
+        self._stream: Stream | None = None
+
+    async def open(self) -> None:
+        headers = {"accept": "text/event-stream"}
+        if self.token is not None:
+            headers["authorization"] = f"Bearer {self.token}"
+        self._stream = await open_stream(
+            self.endpoint.origin, "GET", self.path, headers=headers, timeout=STREAM_IDLE_TIMEOUT
+        )
+        if self._stream.status != 200:
+            status = self._stream.status
+            self.close()
+            raise BenchError(f"stream {self.path}: HTTP {status}")
+
+    async def events(self) -> AsyncIterator[tuple[str, int, str]]:
+        assert self._stream is not None
+        parser = SSEParser()
+        async for line in self._stream.lines():
+            event = parser.feed(line)
+            if event is not None:
+                ident = int(event.id) if event.id and event.id.isdigit() else -1
+                yield event.event, ident, event.data
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+
+
+class Pool:
+    """``size`` keep-alive connections, each lent to one request at a time."""
+
+    def __init__(self, endpoint: Endpoint, size: int) -> None:
+        self._all = [endpoint.connection() for _ in range(size)]
+        self._free: asyncio.Queue[Connection] = asyncio.Queue()
+        for connection in self._all:
+            self._free.put_nowait(connection)
+
+    async def must(self, method: str, path: str, body: Any = None, token: str = "") -> Any:
+        connection = await self._free.get()
+        try:
+            return await must(connection, method, path, body, token)
+        finally:
+            self._free.put_nowait(connection)
+
+    def close(self) -> None:
+        for connection in self._all:
+            connection.close()
+
+
+async def bounded(limit: int, jobs: Sequence[Callable[[], Awaitable[T]]]) -> list[T]:
+    gate = asyncio.Semaphore(limit)
+
+    async def one(job: Callable[[], Awaitable[T]]) -> T:
+        async with gate:
+            return await job()
+
+    return list(await asyncio.gather(*(one(job) for job in jobs)))
+
+
+# -- the stateless baseline -------------------------------------------------------------------
+async def stateless(endpoint: Endpoint, players: int, seconds: float, seed: int) -> dict[str, Any]:
+    """Random 4-player games by legal-moves + apply on the sealed token, ``players`` at once."""
+    tally = Tally()
+    deadline = time.monotonic() + seconds
+
+    async def player(rng: random.Random) -> None:
+        connection = endpoint.connection()
+        try:
+            while time.monotonic() < deadline:
+                game = await must(connection, "POST", "/v1/games", {"players": SEATS})
+                token = game["token"]
+                while time.monotonic() < deadline:
+                    listed = await must(
+                        connection, "POST", "/v1/legal-moves", {"state": {"token": token}}
+                    )
+                    if not listed["moves"]:
+                        break
+                    move = rng.choice(listed["moves"])
+                    body = {"state": {"token": token}, "move": move}
+                    token = (await must(connection, "POST", "/v1/apply", body))["token"]
+                    tally.moves += 1
+        except (BenchError, OSError) as exc:  # an HttpError is an OSError
+            tally.fail(f"stateless: {exc!r}")
+        finally:
+            connection.close()
+
+    master = random.Random(seed)
+    started = time.perf_counter()
+    await asyncio.gather(*(player(random.Random(master.getrandbits(64))) for _ in range(players)))
+    elapsed = time.perf_counter() - started
+    return {
+        "players": players,
+        "seconds": elapsed,
+        "moves": tally.moves,
+        "moves_per_s": per_second(tally.moves, elapsed),
+        "errors": tally.errors,
+        "error_samples": tally.samples,
+    }
+
+
+# -- people at tables -------------------------------------------------------------------------
+@dataclass
+class TableRun:
+    table_id: str
+    host_token: str
+    tokens: list[str]
+    #: version a move makes -> perf_counter() just before its POST was written
+    sent: dict[int, float] = field(default_factory=dict)
+    over: bool = False
+
+
+async def make_tables(
+    endpoint: Endpoint, count: int, setup: dict[str, Any], *, seats: int = SEATS
+) -> list[TableRun]:
+    """``count`` tables of ``seats`` open seats, every seat joined."""
+    pool = Pool(endpoint, SETUP_CONCURRENCY)
+
+    async def one(k: int) -> TableRun:
+        body = {"setup": setup, "seats": ["open"] * seats, "public": False, "name": f"b{k}"}
+        created = await pool.must("POST", "/v1/tables", body)
+        tid = created["tableId"]
+        tokens = []
+        for seat in range(seats):
+            joined = await pool.must("POST", f"/v1/tables/{tid}/join", {"name": f"p{seat}"})
+            tokens.append(joined["seatToken"])
+        return TableRun(tid, created["hostToken"], tokens)
+
+    try:
+        return await bounded(SETUP_CONCURRENCY, [partial(one, k) for k in range(count)])
+    finally:
+        pool.close()
+
+
+class Person:
+    """One seat: reads its stream, records the push latency of others' moves, moves on its turn."""
+
+    def __init__(
+        self,
+        endpoint: Endpoint,
+        table: TableRun,
+        seat: int,
+        tally: Tally,
+        rng: random.Random,
+        stop: asyncio.Event,
+        think: float = 0.0,
+    ) -> None:
+        self.table, self.seat, self.tally, self.rng, self.stop = table, seat, tally, rng, stop
+        self.think = think
+        self.token = table.tokens[seat]
+        self.stream = EventStream(endpoint, f"/v1/tables/{table.table_id}/events", self.token)
+        self.rest = endpoint.connection()
+        self.me: int | None = None
+        self.moving: asyncio.Task[None] | None = None
+        self.ready = asyncio.Event()
+
+    async def run(self) -> None:
+        try:
+            await self.stream.open()
+            async for kind, version, data in self.stream.events():
+                arrived = time.perf_counter()
+                to_move: int | None = None
+                parsed: dict[str, Any] = {}
+                if kind == "move":
+                    sent = self.table.sent.get(version)
+                    parsed = orjson.loads(data)
+                    if sent is not None and parsed.get("player") != self.me:
+                        self.tally.push.append(arrived - sent)
+                    to_move = parsed.get("toMove")
+                elif kind == "snapshot":
+                    parsed = orjson.loads(data)
+                    self.me = parsed.get("you")
+                    self.ready.set()
+                    if parsed["status"] == "playing":
+                        to_move = parsed.get("toMove")
+                elif kind == "started":
+                    parsed = orjson.loads(data)
+                    to_move = parsed.get("toMove")
+                elif kind == "over":
+                    self.table.over = True
+                    return
+                if to_move is not None and to_move == self.me and not self.stop.is_set():
+                    # The event carries the mover's legal moves at its version: no GET.
+                    known = (parsed.get("moves"), parsed.get("version"))
+                    self.moving = asyncio.create_task(self.move(*known))
+            if not self.stop.is_set():
+                self.tally.fail(f"stream of {self.table.table_id}/{self.seat} ended early")
+        except (BenchError, OSError, ValueError) as exc:
+            if not self.stop.is_set():
+                self.tally.fail(f"stream of {self.table.table_id}/{self.seat}: {exc!r}")
+        finally:
+            self.ready.set()
+            self.stream.close()
+
+    async def move(self, moves: list[Any] | None, version: int | None) -> None:
+        """Play one of ``moves`` at ``version`` (from the event); without them, GET the table."""
+        path = f"/v1/tables/{self.table.table_id}"
+        try:
+            if self.think:  # a person looks at the board for a while (0.5 to 1.5 x think)
+                await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
+            if not moves or version is None:
+                table = await must(self.rest, "GET", path, token=self.token)
+                moves, version = table["moves"], table["version"]
+                self.tally.gets += 1
+            if not moves or self.stop.is_set():
+                return
+            move = self.rng.choice(moves)
+            body = {"move": move, "version": version, "moveId": secrets.token_hex(8)}
+            started = time.perf_counter()
+            self.table.sent[version + 1] = started
+            status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
+            if status == 200:
+                self.tally.post.append(time.perf_counter() - started)
+                self.tally.moves += 1
+            elif status == 409:
+                self.tally.conflicts += 1  # a stale view; the stream brings the next turn
+            else:
+                self.tally.fail(f"move: HTTP {status} {str(answer)[:200]}")
+        except (BenchError, OSError, ValueError) as exc:
+            self.tally.fail(f"move at {self.table.table_id}: {exc!r}")
+
+    async def close(self) -> None:
+        """Stop moving first (a move half-sent on a closed connection is no error), then hang
+        up."""
+        if self.moving is not None:
+            self.moving.cancel()
+            await asyncio.gather(self.moving, return_exceptions=True)
+        self.stream.close()
+        self.rest.close()
+
+
+async def play_tables(
+    endpoint: Endpoint,
+    tables: int,
+    seconds: float,
+    seed: int,
+    setup: dict[str, Any],
+    think: float = 0.0,
+) -> dict[str, Any]:
+    runs = await make_tables(endpoint, tables, setup)
+    tally = Tally()
+    stop = asyncio.Event()
+    master = random.Random(seed)
+    people = [
+        Person(endpoint, run, seat, tally, random.Random(master.getrandbits(64)), stop, think)
+        for run in runs
+        for seat in range(SEATS)
+    ]
+    readers = [asyncio.create_task(p.run()) for p in people]
+    await asyncio.gather(*(p.ready.wait() for p in people))
+    if tally.errors:
+        stop.set()
+        raise BenchError(f"streams did not open: {tally.samples}")
+    pool = Pool(endpoint, SETUP_CONCURRENCY)
+    started = time.perf_counter()
+    try:
+        starts = [
+            lambda r=r: pool.must("POST", f"/v1/tables/{r.table_id}/start", {}, r.host_token)
+            for r in runs
+        ]
+        await bounded(SETUP_CONCURRENCY, starts)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*readers), max(0.0, seconds))
+    finally:
+        elapsed = time.perf_counter() - started
+        stop.set()
+        await asyncio.gather(*(person.close() for person in people))
+        pool.close()
+        await asyncio.gather(*readers, return_exceptions=True)
+    return {
+        "tables": tables,
+        "think_seconds": think,
+        "people": len(people),
+        "seconds": elapsed,
+        "moves": tally.moves,
+        "moves_per_s": per_second(tally.moves, elapsed),
+        "tables_finished": sum(run.over for run in runs),
+        "push_latency": latency_summary(tally.push, PERCENTILES),
+        "post_latency": latency_summary(tally.post, PERCENTILES),
+        "conflicts": tally.conflicts,
+        "gets": tally.gets,
+        "errors": tally.errors,
+        "error_samples": tally.samples,
+    }
+
+
+# -- idle streams -----------------------------------------------------------------------------
+async def idle_streams(
+    endpoint: Endpoint, pid: int | None, streams: int, hold: float
+) -> dict[str, Any]:
+    runs = await make_tables(endpoint, math.ceil(streams / SEATS), {})
+    seats = [(run, k) for run in runs for k in range(SEATS)][:streams]
+    await asyncio.sleep(1.0)  # let the setup's garbage settle before the baseline
+    before = resident_kib(pid) if pid is not None else None
+    opened = [
+        EventStream(endpoint, f"/v1/tables/{run.table_id}/events", run.tokens[k])
+        for run, k in seats
+    ]
+    snapshots = 0
+
+    async def open_one(stream: EventStream) -> None:
+        nonlocal snapshots
+        await stream.open()
+        async for kind, _, _ in stream.events():
+            if kind == "snapshot":
+                snapshots += 1
+                return
+
+    try:
+        await bounded(STREAM_OPEN_CONCURRENCY, [partial(open_one, s) for s in opened])
+        await asyncio.sleep(hold)  # every stream open and silent (heartbeats only)
+        after = resident_kib(pid) if pid is not None else None
+    finally:
+        for stream in opened:
+            stream.close()
+    return {
+        "streams": len(opened),
+        "snapshots": snapshots,
+        "hold_seconds": hold,
+        "memory": memory_growth(before, after, len(opened)),
+    }

@@ -1,0 +1,187 @@
+"""The report of ``manhattan bench tables``: its figures (rates, ratios, memory growth, CPU
+per move), its targets and verdicts, and its text."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Sequence
+from typing import Any
+
+from .harness import cpu_seconds
+
+TARGETS = {"push_p99_ms": 50.0, "moves_vs_stateless": 0.5, "idle_growth_mib": 100.0}
+#: The latency percentiles reported.
+PERCENTILES = (0.50, 0.90, 0.99)
+SEATS = 4
+
+
+# -- arithmetic -------------------------------------------------------------------------------
+def per_second(count: int, seconds: float) -> float:
+    return count / seconds if seconds > 0 else 0.0
+
+
+def ratio(numerator: float, denominator: float) -> float | None:
+    return numerator / denominator if denominator > 0 else None
+
+
+def memory_growth(before_kib: int | None, after_kib: int | None, streams: int) -> dict[str, Any]:
+    """RSS growth between two readings, in MiB, and per stream in KiB."""
+    if before_kib is None or after_kib is None:
+        return {"available": False}
+    grown = after_kib - before_kib
+    return {
+        "available": True,
+        "before_mib": before_kib / 1024,
+        "after_mib": after_kib / 1024,
+        "growth_mib": grown / 1024,
+        "per_stream_kib": grown / streams if streams else 0.0,
+    }
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, bool | None]:
+    """Each target met (True), missed (False) or not measured (None)."""
+    # The push target is judged where people play at a person's pace when that was measured
+    # (--think); flat out, pushes queue behind the moves of a saturated service.
+    push = (report.get("tables_paced") or report.get("tables", {})).get("push_latency", {})
+    p99 = push.get("p99_ms") if push.get("count") else None
+    versus = report.get("moves_vs_stateless")
+    memory = report.get("idle", {}).get("memory", {})
+    growth = memory.get("growth_mib") if memory.get("available") else None
+    return {
+        "push_p99_ms": None if p99 is None else p99 < TARGETS["push_p99_ms"],
+        "moves_vs_stateless": None if versus is None else versus >= TARGETS["moves_vs_stateless"],
+        "idle_growth_mib": None if growth is None else growth <= TARGETS["idle_growth_mib"],
+    }
+
+
+async def measured(pid: int | None, phase: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+    """Run a phase and add the CPU it cost: the service's (from /proc) and this process's. On a
+    shared machine CPU per move is a steadier figure than moves per second."""
+    service_before = cpu_seconds(pid) if pid is not None else None
+    bench_before = time.process_time()
+    result = await phase
+    service_after = cpu_seconds(pid) if pid is not None else None
+    result["bench_cpu_seconds"] = time.process_time() - bench_before
+    result["service_cpu_seconds"] = (
+        None if service_before is None or service_after is None else service_after - service_before
+    )
+    moves = result.get("moves") or 0
+    used = result["service_cpu_seconds"]
+    result["service_cpu_ms_per_move"] = 1000 * used / moves if used is not None and moves else None
+    return result
+
+
+def cpu_ratio(tables: dict[str, Any], stateless: Sequence[dict[str, Any]]) -> float | None:
+    """Table moves per service CPU second over stateless moves per service CPU second."""
+    costs = [p["service_cpu_ms_per_move"] for p in stateless if p["service_cpu_ms_per_move"]]
+    table_cost = tables.get("service_cpu_ms_per_move")
+    if not costs or not table_cost:
+        return None
+    stateless_cost = float(sum(costs)) / len(costs)
+    return stateless_cost / float(table_cost)
+
+
+def _verdict(met: bool | None) -> str:
+    return {True: "met", False: "MISSED", None: "not measured"}[met]
+
+
+def print_report(report: dict[str, Any]) -> None:
+    load = report["load_average_1m"]
+    print(
+        f"bench tables against {report['url']} ({report['cores']} cores, load average "
+        f"{load['start']:.1f} -> {load['end']:.1f})"
+    )
+    for k, phase in enumerate(report["stateless"], 1):
+        print(
+            f"  stateless {k}: {phase['players']} players, {phase['moves']} moves in "
+            f"{phase['seconds']:.1f} s = {phase['moves_per_s']:.0f} moves/s "
+            "(legal-moves + apply per move)"
+        )
+    _print_tables(report)
+    _print_paced(report)
+    _print_idle(report)
+    _print_costs(report)
+    if report.get("live"):
+        from .tables_scale import print_live  # it builds on the people and this module
+
+        print_live(report["live"])
+
+
+def _print_tables(report: dict[str, Any]) -> None:
+    played, verdict = report["tables"], report["verdicts"]
+    push, post = played["push_latency"], played["post_latency"]
+    print(
+        f"  tables: {played['tables']} tables x {SEATS} people with live streams, "
+        f"{played['moves']} moves in {played['seconds']:.1f} s = "
+        f"{played['moves_per_s']:.0f} moves/s; {played['tables_finished']} games finished; "
+        f"{played['conflicts']} conflicts, {played['errors']} errors, "
+        f"{played.get('gets', 0)} table GETs (the events carry the movers' moves)"
+    )
+    versus = report["moves_vs_stateless"]
+    print(
+        f"    table moves vs stateless: "
+        f"{'n/a' if versus is None else f'{versus:.2f}x'} "
+        f"(target >= {TARGETS['moves_vs_stateless']}x: {_verdict(verdict['moves_vs_stateless'])})"
+    )
+    print(
+        f"    push latency (POST -> other seats' streams), {push['count']} deliveries: "
+        f"p50 {push['p50_ms']:.1f} ms, p90 {push['p90_ms']:.1f} ms, p99 {push['p99_ms']:.1f} ms, "
+        f"max {push['max_ms']:.1f} ms "
+        + (
+            "(flat out; the target is judged at a person's pace, below)"
+            if report.get("tables_paced")
+            else f"(target p99 < {TARGETS['push_p99_ms']:.0f} ms: "
+            f"{_verdict(verdict['push_p99_ms'])})"
+        )
+    )
+    print(f"    move POST latency: p50 {post['p50_ms']:.1f} ms, p99 {post['p99_ms']:.1f} ms")
+    for sample in played["error_samples"]:
+        print(f"      {sample}")
+
+
+def _print_paced(report: dict[str, Any]) -> None:
+    paced = report.get("tables_paced")
+    if not paced:
+        return
+    push = paced["push_latency"]
+    print(
+        f"  tables, people thinking {paced['think_seconds']:.1f} s a move (0.5-1.5x): "
+        f"{paced['moves']} moves in {paced['seconds']:.1f} s = {paced['moves_per_s']:.0f} "
+        f"moves/s; {paced['conflicts']} conflicts, {paced['errors']} errors"
+    )
+    print(
+        f"    push latency, {push['count']} deliveries: p50 {push['p50_ms']:.1f} ms, "
+        f"p99 {push['p99_ms']:.1f} ms, max {push['max_ms']:.1f} ms "
+        f"(target p99 < {TARGETS['push_p99_ms']:.0f} ms: "
+        f"{_verdict(report['verdicts']['push_p99_ms'])})"
+    )
+
+
+def _print_idle(report: dict[str, Any]) -> None:
+    idle = report["idle"]
+    if not idle:
+        return
+    memory = idle["memory"]
+    if not memory["available"]:
+        print(f"  idle: {idle['streams']} streams; RSS not measured (Linux /proc only)")
+        return
+    print(
+        f"  idle: {idle['streams']} streams open ({idle['snapshots']} snapshots) for "
+        f"{idle['hold_seconds']:.0f} s: service RSS {memory['before_mib']:.1f} -> "
+        f"{memory['after_mib']:.1f} MiB, growth {memory['growth_mib']:+.1f} MiB "
+        f"({memory['per_stream_kib']:.1f} KiB per stream; target <= "
+        f"{TARGETS['idle_growth_mib']:.0f} MiB: {_verdict(report['verdicts']['idle_growth_mib'])})"
+    )
+
+
+def _print_costs(report: dict[str, Any]) -> None:
+    costs = [(f"stateless {k}", p) for k, p in enumerate(report["stateless"], 1)]
+    for name, phase in [*costs, ("tables", report["tables"])]:
+        used, per_move = phase["service_cpu_seconds"], phase["service_cpu_ms_per_move"]
+        service = "n/a" if used is None else f"{used:.1f} s"
+        if per_move is not None:
+            service += f" ({per_move:.2f} ms per move)"
+        print(f"  CPU in {name}: service {service}, this bench {phase['bench_cpu_seconds']:.1f} s")
+    per_cpu = report["moves_per_cpu_vs_stateless"]
+    if per_cpu is not None:
+        print(f"  table moves per service CPU second vs stateless: {per_cpu:.2f}x")

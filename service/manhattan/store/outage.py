@@ -1,0 +1,88 @@
+"""Warnings during an outage: one line per kind of failure with a count, not one per request.
+
+The first failure of each kind (the exception's class: ``ConnectionError``, ``TimeoutError``,
+...) is logged when it happens; later ones of that kind are counted, and the counts are logged
+in one line per kind every ``every`` seconds while the outage lasts and once more, with its
+length, when the store answers again.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+
+class OutageLog:
+    def __init__(
+        self,
+        log: logging.Logger,
+        what: str,
+        *,
+        every: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.log = log
+        self.what = what
+        self.every = every
+        self._clock = clock
+        self._since: float | None = None
+        self._next_report = 0.0
+        self._unreported: dict[str, int] = {}
+        self._totals: dict[str, int] = {}
+
+    @property
+    def active(self) -> bool:
+        return self._since is not None
+
+    def failed(self, exc: BaseException, kind: str | None = None) -> None:
+        """One failure; ``kind`` defaults to the exception's class name."""
+        kind = kind or type(exc).__name__
+        now = self._clock()
+        if self._since is None:
+            self._since = now
+            self._next_report = now + self.every
+        first = kind not in self._totals
+        self._totals[kind] = self._totals.get(kind, 0) + 1
+        if first:
+            self.log.warning(
+                "%s unavailable (%s)", self.what, kind, extra={"kind": kind, "error": repr(exc)}
+            )
+        else:
+            self._unreported[kind] = self._unreported.get(kind, 0) + 1
+        if now >= self._next_report:
+            self._next_report = now + self.every
+            self._report(f"still unavailable after {now - self._since:.0f} s")
+
+    def recovered(self) -> None:
+        """The store answered: the outage (if any) is over."""
+        if self._since is None:
+            return
+        seconds = self._clock() - self._since
+        self.log.warning("%s is back after %.1f s", self.what, seconds)
+        for kind, count in sorted(self._totals.items()):
+            self.log.warning(
+                "%s was unavailable: %d failures (%s)",
+                self.what,
+                count,
+                kind,
+                extra={"kind": kind, "count": count, "seconds": round(seconds, 1)},
+            )
+        self._since = None
+        self._totals.clear()
+        self._unreported.clear()
+
+    def _report(self, state: str) -> None:
+        self.log.warning("%s %s", self.what, state)
+        for kind, count in sorted(self._unreported.items()):
+            self.log.warning(
+                "%s unavailable (%s): %d more failures",
+                self.what,
+                kind,
+                count,
+                extra={"kind": kind, "count": count},
+            )
+        self._unreported.clear()
+
+
+__all__ = ["OutageLog"]

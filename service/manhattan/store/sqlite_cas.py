@@ -1,0 +1,331 @@
+"""The embedded default's versioned store: SQLite in a data directory, one process owning it.
+
+Without Redis, everything a table needs (tables, seats, tickets, presence, leases, finished
+records until their TTL) is one row of ``records(key, version, data, expires)``: ``version`` is
+0 for a plain value (a ticket, a lease) and 1, 2, ... for a versioned record; ``expires`` is wall
+clock (unix seconds), so a TTL runs on across restarts. Nothing is evicted to make room: a row
+leaves when it expires (expired rows are invisible at once and deleted by a sweep at most every
+``sweep_every`` seconds, piggybacked on writes) or is deleted.
+
+Durability: WAL journal with ``synchronous=NORMAL``, so a commit is in the operating system's
+hands before the call returns: a ``kill -9`` (or any crash of the process) loses nothing
+committed; a power cut may lose the last commits but never corrupts the file. Each ``swap`` is
+one ``BEGIN IMMEDIATE`` transaction that reads the version and writes the next one only if it is
+still the expected one: that transaction *is* the compare-and-set.
+
+Threading: every SQLite call runs on one thread of the store's own (``run_in_executor`` on a
+one-worker pool), never on the event loop. One thread serializes all writers, so there is no
+``SQLITE_BUSY`` in process, and each operation is one hop to that thread, a whole transaction in
+one function (aiosqlite would make a hop per statement, and adds a dependency for nothing here).
+
+One process owns a data directory: it holds an exclusive ``flock`` on ``manhattan.lock`` there
+while the store is open (the kernel releases it when the process dies, ``kill -9`` included), and
+a second process is refused with ``DataDirectoryInUse``. Publish/subscribe is in process, as in
+the memory store: only this process's streams can be listening.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import IO, TypeVar
+
+from manhattan.store.cache import StoreUnavailable
+from manhattan.store.cas import Fanout, Record
+from manhattan.store.expiring import ExpiringMap
+
+log = logging.getLogger("manhattan.store.sqlite")
+
+T = TypeVar("T")
+
+DATABASE_FILE = "tables.sqlite3"
+LOCK_FILE = "manhattan.lock"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    key TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    expires REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_expires ON records (expires);
+"""
+_UPSERT = (
+    "INSERT INTO records (key, version, data, expires) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (key) DO UPDATE SET "
+    "version = excluded.version, data = excluded.data, expires = excluded.expires"
+)
+#: Seconds the memory copy remembers that a key holds no record.
+ABSENT_SECONDS = 60.0
+_ABSENT = Record(0, b"")
+#: Rows one sweep deletes at most (a sweep must not hold the writer for long).
+SWEEP_BATCH = 2_000
+
+
+class DataDirectoryError(RuntimeError):
+    """The data directory cannot be used (not writable, or its database unreadable)."""
+
+
+class DataDirectoryInUse(DataDirectoryError):
+    """Another process holds the data directory."""
+
+
+def lock_directory(directory: Path) -> IO[str]:
+    """An exclusive lock on ``directory`` for this process (the open lock file: keep it open).
+    Creates the directory (mode 0700) when it does not exist."""
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    handle = open(directory / LOCK_FILE, "a+")  # noqa: SIM115 - held open for the lock's life
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise DataDirectoryInUse(
+            f"the data directory {directory} is in use by another manhattan process (pid "
+            f"{holder}); one process owns a data directory: stop that one, or set "
+            "MANHATTAN_DATA_DIR to another directory (or REDIS_URL to share tables)"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    return handle
+
+
+class SqliteVersionedStore:
+    """Records in ``<directory>/tables.sqlite3`` (see the module docstring)."""
+
+    name = "sqlite"
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        clock: Callable[[], float] = time.time,
+        sweep_every: float = 60.0,
+        memory_records: int = 10_000,
+    ) -> None:
+        self.directory = directory
+        self.sweep_every = sweep_every
+        self._clock = clock
+        try:
+            self._lock = lock_directory(directory)
+        except OSError as exc:
+            raise DataDirectoryError(f"the data directory {directory}: {exc}") from exc
+        try:
+            self._db = _connect(directory / DATABASE_FILE)
+        except (sqlite3.Error, OSError) as exc:
+            self._lock.close()
+            raise DataDirectoryError(f"the database in {directory}: {exc}") from exc
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="manhattan-sqlite")
+        self._fanout = Fanout()
+        self._records: ExpiringMap[Record] = ExpiringMap(memory_records, clock)
+        self._next_sweep = 0.0
+        self._closed = False
+
+    async def _run(self, operation: Callable[..., T], *args: object) -> T:
+        if self._closed:
+            raise StoreUnavailable("the table store is closed")
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, operation, *args)
+        except sqlite3.Error as exc:
+            log.error("table store (SQLite) failed", extra={"error": repr(exc)})
+            raise StoreUnavailable("the table store (SQLite) failed; retry shortly") from exc
+
+    # -- the operations, each run whole on the store's thread --------------------------------
+
+    def _read(self, key: str) -> tuple[Record, float] | None:
+        """The live record at ``key`` and when it expires."""
+        row = self._db.execute(
+            "SELECT version, data, expires FROM records "
+            "WHERE key = ? AND version > 0 AND expires > ?",
+            (key, self._clock()),
+        ).fetchone()
+        return None if row is None else (Record(row[0], bytes(row[1])), row[2])
+
+    def _swap(
+        self, key: str, expected: int, data: bytes, ttl: int
+    ) -> tuple[bool, tuple[Record, float] | None]:
+        self._maybe_sweep()
+        now = self._clock()
+        db = self._db
+        outcome: tuple[bool, tuple[Record, float] | None]
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            current = self._read(key)
+            version = 0 if current is None else current[0].version
+            if version != expected:
+                outcome = (False, current)
+            else:
+                db.execute(_UPSERT, (key, version + 1, data, now + ttl))
+                outcome = (True, (Record(version + 1, data), now + ttl))
+            db.execute("COMMIT")
+        finally:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+        return outcome
+
+    def _touch(self, key: str, ttl: int) -> None:
+        now = self._clock()
+        self._db.execute(
+            "UPDATE records SET expires = ? WHERE key = ? AND expires > ?", (now + ttl, key, now)
+        )
+
+    def _claim(self, key: str, token: str, ttl_ms: int) -> bool:
+        self._maybe_sweep()
+        now = self._clock()
+        cursor = self._db.execute(
+            _UPSERT + " WHERE records.expires <= ?",
+            (key, 0, token.encode(), now + ttl_ms / 1000, now),
+        )
+        return cursor.rowcount == 1
+
+    def _take(self, key: str) -> bytes | None:
+        rows = self._db.execute(
+            "DELETE FROM records WHERE key = ? RETURNING version, data, expires", (key,)
+        ).fetchall()  # all: the statement (and its transaction) ends only when stepped through
+        if not rows:
+            return None
+        row = rows[0]
+        if row[0] != 0 or row[2] <= self._clock():
+            return None
+        return bytes(row[1])
+
+    def _put(self, key: str, data: bytes, ttl: int) -> None:
+        self._maybe_sweep()
+        self._db.execute(_UPSERT, (key, 0, data, self._clock() + ttl))
+
+    def _get(self, key: str) -> bytes | None:
+        row = self._db.execute(
+            "SELECT data FROM records WHERE key = ? AND version = 0 AND expires > ?",
+            (key, self._clock()),
+        ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def _delete(self, key: str) -> None:
+        self._db.execute("DELETE FROM records WHERE key = ?", (key,))
+
+    def _maybe_sweep(self) -> None:
+        now = self._clock()
+        if now >= self._next_sweep:
+            self._next_sweep = now + self.sweep_every
+            self.sweep_now()
+
+    def sweep_now(self) -> int:
+        """Deletes expired rows, at most ``SWEEP_BATCH`` (on the store's thread, or before the
+        store is shared); how many."""
+        cursor = self._db.execute(
+            "DELETE FROM records WHERE rowid IN "
+            "(SELECT rowid FROM records WHERE expires <= ? LIMIT ?)",
+            (self._clock(), SWEEP_BATCH),
+        )
+        return cursor.rowcount
+
+    def _count(self) -> int:
+        row = self._db.execute("SELECT count(*) FROM records").fetchone()
+        return int(row[0])
+
+    def _close(self) -> None:
+        self._db.close()
+
+    # -- the VersionedStore protocol -----------------------------------------------------------
+
+    # Recently used records are also kept in memory (``_records``), so most reads need no hop
+    # to the thread. One process owns the database, so the copy cannot go stale behind its
+    # back; it is updated on the event loop as each operation completes, which is the order the
+    # thread ran them in. A swap still compares versions in SQLite.
+
+    def _remember(self, key: str, found: tuple[Record, float] | None) -> Record | None:
+        if found is None:  # absent is remembered too (a table's presence often is)
+            self._records.set(key, _ABSENT, ABSENT_SECONDS)
+            return None
+        record, expires = found
+        self._records.set(key, record, expires - self._clock())
+        return record
+
+    async def read(self, key: str) -> Record | None:
+        record = self._records.get(key)
+        if record is not None:
+            return None if record is _ABSENT else record
+        return self._remember(key, await self._run(self._read, key))
+
+    async def swap(
+        self, key: str, expected: int, data: bytes, *, ttl: int
+    ) -> tuple[bool, Record | None]:
+        done, found = await self._run(self._swap, key, expected, bytes(data), ttl)
+        return done, self._remember(key, found)
+
+    async def touch(self, key: str, ttl: int) -> None:
+        await self._run(self._touch, key, ttl)
+        self._records.expire(key, ttl)
+
+    async def claim(self, key: str, token: str, ttl_ms: int) -> bool:
+        claimed = await self._run(self._claim, key, token, ttl_ms)
+        self._records.pop(key)
+        return claimed
+
+    async def take(self, key: str) -> bytes | None:
+        value = await self._run(self._take, key)
+        self._records.pop(key)
+        return value
+
+    async def put(self, key: str, data: bytes, ttl: int) -> None:
+        await self._run(self._put, key, bytes(data), ttl)
+        self._records.pop(key)
+
+    async def get(self, key: str) -> bytes | None:
+        return await self._run(self._get, key)
+
+    async def delete(self, key: str) -> None:
+        await self._run(self._delete, key)
+        self._records.pop(key)
+
+    async def publish(self, channel: str, message: bytes) -> None:
+        self._fanout.deliver(channel, bytes(message))
+
+    def subscribe(self, channel: str) -> AsyncIterator[bytes]:
+        return self._fanout.subscribe(channel)
+
+    async def count(self) -> int:
+        """Rows in the database, expired ones not yet swept included."""
+        return await self._run(self._count)
+
+    async def close(self) -> None:
+        """Closes the database and releases the data directory (idempotent)."""
+        if self._closed:
+            return
+        self._fanout.deliver_gap()
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._close)
+        self._closed = True
+        self._executor.shutdown(wait=True)
+        self._lock.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """The database at ``path``, created if absent: WAL, synchronous=NORMAL, autocommit (each
+    statement its own transaction unless inside an explicit ``BEGIN``)."""
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.execute("PRAGMA busy_timeout = 5000")
+    db.executescript(_SCHEMA)
+    os.chmod(path, 0o600)
+    return db
+
+
+__all__ = [
+    "DATABASE_FILE",
+    "DataDirectoryError",
+    "DataDirectoryInUse",
+    "SqliteVersionedStore",
+    "lock_directory",
+]

@@ -1,0 +1,60 @@
+"""Compiles the rules kernel with mypyc where it can; the same source runs interpreted otherwise.
+
+``pip install .`` and ``pip install -e .`` build C extensions of the modules listed in
+``service/manhattan/engine/build.py`` (KERNEL_MODULES) when mypyc, a C compiler and the Python
+headers are there. Without them, or with MANHATTAN_PURE_PYTHON=1, the package installs as plain
+Python and says so in one line. ``manhattan --version`` and ``/readyz`` tell which build runs.
+"""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+from typing import Any
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+BUILD = runpy.run_path(str(HERE / "service" / "manhattan" / "engine" / "build.py"))
+
+
+def notice(reason: str) -> None:
+    print(f"manhattan-rules: installing the pure-Python kernel ({reason})", file=sys.stderr)
+
+
+def kernel_extensions() -> list[Any]:
+    reason = BUILD["missing_toolchain"]()
+    if reason is not None:
+        notice(reason)
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        notice("mypyc is not installed")
+        return []
+    paths = [
+        str(Path("service", *name.split(".")).with_suffix(".py"))
+        for name in BUILD["KERNEL_MODULES"]
+    ]
+    return list(mypycify(["--ignore-missing-imports", *paths], opt_level="3"))
+
+
+class OptionalBuildExt(build_ext):
+    """A failed compile falls back to the pure-Python package instead of failing the install."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # the compiler's own failure, whatever its class
+            self._fall_back(exc)
+
+    def _fall_back(self, exc: Exception) -> None:
+        for ext in self.extensions:
+            built = Path(self.get_ext_fullpath(ext.name))
+            built.unlink(missing_ok=True)
+        notice(f"the C build failed: {exc}")
+
+
+setup(ext_modules=kernel_extensions(), cmdclass={"build_ext": OptionalBuildExt})
