@@ -49,6 +49,6 @@ def state_from_format(data: StateFormat) -> State:
     return State.from_format(data)
 
 
-def state_from_msgpack(data: bytes) -> State:
+def state_from_msgpack(data: object) -> State:
     """A state from msgpack, decoded straight into its format (``formats.StateFormat``)."""
     return State.from_msgpack(data)

@@ -63,7 +63,7 @@ def _fail(path: str, message: str) -> NoReturn:
     raise InvalidStateError(path, message)
 
 
-def fields_from_msgpack(data: bytes) -> StateFields:
+def fields_from_msgpack(data: object) -> StateFields:
     """A state's fields from msgpack, decoded straight into its format (``formats.StateFormat``)."""
     if not isinstance(data, bytes | bytearray | memoryview) or len(data) > MAX_MSGPACK:
         _fail("$", f"a msgpack state is at most {MAX_MSGPACK} bytes")

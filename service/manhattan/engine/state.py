@@ -79,7 +79,7 @@ class State:
         return State(*read_fields(read_state_format(obj)))
 
     @staticmethod
-    def from_msgpack(data: bytes) -> State:
+    def from_msgpack(data: object) -> State:
         return State(*fields_from_msgpack(data))
 
     @property
