@@ -24,10 +24,23 @@ def notice(reason: str) -> None:
     print(f"manhattan-rules: installing the pure-Python kernel ({reason})", file=sys.stderr)
 
 
+def remove_compiled_modules() -> None:
+    """A pure build removes the compiled modules an earlier editable build left in the source
+    tree (Python would load them before the ``.py`` files)."""
+    for name in BUILD["KERNEL_MODULES"]:
+        source = Path("service", *name.split("."))
+        for built in source.parent.glob(f"{source.name}.*"):
+            if built.name.endswith(BUILD["EXTENSIONS"]):
+                built.unlink()
+    for shared in Path("service").glob("*__mypyc.*"):
+        shared.unlink()
+
+
 def kernel_extensions() -> list[Any]:
     reason = BUILD["missing_toolchain"]()
     if reason is not None:
         notice(reason)
+        remove_compiled_modules()
         return []
     try:
         from mypyc.build import mypycify

@@ -21,6 +21,7 @@ import msgpack
 
 from manhattan.sealing import Sealer
 from manhattan.store.cas import VersionedStore
+from manhattan.store.outage import OutageLog
 
 from .errors import TableError
 from .model import Table
@@ -118,6 +119,7 @@ class TableRecords:
         self.sealer = sealer
         self.settings = settings or TableSettings()
         self.listener = listener
+        self._publishing = OutageLog(log, "table notices (publish)")
 
     # -- reading --------------------------------------------------------------------------
     async def load(self, table_id: str) -> tuple[Table, int]:
@@ -219,6 +221,8 @@ class TableRecords:
             message: bytes = msgpack.packb([table_id, version])
             await self.store.publish(CHANNEL, message)
         except Exception as exc:  # streams re-read on their heartbeat; never fail a change
-            log.warning("publish failed", extra={"error": repr(exc)})
+            self._publishing.failed(exc)  # one line per kind of failure, then counts
+        else:
+            self._publishing.recovered()
         if self.listener is not None:
             self.listener.table_changed(table_id, version)
