@@ -6,6 +6,7 @@ process on a held data directory is refused. Real processes, real files."""
 from __future__ import annotations
 
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,34 @@ def test_a_key_file_others_can_read_is_refused(tmp_path: Path) -> None:
     assert refused.process is not None
     assert refused.process.wait(timeout=30) == 2
     assert "readable by others" in refused.log_text()
+
+
+def test_a_running_clock_goes_on_after_a_restart_with_nobody_connected(tmp_path: Path) -> None:
+    """The clock of the person to move keeps running across a kill -9: the restarted process
+    finds the tables in its data directory and drives them, before any request or stream."""
+    data = tmp_path / "data"
+    first = serve(data).wait_ready()
+    try:
+        with first.client() as client:
+            body = {"setup": {"players": 2}, "seats": ["open", "open"], "turnSeconds": 1}
+            made = client.post("/v1/tables", json=body).json()
+            table = made["tableId"]
+            for name in ("ann", "bob"):
+                client.post(f"/v1/tables/{table}/join", json={"name": name}).raise_for_status()
+            auth = {"authorization": f"Bearer {made['hostToken']}"}
+            client.post(f"/v1/tables/{table}/start", headers=auth).raise_for_status()
+            version = client.get(f"/v1/tables/{table}").json()["version"]
+    finally:
+        first.kill()
+    second = serve(data).wait_ready()
+    try:
+        with second.client() as client:
+            for _ in range(100):  # a timeout, and a bot's move for the seat, within seconds
+                seen = client.get(f"/v1/tables/{table}").json()
+                if seen["version"] >= version + 2:
+                    break
+                time.sleep(0.1)
+            assert seen["version"] >= version + 2, seen["version"]
+            assert any(seat["away"] for seat in seen["seats"])
+    finally:
+        second.stop()

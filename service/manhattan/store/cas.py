@@ -21,7 +21,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from manhattan.store.expiring import ExpiringMap
 
@@ -36,6 +36,14 @@ class Record:
 
     version: int
     data: bytes
+
+
+@runtime_checkable
+class ListsKeys(Protocol):
+    """A store that can list its live keys (the embedded SQLite store): what a restarted
+    process reads to pick up the tables it holds."""
+
+    async def live_keys(self, glob: str) -> list[str]: ...
 
 
 class VersionedStore(Protocol):

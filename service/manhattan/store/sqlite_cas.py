@@ -233,6 +233,12 @@ class SqliteVersionedStore:
         row = self._db.execute("SELECT count(*) FROM records").fetchone()
         return int(row[0])
 
+    def _live_keys(self, glob: str) -> list[str]:
+        rows = self._db.execute(
+            "SELECT key FROM records WHERE key GLOB ? AND expires > ?", (glob, self._clock())
+        )
+        return [str(key) for (key,) in rows]
+
     def _close(self) -> None:
         self._db.close()
 
@@ -297,6 +303,11 @@ class SqliteVersionedStore:
     async def count(self) -> int:
         """Rows in the database, expired ones not yet swept included."""
         return await self._run(self._count)
+
+    async def live_keys(self, glob: str) -> list[str]:
+        """The keys of unexpired records that match a SQLite GLOB pattern (after a restart,
+        the tables whose clocks and bot turns this process must pick up again)."""
+        return await self._run(self._live_keys, glob)
 
     async def close(self) -> None:
         """Closes the database and releases the data directory (idempotent)."""

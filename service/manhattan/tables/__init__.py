@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 
-from manhattan.store.cas import VersionedStore
+from manhattan.store.cas import ListsKeys, VersionedStore
 
 from ..bot_pool import BotPool
 from ..bots import BotChoice
@@ -23,11 +24,13 @@ from .due import make_due
 from .errors import TABLE_CODES, TableError
 from .hub import Hub, StreamLimits
 from .push import HEARTBEAT_FRAME, Push
-from .records import TableSettings
+from .records import TableSettings, is_table_id, now_ms, table_key
 from .service import Tables
 from .storage import make_store
 from .stream import table_stream
 from .tokens import Bearer
+
+log = logging.getLogger("manhattan.tables")
 
 
 class TableRuntime:
@@ -89,7 +92,26 @@ class TableRuntime:
         self._tasks = [
             asyncio.create_task(self.hub.run(), name="tables-hub"),
             asyncio.create_task(self.driver.run(), name="tables-driver"),
+            asyncio.create_task(self.resume(), name="tables-resume"),
         ]
+
+    async def resume(self) -> None:
+        """After a restart on the embedded store: every table kept there is due now, so the
+        driver picks up the clocks and bot turns that were running (Redis keeps its due-time
+        index itself). The driver takes them a bounded batch at a time."""
+        if not isinstance(self.store, ListsKeys):
+            return
+        try:
+            keys = await self.store.live_keys(table_key("*"))
+        except Exception as exc:  # a store that cannot list: tables resume as streams open
+            log.warning("tables not resumed after the start", extra={"error": repr(exc)})
+            return
+        now = now_ms()
+        for key in keys:
+            table_id = key.removeprefix(table_key("")[:-1]).removesuffix("}")
+            if is_table_id(table_id):
+                await self.driver.due.put(table_id, now)
+        self.driver.poke_due()
 
     async def close(self) -> None:
         self.hub.closing = True

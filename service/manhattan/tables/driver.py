@@ -87,6 +87,10 @@ class Driver:
             self._now[table_id] = max(version, self._now.get(table_id, 0))
         self._wake.set()
 
+    def poke_due(self) -> None:
+        """Entries were added to the due-time index from outside: look at it now."""
+        self._wake.set()
+
     async def _load(self, table_id: str, version: int) -> tuple[Table, int]:
         return await self.tables.load(table_id)
 
