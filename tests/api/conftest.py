@@ -16,7 +16,7 @@ def graphql_paths_agree() -> Iterator[None]:
     lean path and strawberry's view, which must answer alike (``test_perf_http``).
     Apps on an external cache backend are left out (their connections belong to the test's
     event loop); replays are capped per test."""
-    from manhattan.api.graphql.schema import GraphQLApp
+    from manhattan.api.graphql.view import GraphQLApp
     from tests.api.graphql.test_perf_http import REPLAY, replay_recorded
 
     recorded: list[tuple[Starlette, dict[str, Any], bytes]] = []

@@ -13,7 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from manhattan.api.limits import InputLimits, ValidatedDocuments, operation_cost
+from manhattan.api.graphql.cost import operation_cost
+from manhattan.api.graphql.documents import ValidatedDocuments
+from manhattan.api.graphql.limits import InputLimits
 from manhattan.settings import Settings
 from tests.conftest import MakeApp
 from tests.service_client import connect, gql

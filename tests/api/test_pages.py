@@ -61,3 +61,50 @@ def test_every_vendored_file_has_its_license() -> None:
     licenses = {p.name for p in (STATIC_DIR / "graphiql" / "licenses").iterdir()}
     for name in ("react", "react-dom", "js-cookie", "graphiql", "plugin-explorer", "strawberry"):
         assert f"{name}.LICENSE" in licenses
+
+
+PAGES = [
+    ("/", BROWSER_ACCEPT),
+    ("/", "application/json"),
+    ("/graphql", BROWSER_ACCEPT),
+    ("/favicon.svg", "*/*"),
+    ("/static/graphiql/start.js", "*/*"),
+    ("/static/graphiql/graphiql.min.css", "*/*"),
+    ("/play/", BROWSER_ACCEPT),
+    ("/play/app.js", "*/*"),
+]
+
+
+@pytest.mark.parametrize(("path", "accept"), PAGES)
+async def test_pages_are_sent_with_a_content_security_policy(
+    client: httpx.AsyncClient, path: str, accept: str
+) -> None:
+    response = await client.get(path, headers={"accept": accept})
+    assert response.status_code == 200, path
+    policy = dict(
+        directive.strip().split(" ", 1)
+        for directive in response.headers["content-security-policy"].split(";")
+    )
+    assert policy["script-src"] == "'self'"  # no inline script, nothing from elsewhere
+    assert policy["frame-ancestors"] == "'none'"
+    assert policy["default-src"] == "'self'"
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["referrer-policy"] == "no-referrer"
+
+
+async def test_api_answers_carry_no_page_headers(client: httpx.AsyncClient) -> None:
+    response = await client.get("/v1/rules")
+    assert response.status_code == 200
+    assert "content-security-policy" not in response.headers
+
+
+async def test_graphiql_has_no_inline_script(client: httpx.AsyncClient) -> None:
+    """Under ``script-src 'self'`` an inline script would not run: every script is a file."""
+    page = (await client.get("/graphql", headers={"accept": BROWSER_ACCEPT})).text
+    scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", page, flags=re.S)
+    assert len(scripts) == 6  # react, react-dom, js-cookie, graphiql, explorer, start.js
+    for attributes, text in scripts:
+        assert 'src="/static/graphiql/' in attributes and text.strip() == ""
+    assert not re.search(r"\son[a-z]+=", page)  # no inline event handlers either
+    start = await client.get("/static/graphiql/start.js")
+    assert start.status_code == 200 and "GraphiQL.createFetcher" in start.text

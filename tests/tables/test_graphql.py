@@ -283,7 +283,8 @@ async def test_table_events_match_the_sse_stream(live: LiveServer) -> None:
     snapshot = spectator[0]["data"]["tableEvents"]
     assert snapshot["event"] == "snapshot" and snapshot["data"]["view"]["hand"] == []
     reused = await ws_events(live, SUBSCRIBE, {"id": tid, "ticket": ticket}, 1)
-    assert reused[0]["errors"][0]["extensions"]["code"] == "BAD_SEAT"
+    assert reused[0]["type"] == "error"  # refused the protocol's way (tests/api/graphql)
+    assert reused[0]["payload"][0]["extensions"]["code"] == "BAD_SEAT"
 
 
 async def test_subscriptions_are_bounded_per_connection() -> None:

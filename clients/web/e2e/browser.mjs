@@ -1,5 +1,6 @@
 // What the browser test drives the page with: Chromium contexts kept offline but for the
 // service, a TCP relay whose connections can be cut, and one turn played by clicking.
+import { readFileSync } from "node:fs";
 import net from "node:net";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
@@ -79,8 +80,10 @@ export const ready = (page) => page.waitForSelector("body[data-ready=true]", { t
 export const body = (page, key) => page.evaluate((k) => document.body.dataset[k], key);
 
 // axe-core inside the page: the serious and critical violations, as "rule: target" lines.
+// Evaluated through the DevTools protocol, not added as a script tag: the page's
+// Content-Security-Policy (script-src 'self') refuses inline scripts, as it should.
 export async function axe(page) {
-  await page.addScriptTag({ path: AXE });
+  await page.evaluate(readFileSync(AXE, "utf8"));
   const found = await page.evaluate(async () => (await window.axe.run(document)).violations);
   return found
     .filter((v) => v.impact === "serious" || v.impact === "critical")

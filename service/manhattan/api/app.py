@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,7 @@ from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
+from manhattan.api.rest.stream import stream_routes
 from manhattan.api.rest.tables import table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
@@ -34,10 +37,11 @@ from ..settings import Settings
 from ..tables import TableRuntime
 from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
-from .limits import InputLimits, RateLimiter
+from .graphql.limits import InputLimits
 from .metrics import CONTENT_TYPE, Metrics
 from .middleware import ServiceMiddleware
-from .pages import OfflineGraphQLApp, page_routes
+from .pages import OfflineGraphQLApp, PageHeaders, page_routes
+from .rate_limit import RateLimiter
 
 log = logging.getLogger("manhattan.api")
 
@@ -106,16 +110,28 @@ async def openapi_endpoint(request: Request) -> Response:
     return JSONResponse(request.app.state.openapi)
 
 
-def create_app(
-    settings: Settings | None = None,
+@dataclass(frozen=True)
+class Services:
+    """What one app runs on, built once from the settings: one cache, one sealer, one bot pool
+    (the games' operations and the tables share it), one tables runtime."""
+
+    settings: Settings
+    metrics: Metrics
+    backend: Backend
+    cache: StateCache
+    sealer: Sealer
+    positions: VersionedStore | None  # strict mode's latest positions
+    operations: Operations
+    tables: TableRuntime
+
+
+def build_services(
+    settings: Settings,
     *,
     backend: Backend | None = None,
     sealer: Sealer | None = None,
     positions: VersionedStore | None = None,
-) -> Starlette:
-    """The service. ``backend``, ``sealer`` and ``positions`` (strict mode's latest positions)
-    override what ``settings`` would make (tests)."""
-    settings = settings or Settings.from_env()
+) -> Services:
     metrics = Metrics()
     if backend is None:
         backend = make_backend(
@@ -146,6 +162,7 @@ def create_app(
             pool_size=settings.redis_pool_size,
             pool_timeout=settings.redis_pool_timeout,
         )
+    bot_pool = pool_from_settings(settings)
     operations = Operations(
         cache,
         sealer,
@@ -153,8 +170,14 @@ def create_app(
         positions=None if positions is None else LatestPositions(positions, settings.cache_ttl),
         max_moves=settings.max_moves_per_request,
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
-        bot_pool=pool_from_settings(settings),
+        bot_pool=bot_pool,
     )
+    tables = TableRuntime.from_settings(settings, sealer, bot_pool)
+    return Services(settings, metrics, backend, cache, sealer, positions, operations, tables)
+
+
+def build_graphql(settings: Settings) -> OfflineGraphQLApp:
+    """The GraphQL app (HTTP and graphql-transport-ws) with the settings' limits."""
     fast_path = graphql_fast.enabled(settings.graphql_fast_path)
     schema = build_schema(
         max_depth=settings.graphql_max_depth,
@@ -177,12 +200,19 @@ def create_app(
         subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
     )
     graphql.max_subscriptions_per_connection = settings.graphql_max_subscriptions
-    tables = TableRuntime.from_settings(settings, sealer, operations.bot_pool)
+    return graphql
+
+
+def build_routes(settings: Settings) -> list[BaseRoute]:
+    """Every route: GraphQL, REST (games, tables, the tables' stream), health, metrics, the
+    OpenAPI document, the service's pages and, unless off, the web page at ``/play``."""
+    graphql = build_graphql(settings)
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
         *rest_routes(),
         *table_routes(),
+        *stream_routes(),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),
@@ -192,10 +222,17 @@ def create_app(
     web_dir = Path(settings.web_dir)
     if settings.web_dir != "off" and web_dir.is_dir():
         # Only the page's own directory: clients/web/e2e (the test driver) is never served.
-        routes.append(Mount("/play", StaticFiles(directory=web_dir, html=True), name="play"))
+        play = PageHeaders(StaticFiles(directory=web_dir, html=True))
+        routes.append(Mount("/play", play, name="play"))
+    return routes
+
+
+def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """Starts the bot pool and the tables' background tasks, and closes what was opened."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        sealer = services.sealer
         if sealer.ephemeral:
             log.warning(
                 "no MANHATTAN_TOKEN_KEY: sealing tokens with an ephemeral key %s; tokens stop "
@@ -203,34 +240,48 @@ def create_app(
                 sealer.current.kid,
                 extra={"keyId": sealer.current.kid},
             )
-        log.info("cache backend", extra={"backend": backend.name})
-        await operations.bot_pool.start()
-        tables.start()
+        log.info("cache backend", extra={"backend": services.backend.name})
+        await services.operations.bot_pool.start()
+        services.tables.start()
         try:
             yield
         finally:
-            await tables.close()
-            await operations.bot_pool.close()
-            await cache.close()
-            if positions is not None:
-                await positions.close()
+            await services.tables.close()
+            await services.operations.bot_pool.close()
+            await services.cache.close()
+            if services.positions is not None:
+                await services.positions.close()
 
+    return lifespan
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    backend: Backend | None = None,
+    sealer: Sealer | None = None,
+    positions: VersionedStore | None = None,
+) -> Starlette:
+    """The service. ``backend``, ``sealer`` and ``positions`` (strict mode's latest positions)
+    override what ``settings`` would make (tests)."""
+    settings = settings or Settings.from_env()
+    services = build_services(settings, backend=backend, sealer=sealer, positions=positions)
+    routes = build_routes(settings)
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error
     handlers[Exception] = internal_error
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
-    app.state.operations = operations
-    app.state.tables = tables
-    app.state.metrics = metrics
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan_of(services))
+    app.state.operations = services.operations
+    app.state.tables = services.tables
+    app.state.metrics = services.metrics
     app.state.settings = settings
     app.state.openapi = openapi_document()
-    metrics.ephemeral_key.set(1 if sealer.ephemeral else 0)
-    known = frozenset(r.path for r in routes if isinstance(r, Route))
+    services.metrics.ephemeral_key.set(1 if services.sealer.ephemeral else 0)
     app.add_middleware(
         ServiceMiddleware,
-        metrics=metrics,
+        metrics=services.metrics,
         max_body_bytes=settings.max_body_bytes,
-        known_routes=known,
+        known_routes=frozenset(r.path for r in routes if isinstance(r, Route)),
         rate_limiter=(
             RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit else None
         ),

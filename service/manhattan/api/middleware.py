@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from .errors import ApiError
-from .limits import RateLimiter
 from .metrics import Metrics
+from .rate_limit import RateLimiter
 from .request_log import request_id, request_id_from
 
 Scope = MutableMapping[str, Any]

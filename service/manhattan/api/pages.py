@@ -1,6 +1,12 @@
 """The service's own pages for people with a browser: ``GET /`` (where to go next), the favicon,
 and GraphiQL at ``GET /graphql`` with its scripts served from ``/static/graphiql`` rather than a
-CDN, so the IDE works on a machine without internet."""
+CDN, so the IDE works on a machine without internet.
+
+Every page, and every file under ``/static`` and ``/play`` (the web page keeps seat tokens in
+its storage), is sent with ``PAGE_HEADERS``: scripts only from files of this origin (no inline
+script: GraphiQL's start-up is ``static/graphiql/start.js``), no framing, no type sniffing, no
+referrer. Styles may be inline: GraphiQL's editor injects its own.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +18,49 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import manhattan
-from manhattan.api.graphql.schema import GraphQLApp
+from manhattan.api.graphql.view import GraphQLApp
 
 STATIC_DIR = Path(__file__).with_name("static")
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+PAGE_HEADERS = {
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+_RAW_PAGE_HEADERS = [(k.encode(), v.encode()) for k, v in PAGE_HEADERS.items()]
+
+
+class PageHeaders:
+    """An ASGI app (static files) whose every response carries ``PAGE_HEADERS``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *_RAW_PAGE_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
 
 # Where a newcomer goes next; the JSON answer and the HTML page list the same places.
 LINKS: tuple[tuple[str, str, str], ...] = (
@@ -43,9 +87,10 @@ async def landing(request: Request) -> Response:
                 "rulesVersion": manhattan.RULES_VERSION,
                 "links": {name: path for name, path, _ in LINKS},
                 "docs": DOCS,
-            }
+            },
+            headers=PAGE_HEADERS,
         )
-    return HTMLResponse(_landing_html())
+    return HTMLResponse(_landing_html(), headers=PAGE_HEADERS)
 
 
 @cache
@@ -86,7 +131,7 @@ async def favicon(request: Request) -> Response:
     return Response(_favicon(), media_type="image/svg+xml", headers=_CACHED)
 
 
-_CACHED = {"cache-control": "public, max-age=86400"}
+_CACHED = {"cache-control": "public, max-age=86400", **PAGE_HEADERS}
 
 
 @cache
@@ -106,11 +151,14 @@ class OfflineGraphQLApp(GraphQLApp):
     def graphql_ide_html(self) -> str:
         return graphiql_html()
 
+    async def render_graphql_ide(self, request: Request) -> Response:
+        return HTMLResponse(self.graphql_ide_html, headers=PAGE_HEADERS)
+
 
 def page_routes() -> list[BaseRoute]:
     return [
         Route("/", landing, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
         Route("/favicon.svg", favicon, methods=["GET"]),
-        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        Mount("/static", PageHeaders(StaticFiles(directory=STATIC_DIR)), name="static"),
     ]

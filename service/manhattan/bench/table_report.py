@@ -13,6 +13,8 @@ TARGETS = {"push_p99_ms": 50.0, "moves_vs_stateless": 0.5, "idle_growth_mib": 10
 #: The latency percentiles reported.
 PERCENTILES = (0.50, 0.90, 0.99)
 SEATS = 4
+#: Issue 23: table GET and move rates with many live tables, against the same run with few.
+LIVE_TARGET = 0.9
 
 
 # -- arithmetic -------------------------------------------------------------------------------
@@ -102,8 +104,6 @@ def print_report(report: dict[str, Any]) -> None:
     _print_idle(report)
     _print_costs(report)
     if report.get("live"):
-        from .tables_scale import print_live  # it builds on the people and this module
-
         print_live(report["live"])
 
 
@@ -185,3 +185,24 @@ def _print_costs(report: dict[str, Any]) -> None:
     per_cpu = report["moves_per_cpu_vs_stateless"]
     if per_cpu is not None:
         print(f"  table moves per service CPU second vs stateless: {per_cpu:.2f}x")
+
+
+def print_live(report: dict[str, Any]) -> None:
+    few, many = report["few"], report["many"]
+    print(
+        f"  live tables: {report['live']} created in {report['created_in_s']:.1f} s "
+        "(half playing on a running clock)"
+    )
+    for name, key in (("table GET", "gets_per_s"), ("move (GET + POST)", "moves_per_s")):
+        share = ratio(many[key], few[key])
+        verdict = "not measured" if share is None else "met" if share >= LIVE_TARGET else "MISSED"
+        print(
+            f"    {name}/s: {few[key]:.0f} with few live tables, {many[key]:.0f} with "
+            f"{report['live']}: {share or 0:.2f}x (target >= {LIVE_TARGET}x: {verdict})"
+        )
+    for name, key in (("GET", "cpu_ms_per_get"), ("move", "cpu_ms_per_move")):
+        if few[key] is not None and many[key] is not None:
+            print(
+                f"    service CPU per {name}: {few[key]:.2f} ms with few live tables, "
+                f"{many[key]:.2f} ms with {report['live']}"
+            )

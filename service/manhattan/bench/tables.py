@@ -39,6 +39,7 @@ from urllib.parse import urlsplit
 from .harness import add_service_arguments, bench_parser, refused, report_on_service
 from .table_people import BenchError, Endpoint, idle_streams, play_tables, stateless
 from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
+from .tables_scale import live_phase
 
 #: The started service's limit on open streams per client address (all of them are loopback).
 STREAMS_PER_CLIENT = 1_000_000
@@ -112,8 +113,6 @@ async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
 
 
 async def _live_phase(endpoint: Endpoint, pid: int | None, options: Options) -> dict[str, Any]:
-    from .tables_scale import live_phase  # it builds on the people and the report
-
     return await live_phase(endpoint, pid, options.live, options.live_seconds)
 
 

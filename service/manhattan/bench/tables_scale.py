@@ -16,12 +16,11 @@ from typing import Any
 
 from .harness import cpu_seconds
 from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, bounded
-from .table_report import per_second, ratio
+from .table_report import LIVE_TARGET, per_second, ratio
 
 #: Connections the probe keeps busy at once.
 PROBE_WORKERS = 8
 #: Target: rates with N live tables over rates with a few.
-LIVE_TARGET = 0.9
 
 
 async def new_playing(pool: Pool, clock: int | None) -> tuple[str, list[str]]:
@@ -153,24 +152,3 @@ def _ratio(numerator: float | None, denominator: float | None) -> float | None:
     if numerator is None or denominator is None:
         return None
     return ratio(numerator, denominator)
-
-
-def print_live(report: dict[str, Any]) -> None:
-    few, many = report["few"], report["many"]
-    print(
-        f"  live tables: {report['live']} created in {report['created_in_s']:.1f} s "
-        "(half playing on a running clock)"
-    )
-    for name, key in (("table GET", "gets_per_s"), ("move (GET + POST)", "moves_per_s")):
-        share = ratio(many[key], few[key])
-        verdict = "not measured" if share is None else "met" if share >= LIVE_TARGET else "MISSED"
-        print(
-            f"    {name}/s: {few[key]:.0f} with few live tables, {many[key]:.0f} with "
-            f"{report['live']}: {share or 0:.2f}x (target >= {LIVE_TARGET}x: {verdict})"
-        )
-    for name, key in (("GET", "cpu_ms_per_get"), ("move", "cpu_ms_per_move")):
-        if few[key] is not None and many[key] is not None:
-            print(
-                f"    service CPU per {name}: {few[key]:.2f} ms with few live tables, "
-                f"{many[key]:.2f} ms with {report['live']}"
-            )

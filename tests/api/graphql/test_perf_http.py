@@ -26,7 +26,7 @@ import pytest
 from starlette.applications import Starlette
 
 import manhattan
-from manhattan.api.graphql.schema import GraphQLApp
+from manhattan.api.graphql.view import GraphQLApp
 from manhattan.api.metrics import Metrics
 from tests.conftest import MakeApp
 from tests.service_client import connect

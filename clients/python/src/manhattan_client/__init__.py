@@ -9,6 +9,7 @@
 The modules are private; everything public is re-exported here.
 """
 
+from ._base_errors import ManhattanClientError, TransportError, UnexpectedResponseError
 from ._calls import MoveLike, StateLike
 from ._client import AsyncClient, Client
 from ._events import AsyncTableEvents, SyncTableEvents
@@ -26,7 +27,6 @@ from ._exceptions import (
     InvalidRequestError,
     InvalidSetupError,
     InvalidStateError,
-    ManhattanClientError,
     MethodNotAllowedError,
     NotAcceptableError,
     NotFoundError,
@@ -52,8 +52,6 @@ from ._exceptions import (
     TableNotPlayingError,
     TableNotWaitingError,
     TooManyStreamsError,
-    TransportError,
-    UnexpectedResponseError,
     UnsupportedMediaTypeError,
     WrongGameError,
     WrongPlayerError,

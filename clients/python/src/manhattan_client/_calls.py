@@ -9,7 +9,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ._exceptions import UnexpectedResponseError
+from ._base_errors import UnexpectedResponseError
+from ._exceptions import error_from_graphql
 from ._models import (
     JSON,
     BotChoice,
@@ -221,8 +222,6 @@ def render_svg(state: StateLike, player: int | None) -> Call[str]:
 
 def graphql(query: str, variables: Mapping[str, Any] | None) -> Call[JSON]:
     def read(answer: Any) -> JSON:
-        from ._exceptions import error_from_graphql
-
         answer = _object(answer)
         errors = answer.get("errors")
         if errors:

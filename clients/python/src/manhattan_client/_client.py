@@ -10,8 +10,9 @@ from typing import Any, TypeVar
 import httpx
 
 from . import _calls as calls
+from ._base_errors import TransportError, UnexpectedResponseError
 from ._calls import Call, MoveLike, StateLike
-from ._exceptions import TransportError, UnexpectedResponseError, error_from_response
+from ._exceptions import error_from_response
 from ._models import (
     JSON,
     BotChoice,

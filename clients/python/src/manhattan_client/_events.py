@@ -20,7 +20,8 @@ from typing import Any
 
 import httpx
 
-from ._exceptions import TransportError, UnexpectedResponseError, error_from_response
+from ._base_errors import TransportError, UnexpectedResponseError
+from ._exceptions import error_from_response
 from ._retry import RetryPolicy
 from ._sse import SSEParser
 from ._table_calls import table_path

@@ -37,26 +37,10 @@ client can still branch on it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ._tables import Table
-
-
-class ManhattanClientError(Exception):
-    """Base class of everything this package raises."""
-
-
-class TransportError(ManhattanClientError):
-    """The request never got an answer: connection refused, DNS, timeouts."""
-
-
-class UnexpectedResponseError(ManhattanClientError):
-    """The service answered with something this client does not understand."""
-
-    def __init__(self, message: str, *, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
+from ._base_errors import ManhattanClientError, UnexpectedResponseError
+from ._tables import Table
 
 
 class ServiceError(ManhattanClientError):
@@ -195,8 +179,6 @@ class StaleVersionError(TableError):
 
     @property
     def table(self) -> Table | None:
-        from ._tables import Table  # the models import this module: import on use
-
         raw = self.body.get("table")
         return Table.from_json(raw) if isinstance(raw, dict) else None
 

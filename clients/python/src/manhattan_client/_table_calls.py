@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 from urllib.parse import quote
 
+from ._base_errors import UnexpectedResponseError
 from ._calls import Call, MoveLike, move_wire
-from ._exceptions import UnexpectedResponseError
 from ._models import JSON
 from ._tables import (
     ChatSent,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._exceptions import UnexpectedResponseError
+from ._base_errors import UnexpectedResponseError
 from ._models import JSON, Event, Move, Placing
 from ._sse import ServerSentEvent
 

@@ -1233,6 +1233,14 @@ export interface components {
             setup: Record<string, never>;
             moves: components["schemas"]["move"][];
         };
+        /** @description One Server-Sent Event of a table's stream: its type, its data (JSON text: a snapshot is the Table as the receiver may see it; every event carries the table's version) and its id, the table version */
+        TableStreamEvent: {
+            /** @enum {unknown} */
+            event: "snapshot" | "joined" | "left" | "started" | "move" | "chat" | "timeout" | "over";
+            data: string;
+            id: string;
+            retry?: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -4359,13 +4367,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the event stream */
+            /** @description the event stream; comments (lines starting ':') are heartbeats */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["TableStreamEvent"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */

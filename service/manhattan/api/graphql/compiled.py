@@ -11,10 +11,10 @@ work. A *plan* does the same steps written out for that one document:
    arguments by its ``get_argument_values``, exactly as the executor does;
 2. each root field's resolver is called with a resolve info built as graphql-core builds it:
    through strawberry's own wrapper, or, for a field without extensions (permissions are
-   extensions) or special argument types, through a ``DirectResolver`` (``graphql_resolvers``)
+   extensions) or special argument types, through a ``DirectResolver`` (``resolvers``)
    that converts the arguments and makes the ``Info`` as the wrapper does, with the argument
    types walked once instead of on every call;
-3. the value is completed by the plain-data completer of ``graphql_execution``.
+3. the value is completed by the plain-data completer of ``execution``.
 
 A plan is only made for a document that has already passed parsing and validation with the
 service's limits on the general path (``ServiceLimits`` records it), and only when the whole
@@ -26,7 +26,7 @@ path would (a variable that does not coerce, a resolver that raises, a null in a
 position, a value that does not serialize) makes it give up and the request runs on the general
 path from the start, which reports it as it always did; a resolver that raises is reported by
 the plan itself, as graphql-core reports it, so a failing request runs once. Only root fields
-the service lists as reading are planned (``graphql_fast``), so a resolver run again on the
+the service lists as reading are planned (``fast``), so a resolver run again on the
 general path writes nothing.
 """
 
@@ -61,14 +61,10 @@ from graphql.execution.values import get_argument_values, get_variable_values
 from graphql.pyutils import Path
 from graphql.type.definition import GraphQLResolveInfoHelpers
 from graphql.utilities import get_operation_ast
+from manhattan.api.graphql.documents import ValidatedDocuments, WeighedLRU
 from manhattan.api.graphql.execution import Completer, GiveUp, plain_completer, plain_scalar
+from manhattan.api.graphql.limits import InputLimits, request_error
 from manhattan.api.graphql.resolvers import DirectResolver, DirectResolvers
-from manhattan.api.limits import (
-    InputLimits,
-    ValidatedDocuments,
-    WeighedLRU,
-    request_error,
-)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,7 @@ from graphql import (
 )
 from graphql.execution.collect_fields import FieldDetailsList
 from graphql.pyutils import Path, Undefined
-from manhattan.api.graphql.fast import IMMUTABLE
+from manhattan.api.graphql.immutable import IMMUTABLE
 
 # One selected field of a plain object: response name, the attribute (or None: call the
 # reader), the reader, how to complete it. ``kind`` is 0 for a scalar and 1 for a list of
@@ -59,7 +59,7 @@ _PlainField = tuple[
 ]
 Completer = Callable[[Any], Any]
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1  # GraphQL Int is a 32-bit signed integer
-_IMMUTABLE = IMMUTABLE  # filled by graphql_fast.complete_by_identity
+_IMMUTABLE = IMMUTABLE  # filled by immutable.complete_by_identity
 #: Completed objects kept, over all selections together (cleared when full): a bound per
 #: selection would let many distinct selections (aliases are the client's) hold millions.
 _MEMO_SIZE = 10_000

@@ -2,8 +2,8 @@
 
 Three pieces make the common GraphQL request several times cheaper than strawberry's and
 graphql-core's general machinery (figures in the README): a one-loop completion of plain data
-objects (``graphql_execution``), compiled plans for simple queries (``graphql_compiled``) and
-direct resolver calls (``graphql_resolvers``). All three read strawberry's and graphql-core's
+objects (``execution``), compiled plans for simple queries (``compiled``) and direct resolver
+calls (``resolvers``). All three read strawberry's and graphql-core's
 internals, which change between minor versions without notice. So:
 
 - ``pyproject.toml`` pins both to the minor versions below, the ones the tests ran against;
@@ -14,7 +14,9 @@ internals, which change between minor versions without notice. So:
 - only root fields listed as reading (``plannable``) are ever planned: a field that writes (a
   state stored, a position claimed) always runs on the general path.
 
-Nothing else in the service imports the three modules; the schema asks this one.
+Nothing else in the service imports the three modules; the schema asks this one. They import
+nothing of this one (the registry of immutable types is ``immutable``), so the dependency is
+one-way; importing them runs nothing, only turning the fast path on does.
 """
 
 from __future__ import annotations
@@ -24,22 +26,17 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
-from manhattan.api.limits import InputLimits, ValidatedDocuments
+from manhattan.api.graphql.compiled import CompiledQueries
+from manhattan.api.graphql.documents import ValidatedDocuments
+from manhattan.api.graphql.execution import PlainDataExecutionContext
+from manhattan.api.graphql.limits import InputLimits
+from manhattan.api.graphql.resolvers import DirectResolvers
 
 log = logging.getLogger("manhattan.api")
 
 #: Distribution -> the ``major.minor`` the fast path is tested against (``pyproject.toml`` pins
 #: the same range).
 TESTED_VERSIONS = {"strawberry-graphql": "0.341", "graphql-core": "3.3"}
-
-#: Types whose instances the completion may reuse (see ``graphql_execution``); a registry that
-#: needs no internals, so the types module can fill it whether the fast path is on or not.
-IMMUTABLE: set[type] = set()
-
-
-def complete_by_identity(cls: type) -> None:
-    """Declare ``cls`` immutable: its instances' completions may be reused."""
-    IMMUTABLE.add(cls)
 
 
 def unsupported(versions: dict[str, str] | None = None) -> str | None:
@@ -68,16 +65,12 @@ def enabled(wanted: bool) -> bool:
 
 def execution_context_class(on: bool) -> type | None:
     """The execution context for the schema: the plain-data completion, or strawberry's own."""
-    if not on:
-        return None
-    from manhattan.api.graphql.execution import PlainDataExecutionContext
-
-    return PlainDataExecutionContext
+    return PlainDataExecutionContext if on else None
 
 
 def compiled_queries(
     schema: Any, plannable: Iterable[str], *, on: bool = True
-) -> Any | None:  # CompiledQueries: imported only when on
+) -> CompiledQueries | None:
     """Compiled plans for a strawberry ``schema``, for the root fields named in ``plannable``
     (GraphQL names), if ``on`` and its only extension is the service's limits (whose one hook
     only supplies the cached, validated document): any other extension may need to see every
@@ -92,9 +85,6 @@ def compiled_queries(
     limits = getattr(extension, "limits", None)
     if not isinstance(validated, ValidatedDocuments) or not isinstance(limits, InputLimits):
         return None
-    from manhattan.api.graphql.compiled import CompiledQueries
-    from manhattan.api.graphql.resolvers import DirectResolvers
-
     return CompiledQueries(
         schema._schema,
         validated,

@@ -1,4 +1,4 @@
-"""Direct calls of strawberry resolvers for compiled plans (``graphql_compiled``).
+"""Direct calls of strawberry resolvers for compiled plans (``compiled``).
 
 strawberry wraps each resolver in a function that, on every call, builds the ``Info``, converts
 the arguments graphql-core coerced into Python values (input classes, lists, enums) and runs the

@@ -18,11 +18,11 @@ import strawberry
 
 from manhattan.api.errors import to_api_error
 from manhattan.api.graphql.analysis_types import Analysis, Preview, Threats
+from manhattan.api.graphql.score_types import Score
 from manhattan.api.graphql.types import (
     MoveRejected,
     MoveValidation,
     Replay,
-    Score,
     SealedState,
     SuggestionType,
     Transition,

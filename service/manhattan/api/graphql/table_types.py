@@ -21,47 +21,36 @@ from strawberry.scalars import JSON
 
 import manhattan
 from manhattan.api.graphql.enums import closed_set
+from manhattan.api.graphql.json_objects import FromJson
 from manhattan.api.graphql.results import answer_or_reject
-from manhattan.api.graphql.types import MoveType, Placing, PlayerView, as_json_scalar
+from manhattan.api.graphql.score_types import Placing
+from manhattan.api.graphql.types import MoveType, PlayerView, as_json_scalar
+from manhattan.api.graphql.wire_types import wire_type
 from manhattan.tables import TableError
+from manhattan.wire import tables as wire
 from manhattan.wire.codes import CodedError
 from manhattan.wire.tables import SeatKind, TableEventType, TableStatus
 
-if TYPE_CHECKING:  # the strings they carry
+if TYPE_CHECKING:  # the strings they carry; the types derived from wire shapes
     TableStatusEnum = str
     SeatKindEnum = str
     TableEventTypeEnum = str
+    TableSeat = Any
+    ChatMessage = Any
+    TableTicket = Any
 else:
     TableStatusEnum = closed_set("TableStatus", get_args(TableStatus), "A table's status.")
     SeatKindEnum = closed_set("SeatKind", get_args(SeatKind), "Who sits at a seat.")
     TableEventTypeEnum = closed_set(
         "TableEventType", get_args(TableEventType), "An event of a table's stream."
     )
-
-
-@strawberry.type(description="A place at the table (not a board side): open, a person or a bot.")
-class TableSeat:
-    player: int
-    name: str | None
-    kind: SeatKindEnum
-    connected: bool
-    away: bool
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> TableSeat:
-        return cls(**obj)
-
-
-@strawberry.type(description="A chat message of a table.")
-class ChatMessage:
-    player: int
-    name: str | None
-    text: str
-    at: float = strawberry.field(description="epoch milliseconds (UTC)")
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> ChatMessage:
-        return cls(**obj)
+    _SEAT = "A place at the table (not a board side): open, a person or a bot."
+    _TICKET = "A single-use ticket for the event stream."
+    TableSeat = wire_type(wire.TableSeat, description=_SEAT, types={"kind": SeatKindEnum})
+    # ``at`` is a Float in the GraphQL contract (epoch milliseconds pass 2^31)
+    _CHAT = "A chat message of a table."
+    ChatMessage = wire_type(wire.ChatMessage, description=_CHAT, types={"at": float})
+    TableTicket = wire_type(wire.TableTicket, description=_TICKET)
 
 
 @strawberry.type(description="A table (DESIGN §9) as the caller may see it.")
@@ -106,7 +95,7 @@ class Table:
             view=None if view is None else PlayerView.from_json(view),
             moves=MoveType.from_domain_list([manhattan.Move.from_json(m) for m in obj["moves"]]),
             players=obj["players"],
-            ranking=None if ranking is None else [Placing(**placing) for placing in ranking],
+            ranking=None if ranking is None else [Placing.from_json(p) for p in ranking],
             you=obj["you"],
             chat=[ChatMessage.from_json(message) for message in obj["chat"]],
             rematch=obj["rematch"],
@@ -115,18 +104,10 @@ class Table:
 
 
 @strawberry.type(description="A new table and its host's token.")
-class CreatedTable:
+class CreatedTable(FromJson):
     table_id: str
     host_token: str
     table: Table
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> CreatedTable:
-        return cls(
-            table_id=obj["tableId"],
-            host_token=obj["hostToken"],
-            table=Table.from_json(obj["table"]),
-        )
 
 
 @strawberry.type(description="A seat taken: its player and its token.")
@@ -138,24 +119,16 @@ class SeatedAtTable:
 
 
 @strawberry.type(description="The caller's move, played: its view after it, and what happened.")
-class TableMoved:
+class TableMoved(FromJson):
     version: int
     view: PlayerView
     events: list[JSON] = strawberry.field(
         description="the events this seat may see, as REST gives them: {type, ...fields}"
     )
 
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> TableMoved:
-        return cls(
-            version=obj["version"],
-            view=PlayerView.from_json(obj["view"]),
-            events=[as_json_scalar(event) for event in obj["events"]],
-        )
-
 
 @strawberry.type(description="A chat message sent, at the table's new version.")
-class ChatSent:
+class ChatSent(FromJson):
     version: int
     message: ChatMessage
 
@@ -164,28 +137,12 @@ class ChatSent:
     description="The rematch's table: a seat token for a person of the old table, a host token "
     "for its host."
 )
-class TableRematch:
+class TableRematch(FromJson):
     table_id: str
     table: Table
     player: int | None
     seat_token: str | None
     host_token: str | None
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> TableRematch:
-        return cls(
-            table_id=obj["tableId"],
-            table=Table.from_json(obj["table"]),
-            player=obj.get("player"),
-            seat_token=obj.get("seatToken"),
-            host_token=obj.get("hostToken"),
-        )
-
-
-@strawberry.type(description="A single-use ticket for the event stream.")
-class TableTicket:
-    ticket: str
-    expires_in: int = strawberry.field(description="seconds")
 
 
 @strawberry.type(description="One event of a table's stream; the same as the SSE stream's.")

@@ -14,8 +14,8 @@ protocol's ``error`` message with ``extensions.code``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import strawberry
 from starlette.requests import HTTPConnection
@@ -24,7 +24,6 @@ from strawberry.types import Info
 from graphql import GraphQLError
 from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
 from manhattan.api.graphql.table_types import (
-    ChatMessage,
     ChatResult,
     ChatSent,
     CreatedTable,
@@ -36,6 +35,7 @@ from manhattan.api.graphql.table_types import (
     TableEvent,
     TableMoved,
     TableMoveResult,
+    TableRejected,
     TableRematch,
     TableResult,
     TableTicket,
@@ -44,7 +44,7 @@ from manhattan.api.graphql.table_types import (
 )
 from manhattan.api.graphql.types import as_json_scalar
 from manhattan.store.cache import StoreUnavailable
-from manhattan.tables import Bearer, TableError, TableRuntime, table_stream
+from manhattan.tables import Bearer, Push, TableError, TableRuntime, Tables, table_stream
 
 
 def runtime(info: Info) -> TableRuntime:
@@ -62,6 +62,30 @@ def bearer(info: Info, table_id: str) -> Bearer | None:
         if scheme.lower() != "bearer" or not token.strip():
             raise TableError("BAD_SEAT", "send the seat token as 'Authorization: Bearer <token>'")
     return runtime(info).tables.authenticate(table_id, token.strip() if token else None)
+
+
+Answer = dict[str, Any]
+Result = TypeVar("Result")
+
+
+async def for_bearer(
+    info: Info,
+    id: strawberry.ID,
+    act: Callable[[Tables, str, Bearer | None], Awaitable[Answer]],
+    result: Callable[[Answer], Result],
+) -> Result | TableRejected:
+    """``act`` on the table ``id`` for the request's bearer, its answer as ``result`` makes it,
+    or the refusal as a ``TableRejected``."""
+
+    async def run() -> Result:
+        table_id = str(id)
+        return result(await act(runtime(info).tables, table_id, bearer(info, table_id)))
+
+    return await table_rejected_or(run)
+
+
+def _table_of(answer: Answer) -> Table:
+    return Table.from_json(answer["table"])
 
 
 @strawberry.input(
@@ -86,12 +110,7 @@ class SeatInput:
 class TableQuery:
     @strawberry.field(description="A table, as the bearer (a seat, the host) or anyone may see it.")
     async def table(self, info: Info, id: strawberry.ID) -> TableResult:
-        async def run() -> Table:
-            table_id = str(id)
-            found = await runtime(info).tables.get(table_id, bearer(info, table_id))
-            return Table.from_json(found)
-
-        return await table_rejected_or(run)
+        return await for_bearer(info, id, Tables.get, Table.from_json)
 
     @strawberry.field(description="Public tables waiting for players.")
     async def tables(self, info: Info) -> list[Table]:
@@ -144,12 +163,7 @@ class TableMutation:
 
     @strawberry.mutation(description="Start the game (the host or anyone seated).")
     async def start_table(self, info: Info, id: strawberry.ID) -> TableResult:
-        async def run() -> Table:
-            table_id = str(id)
-            started = await runtime(info).tables.start(table_id, bearer(info, table_id))
-            return Table.from_json(started["table"])
-
-        return await table_rejected_or(run)
+        return await for_bearer(info, id, Tables.start, _table_of)
 
     @strawberry.mutation(description="The bearer's move at ``version``; ``moveId`` for retries.")
     async def table_move(
@@ -160,52 +174,31 @@ class TableMutation:
         version: int,
         move_id: str | None = None,
     ) -> TableMoveResult:
-        async def run() -> TableMoved:
-            table_id = str(id)
-            answer = await runtime(info).tables.move(
-                table_id, bearer(info, table_id), move.to_wire(), version, move_id
-            )
-            return TableMoved.from_json(answer)
+        def play(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return tables.move(table_id, who, move.to_wire(), version, move_id)
 
-        return await table_rejected_or(run)
+        return await for_bearer(info, id, play, TableMoved.from_json)
 
     @strawberry.mutation(
         description="Leave: before the start the seat opens, after it a bot plays."
     )
     async def leave_table(self, info: Info, id: strawberry.ID) -> TableResult:
-        async def run() -> Table:
-            table_id = str(id)
-            left = await runtime(info).tables.leave(table_id, bearer(info, table_id))
-            return Table.from_json(left["table"])
-
-        return await table_rejected_or(run)
+        return await for_bearer(info, id, Tables.leave, _table_of)
 
     @strawberry.mutation(description="A short chat message to the table.")
     async def send_chat(self, info: Info, id: strawberry.ID, text: str) -> ChatResult:
-        async def run() -> ChatSent:
-            table_id = str(id)
-            sent = await runtime(info).tables.chat(table_id, bearer(info, table_id), text)
-            return ChatSent(version=sent["version"], message=ChatMessage.from_json(sent["message"]))
+        def say(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return tables.chat(table_id, who, text)
 
-        return await table_rejected_or(run)
+        return await for_bearer(info, id, say, ChatSent.from_json)
 
     @strawberry.mutation(description="A new table for the same people after a finished game.")
     async def rematch(self, info: Info, id: strawberry.ID) -> RematchResult:
-        async def run() -> TableRematch:
-            table_id = str(id)
-            made = await runtime(info).tables.rematch(table_id, bearer(info, table_id))
-            return TableRematch.from_json(made)
-
-        return await table_rejected_or(run)
+        return await for_bearer(info, id, Tables.rematch, TableRematch.from_json)
 
     @strawberry.mutation(description="A single-use ticket (60 s) for the event stream.")
     async def table_ticket(self, info: Info, id: strawberry.ID) -> TicketResult:
-        async def run() -> TableTicket:
-            table_id = str(id)
-            issued = await runtime(info).tables.ticket(table_id, bearer(info, table_id))
-            return TableTicket(ticket=issued["ticket"], expires_in=issued["expiresIn"])
-
-        return await table_rejected_or(run)
+        return await for_bearer(info, id, Tables.ticket, TableTicket.from_json)
 
 
 @strawberry.type
@@ -222,6 +215,9 @@ class TableSubscription:
         ticket: str | None = None,
         last_event_id: int | None = None,
     ) -> AsyncGenerator[TableEvent, None]:
+        # A coroutine that opens the stream before it returns the events: a refusal raised here
+        # comes before the subscription's source exists, which graphql-transport-ws answers with
+        # its ``error`` message (``next`` + ``complete`` would say the stream began).
         rt = runtime(info)
         table_id = str(id)
         try:
@@ -242,13 +238,21 @@ class TableSubscription:
             raise GraphQLError(exc.message, extensions={"code": exc.code}) from None
         except StoreUnavailable as exc:
             raise GraphQLError(str(exc), extensions={"code": "STORE_UNAVAILABLE"}) from None
-        try:
-            item = first
-            while True:
-                if item is not None:  # the protocol has its own pings
-                    yield TableEvent(id=item.id, event=item.event, data=as_json_scalar(item.data))
-                item = await anext(source)
-        except StopAsyncIteration:
-            return
-        finally:
-            await source.aclose()
+        return _table_events(first, source)
+
+
+async def _table_events(
+    first: Push | None, source: AsyncGenerator[Push | None, None]
+) -> AsyncGenerator[TableEvent, None]:
+    """The events of an opened stream, from its first item (None items are heartbeats: the
+    protocol has its own pings)."""
+    try:
+        item = first
+        while True:
+            if item is not None:
+                yield TableEvent(id=item.id, event=item.event, data=as_json_scalar(item.data))
+            item = await anext(source)
+    except StopAsyncIteration:
+        return
+    finally:
+        await source.aclose()

@@ -7,17 +7,25 @@ query that wants ``stateId`` does not pay for the board.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import strawberry
 from strawberry.scalars import JSON
 
 import manhattan
-from manhattan.api.graphql.enums import BotLevel, EventKind, MoveKind, Phase, UrbanCard
-from manhattan.api.graphql.fast import complete_by_identity
+from manhattan.api.graphql.enums import BotLevel, EventKind, MoveKind, Phase
+from manhattan.api.graphql.immutable import complete_by_identity
+from manhattan.api.graphql.json_objects import FromJson
+from manhattan.api.graphql.score_types import Placing, RoundRecord
+from manhattan.api.graphql.wire_types import wire_type
 from manhattan.bots import Suggestion
-from manhattan.games import Applied, Replayed, ScoreReport, Sealed, Validation
+from manhattan.games import Applied, Replayed, Sealed, Validation
+from manhattan.wire import games as wire
 from manhattan.wire.codes import CodedError
+
+if TYPE_CHECKING:  # derived from the wire shapes below
+    MoveAlternative = Any
+    Alternative = Any
 
 
 def as_json_scalar(value: object) -> JSON:
@@ -30,7 +38,7 @@ def as_json_scalar(value: object) -> JSON:
     name="Move",
     description="A move (manhattan/state@1 move format); null where a field does not apply.",
 )
-class MoveType:
+class MoveType(FromJson):
     type: MoveKind
     player: int | None
     card: int | None
@@ -67,6 +75,16 @@ class MoveType:
 
 complete_by_identity(manhattan.Move)  # frozen, slotted, tuples inside: completes the same way
 
+if not TYPE_CHECKING:
+    _NEAR = "A legal move near a refused one (sameCardOtherPiece, ...)."
+    _CONSIDERED = "A candidate move a bot considered."
+    MoveAlternative = wire_type(
+        wire.Alternative, name="MoveAlternative", description=_NEAR, types={"move": MoveType}
+    )
+    Alternative = wire_type(
+        wire.BotAlternative, name="Alternative", description=_CONSIDERED, types={"move": MoveType}
+    )
+
 
 @strawberry.type(description="Something that happened when a move was applied.")
 class Event:
@@ -96,31 +114,6 @@ class MoveRejected:
 
 
 # -- states -----------------------------------------------------------------------------------
-@strawberry.type(description="One color's points for one round (RULES §7).")
-class Breakdown:
-    buildings: int
-    majorities: list[int]
-    tallest: int
-    urban: int
-    total: int
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Breakdown:
-        return cls(**obj)
-
-
-@strawberry.type
-class RoundRecord:
-    round: int
-    scores: list[Breakdown]
-
-    @classmethod
-    def from_domain(cls, record: manhattan.RoundRecord) -> RoundRecord:
-        return cls(
-            round=record.round, scores=[Breakdown.from_json(b.to_json()) for b in record.scores]
-        )
-
-
 @strawberry.type(name="GameState", description="A full state: typed fields and the raw JSON.")
 class GameState:
     _state: strawberry.Private[manhattan.State]
@@ -349,17 +342,6 @@ class Transition:
         )
 
 
-@strawberry.type
-class Placing:
-    player: int
-    place: int
-    score: int
-
-    @classmethod
-    def from_domain(cls, placing: manhattan.Placing) -> Placing:
-        return cls(player=placing.player, place=placing.place, score=placing.score)
-
-
 @strawberry.type(description="A whole game record replayed to its end.")
 class Replay:
     state: GameState | None = strawberry.field(description=_STATE_DOC)
@@ -375,7 +357,7 @@ class Replay:
         return cls(
             **_sealed_fields(replayed.sealed),
             moves_applied=replayed.moves_applied,
-            ranking=[Placing.from_domain(p) for p in replayed.ranking],
+            ranking=[Placing.from_attributes(p) for p in replayed.ranking],
         )
 
 
@@ -420,19 +402,6 @@ class MoveValidation:
         )
 
 
-@strawberry.type(description="A legal move near a refused one (sameCardOtherPiece, ...).")
-class MoveAlternative:
-    kind: str
-    move: MoveType
-
-
-@strawberry.type(description="A candidate move a bot considered.")
-class Alternative:
-    move: MoveType
-    visits: int
-    mean_score: float
-
-
 @strawberry.type(name="Suggestion")
 class SuggestionType:
     move: MoveType
@@ -453,52 +422,3 @@ class SuggestionType:
                 for a in suggestion.alternatives
             ],
         )
-
-
-@strawberry.type
-class RoundScore:
-    round: int
-    players: list[int]
-    scores: list[Breakdown]
-    urban: UrbanCard | None
-
-    @classmethod
-    def from_domain(cls, score: manhattan.RoundScore) -> RoundScore:
-        return cls(
-            round=score.round,
-            players=score.players,
-            scores=[Breakdown.from_json(b.to_json()) for b in score.colors],
-            urban=score.urban,
-        )
-
-
-@strawberry.type(description="Totals, history, standings and the round's scoring if it ended now.")
-class Score:
-    _report: strawberry.Private[ScoreReport]
-    round: int
-    phase: Phase
-    scores: list[int] = strawberry.field(description="per color, cumulative")
-    players: list[int] = strawberry.field(description="per player, colors summed")
-
-    @classmethod
-    def from_domain(cls, report: ScoreReport) -> Score:
-        state = report.state
-        return cls(
-            _report=report,
-            round=state.round,
-            phase=state.phase,
-            scores=list(state.scores),
-            players=report.player_totals,
-        )
-
-    @strawberry.field
-    def history(self) -> list[RoundRecord]:
-        return [RoundRecord.from_domain(r) for r in self._report.state.history]
-
-    @strawberry.field
-    def if_round_ended_now(self) -> RoundScore:
-        return RoundScore.from_domain(self._report.if_round_ended_now())
-
-    @strawberry.field
-    def ranking(self) -> list[Placing]:
-        return [Placing.from_domain(p) for p in manhattan.ranking(self._report.state)]

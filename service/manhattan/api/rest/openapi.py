@@ -19,7 +19,7 @@ import manhattan
 from manhattan import wire
 from manhattan.api.rest.openapi_parts import JSON, MSGPACK, responses
 from manhattan.api.rest.openapi_parts import body as _body
-from manhattan.api.rest.openapi_tables import table_paths
+from manhattan.api.rest.openapi_tables import table_paths, table_schemas
 from manhattan.engine.jsonschema import build_schema as state_json_schema
 
 #: Codes only the tables' routes give (their own responses list them).
@@ -177,88 +177,56 @@ def _svg_responses() -> dict[str, Any]:
     return out
 
 
-def _paths() -> dict[str, Any]:
+#: The stateless POST operations: path, summary, body shape, answer shape, operationId, and
+#: what differs from a plain read of a state (success status, error statuses, optional body).
+_POSTS: tuple[tuple[str, str, str, str, str, dict[str, Any]], ...] = (
+    ("/v1/games", "A new game (the setup object itself)", "Setup", "SealedState", "newGame",
+     {"status": "201", "errors": (403,), "required": False}),
+    ("/v1/legal-moves", "Every legal move", "StateRequest", "LegalMoves", "legalMoves", {}),
+    ("/v1/validate", "Whether a move is legal", "MoveRequest", "Validation", "validateMove", {}),
+    ("/v1/apply", "Apply one move ('move') or several in order ('moves')", "ApplyRequest",
+     "Transition", "applyMove", {"errors": _MOVE_ERRORS}),
+    ("/v1/score", "Scores and standings", "StateRequest", "Score", "score", {}),
+    ("/v1/view", "One player's view and a token issued to them", "PlayerRequest", "SealedState",
+     "view", {}),
+    ("/v1/suggest", "A move from a bot for the player to move", "SuggestRequest", "Suggestion",
+     "suggestMove", {"errors": _MOVE_ERRORS}),
+    ("/v1/replay", "Replay a game record", "GameRecord", "Replay", "replay",
+     {"errors": _MOVE_ERRORS}),
+    ("/v1/analysis", "Per-building analysis (engine analyze)", "StateRequest", "Analysis",
+     "analysis", {"errors": (*_STATE_ERRORS, 501)}),
+    ("/v1/preview", "What a move would change (engine preview); without a move, every legal "
+     "move's", "PreviewRequest", "Preview", "preview", {"errors": (*_MOVE_ERRORS, 501)}),
+    ("/v1/threats", "The chance each building is taken on the next turn, from a player's "
+     "knowledge", "OptionalPlayerRequest", "Threats", "threats", {}),
+    ("/v1/advance", "A player's step: their move (optional), then bots for the other seats "
+     "until the player is to move; addressed to the player", "AdvanceRequest", "Transition",
+     "advance", {"errors": _MOVE_ERRORS}),
+    ("/v1/states", "Cache a state; later requests may name it by id", "StateRequest",
+     "SealedState", "storeState", {"status": "201"}),
+)  # fmt: skip
+
+
+def _post_paths() -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    for path, summary, shape, ok, op, options in _POSTS:
+        required = options.get("required", True)
+        status = options.get("status", "200")
+        errors = options.get("errors", _STATE_ERRORS)
+        paths[path] = _post(
+            summary, _body(ref(shape), required), ok, status=status, errors=errors, op=op
+        )
+    return paths
+
+
+def _render_paths() -> dict[str, Any]:
+    queries = (
+        ("id", {"type": "string"}),
+        ("token", {"type": "string"}),
+        ("game", {"type": "string"}),
+        ("player", {"type": "integer", "minimum": 0, "maximum": 3}),
+    )
     return {
-        "/v1/rules": {
-            "get": {
-                "operationId": "rules",
-                "summary": "Versions, formats and vocabularies",
-                "responses": {
-                    "200": {
-                        "description": "success",
-                        "content": {
-                            JSON: {"schema": {"type": "object"}},
-                            MSGPACK: {"schema": {"type": "object"}},
-                        },
-                    }
-                },
-            }
-        },
-        "/v1/games": _post(
-            "A new game (the setup object itself)",
-            _body(ref("Setup"), False),
-            "SealedState",
-            status="201",
-            errors=(403,),
-            op="newGame",
-        ),
-        "/v1/legal-moves": _post(
-            "Every legal move", _body(ref("StateRequest")), "LegalMoves", op="legalMoves"
-        ),
-        "/v1/validate": _post(
-            "Whether a move is legal",
-            _body(ref("MoveRequest")),
-            "Validation",
-            op="validateMove",
-        ),
-        "/v1/apply": _post(
-            "Apply one move ('move') or several in order ('moves')",
-            _body(ref("ApplyRequest")),
-            "Transition",
-            errors=_MOVE_ERRORS,
-            op="applyMove",
-        ),
-        "/v1/score": _post("Scores and standings", _body(ref("StateRequest")), "Score", op="score"),
-        "/v1/view": _post(
-            "One player's view and a token issued to them",
-            _body(ref("PlayerRequest")),
-            "SealedState",
-            op="view",
-        ),
-        "/v1/suggest": _post(
-            "A move from a bot for the player to move",
-            _body(ref("SuggestRequest")),
-            "Suggestion",
-            errors=_MOVE_ERRORS,
-            op="suggestMove",
-        ),
-        "/v1/replay": _post(
-            "Replay a game record",
-            _body(ref("GameRecord")),
-            "Replay",
-            errors=_MOVE_ERRORS,
-            op="replay",
-        ),
-        "/v1/analysis": _post(
-            "Per-building analysis (engine analyze)",
-            _body(ref("StateRequest")),
-            "Analysis",
-            errors=(*_STATE_ERRORS, 501),
-            op="analysis",
-        ),
-        "/v1/preview": _post(
-            "What a move would change (engine preview); without a move, every legal move's",
-            _body(ref("PreviewRequest")),
-            "Preview",
-            errors=(*_MOVE_ERRORS, 501),
-            op="preview",
-        ),
-        "/v1/threats": _post(
-            "The chance each building is taken on the next turn, from a player's knowledge",
-            _body(ref("OptionalPlayerRequest")),
-            "Threats",
-            op="threats",
-        ),
         "/v1/render.svg": {
             "get": {
                 "operationId": "renderSvg",
@@ -267,12 +235,7 @@ def _paths() -> dict[str, Any]:
                     *CALLER_HEADERS,
                     *(
                         {"name": name, "in": "query", "required": False, "schema": schema}
-                        for name, schema in (
-                            ("id", {"type": "string"}),
-                            ("token", {"type": "string"}),
-                            ("game", {"type": "string"}),
-                            ("player", {"type": "integer", "minimum": 0, "maximum": 3}),
-                        )
+                        for name, schema in queries
                     ),
                 ],
                 "responses": _svg_responses(),
@@ -284,22 +247,22 @@ def _paths() -> dict[str, Any]:
                 "requestBody": _body(ref("OptionalPlayerRequest")),
                 "responses": _svg_responses(),
             },
+        }
+    }
+
+
+def _get_paths() -> dict[str, Any]:
+    rules = {"schema": {"type": "object"}}
+    return {
+        "/v1/rules": {
+            "get": {
+                "operationId": "rules",
+                "summary": "Versions, formats and vocabularies",
+                "responses": {
+                    "200": {"description": "success", "content": {JSON: rules, MSGPACK: rules}}
+                },
+            }
         },
-        "/v1/advance": _post(
-            "A player's step: their move (optional), then bots for the other seats until the "
-            "player is to move; addressed to the player",
-            _body(ref("AdvanceRequest")),
-            "Transition",
-            errors=_MOVE_ERRORS,
-            op="advance",
-        ),
-        "/v1/states": _post(
-            "Cache a state; later requests may name it by id",
-            _body(ref("StateRequest")),
-            "SealedState",
-            status="201",
-            op="storeState",
-        ),
         "/v1/states/{id}": {
             "get": {
                 "operationId": "getState",
@@ -312,6 +275,19 @@ def _paths() -> dict[str, Any]:
             }
         },
     }
+
+
+def _paths() -> dict[str, Any]:
+    """Every stateless path, in the order the document has always listed them."""
+    found = {**_get_paths(), **_post_paths(), **_render_paths()}
+    order = (
+        "/v1/rules",
+        *(p[0] for p in _POSTS[:-2]),
+        "/v1/render.svg",
+        *(p[0] for p in _POSTS[-2:]),
+        "/v1/states/{id}",
+    )
+    return {path: found[path] for path in order}
 
 
 def openapi_document() -> dict[str, Any]:
@@ -331,6 +307,7 @@ def openapi_document() -> dict[str, Any]:
                 **_engine_schemas(),
                 **_service_schemas(),
                 **_wire_schemas(),
+                **table_schemas(),
             }
         },
     }

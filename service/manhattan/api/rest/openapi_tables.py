@@ -3,10 +3,11 @@ in and out, which statuses answer. The shapes themselves are ``manhattan.wire.ta
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from manhattan.api.rest.openapi_parts import body, responses
 from manhattan.wire import ref
+from manhattan.wire.tables import TableEventType
 
 _ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
 _BEARER = {
@@ -62,10 +63,36 @@ def _events() -> dict[str, Any]:
             "responses": {
                 **responses("Error", "200", (401, 403, 404), always=_ALWAYS),
                 "200": {
-                    "description": "the event stream",
-                    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    "description": "the event stream; comments (lines starting ':') are heartbeats",
+                    # OpenAPI 3.1: a text/event-stream's schema describes each event
+                    "content": {"text/event-stream": {"schema": ref("TableStreamEvent")}},
                 },
             },
+        }
+    }
+
+
+def table_schemas() -> dict[str, Any]:
+    """The schemas of the tables' routes that are not a body (``manhattan.wire`` holds those):
+    one event of the table's stream, as an SSE reader sees it (``event``, ``data``, ``id``)."""
+    return {
+        "TableStreamEvent": {
+            "description": "One Server-Sent Event of a table's stream: its type, its data (JSON "
+            "text: a snapshot is the Table as the receiver may see it; every event carries the "
+            "table's version) and its id, the table version",
+            "type": "object",
+            "required": ["event", "data", "id"],
+            "properties": {
+                "event": {"enum": list(get_args(TableEventType))},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"type": "object", "required": ["version"]},
+                },
+                "id": {"type": "string", "pattern": "^[0-9]{1,15}$"},
+                "retry": {"type": "integer"},
+            },
+            "additionalProperties": False,
         }
     }
 

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
 
 from manhattan.api.rest.tables import bearer, runtime, table_id
 from manhattan.tables import HEARTBEAT_FRAME, Bearer, TableError, table_stream
@@ -58,3 +59,7 @@ async def get_events(request: Request) -> Response:
             await source.aclose()
 
     return EventSourceResponse(events(), ping=None, headers={"Cache-Control": "no-store"})
+
+
+def stream_routes() -> list[BaseRoute]:
+    return [Route("/v1/tables/{id}/events", get_events, methods=["GET"])]

@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 import manhattan
 from manhattan import wire
 from manhattan.api.encoding import read_body, render
+from manhattan.api.rest.games import validation_json
 from manhattan.games import Operations, Validation
 from manhattan.tables import Bearer, TableError, TableRuntime
 
@@ -91,8 +92,6 @@ async def post_seat_preview(request: Request) -> Response:
 
 async def post_seat_validate(request: Request) -> Response:
     """Whether the seat's move is legal, and if not why (as ``/v1/validate``), from its view."""
-    from manhattan.api.rest.games import validation_json
-
     tid = table_id(request)
     who = bearer(request, tid)
     body = wire.read(await read_body(request), wire.SeatMoveRequest)
@@ -133,8 +132,8 @@ async def get_record(request: Request) -> Response:
 
 
 def table_routes() -> list[BaseRoute]:
-    from manhattan.api.rest.stream import get_events
-
+    """The tables' routes but the event stream's (``stream.stream_routes``), which reads
+    requests with this module's helpers."""
     post = ["POST"]
     return [
         Route("/v1/tables", post_tables, methods=post),
@@ -149,6 +148,5 @@ def table_routes() -> list[BaseRoute]:
         Route("/v1/tables/{id}/chat", post_chat, methods=post),
         Route("/v1/tables/{id}/rematch", post_rematch, methods=post),
         Route("/v1/tables/{id}/ticket", post_ticket, methods=post),
-        Route("/v1/tables/{id}/events", get_events, methods=["GET"]),
         Route("/v1/tables/{id}/record", get_record, methods=["GET"]),
     ]

@@ -1,0 +1,231 @@
+"""The GraphQL view at ``/graphql``: strawberry's ASGI app with coded errors (``format_error``)
+and a lean path for the common request, one operation POSTed as JSON (``GraphQLApp``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+import strawberry
+from cross_web import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+from strawberry.exceptions import MissingQueryError, StrawberryGraphQLError
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.types import ExecutionResult
+from strawberry.types.graphql import OperationType
+
+from graphql import GraphQLError
+from manhattan.api.disconnect import unless_disconnected
+from manhattan.api.encoding import dump_json, load_json
+from manhattan.api.errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
+from manhattan.api.graphql import fast as graphql_fast
+from manhattan.api.graphql.schema import PLANNABLE_FIELDS
+
+log = logging.getLogger("manhattan.api")
+
+
+def format_error(error: GraphQLError) -> dict[str, Any]:
+    """One error of a response, with ``extensions.code`` from the error table and a
+    ``classification`` (``BAD_USER_INPUT`` for the caller's errors, ``INTERNAL_SERVER_ERROR``
+    for ours) that generic GraphQL tooling understands; bugs are masked."""
+    original = error.original_error
+    formatted = error.formatted
+    extensions = dict(formatted.get("extensions") or {})
+    if original is None or isinstance(original, GraphQLError | StrawberryGraphQLError):
+        if "code" not in extensions:
+            too_many_tokens = "tokens" in error.message and "more than" in error.message
+            extensions["code"] = (
+                "QUERY_TOO_COMPLEX" if too_many_tokens else "GRAPHQL_VALIDATION_FAILED"
+            )
+    else:
+        api = to_api_error(original)
+        if api is None:
+            log.error("unexpected error in a resolver", exc_info=original)
+            formatted["message"] = INTERNAL_ERROR_MESSAGE
+            extensions = {"code": "INTERNAL_ERROR", "classification": "INTERNAL_SERVER_ERROR"}
+        else:
+            formatted["message"] = api.message
+            extensions["code"] = api.code
+            if api.path is not None:
+                extensions["statePath"] = api.path
+    status = HTTP_STATUS.get(extensions["code"], 400)
+    extensions["classification"] = "BAD_USER_INPUT" if status < 500 else "INTERNAL_SERVER_ERROR"
+    formatted["extensions"] = extensions
+    return dict(formatted)
+
+
+_NOT_AN_OBJECT = 'a GraphQL request is a JSON object such as {"query": "{ rules }"}'
+_POST_OPERATIONS = frozenset(OperationType.from_http("POST"))
+#: A body that may ask for fields that run bots; JSON's ``\\u`` escapes could spell their names.
+_BOT_FIELDS = re.compile(rb"suggestMove|advance|\\u")
+
+
+class GraphQLApp(GraphQL[dict[str, Any], None]):
+    """strawberry's ASGI app with coded errors and JSON bodies for transport errors.
+
+    The common request, one operation POSTed as ``application/json``, takes a lean path
+    (``_lean_post``) that does what strawberry's view does for it without its generic request
+    adapter, content-type parsing and dispatch; everything else goes through the view.
+    """
+
+    def __init__(
+        self, schema: strawberry.Schema, *, fast_path: bool = True, **options: Any
+    ) -> None:
+        super().__init__(schema, **options)
+        # The lean path only handles plain results: no HTTP stream transports (SSE, multipart
+        # subscriptions), no incremental delivery, no multipart uploads. Subscriptions run over
+        # WebSocket only (graphql-transport-ws), so a POST never carries one: the lean path
+        # refuses them as the view does.
+        self._lean = (
+            not self._stream_transport_map
+            and not self.multipart_uploads_enabled
+            and not schema.config.enable_experimental_incremental_execution
+            and type(self).get_root_value is GraphQL.get_root_value
+        )
+        self._compiled = graphql_fast.compiled_queries(
+            schema, PLANNABLE_FIELDS, on=self._lean and fast_path
+        )
+
+    def encode_json(self, data: object) -> bytes:
+        return dump_json(data)  # orjson: a large share of a list response's cost otherwise
+
+    def decode_json(self, data: str | bytes) -> object:
+        """A body nested too deeply for the parser, or with ``NaN``/``Infinity``, is bad JSON
+        (400), not a server error."""
+        try:
+            return load_json(data)
+        except json.JSONDecodeError:
+            raise
+        except RecursionError:
+            raise json.JSONDecodeError("nested too deeply", "", 0) from None
+        except ValueError as exc:  # a non-finite constant, or bytes that are not text
+            raise json.JSONDecodeError(str(exc), "", 0) from None
+
+    async def parse_http_body(self, request: Any) -> Any:
+        """strawberry's, for a JSON body that is an object (or a batch); it would fail on any
+        other JSON value with a server error. (The common request never gets here: see
+        ``_lean_post``, which refuses such bodies itself.)"""
+        if request.method != "GET" and "application/json" in (request.content_type or ""):
+            data = self.parse_json(await request.get_body())
+            if not isinstance(data, dict | list):
+                raise HTTPException(400, _NOT_AN_OBJECT)
+        return await super().parse_http_body(request)
+
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> dict[str, Any]:
+        return {
+            "request": request,
+            "response": response,
+            "operations": request.app.state.operations,
+        }
+
+    async def process_result(
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        data: GraphQLHTTPResponse = {"data": result.data}
+        if result.errors:
+            errors = [format_error(e) for e in result.errors]
+            for error in errors:
+                request.app.state.metrics.count_error(error["extensions"]["code"])
+            data["errors"] = errors  # type: ignore[typeddict-item]
+        if result.extensions:
+            data["extensions"] = result.extensions
+        return data
+
+    async def _lean_post(self, request: Request) -> Response | None:
+        """The response to a POST of one operation as ``application/json``, as strawberry's
+        view would make it (same context, execution, result processing and response), or None
+        when the request is anything else: the view then handles it, from the start."""
+        content_type = request.headers.get("content-type", "")
+        if content_type.partition(";")[0].strip(" \t") != "application/json":
+            return None  # strawberry matches the media type case-sensitively, as here
+        try:
+            data = self.decode_json(await request.body())  # cached on the request for the view
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(data, dict):
+            return None  # a batch, or a body the view refuses (parse_http_body)
+        query = data.get("query")
+        variables = data.get("variables")
+        operation_name = data.get("operationName")
+        extensions = data.get("extensions")
+        if (
+            not isinstance(query, str)
+            or not query
+            or not isinstance(variables, dict | None)
+            or not isinstance(operation_name, str | None)
+            or not isinstance(extensions, dict | None)
+        ):
+            return None
+        sub_response = await self.get_sub_response(request)
+        context = await self.get_context(request, response=sub_response)
+        if self._compiled is not None:
+            plan = self._compiled.plan(query, operation_name)
+            if plan is not None:
+                planned = await self._compiled.execute(plan, variables, context)
+                if planned is not None and not planned.errors:
+                    return self.create_response(
+                        response_data={"data": planned.data}, sub_response=sub_response
+                    )
+                if planned is not None:  # failed fields, answered as the general path would
+                    result = ExecutionResult(data=planned.data, errors=planned.errors)
+                    response_data = await self.process_result(request, result)
+                    self._handle_errors(planned.errors, response_data)
+                    return self.create_response(
+                        response_data=response_data, sub_response=sub_response
+                    )
+        try:
+            result = await self.schema.execute(
+                query,
+                root_value=None,  # the view's get_root_value, not overridden (see __init__)
+                variable_values=variables,
+                context_value=context,
+                operation_name=operation_name,
+                allowed_operation_types=_POST_OPERATIONS,
+                operation_extensions=extensions,
+            )
+        except CannotGetOperationTypeError as e:
+            raise HTTPException(400, e.as_http_error_reason()) from e
+        except InvalidOperationTypeError as e:
+            raise HTTPException(400, e.as_http_error_reason("POST")) from e
+        except MissingQueryError as e:
+            raise HTTPException(400, "No GraphQL query found in the request") from e
+        response_data = await self.process_result(request, result)
+        if result.errors:
+            self._handle_errors(result.errors, response_data)
+        return self.create_response(response_data=response_data, sub_response=sub_response)
+
+    async def _respond(self, request: Request, scope: Any) -> Response:
+        response = None
+        if self._lean and scope["method"] == "POST":
+            response = await self._lean_post(request)
+        if response is None:
+            response = await self.run(request)
+        return response
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope, receive=receive)
+        try:
+            # A request that may run bots stops them if its client hangs up (the body is read
+            # first, and kept on the request for the paths below).
+            if scope["method"] == "POST" and _BOT_FIELDS.search(await request.body()):
+                response = await unless_disconnected(request, self._respond(request, scope))
+            else:
+                response = await self._respond(request, scope)
+        except HTTPException as exc:
+            code = {405: "METHOD_NOT_ALLOWED", 404: "NOT_FOUND"}.get(
+                exc.status_code, "INVALID_REQUEST"
+            )
+            error = ApiError(code, exc.reason)
+            response = JSONResponse(error.to_json(), status_code=error.status)
+        await response(scope, receive, send)

@@ -1,0 +1,102 @@
+"""GraphQL object types derived from the ``manhattan.wire`` shapes, not written a second time.
+
+``wire_type(Shape, ...)`` makes a strawberry type with the shape's fields: the same names (in
+snake_case; the schema camelCases them as msgspec's ``rename="camel"`` does), in the same order,
+with the same nullability, a field's description from its ``Meta(description=...)``, and its
+GraphQL type from its annotation (``int`` Int, ``float`` Float, ``str`` String, ``bool``
+Boolean, lists and optionals of those). What the wire cannot say is given by name in
+``types``: an engine value the wire keeps as ``Any`` (a move: ``Move``), a ``Literal`` that is
+a GraphQL enum, or a type the GraphQL contract fixed otherwise (a chat message's ``at`` is a
+``Float``). A test builds every derived type's fields back from its shape and compares.
+
+Each derived type has ``from_json`` (the REST answer's object, camelCase keys) and
+``from_attributes`` (an object with the same attribute names, such as an engine value).
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+from collections.abc import Mapping
+from typing import Annotated, Any, Union, get_args, get_origin
+
+import msgspec
+import strawberry
+
+#: The wire's scalars and their GraphQL types (strawberry maps the Python types).
+_SCALARS: tuple[type, ...] = (int, float, str, bool)
+
+
+def graphql_type(annotation: Any) -> Any:
+    """The strawberry annotation of a wire annotation, without its ``Meta``; ``ValueError`` for
+    what has no GraphQL type of its own (``Any``, a ``Literal``, a struct): give it in ``types``."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return graphql_type(get_args(annotation)[0])
+    if origin in (Union, pytypes.UnionType):
+        members = [a for a in get_args(annotation) if a is not type(None)]
+        if len(members) == 1 and len(get_args(annotation)) == 2:
+            return graphql_type(members[0]) | None
+    elif origin is list:
+        return list[graphql_type(get_args(annotation)[0])]  # type: ignore[misc]
+    elif annotation in _SCALARS:
+        return annotation
+    raise ValueError(f"no GraphQL type for {annotation!r}: name one in types")
+
+
+def description_of(annotation: Any) -> str | None:
+    """The ``Meta(description=...)`` of a field's annotation, if any."""
+    if get_origin(annotation) is not Annotated:
+        return None
+    for meta in get_args(annotation)[1:]:
+        if isinstance(meta, msgspec.Meta) and meta.description:
+            return meta.description
+    return None
+
+
+def wire_type(
+    shape: type[msgspec.Struct],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    types: Mapping[str, Any] | None = None,
+) -> Any:
+    """A strawberry object type named ``name`` (the shape's own name by default) with the
+    fields of ``shape`` (see the module)."""
+    name = name or shape.__name__
+    given = dict(types or {})
+    annotations: dict[str, Any] = {}
+    namespace: dict[str, Any] = {}
+    for field in msgspec.structs.fields(shape):
+        raw = field.type
+        if field.name in given:
+            nullable = type(None) in get_args(_without_meta(raw))
+            chosen = given.pop(field.name)
+            annotations[field.name] = chosen | None if nullable else chosen
+        else:
+            annotations[field.name] = graphql_type(raw)
+        about = description_of(raw)
+        if about is not None:
+            namespace[field.name] = strawberry.field(description=about)
+    if given:
+        raise ValueError(f"{shape.__name__} has no fields {sorted(given)}")
+    encode = {f.name: f.encode_name for f in msgspec.structs.fields(shape)}
+
+    def from_json(cls: Any, obj: Mapping[str, Any]) -> Any:
+        return cls(**{field: obj[key] for field, key in encode.items()})
+
+    def from_attributes(cls: Any, value: object) -> Any:
+        return cls(**{field: getattr(value, field) for field in encode})
+
+    namespace.update(
+        __annotations__=annotations,
+        __doc__=description,
+        from_json=classmethod(from_json),
+        from_attributes=classmethod(from_attributes),
+        __module__=__name__,
+    )
+    made = type(name, (), namespace)
+    return strawberry.type(made, name=name, description=description)
+
+
+def _without_meta(annotation: Any) -> Any:
+    return get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
