@@ -35,6 +35,7 @@ PARTS: dict[str, tuple[str, ...]] = {
     "settings": ("manhattan.settings",),
     "games": ("manhattan.games",),
     "tables": ("manhattan.tables",),
+    "platforms": ("manhattan.platforms",),
     "api": ("manhattan.api",),
     "http_client": ("manhattan.http_client", "manhattan.sse_reader"),
     "terminal": ("manhattan.terminal",),
@@ -54,7 +55,9 @@ ALLOWED: dict[str, set[str]] = {
     "settings": set(),
     "games": _SERVER_BELOW,
     "tables": _SERVER_BELOW | {"games"},
-    "api": _SERVER_BELOW | {"games", "tables"},
+    # keys, reserved seats, webhooks, ratings: built on tables, heard through their listeners
+    "platforms": _SERVER_BELOW | {"games", "tables"},
+    "api": _SERVER_BELOW | {"games", "tables", "platforms"},
     "http_client": set(),
     "terminal": {"engine", "bots", "wire", "render", "settings", "http_client"},
     "bench": set(PARTS) - {"bench", "cli"},
@@ -67,6 +70,7 @@ NEVER = {
     ("games", "api"),
     ("games", "tables"),
     ("tables", "api"),
+    ("tables", "platforms"),
     ("bots", "bot_pool"),
     ("store", "engine"),
 }
@@ -312,6 +316,7 @@ HOUSE_NAMES = {
     "Terminal": "terminal",
     "Cli": "cli",
     "Games": "games",
+    "Platforms": "platforms",
 }
 
 

@@ -9,6 +9,7 @@ running with a surprise. ``Settings()`` built in code (tests, embedding) differ 
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -121,6 +122,15 @@ class Settings:
     #: Spectators (streams without a seat) of one table, per process.
     table_spectators_per_table: int = 5000
 
+    # -- platforms (DESIGN §10) ------------------------------------------------------------
+    #: Platform keys as ``name=secret`` pairs; ``api_keys_file`` names a file of more, one a line.
+    api_keys: tuple[str, ...] = ()
+    api_keys_file: str = ""
+    #: CIDRs a webhook may resolve to although private, loopback, link-local or reserved.
+    webhook_allow: tuple[str, ...] = ()
+    #: Proxies (CIDRs) whose ``X-Forwarded-For`` names the client address; others are the client.
+    trusted_proxies: tuple[str, ...] = ()
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """The settings the environment names (``_VARIABLES``); the rest keep their defaults,
@@ -208,6 +218,11 @@ def _csv(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
+def _cidrs(text: str) -> tuple[str, ...]:
+    """Comma-separated networks (``10.0.0.0/8``, ``::1``), each checked and kept normalized."""
+    return tuple(str(ipaddress.ip_network(part, strict=False)) for part in _csv(text))
+
+
 def _bot_level(text: str) -> str:
     if text not in ("random", "greedy", "ismcts"):
         raise ValueError("expected random, greedy or ismcts")
@@ -273,4 +288,9 @@ _VARIABLES: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
     # -- table streams (push) --
     ("table_streams_per_client", "MANHATTAN_TABLE_STREAMS_PER_CLIENT", _positive_int),
     ("table_spectators_per_table", "MANHATTAN_TABLE_SPECTATORS_PER_TABLE", _positive_int),
+    # -- platforms --
+    ("api_keys", "MANHATTAN_API_KEYS", _csv),
+    ("api_keys_file", "MANHATTAN_API_KEYS_FILE", str),
+    ("webhook_allow", "MANHATTAN_WEBHOOK_ALLOW", _cidrs),
+    ("trusted_proxies", "MANHATTAN_TRUSTED_PROXIES", _cidrs),
 )

@@ -25,6 +25,14 @@ TABLE_CODES: dict[str, int] = {
     "TOO_MANY_STREAMS": 429,
 }
 
+#: The platforms' codes -> HTTP status (DESIGN §10 "Codes").
+PLATFORM_CODES: dict[str, int] = {
+    "BAD_KEY": 401,
+    "SEAT_RESERVED": 409,
+    "WEBHOOK_URL_REFUSED": 400,
+    "PLAYER_NOT_FOUND": 404,
+}
+
 #: code -> HTTP status. The first nine codes are the contract (DESIGN §5); the rest are additions.
 HTTP_STATUS: dict[str, int] = {
     "INVALID_STATE": 400,
@@ -56,6 +64,7 @@ HTTP_STATUS: dict[str, int] = {
     "CLIENT_CLOSED_REQUEST": 499,
     "INTERNAL_ERROR": 500,
     **TABLE_CODES,
+    **PLATFORM_CODES,
 }
 
 
