@@ -52,7 +52,7 @@ ALLOWED: dict[str, set[str]] = {
     "wire": {"engine", "bots"},  # a BotChoice is a wire value
     "store": set(),  # keeps bytes: knows no rules, no tables
     "sealing": set(),
-    "settings": set(),
+    "settings": {"bots"},  # a bot level and the bots' budget bounds are settings' defaults
     "games": _SERVER_BELOW,
     "tables": _SERVER_BELOW | {"games"},
     # keys, reserved seats, webhooks, ratings: built on tables, heard through their listeners

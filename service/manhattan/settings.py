@@ -16,6 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from manhattan.bots.choice import (
+    DEFAULT_LEVEL,
+    LEVELS,
+    SERVICE_MAX_ITERATIONS,
+    SERVICE_MAX_TIME_MS,
+)
+
 T = TypeVar("T")
 
 #: The data directory of ``manhattan serve`` without Redis (relative to the working directory).
@@ -84,9 +91,10 @@ class Settings:
     #: Requests per second per client address; 0 turns rate limiting off.
     rate_limit: float = 0.0
     rate_burst: int = 50
-    #: Caps on a bot suggestion's search budget (suggestMove iterations / timeMs).
-    bot_max_iterations: int = 20_000
-    bot_max_time_ms: int = 2_000
+    #: Caps on a bot suggestion's search budget (suggestMove iterations / timeMs); by default
+    #: the most a request may ask for (``BotChoice``'s bounds), which the caps lower, never raise.
+    bot_max_iterations: int = SERVICE_MAX_ITERATIONS
+    bot_max_time_ms: int = SERVICE_MAX_TIME_MS
     #: Bot worker processes; 0: one per core but one, left to the event loop (1 to 4).
     bot_workers: int = 0
     #: Bot requests that may wait for a worker; beyond: 503 BOTS_BUSY with Retry-After.
@@ -110,7 +118,7 @@ class Settings:
     #: Seconds a bot may think for a table move.
     table_bot_seconds: float = 2.0
     #: Bot level that stands in for people who left or ran out of turnSeconds.
-    table_stand_in_level: str = "greedy"
+    table_stand_in_level: str = DEFAULT_LEVEL
     #: Seconds between heartbeats on a table's event stream.
     table_heartbeat_seconds: float = 15.0
     #: GraphQL subscriptions one WebSocket connection may hold at once.
@@ -224,8 +232,8 @@ def _cidrs(text: str) -> tuple[str, ...]:
 
 
 def _bot_level(text: str) -> str:
-    if text not in ("random", "greedy", "ismcts"):
-        raise ValueError("expected random, greedy or ismcts")
+    if text not in LEVELS:
+        raise ValueError(f"expected {', '.join(LEVELS[:-1])} or {LEVELS[-1]}")
     return text
 
 

@@ -10,6 +10,7 @@ import random
 import sys
 from typing import Any, TextIO
 
+from manhattan.bots.choice import DEFAULT_LEVEL
 from manhattan.bots.registry import LEVELS
 from manhattan.engine import ManhattanError
 
@@ -40,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--variants", type=_variants, default=None, help='JSON, e.g. \'{"monster": "baby"}\''
     )
     parser.add_argument(
-        "--bot", default="greedy", choices=LEVELS, help="bot level (default: greedy)"
+        "--bot", default=DEFAULT_LEVEL, choices=LEVELS, help=f"bot level (default: {DEFAULT_LEVEL})"
     )
     parser.add_argument("--url", default=None, help="play through this service instead")
     parser.add_argument("--watch", action="store_true", help="bots play every seat")

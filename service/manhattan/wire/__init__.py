@@ -15,15 +15,13 @@ its bodies with the same classes the OpenAPI document is derived from:
 from __future__ import annotations
 
 from manhattan.bots.choice import (
-    DEFAULT_LEVEL as DEFAULT_BOT,
-)
-from manhattan.bots.choice import (
     SERVICE_MAX_ITERATIONS as MAX_ITERATIONS,
 )
 from manhattan.bots.choice import (
     SERVICE_MAX_TIME_MS as MAX_TIME_MS,
 )
 from manhattan.bots.choice import (
+    DEFAULT_LEVEL,
     BotChoice,
     BotLevel,
 )
@@ -98,7 +96,7 @@ from .tables import (
 )
 
 __all__ = [
-    "DEFAULT_BOT",
+    "DEFAULT_LEVEL",
     "HTTP_STATUS",
     "MAX_CHAT",
     "MAX_ITERATIONS",

@@ -145,10 +145,11 @@ class GameRecord:
 @strawberry.input(
     name="BotInput",
     description="Which bot plays, and how: level (random, greedy, ismcts), seed (0 to 2^31-1), "
-    "iterations (1 to 20000), timeMs (1 to 2000); the same bounds as REST's BotChoice.",
+    f"iterations (1 to {wire.MAX_ITERATIONS}), timeMs (1 to {wire.MAX_TIME_MS}); the same bounds "
+    "as REST's BotChoice.",
 )
 class BotInput:
-    level: BotLevel = BotLevel(wire.DEFAULT_BOT)
+    level: BotLevel = BotLevel(wire.DEFAULT_LEVEL)
     seed: int = 0
     iterations: int | None = None
     time_ms: int | None = None
