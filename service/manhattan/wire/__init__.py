@@ -15,15 +15,15 @@ its bodies with the same classes the OpenAPI document is derived from:
 from __future__ import annotations
 
 from manhattan.bots.choice import (
+    DEFAULT_LEVEL,
+    BotChoice,
+    BotLevel,
+)
+from manhattan.bots.choice import (
     SERVICE_MAX_ITERATIONS as MAX_ITERATIONS,
 )
 from manhattan.bots.choice import (
     SERVICE_MAX_TIME_MS as MAX_TIME_MS,
-)
-from manhattan.bots.choice import (
-    DEFAULT_LEVEL,
-    BotChoice,
-    BotLevel,
 )
 
 from .codes import HTTP_STATUS, TABLE_CODES
