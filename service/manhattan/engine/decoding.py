@@ -12,7 +12,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, NamedTuple, NoReturn
+from dataclasses import dataclass
+from typing import Any, NoReturn, TypeVar
 
 import msgspec
 
@@ -37,8 +38,11 @@ MAX_MSGPACK = 1 << 20
 _MSGPACK_STATE = msgspec.msgpack.Decoder(StateFormat)
 
 
-class StateFields(NamedTuple):
-    """A checked state's fields, in ``State``'s order: ``State(*fields)``."""
+@dataclass(frozen=True, slots=True)
+class StateFields:
+    """A checked state's fields (DESIGN §2), declared once: ``State`` is a ``StateFields`` with
+    the encodings and the questions the rules ask of a state, and ``read_fields`` makes one of
+    the class it is given after checking every field here, before the state exists."""
 
     rules: Rules
     round: int
@@ -48,27 +52,31 @@ class StateFields(NamedTuple):
     board: Board
     supply: tuple[Counts, ...]
     selected: tuple[Counts, ...]
-    hands: tuple[tuple[int, ...], ...]
+    hands: tuple[tuple[int, ...], ...]  # sorted: a hand is a multiset
     deck: tuple[int, ...]
     discard: tuple[int, ...]
     scores: tuple[int, ...]
     history: tuple[RoundRecord, ...]
-    monster: int | None
+    monster: int | None  # flat block index
     urban: Urban | None
     seed: str
     shuffles: int
+
+
+#: The class ``read_fields`` makes: ``State`` (or ``StateFields`` itself).
+S = TypeVar("S", bound=StateFields)
 
 
 def _fail(path: str, message: str) -> NoReturn:
     raise InvalidStateError(path, message)
 
 
-def fields_from_msgpack(data: object) -> StateFields:
+def fields_from_msgpack(data: object, make: type[S]) -> S:
     """A state's fields from msgpack, decoded straight into its format (``formats.StateFormat``)."""
     if not isinstance(data, bytes | bytearray | memoryview) or len(data) > MAX_MSGPACK:
         _fail("$", f"a msgpack state is at most {MAX_MSGPACK} bytes")
     try:
-        return read_fields(_MSGPACK_STATE.decode(data))
+        return read_fields(_MSGPACK_STATE.decode(data), make)
     except msgspec.ValidationError as exc:
         raise InvalidStateError(*located(exc)) from None
     except (msgspec.DecodeError, UnicodeDecodeError) as exc:
@@ -84,8 +92,8 @@ def read_state_format(obj: object) -> StateFormat:
     return data
 
 
-def read_fields(data: StateFormat) -> StateFields:
-    """The checks beyond the format's own bounds: the fields of the engine's ``State``."""
+def read_fields(data: StateFormat, make: type[S]) -> S:
+    """The checks beyond the format's own bounds, then the fields as ``make`` (``State``)."""
     rules = _read_rules(data.rules)
     k, players = rules.color_count, rules.players
     _below(data.round, "$.round", rules.rounds + 1, 1)
@@ -103,7 +111,7 @@ def read_fields(data: StateFormat) -> StateFields:
     urban = _read_urban(data.urban, rules)
     if not is_seed(data.seed):
         _fail("$.seed", f"seed is a string of 1 to {MAX_SEED} characters (valid Unicode)")
-    fields = StateFields(
+    fields = make(
         rules,
         data.round,
         data.phase,

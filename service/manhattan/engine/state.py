@@ -7,36 +7,18 @@ from typing import Any
 
 import msgpack
 
-from .board import Board, block_coords
-from .decoding import fields_from_msgpack, read_fields, read_state_format
+from .board import block_coords
+from .decoding import StateFields, fields_from_msgpack, read_fields, read_state_format
 from .formats import STATE_FORMAT, StateFormat
 from .records import PHASES, Breakdown, Counts, RoundRecord, Urban  # re-exported
-from .rules import Rules
 
 __all__ = ["PHASES", "Breakdown", "Counts", "RoundRecord", "State", "Urban"]
 
 
 @dataclass(frozen=True, slots=True)
-class State:
-    """A whole game at one moment. Build one with ``new_game`` or ``State.from_json``."""
-
-    rules: Rules
-    round: int
-    phase: str
-    first_player: int
-    to_move: int | None
-    board: Board
-    supply: tuple[Counts, ...]
-    selected: tuple[Counts, ...]
-    hands: tuple[tuple[int, ...], ...]  # sorted: a hand is a multiset
-    deck: tuple[int, ...]
-    discard: tuple[int, ...]
-    scores: tuple[int, ...]
-    history: tuple[RoundRecord, ...]
-    monster: int | None  # flat block index
-    urban: Urban | None
-    seed: str
-    shuffles: int
+class State(StateFields):
+    """A whole game at one moment. Build one with ``new_game`` or ``State.from_json``; its
+    fields are declared in ``decoding.StateFields``."""
 
     # The encodings (DESIGN §2): JSON with every object's keys sorted, so that msgpack of it is
     # canonical as is; reading checks everything (``decoding``). ``codec`` gives them by name.
@@ -71,18 +53,18 @@ class State:
     @staticmethod
     def from_format(data: StateFormat) -> State:
         """The checks beyond the format's own bounds, then the state."""
-        return State(*read_fields(data))
+        return read_fields(data, State)
 
     @staticmethod
     def from_json(obj: object) -> State:
         """Read and validate a state (DESIGN §2); InvalidStateError names the first fault's path."""
-        return State(*read_fields(read_state_format(obj)))
+        return read_fields(read_state_format(obj), State)
 
     @staticmethod
     def from_msgpack(data: object) -> State:
         """Read and validate a msgpack state; anything but bytes-like is INVALID_STATE (typed
         ``object``, so the compiled kernel checks it here rather than at the call)."""
-        return State(*fields_from_msgpack(data))
+        return fields_from_msgpack(data, State)
 
     @property
     def rounds_scored(self) -> int:
