@@ -13,9 +13,8 @@ import math
 import random
 
 from ..engine import Move
-from ..engine.legality import next_select_color
 from ..engine.play import Game
-from ..engine.rollout import Draw, Sampler, random_step
+from ..engine.rollout import Draw, Sampler, color_to_select, random_step
 from ..engine.rules import ROTATION
 from ..engine.scoring import score_board
 from .greedy import balanced_selection
@@ -39,14 +38,13 @@ def heuristic_step(game: Game, rng: random.Random) -> None:
 def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
     """``heuristic_step`` given the board's tallest height; returns the new tallest height
     (an upper bound when a monster has since removed floors, which is good enough here)."""
-    player = game.to_move
-    assert player is not None
     rules = game.rules
-    if game.phase == "select":
-        color = next_select_color(game, player)
-        assert color is not None
+    color = color_to_select(game)
+    if color is not None:
         game.select(color, balanced_selection(game.supply[color], rules.pieces_per_round))
         return tallest
+    player = game.to_move
+    assert player is not None
     own = rules.colors[player]
     pieces = [(c, f) for c in own for f, k in enumerate(game.selected[c], 1) if k]
     board = game.board

@@ -64,16 +64,27 @@ class Sampler:
         return card, index, color, floors
 
 
-def random_step(game: Game, rng: random.Random) -> None:
-    """Play one random legal move of the player to move."""
+def color_to_select(game: Game) -> int | None:
+    """The color whose pieces the player to move selects now (RULES §5.1), or None when the
+    game is not in its selection phase: the first question of every rollout step."""
+    if game.phase != "select":
+        return None
     player = game.to_move
     assert player is not None
+    color = next_select_color(game, player)
+    assert color is not None
+    return color
+
+
+def random_step(game: Game, rng: random.Random) -> None:
+    """Play one random legal move of the player to move."""
     rules = game.rules
-    if game.phase == "select":
-        color = next_select_color(game, player)
-        assert color is not None
+    color = color_to_select(game)
+    if color is not None:
         game.select(color, random_selection(game.supply[color], rules.pieces_per_round, rng))
         return
+    player = game.to_move
+    assert player is not None
     pieces = [
         (c, f)
         for c in rules.colors[player]

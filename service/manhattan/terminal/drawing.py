@@ -127,6 +127,19 @@ def draw_hand(view: JSON) -> str:
     return "\n".join(lines)
 
 
+def draw_turn(view: JSON, hand_title: str) -> list[str]:
+    """The lines a person reads when a move is theirs: round and phase, board, supply, hand."""
+    phase = "select your pieces" if view["phase"] == "select" else "build"
+    return [
+        "",
+        f"--- round {view['round']} of {view['rules']['rounds']}: {phase} ---",
+        draw_board(view),
+        draw_supply(view),
+        hand_title,
+        draw_hand(view),
+    ]
+
+
 def card_blocks(card: int, seat: int) -> list[str]:
     """The coordinates of the six blocks a card in this seat's hand designates."""
     block = rotate(card, seat)

@@ -31,14 +31,7 @@ from manhattan.engine.rules import SEAT_NAMES
 from manhattan.http_client import HttpError
 from manhattan.http_client import request as http_request
 
-from .drawing import (
-    describe_event,
-    draw_board,
-    draw_hand,
-    draw_ranking,
-    draw_round_scores,
-    draw_supply,
-)
+from .drawing import describe_event, draw_board, draw_ranking, draw_round_scores, draw_turn
 from .picking import ask_move
 
 __all__ = ["LocalTable", "MoveRejected", "ServiceTable", "Session", "Table", "TableError"]
@@ -240,13 +233,9 @@ class Session:
 
     def _show(self, view: JSON) -> None:
         seat_name = SEAT_NAMES[view["rules"]["seats"][view["player"]]]
-        phase = "select your pieces" if view["phase"] == "select" else "build"
-        self.say()
-        self.say(f"--- round {view['round']} of {view['rules']['rounds']}: {phase} ---")
-        self.say(draw_board(view))
-        self.say(draw_supply(view))
-        self.say(f"your hand (you sit {seat_name}; cards drawn as you see them):")
-        self.say(draw_hand(view))
+        hand_title = f"your hand (you sit {seat_name}; cards drawn as you see them):"
+        for line in draw_turn(view, hand_title):
+            self.say(line)
 
     def _read(self, prompt: str) -> str:
         self.out.write(prompt)

@@ -25,15 +25,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 from manhattan.http_client import HttpError, request, stream
 from manhattan.sse_reader import SSEParser
 
-from .drawing import (
-    clean,
-    describe_event,
-    draw_board,
-    draw_hand,
-    draw_ranking,
-    draw_round_scores,
-    draw_supply,
-)
+from .drawing import clean, describe_event, draw_ranking, draw_round_scores, draw_turn
 from .game import TableError
 from .picking import ask_move
 
@@ -253,14 +245,8 @@ class TablePlayer:
                     self.say(line)
 
     def show(self, table: JSON) -> None:
-        view = table["view"]
-        phase = "select your pieces" if view["phase"] == "select" else "build"
-        self.say()
-        self.say(f"--- round {view['round']} of {view['rules']['rounds']}: {phase} ---")
-        self.say(draw_board(view))
-        self.say(draw_supply(view))
-        self.say("your hand:")
-        self.say(draw_hand(view))
+        for line in draw_turn(table["view"], "your hand:"):
+            self.say(line)
         if table.get("deadline"):
             left = max(0, round(table["deadline"] / 1000 - time.time()))
             self.say(f"you have {left} s for this move")
