@@ -39,10 +39,9 @@ _MSGPACK_STATE = msgspec.msgpack.Decoder(StateFormat)
 
 
 @dataclass(frozen=True, slots=True)
-class StateFields:
-    """A checked state's fields (DESIGN §2), declared once: ``State`` is a ``StateFields`` with
-    the encodings and the questions the rules ask of a state, and ``read_fields`` makes one of
-    the class it is given after checking every field here, before the state exists."""
+class PublicFields:
+    """What every player at the table sees of a game, the first fields of a ``State`` and of a
+    ``view.View`` alike (RULES §11)."""
 
     rules: Rules
     round: int
@@ -52,6 +51,14 @@ class StateFields:
     board: Board
     supply: tuple[Counts, ...]
     selected: tuple[Counts, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StateFields(PublicFields):
+    """A checked state's fields (DESIGN §2), declared once: ``State`` is a ``StateFields`` with
+    the encodings and the questions the rules ask of a state, and ``read_fields`` makes one of
+    the class it is given after checking every field here, before the state exists."""
+
     hands: tuple[tuple[int, ...], ...]  # sorted: a hand is a multiset
     deck: tuple[int, ...]
     discard: tuple[int, ...]

@@ -11,28 +11,24 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .board import Board, block_coords
+from .board import block_coords
+from .decoding import PublicFields
 from .draws import shuffle
 from .errors import InvalidPlayerError
 from .formats import VIEW_FORMAT
-from .records import Counts, RoundRecord, Urban
-from .rules import CARD_COPIES, CARD_POSITIONS, Rules
+from .records import RoundRecord, Urban
+from .rules import CARD_COPIES, CARD_POSITIONS
 from .state import State
 from .urban import URBAN_CARDS
 from .validation import is_int
 
 
 @dataclass(frozen=True, slots=True)
-class View:
+class View(PublicFields):
+    """A ``State`` as ``player`` may know it: the public fields, then their own hand and the
+    sizes of what they cannot see."""
+
     player: int
-    rules: Rules
-    round: int
-    phase: str
-    first_player: int
-    to_move: int | None
-    board: Board
-    supply: tuple[Counts, ...]
-    selected: tuple[Counts, ...]
     hand: tuple[int, ...]
     hand_sizes: tuple[int, ...]
     deck_size: int
