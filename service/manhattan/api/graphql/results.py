@@ -53,6 +53,7 @@ ThreatsResult = Annotated[Threats | MoveRejected, strawberry.union("ThreatsResul
 BoardSvgResult = Annotated[BoardSvg | MoveRejected, strawberry.union("BoardSvgResult")]
 
 Answer = TypeVar("Answer")
+Domain = TypeVar("Domain")
 Rejection = TypeVar("Rejection")
 
 
@@ -73,3 +74,15 @@ async def answer_or_reject(
 async def rejected_or(run: Callable[[], Awaitable[Answer]]) -> Answer | MoveRejected:
     """``run()``'s answer, or a ``MoveRejected`` (with ``path`` for a state fault)."""
     return await answer_or_reject(run, lambda error, _: MoveRejected.from_domain(error))
+
+
+async def adapted_or_rejected(
+    call: Callable[[], Awaitable[Domain]], adapt: Callable[[Domain], Answer]
+) -> Answer | MoveRejected:
+    """The answer of ``call()`` (an ``Operations`` call) adapted to its GraphQL type, or a
+    ``MoveRejected``: the body of most resolvers."""
+
+    async def run() -> Answer:
+        return adapt(await call())
+
+    return await rejected_or(run)

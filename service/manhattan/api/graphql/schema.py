@@ -10,8 +10,10 @@ type ``[Move!]!`` the contract fixes, raises, and the view renders the error wit
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import strawberry
@@ -46,6 +48,7 @@ from manhattan.api.graphql.results import (
     SuggestResult,
     ThreatsResult,
     ValidationResult,
+    adapted_or_rejected,
     rejected_or,
 )
 from manhattan.api.graphql.score_types import Score
@@ -59,7 +62,7 @@ from manhattan.api.graphql.types import (
     Transition,
     as_json_scalar,
 )
-from manhattan.games import Operations, bot_turn, rules_info
+from manhattan.games import BotTurn, Operations, bot_turn, rules_info
 
 log = logging.getLogger("manhattan.api")
 
@@ -67,6 +70,15 @@ log = logging.getLogger("manhattan.api")
 def ops(info: Info) -> Operations:
     operations: Operations = info.context["operations"]
     return operations
+
+
+@contextlib.asynccontextmanager
+async def request_bot_turn(info: Info) -> AsyncIterator[BotTurn]:
+    """The request's one bot turn, held: its bot fields (aliases) run one after another, within
+    one deadline."""
+    turn = bot_turn(info.context, ops(info).bot_pool)
+    async with turn.lock:
+        yield turn
 
 
 # -- the fields both Query and Mutation have ---------------------------------------------------
@@ -79,17 +91,15 @@ async def new_game(info: Info, setup: GameSetup | None) -> StateResult:
 
 
 async def store_state(info: Info, state: StateRefInput) -> StateResult:
-    async def run() -> SealedState:
-        return SealedState.from_domain(await ops(info).store(state.to_ref(info)))
-
-    return await rejected_or(run)
+    return await adapted_or_rejected(
+        lambda: ops(info).store(state.to_ref(info)), SealedState.from_domain
+    )
 
 
 async def apply_move(info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
-    async def run() -> Transition:
-        return Transition.from_domain(await ops(info).apply(state.to_ref(info), [move.to_wire()]))
-
-    return await rejected_or(run)
+    return await adapted_or_rejected(
+        lambda: ops(info).apply(state.to_ref(info), [move.to_wire()]), Transition.from_domain
+    )
 
 
 async def apply_moves(info: Info, state: StateRefInput, moves: list[MoveInput]) -> ApplyResult:
@@ -102,10 +112,9 @@ async def apply_moves(info: Info, state: StateRefInput, moves: list[MoveInput]) 
 
 
 async def replay(info: Info, game: GameRecord) -> ReplayResult:
-    async def run() -> Replay:
-        return Replay.from_domain(await ops(info).replay(game.to_wire(), caller(info)))
-
-    return await rejected_or(run)
+    return await adapted_or_rejected(
+        lambda: ops(info).replay(game.to_wire(), caller(info)), Replay.from_domain
+    )
 
 
 async def advance(
@@ -117,8 +126,7 @@ async def advance(
 ) -> ApplyResult:
     async def run() -> Transition:
         chosen = (bot or BotInput()).choice()
-        turn = bot_turn(info.context, ops(info).bot_pool)
-        async with turn.lock:  # aliases one after another, within one deadline
+        async with request_bot_turn(info) as turn:
             applied = await ops(info).advance(
                 state.to_ref(info),
                 player=player,
@@ -159,11 +167,10 @@ class Query:
     async def validate_move(
         self, info: Info, state: StateRefInput, move: MoveInput
     ) -> ValidationResult:
-        async def run() -> MoveValidation:
-            result = await ops(info).validate(state.to_ref(info), move.to_wire())
-            return MoveValidation.from_domain(result)
-
-        return await rejected_or(run)
+        return await adapted_or_rejected(
+            lambda: ops(info).validate(state.to_ref(info), move.to_wire()),
+            MoveValidation.from_domain,
+        )
 
     @strawberry.field(description="Apply one move: the new state and the events, or a rejection.")
     async def apply_move(self, info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
@@ -177,17 +184,15 @@ class Query:
 
     @strawberry.field(description="Scores: totals, history, standings, this round if it ended now.")
     async def score(self, info: Info, state: StateRefInput) -> ScoreResult:
-        async def run() -> Score:
-            return Score.from_domain(await ops(info).score(state.to_ref(info)))
-
-        return await rejected_or(run)
+        return await adapted_or_rejected(
+            lambda: ops(info).score(state.to_ref(info)), Score.from_domain
+        )
 
     @strawberry.field(description="One player's view (RULES §11) and a token issued to them.")
     async def view(self, info: Info, state: StateRefInput, player: int) -> StateResult:
-        async def run() -> SealedState:
-            return SealedState.from_domain(await ops(info).view(state.to_ref(info), player))
-
-        return await rejected_or(run)
+        return await adapted_or_rejected(
+            lambda: ops(info).view(state.to_ref(info), player), SealedState.from_domain
+        )
 
     @strawberry.field(description="A move for the player to move, from a bot.")
     async def suggest_move(
@@ -199,8 +204,7 @@ class Query:
     ) -> SuggestResult:
         async def run() -> SuggestionType:
             chosen = (bot or BotInput()).choice()
-            turn = bot_turn(info.context, ops(info).bot_pool)
-            async with turn.lock:  # aliases one after another, within one deadline
+            async with request_bot_turn(info) as turn:
                 found = await ops(info).suggest(
                     state.to_ref(info), player, chosen, deadline=turn.deadline
                 )
@@ -214,18 +218,15 @@ class Query:
 
     @strawberry.field(description="Per building: height, owner, safety (engine manhattan.analyze).")
     async def analysis(self, info: Info, state: StateRefInput) -> AnalysisResult:
-        async def run() -> Analysis:
-            return Analysis.from_domain(await ops(info).analysis(state.to_ref(info)))
-
-        return await rejected_or(run)
+        return await adapted_or_rejected(
+            lambda: ops(info).analysis(state.to_ref(info)), Analysis.from_domain
+        )
 
     @strawberry.field(description="What a move would change (engine manhattan.preview).")
     async def preview(self, info: Info, state: StateRefInput, move: MoveInput) -> PreviewResult:
-        async def run() -> Preview:
-            found = await ops(info).preview(state.to_ref(info), move.to_wire())
-            return Preview.from_domain(found)
-
-        return await rejected_or(run)
+        return await adapted_or_rejected(
+            lambda: ops(info).preview(state.to_ref(info), move.to_wire()), Preview.from_domain
+        )
 
     @strawberry.field(description="The preview of every legal move, in legalMoves order.")
     async def preview_all(self, info: Info, state: StateRefInput) -> PreviewsResult:
@@ -242,10 +243,9 @@ class Query:
     async def threats(
         self, info: Info, state: StateRefInput, player: int | None = None
     ) -> ThreatsResult:
-        async def run() -> Threats:
-            return Threats.from_domain(await ops(info).threats(state.to_ref(info), player))
-
-        return await rejected_or(run)
+        return await adapted_or_rejected(
+            lambda: ops(info).threats(state.to_ref(info), player), Threats.from_domain
+        )
 
     @strawberry.field(
         description="The board as SVG: the state's, or a player's view when a player is given "
@@ -254,10 +254,9 @@ class Query:
     async def board_svg(
         self, info: Info, state: StateRefInput, player: int | None = None
     ) -> BoardSvgResult:
-        async def run() -> BoardSvg:
-            return BoardSvg(svg=await ops(info).render_svg(state.to_ref(info), player))
-
-        return await rejected_or(run)
+        return await adapted_or_rejected(
+            lambda: ops(info).render_svg(state.to_ref(info), player), lambda svg: BoardSvg(svg=svg)
+        )
 
     @strawberry.field(
         description="A player's session step: apply their move (if given), then bots play every "
