@@ -82,7 +82,7 @@ async def request_bot_turn(info: Info) -> AsyncIterator[BotTurn]:
 
 
 # -- the fields both Query and Mutation have ---------------------------------------------------
-async def new_game(info: Info, setup: GameSetup | None) -> StateResult:
+async def new_game(info: Info, setup: GameSetup | None = None) -> StateResult:
     async def run() -> SealedState:
         sealed = await ops(info).new_game(setup.to_wire() if setup else {}, caller(info))
         return SealedState.from_domain(sealed)
@@ -120,9 +120,9 @@ async def replay(info: Info, game: GameRecord) -> ReplayResult:
 async def advance(
     info: Info,
     state: StateRefInput,
-    bot: BotInput | None,
-    move: MoveInput | None,
-    player: int | None,
+    bot: BotInput | None = None,
+    move: MoveInput | None = None,
+    player: int | None = None,
 ) -> ApplyResult:
     async def run() -> Transition:
         chosen = (bot or BotInput()).choice()
@@ -140,15 +140,21 @@ async def advance(
 
 
 # -- operations -------------------------------------------------------------------------------
+# The fields both Query and Mutation have (the contract of the first release): one resolver and
+# one description each.
+NEW_GAME = "A new game (RULES §4); omitted options take their defaults."
+APPLY_MOVE = "Apply one move: the new state and the events, or a rejection."
+APPLY_MOVES = "Apply moves in order; a rejection names the failing index."
+REPLAY = "Replay a game record; the end state or the first illegal move."
+
+
 @strawberry.type
 class Query:
     @strawberry.field(description="Versions, formats and vocabularies of this service.")
     def rules(self) -> JSON:
         return as_json_scalar(rules_info())
 
-    @strawberry.field(description="A new game (RULES §4); omitted options take their defaults.")
-    async def new_game(self, info: Info, setup: GameSetup | None = None) -> StateResult:
-        return await new_game(info, setup)
+    new_game = strawberry.field(resolver=new_game, description=NEW_GAME)
 
     @strawberry.field(description="A state by reference (id or token), with a fresh token.")
     async def state(self, info: Info, state: StateRefInput) -> StateResult:
@@ -172,15 +178,8 @@ class Query:
             MoveValidation.from_domain,
         )
 
-    @strawberry.field(description="Apply one move: the new state and the events, or a rejection.")
-    async def apply_move(self, info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
-        return await apply_move(info, state, move)
-
-    @strawberry.field(description="Apply moves in order; a rejection names the failing index.")
-    async def apply_moves(
-        self, info: Info, state: StateRefInput, moves: list[MoveInput]
-    ) -> ApplyResult:
-        return await apply_moves(info, state, moves)
+    apply_move = strawberry.field(resolver=apply_move, description=APPLY_MOVE)
+    apply_moves = strawberry.field(resolver=apply_moves, description=APPLY_MOVES)
 
     @strawberry.field(description="Scores: totals, history, standings, this round if it ended now.")
     async def score(self, info: Info, state: StateRefInput) -> ScoreResult:
@@ -212,9 +211,7 @@ class Query:
 
         return await rejected_or(run)
 
-    @strawberry.field(description="Replay a game record; the end state or the first illegal move.")
-    async def replay(self, info: Info, game: GameRecord) -> ReplayResult:
-        return await replay(info, game)
+    replay = strawberry.field(resolver=replay, description=REPLAY)
 
     @strawberry.field(description="Per building: height, owner, safety (engine manhattan.analyze).")
     async def analysis(self, info: Info, state: StateRefInput) -> AnalysisResult:
@@ -258,20 +255,12 @@ class Query:
             lambda: ops(info).render_svg(state.to_ref(info), player), lambda svg: BoardSvg(svg=svg)
         )
 
-    @strawberry.field(
+    advance = strawberry.field(
+        resolver=advance,
         description="A player's session step: apply their move (if given), then bots play every "
         "other seat, each from its own view, until the player is to move or the game is over. "
-        "The result is addressed to the player (view, their events, a token issued to them)."
+        "The result is addressed to the player (view, their events, a token issued to them).",
     )
-    async def advance(
-        self,
-        info: Info,
-        state: StateRefInput,
-        bot: BotInput | None = None,
-        move: MoveInput | None = None,
-        player: int | None = None,
-    ) -> ApplyResult:
-        return await advance(info, state, bot, move, player)
 
 
 @strawberry.type
@@ -280,45 +269,18 @@ class Mutation:
     ``newGame``, ``applyMove``, ``applyMoves``, ``replay`` and ``advance`` are also Query fields
     (the contract of the first release); the same arguments give the same answers on both."""
 
-    @strawberry.mutation(description="Cache a state; later requests may name it by id.")
-    async def store_state(self, info: Info, state: StateRefInput) -> StateResult:
-        return await store_state(info, state)
-
-    @strawberry.mutation(description="A new game (RULES §4); omitted options take their defaults.")
-    async def new_game(self, info: Info, setup: GameSetup | None = None) -> StateResult:
-        return await new_game(info, setup)
-
-    @strawberry.mutation(
-        description="Apply one move: the new state and the events, or a rejection."
+    store_state = strawberry.mutation(
+        resolver=store_state, description="Cache a state; later requests may name it by id."
     )
-    async def apply_move(self, info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
-        return await apply_move(info, state, move)
-
-    @strawberry.mutation(description="Apply moves in order; a rejection names the failing index.")
-    async def apply_moves(
-        self, info: Info, state: StateRefInput, moves: list[MoveInput]
-    ) -> ApplyResult:
-        return await apply_moves(info, state, moves)
-
-    @strawberry.mutation(
-        description="Replay a game record; the end state or the first illegal move."
-    )
-    async def replay(self, info: Info, game: GameRecord) -> ReplayResult:
-        return await replay(info, game)
-
-    @strawberry.mutation(
+    new_game = strawberry.mutation(resolver=new_game, description=NEW_GAME)
+    apply_move = strawberry.mutation(resolver=apply_move, description=APPLY_MOVE)
+    apply_moves = strawberry.mutation(resolver=apply_moves, description=APPLY_MOVES)
+    replay = strawberry.mutation(resolver=replay, description=REPLAY)
+    advance = strawberry.mutation(
+        resolver=advance,
         description="A player's session step: their move (if given), then bots for every other "
-        "seat until the player is to move again; addressed to the player."
+        "seat until the player is to move again; addressed to the player.",
     )
-    async def advance(
-        self,
-        info: Info,
-        state: StateRefInput,
-        bot: BotInput | None = None,
-        move: MoveInput | None = None,
-        player: int | None = None,
-    ) -> ApplyResult:
-        return await advance(info, state, bot, move, player)
 
 
 #: Root fields that only read (no state stored, no position claimed, no bot run): the only ones
