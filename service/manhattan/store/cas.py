@@ -128,7 +128,21 @@ def offer(queue: asyncio.Queue[bytes], message: bytes) -> None:
     queue.put_nowait(message)
 
 
-class MemoryVersionedStore:
+class LocalChannels:
+    """``publish`` and ``subscribe`` of a store that is one process (memory, SQLite): its
+    messages go to this process's subscribers only, through one ``Fanout``."""
+
+    def __init__(self) -> None:
+        self._fanout = Fanout()
+
+    async def publish(self, channel: str, message: bytes) -> None:
+        self._fanout.deliver(channel, bytes(message))
+
+    def subscribe(self, channel: str) -> AsyncIterator[bytes]:
+        return self._fanout.subscribe(channel)
+
+
+class MemoryVersionedStore(LocalChannels):
     """Records in one process's memory (tests, ``MANHATTAN_DATA_DIR=:memory:``). Versioned
     records are never evicted by other writes (only expiry or ``delete`` removes them); plain
     values (tickets, leases) are, least recently used first, beyond ``max_entries``."""
@@ -138,9 +152,9 @@ class MemoryVersionedStore:
     def __init__(
         self, max_entries: int = 100_000, clock: Callable[[], float] = time.monotonic
     ) -> None:
+        super().__init__()
         self.max_entries = max_entries
         self._entries: ExpiringMap[Record | bytes] = ExpiringMap(max_entries, clock)
-        self._fanout = Fanout()
 
     async def read(self, key: str) -> Record | None:
         value = self._entries.get(key)
@@ -180,12 +194,6 @@ class MemoryVersionedStore:
     async def delete(self, key: str) -> None:
         self._entries.pop(key)
 
-    async def publish(self, channel: str, message: bytes) -> None:
-        self._fanout.deliver(channel, bytes(message))
-
-    def subscribe(self, channel: str) -> AsyncIterator[bytes]:
-        return self._fanout.subscribe(channel)
-
     async def close(self) -> None:
         self._fanout.deliver_gap()
 
@@ -193,4 +201,12 @@ class MemoryVersionedStore:
         return len(self._entries)
 
 
-__all__ = ["GAP", "Fanout", "MemoryVersionedStore", "Record", "VersionedStore", "offer"]
+__all__ = [
+    "GAP",
+    "Fanout",
+    "LocalChannels",
+    "MemoryVersionedStore",
+    "Record",
+    "VersionedStore",
+    "offer",
+]

@@ -32,13 +32,13 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, TypeVar
 
 from manhattan.store.cache import StoreUnavailable
-from manhattan.store.cas import Fanout, Record
+from manhattan.store.cas import LocalChannels, Record
 from manhattan.store.expiring import ExpiringMap
 
 log = logging.getLogger("manhattan.store.sqlite")
@@ -99,7 +99,7 @@ def lock_directory(directory: Path) -> IO[str]:
     return handle
 
 
-class SqliteVersionedStore:
+class SqliteVersionedStore(LocalChannels):
     """Records in ``<directory>/tables.sqlite3`` (see the module docstring)."""
 
     name = "sqlite"
@@ -112,6 +112,7 @@ class SqliteVersionedStore:
         sweep_every: float = 60.0,
         memory_records: int = 10_000,
     ) -> None:
+        super().__init__()
         self.directory = directory
         self.sweep_every = sweep_every
         self._clock = clock
@@ -125,7 +126,6 @@ class SqliteVersionedStore:
             self._lock.close()
             raise DataDirectoryError(f"the database in {directory}: {exc}") from exc
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="manhattan-sqlite")
-        self._fanout = Fanout()
         self._records: ExpiringMap[Record] = ExpiringMap(memory_records, clock)
         self._next_sweep = 0.0
         self._closed = False
@@ -293,12 +293,6 @@ class SqliteVersionedStore:
     async def delete(self, key: str) -> None:
         await self._run(self._delete, key)
         self._records.pop(key)
-
-    async def publish(self, channel: str, message: bytes) -> None:
-        self._fanout.deliver(channel, bytes(message))
-
-    def subscribe(self, channel: str) -> AsyncIterator[bytes]:
-        return self._fanout.subscribe(channel)
 
     async def count(self) -> int:
         """Rows in the database, expired ones not yet swept included."""
