@@ -14,6 +14,7 @@ from manhattan.bots import BotChoice
 
 from .errors import TableError
 from .model import Seat, Table
+from .names import check_text
 from .projection import SPECTATOR, initial_state, record_json, table_json
 from .records import LOBBY_KEY, MAX_SWAP_TRIES, TableRecords, now_ms, table_key
 from .tokens import Bearer, host_token, new_table_id
@@ -35,6 +36,8 @@ class Lobby(TableRecords):
     def new_table(self, body: object) -> Table:
         """A new table from a ``wire.NewTable`` body (faults: its codes and paths)."""
         new = wire.read(body, wire.NewTable)
+        if new.name is not None:
+            check_text(new.name, "$.name", "a table's name")
         setup = new.setup or wire.TableSetup()
         players = setup.players
         seats_in = new.seats if new.seats is not None else ["open"] * (players or 4)

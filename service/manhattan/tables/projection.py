@@ -65,6 +65,8 @@ def table_json(
             "kind": "bot" if seat.left else seat.kind,
             "connected": seat.kind == "bot" or seat.left or seat.sid in connected,
             "away": seat.away or seat.left,
+            "keptFor": seat.kept_for,
+            "back": seat.kept_for is not None and seat.kind == "human",
         }
         for index, seat in enumerate(table.seats)
     ]

@@ -99,6 +99,10 @@ class TableSeat(Answer):
     kind: SeatKind
     connected: bool
     away: bool
+    kept_for: Annotated[
+        str | None, Meta(description="the person a rematch keeps this seat for")
+    ] = None
+    back: Annotated[bool, Meta(description="the person the seat is kept for took it")] = False
 
 
 class ChatMessage(Answer):
