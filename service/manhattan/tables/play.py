@@ -59,8 +59,6 @@ class Play(Lobby):
             return receiver
 
         changed, receiver = await self.write(table_id, change)
-        if changed.table.public:
-            await self.index(remove=table_id)
         return {"table": await self.view_for(changed.table, changed.version, receiver)}
 
     def _set_deadline(self, table: Table, state: State) -> None:

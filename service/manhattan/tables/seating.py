@@ -43,8 +43,6 @@ class Seating(Lobby):
         changed, seat = await self.write(table_id, change)
         table = changed.table
         token = make_seat_token(self.sealer, table.id, seat.sid, seat.epoch)
-        if table.public and all(s.kind != "open" for s in table.seats):
-            await self.index(remove=table.id)
         return {
             "player": seat.sid,
             "seatToken": token,
@@ -75,8 +73,6 @@ class Seating(Lobby):
             table.add_event(version, "left", {"player": player, "name": name})
 
         changed, _ = await self.write(table_id, change)
-        if changed.table.public and changed.table.status == "waiting":
-            await self.index(add=table_id)
         return {"table": table_json(changed.table, changed.version, SPECTATOR)}
 
     async def rematch(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
@@ -135,8 +131,6 @@ class Seating(Lobby):
             if exc.code != "STALE_VERSION":
                 raise
             return new.id  # another call inserted it first
-        if new.public:
-            await self.index(add=new.id)
         return new.id
 
     async def _join_rematch(self, new_id: str, old: Table, receiver: Receiver) -> dict[str, Any]:

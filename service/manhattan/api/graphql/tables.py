@@ -24,6 +24,7 @@ from strawberry.types import Info
 from graphql import GraphQLError
 from manhattan.api.client_address import client_address
 from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
+from manhattan.api.graphql.lobby_types import LobbyPage
 from manhattan.api.graphql.table_types import (
     ChatResult,
     ChatSent,
@@ -47,6 +48,7 @@ from manhattan.api.graphql.types import as_json_scalar
 from manhattan.api.quotas import check_quota
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, Push, TableError, TableRuntime, Tables, table_stream
+from manhattan.wire import WireError
 
 
 def runtime(info: Info) -> TableRuntime:
@@ -117,9 +119,40 @@ class TableQuery:
     async def table(self, info: Info, id: strawberry.ID) -> TableResult:
         return await for_bearer(info, id, Tables.get, Table.from_json)
 
-    @strawberry.field(description="Public tables waiting for players.")
+    @strawberry.field(
+        description="The newest public tables with a free seat, in full (at most 100); "
+        "lobby pages through them all."
+    )
     async def tables(self, info: Info) -> list[Table]:
         return [Table.from_json(t) for t in await runtime(info).tables.list_public()]
+
+    @strawberry.field(
+        description="A page of public waiting tables, newest activity first (REST's GET "
+        "/v1/tables): first 1 to 100 (20), after a page's next, filters on seats, edition "
+        "and free seats (open)."
+    )
+    async def lobby(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        players: int | None = None,
+        edition: str | None = None,
+        open: bool | None = None,
+    ) -> LobbyPage:
+        given = {
+            "limit": first,
+            "cursor": after,
+            "players": players,
+            "edition": edition,
+            "open": open,
+        }
+        query = {key: value for key, value in given.items() if value is not None}
+        try:
+            return LobbyPage.from_json(await runtime(info).tables.page(query))
+        except WireError as exc:
+            path = (exc.path or "$").replace("$.limit", "$.first").replace("$.cursor", "$.after")
+            raise GraphQLError(exc.message, extensions={"code": exc.code, "path": path}) from None
 
 
 @strawberry.type

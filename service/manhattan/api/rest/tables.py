@@ -53,7 +53,16 @@ async def post_tables(request: Request) -> Response:
 
 
 async def get_tables(request: Request) -> Response:
-    return render(request, {"tables": await runtime(request).tables.list_public()})
+    """The lobby's page: the query's numbers and booleans as JSON would have them."""
+    query: dict[str, object] = {}
+    for key, value in request.query_params.items():
+        if key in ("limit", "players") and value.isascii() and value.isdigit():
+            query[key] = int(value)
+        elif key == "open" and value in ("true", "false"):
+            query[key] = value == "true"
+        else:
+            query[key] = value
+    return render(request, await runtime(request).tables.page(query))
 
 
 async def get_table(request: Request) -> Response:
