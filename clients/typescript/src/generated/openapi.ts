@@ -284,7 +284,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public tables waiting for players */
+        /** A page of public waiting tables, newest activity first (filters: players, edition, open seats) */
         get: operations["listTables"];
         put?: never;
         /** A table; the seed is drawn by the service */
@@ -896,7 +896,7 @@ export interface components {
         /** Error */
         Error: {
             /** @enum {string} */
-            code: "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_KEY" | "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NAME_TAKEN" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_NOT_FOUND" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "SEAT_RESERVED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_FEW_PLAYERS" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WEBHOOK_URL_REFUSED" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /**
              * @description JSON path of the first fault
@@ -951,7 +951,7 @@ export interface components {
             /** @default null */
             move?: components["schemas"]["move"];
             /** @default null */
-            code?: ("BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
+            code?: ("BAD_KEY" | "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NAME_TAKEN" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_NOT_FOUND" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "SEAT_RESERVED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_FEW_PLAYERS" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WEBHOOK_URL_REFUSED" | "WRONG_GAME" | "WRONG_PLAYER") | null;
             /** @default null */
             message?: string | null;
             /**
@@ -1120,6 +1120,28 @@ export interface components {
             text: string;
         };
         /**
+         * LobbyQuery
+         * @description ``GET /v1/tables``'s query: a page of public waiting tables, newest activity first.
+         */
+        LobbyQuery: {
+            /**
+             * @description tables in the page
+             * @default 20
+             */
+            limit?: number;
+            /** @default null */
+            cursor?: string | null;
+            /** @default null */
+            players?: number | null;
+            /** @default null */
+            edition?: ("classic" | "modern") | null;
+            /**
+             * @description true: only tables with a free seat; false: only full
+             * @default null
+             */
+            open?: boolean | null;
+        };
+        /**
          * Table
          * @description A table as the caller may see it.
          */
@@ -1166,6 +1188,16 @@ export interface components {
             kind: "bot" | "human" | "open";
             connected: boolean;
             away: boolean;
+            /**
+             * @description the person a rematch keeps this seat for
+             * @default null
+             */
+            keptFor?: string | null;
+            /**
+             * @description the person the seat is kept for took it
+             * @default false
+             */
+            back?: boolean;
         };
         /** ChatMessage */
         ChatMessage: {
@@ -1175,9 +1207,60 @@ export interface components {
             /** @description epoch milliseconds (UTC) */
             at: number;
         };
-        /** TableList */
+        /**
+         * TableList
+         * @description A lobby page; ``next`` is the cursor of the following page (null: the last).
+         */
         TableList: {
-            tables: components["schemas"]["Table"][];
+            tables: components["schemas"]["LobbyTable"][];
+            /** @default null */
+            next?: string | null;
+        };
+        /**
+         * LobbyTable
+         * @description A public waiting table as the lobby lists it.
+         */
+        LobbyTable: {
+            tableId: string;
+            name: string;
+            /** @description the first seated person's name */
+            host: string | null;
+            setup: components["schemas"]["LobbySetup"];
+            seats: components["schemas"]["LobbySeat"][];
+            /** @description seats anyone may join */
+            openSeats: number;
+            version: number;
+            /** @description epoch milliseconds of the last change */
+            activity: number;
+            /** @default null */
+            turnSeconds?: number | null;
+        };
+        /**
+         * LobbySetup
+         * @description A listed table's setup: seats, edition, variants, rounds and its clock.
+         */
+        LobbySetup: {
+            players: number;
+            edition: string;
+            variants: Record<string, never>;
+            /** @default null */
+            rounds?: number | null;
+            /**
+             * @description the clock: seconds per turn
+             * @default null
+             */
+            turnSeconds?: number | null;
+        };
+        /** LobbySeat */
+        LobbySeat: {
+            player: number;
+            name: string | null;
+            /** @enum {unknown} */
+            kind: "bot" | "human" | "open";
+            /** @default null */
+            keptFor?: string | null;
+            /** @default false */
+            back?: boolean;
         };
         /** TableCreated */
         TableCreated: {
@@ -1300,7 +1383,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1381,7 +1464,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1401,7 +1484,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1482,7 +1565,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Validation"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1502,7 +1585,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1583,7 +1666,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Transition"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1603,7 +1686,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1613,7 +1696,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1704,7 +1787,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Score"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1724,7 +1807,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1805,7 +1888,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1825,7 +1908,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1906,7 +1989,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Suggestion"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1926,7 +2009,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1936,7 +2019,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,7 +2110,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Replay"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2047,7 +2130,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2057,7 +2140,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2148,7 +2231,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Analysis"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2168,7 +2251,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2259,7 +2342,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Preview"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2279,7 +2362,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2289,7 +2372,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2390,7 +2473,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Threats"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2410,7 +2493,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2490,7 +2573,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2510,7 +2593,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2520,7 +2603,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,7 +2683,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2620,7 +2703,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2630,7 +2713,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,7 +2794,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Transition"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2731,7 +2814,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +2824,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2832,7 +2915,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2852,7 +2935,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2930,7 +3013,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2940,7 +3023,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2994,11 +3077,14 @@ export interface operations {
     };
     listTables: {
         parameters: {
-            query?: never;
-            header?: {
-                /** @description Bearer <seatToken> (or the host token) */
-                Authorization?: string;
+            query?: {
+                limit?: number;
+                cursor?: string;
+                players?: number;
+                edition?: "classic" | "modern";
+                open?: boolean;
             };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3014,7 +3100,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableList"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,7 +3179,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableCreated"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3255,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Table"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3179,7 +3265,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3199,7 +3285,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,7 +3295,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3290,7 +3376,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableJoined"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3300,7 +3386,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,7 +3406,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3330,7 +3416,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3492,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableAnswer"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,7 +3502,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3436,7 +3522,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3446,7 +3532,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3527,7 +3613,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableMoved"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +3623,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3557,7 +3643,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3567,7 +3653,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3658,7 +3744,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Preview"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3668,7 +3754,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3688,7 +3774,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3698,7 +3784,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,7 +3875,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Validation"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3799,7 +3885,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3819,7 +3905,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3829,7 +3915,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3905,7 +3991,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableAnswer"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3915,7 +4001,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +4021,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +4031,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,7 +4112,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableChat"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4036,7 +4122,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4056,7 +4142,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4066,7 +4152,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4142,7 +4228,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableRematch"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4152,7 +4238,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4172,7 +4258,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4182,7 +4268,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +4344,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableTicket"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4268,7 +4354,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4288,7 +4374,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4384,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4462,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["TableStreamEvent"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4386,7 +4472,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4406,7 +4492,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4482,7 +4568,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableRecord"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4492,7 +4578,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4512,7 +4598,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4522,7 +4608,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
