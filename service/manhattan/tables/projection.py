@@ -116,6 +116,8 @@ def lobby_json(table: Table, version: int) -> dict[str, Any]:
     return {
         "tableId": table.id,
         "name": table.name,
+        "status": table.status,
+        "public": table.public,
         "host": host,
         "setup": {
             "players": len(table.seats),

@@ -176,6 +176,8 @@ class LobbyTable(Answer):
 
     table_id: str
     name: str
+    status: TableStatus
+    public: bool
     host: Annotated[str | None, Meta(description="the first seated person's name")]
     setup: LobbySetup
     seats: list[LobbySeat]

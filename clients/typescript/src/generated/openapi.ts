@@ -1223,6 +1223,9 @@ export interface components {
         LobbyTable: {
             tableId: string;
             name: string;
+            /** @enum {unknown} */
+            status: "over" | "playing" | "waiting";
+            public: boolean;
             /** @description the first seated person's name */
             host: string | null;
             setup: components["schemas"]["LobbySetup"];

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import strawberry
 from strawberry.scalars import JSON
 
-from manhattan.api.graphql.table_types import SeatKindEnum
+from manhattan.api.graphql.table_types import SeatKindEnum, TableStatusEnum
 from manhattan.api.graphql.types import as_json_scalar
 from manhattan.api.graphql.wire_types import wire_type
 from manhattan.wire import tables as wire
@@ -31,6 +31,8 @@ else:
 class LobbyTable:
     table_id: str
     name: str
+    status: TableStatusEnum
+    public: bool
     host: str | None = strawberry.field(description="the first seated person's name")
     setup: LobbySetup
     seats: list[LobbySeat]
@@ -46,6 +48,8 @@ class LobbyTable:
         return cls(
             table_id=obj["tableId"],
             name=obj["name"],
+            status=obj["status"],
+            public=obj["public"],
             host=obj["host"],
             setup=LobbySetup.from_json(setup),
             seats=[LobbySeat.from_json(seat) for seat in obj["seats"]],
