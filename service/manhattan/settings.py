@@ -130,6 +130,14 @@ class Settings:
     #: Spectators (streams without a seat) of one table, per process.
     table_spectators_per_table: int = 5000
 
+    # -- quotas for anonymous callers, per client address and window (0: off) ----------------
+    quota_creates: int = 30
+    quota_tickets: int = 300
+    quota_joins: int = 60
+    quota_chat: int = 60
+    #: Seconds of each quota's window.
+    quota_window: float = 60.0
+
     # -- platforms (DESIGN §10) ------------------------------------------------------------
     #: Platform keys as ``name=secret`` pairs; ``api_keys_file`` names a file of more, one a line.
     api_keys: tuple[str, ...] = ()
@@ -296,6 +304,12 @@ _VARIABLES: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
     # -- table streams (push) --
     ("table_streams_per_client", "MANHATTAN_TABLE_STREAMS_PER_CLIENT", _positive_int),
     ("table_spectators_per_table", "MANHATTAN_TABLE_SPECTATORS_PER_TABLE", _positive_int),
+    # -- quotas --
+    ("quota_creates", "MANHATTAN_QUOTA_CREATES", _non_negative_int),
+    ("quota_tickets", "MANHATTAN_QUOTA_TICKETS", _non_negative_int),
+    ("quota_joins", "MANHATTAN_QUOTA_JOINS", _non_negative_int),
+    ("quota_chat", "MANHATTAN_QUOTA_CHAT", _non_negative_int),
+    ("quota_window", "MANHATTAN_QUOTA_WINDOW", _positive_float),
     # -- platforms --
     ("api_keys", "MANHATTAN_API_KEYS", _csv),
     ("api_keys_file", "MANHATTAN_API_KEYS_FILE", str),

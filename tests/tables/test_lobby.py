@@ -79,7 +79,8 @@ async def test_start_counts_the_filled_seats_and_drops_open_ones(live: LiveServe
         created = ok(await c.post("/v1/tables", json=body), 201)
         tid = created["tableId"]
         host = {"authorization": f"Bearer {created['hostToken']}"}
-        err(await c.post(f"/v1/tables/{tid}/start", headers=host), 409, "TABLE_NOT_WAITING")
+        few = err(await c.post(f"/v1/tables/{tid}/start", headers=host), 409, "TOO_FEW_PLAYERS")
+        assert "2 to 4 seats filled; 1 is filled" in few["message"]
         joined = ok(await c.post(f"/v1/tables/{tid}/join", json={"name": "ann", "seat": 3}))
         err(await c.post(f"/v1/tables/{tid}/start"), 403, "NOT_SEATED")
         err(
@@ -163,11 +164,15 @@ async def test_a_reserved_rematch_seat_is_not_taken_by_a_stranger(live: LiveServ
     bob = Seated(live, tid, joined)
     await asyncio.gather(play_out(ann), play_out(bob))
     again = ok(await ann.client.post(f"/v1/tables/{tid}/rematch"))
+    seats = again["table"]["seats"]
+    assert [(s["keptFor"], s["back"]) for s in seats] == [("p0", True), ("bob", False)]
+    join = f"/v1/tables/{again['tableId']}/join"
     async with live.client() as c:
-        err(
-            await c.post(f"/v1/tables/{again['tableId']}/join", json={"name": "eve"}),
-            409,
-            "TABLE_FULL",
-        )
+        refused = err(await c.post(join, json={"name": "eve"}), 409, "SEAT_RESERVED")
+        assert "kept for the players of the last game (bob)" in refused["message"]
+        asked = err(await c.post(join, json={"name": "eve", "seat": 1}), 409, "SEAT_RESERVED")
+        assert asked["message"] == "seat 1 is kept for bob (a rematch)"
     bobs = ok(await bob.client.post(f"/v1/tables/{tid}/rematch"))
     assert bobs["tableId"] == again["tableId"] and bobs["player"] == 1
+    assert [s["back"] for s in bobs["table"]["seats"]] == [True, True]
+    assert ok(await bob.client.get(f"/v1/tables/{tid}"))["seats"][1]["keptFor"] is None

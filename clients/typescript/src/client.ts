@@ -15,6 +15,9 @@ import type {
   ChatSent,
   CreatedTable,
   CreateTableRequest,
+  LobbyPage,
+  LobbyQuery,
+  LobbyTable,
   Rematch,
   Seating,
   Table,
@@ -277,9 +280,19 @@ export class ManhattanClient {
     return this.request("POST", "/v1/tables", { setup: {}, ...request }, undefined, true);
   }
 
-  /** The public tables waiting for players. */
-  async listTables(): Promise<Table[]> {
-    return (await this.request<{ tables: Table[] }>("GET", "/v1/tables")).tables;
+  /** The newest page of public waiting tables (`lobby` pages through them all). */
+  async listTables(): Promise<LobbyTable[]> {
+    return (await this.lobby()).tables;
+  }
+
+  /** A page of the lobby, newest activity first; pass the previous page's `next` as `cursor`. */
+  lobby(query: LobbyQuery = {}): Promise<LobbyPage> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined && value !== null) params.set(key, String(value));
+    }
+    const search = params.size ? `?${params}` : "";
+    return this.request("GET", `/v1/tables${search}`);
   }
 
   joinTable(tableId: string, name: string, seat?: number): Promise<Seating> {

@@ -91,6 +91,11 @@ export class TableNotOverError extends TableError { override name = "TableNotOve
 /** TOO_MANY_STREAMS: a table stream over the limits (streams per client, spectators per table). */
 export class TooManyStreamsError extends TableError { override name = "TooManyStreamsError"; }
 
+/** NAME_TAKEN: the name, or one that looks the same, is already at the table. */
+export class NameTakenError extends TableError { override name = "NameTakenError"; }
+/** TOO_FEW_PLAYERS: a start with fewer than two seats filled. */
+export class TooFewPlayersError extends TableError { override name = "TooFewPlayersError"; }
+
 /** STALE_VERSION: `table` is the table as it is now (when the service sent it). */
 export class StaleVersionError extends TableError {
   override name = "StaleVersionError";
@@ -164,6 +169,8 @@ const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceErro
   TABLE_NOT_OVER: TableNotOverError,
   TABLE_NOT_PLAYING: TableNotPlayingError,
   TOO_MANY_STREAMS: TooManyStreamsError,
+  NAME_TAKEN: NameTakenError,
+  TOO_FEW_PLAYERS: TooFewPlayersError,
   NOT_FOUND: NotFoundError,
   METHOD_NOT_ALLOWED: MethodNotAllowedError,
   NOT_ACCEPTABLE: NotAcceptableError,

@@ -11,6 +11,12 @@ type Schemas = components["schemas"];
 type JsonBody<Op> = Op extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
 
 export type TableStatus = Schemas["Table"]["status"];
+/** A public waiting table as the lobby lists it (name, host, setup, seats). */
+export type LobbyTable = Schemas["LobbyTable"];
+/** A lobby page; `next` is the cursor of the following page (null: the last). */
+export type LobbyPage = Schemas["TableList"];
+/** `GET /v1/tables`'s filters and paging. */
+export type LobbyQuery = NonNullable<operations["listTables"]["parameters"]["query"]>;
 /** A place at the table; `player` is its player number, `away` while a bot plays for a person. */
 export type TableSeat = Schemas["Table"]["seats"][number];
 export type SeatKind = TableSeat["kind"];

@@ -73,7 +73,7 @@ export function seatRows(kinds) {
 }
 
 // One public table: its name, who is seated, its setup as the lobby answer gives it (players,
-// clock) and its seats.
+// edition, variants, clock) and its seats; a seat kept for a rematch names its person.
 function tableItem(table) {
   const item = el("li", "listed");
   const link = el("a", "", table.name || t("lobby.unnamed", { id: table.tableId }));
@@ -87,20 +87,46 @@ function tableItem(table) {
   const host = table.host ?? seated[0]?.name;
   const line = el("span", "hint");
   line.append(host ? ` · ${t("lobby.host", { name: host })}` : "", ` · ${setup.join(" · ")}`);
-  const seats = table.seats.map((s) => (s.kind === "open" ? t("seat.open") : s.kind === "bot" ? `${s.name ?? ""} (${t("tag.bot")})` : s.name));
+  const seats = table.seats.map((s) =>
+    s.kind === "open" ? (s.keptFor ? `${t("seat.open")} (${s.keptFor})` : t("seat.open")) : s.kind === "bot" ? `${s.name ?? ""} (${t("tag.bot")})` : s.name);
   line.append(` · ${t("lobby.seatsTaken", { filled: seated.length, all: table.seats.length })}: ${seats.join(", ")}`);
   item.append(link, line);
   return item;
 }
 
+// The lobby comes in pages, newest activity first: the first page is refreshed every five
+// seconds until "⋯" asks for the next one, whose tables are appended (then the list stays put).
+let extraPages = false;
+
+function moreItem(next) {
+  const item = el("li", "listed");
+  const button = el("button", "", "⋯");
+  button.type = "button";
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    extraPages = true;
+    try {
+      const page = await api.call(`/tables?cursor=${encodeURIComponent(next)}`);
+      item.replaceWith(...page.tables.map(tableItem), ...(page.next ? [moreItem(page.next)] : []));
+    } catch (error) {
+      item.replaceWith(el("li", "hint", t("lobby.cannotList", { error: error.message })));
+    }
+  });
+  item.append(button);
+  return item;
+}
+
 export async function listTables() {
   if (!$("lobby").hidden) {
-    try {
-      const { tables } = await api.call("/tables");
-      const items = tables.map(tableItem);
-      $("table-list").replaceChildren(...(items.length ? items : [el("li", "hint", t("lobby.none"))]));
-    } catch (error) {
-      $("table-list").replaceChildren(el("li", "hint", t("lobby.cannotList", { error: error.message })));
+    if (!extraPages) {
+      try {
+        const { tables, next } = await api.call("/tables");
+        const items = tables.map(tableItem);
+        if (next) items.push(moreItem(next));
+        $("table-list").replaceChildren(...(items.length ? items : [el("li", "hint", t("lobby.none"))]));
+      } catch (error) {
+        $("table-list").replaceChildren(el("li", "hint", t("lobby.cannotList", { error: error.message })));
+      }
     }
     setTimeout(listTables, 5000);
   }

@@ -41,6 +41,7 @@ from .graphql.limits import InputLimits
 from .metrics import CONTENT_TYPE, Metrics
 from .middleware import ServiceMiddleware
 from .pages import OfflineGraphQLApp, PageHeaders, page_routes
+from .quotas import Quotas
 from .rate_limit import RateLimiter
 
 log = logging.getLogger("manhattan.api")
@@ -275,6 +276,7 @@ def create_app(
     app.state.tables = services.tables
     app.state.metrics = services.metrics
     app.state.settings = settings
+    app.state.quotas = Quotas.from_settings(settings, services.tables.store)
     app.state.openapi = openapi_document()
     services.metrics.ephemeral_key.set(1 if services.sealer.ephemeral else 0)
     app.add_middleware(

@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from .client_address import client_address
 from .errors import ApiError
 from .metrics import Metrics
 from .rate_limit import RateLimiter
@@ -133,8 +134,7 @@ class ServiceMiddleware:
                     "INVALID_REQUEST", f"{repeated} is given more than once; send it once"
                 )
         if self.rate_limiter is not None:
-            client = scope.get("client")
-            wait = self.rate_limiter.allow(client[0] if client else "-")
+            wait = self.rate_limiter.allow(client_address(scope))
             if wait > 0:
                 return ApiError(
                     "RATE_LIMITED",

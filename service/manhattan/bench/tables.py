@@ -21,6 +21,8 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
    the streams open (tables created and joined) and after the hold.
 5. **live tables** (``--live N``, ``bench/tables_scale.py``): table GETs and moves with a few
    live tables, then with N more (half on a running clock), same run.
+6. **lobby** (``--lobby N``, ``bench/tables_lobby.py``): N public waiting tables, then lobby
+   pages against ``/healthz`` in the same run. ``--tables 0 --lobby N`` runs this phase alone.
 
 Reported against the issue's targets: push latency p99 < 50 ms, table moves per second at least
 0.5x the stateless moves per second, and at most 100 MiB of RSS growth for 2,000 idle streams.
@@ -39,6 +41,7 @@ from urllib.parse import urlsplit
 from .harness import add_service_arguments, bench_parser, refused, report_on_service
 from .table_people import BenchError, Endpoint, idle_streams, play_tables, stateless
 from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
+from .tables_lobby import lobby_phase, print_lobby
 from .tables_scale import live_phase
 
 #: The started service's limit on open streams per client address (all of them are loopback).
@@ -58,11 +61,15 @@ class Options:
     think: float = 0.0
     live: int = 0
     live_seconds: float = 5.0
+    lobby: int = 0
 
 
 async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
     address = urlsplit(url)
     endpoint = Endpoint(address.hostname or "127.0.0.1", address.port or 80)
+    if options.tables == 0:
+        lobby = await lobby_phase(endpoint, pid, options.lobby, options.live_seconds)
+        return {"url": url, "lobby": lobby, "errors": 0}
     setup: dict[str, Any] = {} if options.rounds is None else {"rounds": options.rounds}
     load_at_start = os.getloadavg()[0]
     seconds = options.stateless_seconds
@@ -92,6 +99,11 @@ async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
         else {}
     )
     live = await _live_phase(endpoint, pid, options) if options.live else None
+    listed = (
+        await lobby_phase(endpoint, pid, options.lobby, options.live_seconds)
+        if options.lobby
+        else None
+    )
     stateless_rate = (first["moves_per_s"] + second["moves_per_s"]) / 2
     report: dict[str, Any] = {
         "url": url,
@@ -105,6 +117,7 @@ async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
         "moves_per_cpu_vs_stateless": cpu_ratio(played, [first, second]),
         "idle": idle,
         "live": live,
+        "lobby": listed,
         "errors": first["errors"] + played["errors"] + second["errors"],
     }
     report["targets"] = TARGETS
@@ -143,15 +156,26 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="also measure table GETs and moves with this many more live tables (0: skip)",
     )
-    parser.add_argument("--live-seconds", type=float, default=5.0, help="each --live probe")
+    parser.add_argument(
+        "--live-seconds", type=float, default=5.0, help="each --live and --lobby probe"
+    )
+    parser.add_argument(
+        "--lobby",
+        type=int,
+        default=0,
+        help="also measure lobby pages against /healthz with this many public waiting tables "
+        "(with --tables 0: only this)",
+    )
     return parser
 
 
 def run(argv: list[str]) -> int:
     """Entry point of ``manhattan bench tables``: 0 when the run had no errors."""
     args = build_parser().parse_args(argv)
-    if args.tables <= 0 or args.seconds <= 0 or args.stateless_seconds <= 0:
-        return refused("--tables, --seconds and --stateless-seconds are positive")
+    if args.tables < 0 or (args.tables == 0 and args.lobby <= 0):
+        return refused("--tables is positive (or 0 with --lobby N: the lobby alone)")
+    if args.seconds <= 0 or args.stateless_seconds <= 0:
+        return refused("--seconds and --stateless-seconds are positive")
     if args.idle_streams < 0 or args.idle_hold < 0:
         return refused("--idle-streams and --idle-hold are not negative")
     options = Options(
@@ -165,20 +189,30 @@ def run(argv: list[str]) -> int:
         max(0.0, args.think),
         max(0, args.live),
         args.live_seconds,
+        max(0, args.lobby),
     )
     # Every simulated person connects from loopback: the service this command starts allows
     # them all (a service given with --url must be configured so itself).
     os.environ.setdefault("MANHATTAN_TABLE_STREAMS_PER_CLIENT", str(STREAMS_PER_CLIENT))
+    for quota in ("CREATES", "TICKETS", "JOINS", "CHAT"):  # one address plays every person
+        os.environ.setdefault(f"MANHATTAN_QUOTA_{quota}", "0")
     report = report_on_service(
         args,
         "tables",
         lambda url, pid: bench(url, pid, options),
-        print_report,
+        _print,
         errors=(BenchError,),
     )
     if report is None:
         return 2
     return 0 if report["errors"] == 0 else 1
+
+
+def _print(report: dict[str, Any]) -> None:
+    if "stateless" in report:
+        print_report(report)
+    if report.get("lobby"):
+        print_lobby(report["lobby"])
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ from manhattan.bots import BotChoice
 
 from .errors import TableError
 from .model import Seat, Table
+from .names import check_text
 from .projection import SPECTATOR, initial_state, record_json, table_json
-from .records import LOBBY_KEY, MAX_SWAP_TRIES, TableRecords, now_ms, table_key
+from .records import TableRecords, is_table_id, now_ms, table_key
 from .tokens import Bearer, host_token, new_table_id
 
 
@@ -24,8 +25,6 @@ class Lobby(TableRecords):
         """``POST /v1/tables``: ``{"tableId", "hostToken", "table"}``."""
         table = self.new_table(body)
         await self.insert(table)
-        if table.public:
-            await self.index(add=table.id)
         return {
             "tableId": table.id,
             "hostToken": host_token(self.sealer, table.id, table.host_epoch),
@@ -35,6 +34,8 @@ class Lobby(TableRecords):
     def new_table(self, body: object) -> Table:
         """A new table from a ``wire.NewTable`` body (faults: its codes and paths)."""
         new = wire.read(body, wire.NewTable)
+        if new.name is not None:
+            check_text(new.name, "$.name", "a table's name")
         setup = new.setup or wire.TableSetup()
         players = setup.players
         seats_in = new.seats if new.seats is not None else ["open"] * (players or 4)
@@ -68,39 +69,43 @@ class Lobby(TableRecords):
             raise TableError("INVALID_SETUP", exc.message) from None
         return table
 
-    async def index(self, *, add: str | None = None, remove: str | None = None) -> None:
-        """The index of public waiting tables: newest last, bounded; ``list_public`` skips the
-        ids of tables that started or expired since."""
-        for _ in range(MAX_SWAP_TRIES):
-            record = await self.store.read(LOBBY_KEY)
-            ids: list[str] = [] if record is None else msgpack.unpackb(record.data)
-            ids = [i for i in ids if i not in (add, remove)]
-            if add is not None:
-                ids.append(add)
-            data: bytes = msgpack.packb(ids[-2 * self.settings.max_listed :])
-            expected = 0 if record is None else record.version
-            done, _ = await self.store.swap(
-                LOBBY_KEY, expected, data, ttl=self.settings.idle_seconds
-            )
-            if done:
-                return
+    async def page(self, query: object) -> dict[str, Any]:
+        """``GET /v1/tables``: a page of the lobby (``wire.LobbyQuery``), newest activity first,
+        from the index (``lobby_index``): its cost is the page's, whatever the number of
+        tables. Filters are applied to the entries in order; a page whose filters skipped
+        ``SCAN_LIMIT`` entries ends early with a ``next`` cursor to go on from."""
+        q = wire.read(query, wire.LobbyQuery)
+        last = _read_cursor(q.cursor)
+        filtered = q.players is not None or q.edition is not None or q.open is not None
+        out: list[dict[str, Any]] = []
+        scanned, more = 0, False
+        while not more:
+            want = q.limit - len(out) + 1 if not filtered else 100
+            batch = await self.lobby_index.after(last, want)
+            for activity, table_id, blob in batch:
+                entry: dict[str, Any] = msgpack.unpackb(blob)
+                if _matches(entry, q):
+                    if len(out) == q.limit:
+                        more = True
+                        break
+                    out.append(entry)
+                last = (activity, table_id)
+                scanned += 1
+            if len(batch) < want:
+                break
+            if scanned >= SCAN_LIMIT:
+                more = True
+        return {"tables": out, "next": _cursor(last) if more and last else None}
 
     async def list_public(self) -> list[dict[str, Any]]:
-        record = await self.store.read(LOBBY_KEY)
-        if record is None:
-            return []
-        ids: list[str] = msgpack.unpackb(record.data)
+        """GraphQL's ``tables``: the newest public tables with a free seat, in full (at most
+        ``max_listed`` reads, never a scan)."""
+        page = await self.page({"open": True, "limit": self.settings.max_listed})
         out = []
-        for table_id in reversed(ids):  # newest first
-            found = await self.store.read(table_key(table_id))
-            if found is None:
-                continue
-            table = Table.decode(found.data)
-            open_seat = any(s.kind == "open" and s.reserved is None for s in table.seats)
-            if table.status == "waiting" and table.public and open_seat:
-                out.append(table_json(table, found.version, SPECTATOR))
-                if len(out) == self.settings.max_listed:
-                    break
+        for entry in page["tables"]:
+            found = await self.store.read(table_key(entry["tableId"]))
+            if found is not None:
+                out.append(table_json(Table.decode(found.data), found.version, SPECTATOR))
         return out
 
     async def get(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
@@ -135,6 +140,34 @@ class Lobby(TableRecords):
         if table.status != "over":
             raise TableError("TABLE_NOT_OVER", "the record is published when the game is over")
         return record_json(table)
+
+
+#: Entries a filtered page looks at before it ends early with a cursor.
+SCAN_LIMIT = 1000
+
+
+def _matches(entry: dict[str, Any], q: wire.LobbyQuery) -> bool:
+    setup = entry["setup"]
+    if q.players is not None and setup["players"] != q.players:
+        return False
+    if q.edition is not None and setup["edition"] != q.edition:
+        return False
+    return q.open is None or (entry["openSeats"] > 0) == q.open
+
+
+def _cursor(last: tuple[int, str]) -> str:
+    return f"{last[0]}.{last[1]}"
+
+
+def _read_cursor(text: str | None) -> tuple[int, str] | None:
+    if text is None:
+        return None
+    activity, _, table_id = text.partition(".")
+    if not (activity.isascii() and activity.isdigit() and is_table_id(table_id)):
+        raise wire.WireError(
+            "INVALID_REQUEST", "'cursor' is the 'next' of a previous lobby page", path="$.cursor"
+        )
+    return int(activity), table_id
 
 
 def _read_seat(index: int, seat: str | wire.BotSeat) -> Seat:

@@ -47,6 +47,8 @@ class Seat:
     #: A rematch keeps this seat for the person who sat in it at the old table
     #: (``"<old table id>:<old seat id>"``); an ordinary join never takes it.
     reserved: str | None = None
+    #: The name of the person a rematch keeps this seat for (shown as ``keptFor``).
+    kept_for: str | None = None
 
     def to_wire(self) -> list[Any]:
         return [
@@ -58,6 +60,7 @@ class Seat:
             self.away,
             self.left,
             self.reserved,
+            self.kept_for,
         ]
 
     @classmethod

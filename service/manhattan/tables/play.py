@@ -14,6 +14,7 @@ from manhattan import InvalidSetupError, Move, State, wire
 from .errors import TableError
 from .lobby import Lobby
 from .model import CHAT_SIZE, Table
+from .names import check_text
 from .projection import Receiver, initial_state, move_answer, ranking_json
 from .records import NoChange, now_ms
 from .tokens import Bearer
@@ -39,7 +40,11 @@ class Play(Lobby):
                 raise TableError("TABLE_NOT_WAITING", "the game has already started")
             filled = [s for s in table.seats if s.kind != "open"]
             if len(filled) < 2:
-                raise TableError("TABLE_NOT_WAITING", "a game needs 2 to 4 seats filled")
+                raise TableError(
+                    "TOO_FEW_PLAYERS",
+                    f"a game needs 2 to 4 seats filled; {len(filled)} is filled: wait for "
+                    "another player to join, or open the table with a bot seat",
+                )
             table.seats = filled
             try:
                 state = initial_state(table)
@@ -54,8 +59,6 @@ class Play(Lobby):
             return receiver
 
         changed, receiver = await self.write(table_id, change)
-        if changed.table.public:
-            await self.index(remove=table_id)
         return {"table": await self.view_for(changed.table, changed.version, receiver)}
 
     def _set_deadline(self, table: Table, state: State) -> None:
@@ -231,6 +234,7 @@ class Play(Lobby):
     ) -> dict[str, Any]:
         """``POST .../chat`` with a ``wire.ChatRequest`` body."""
         text = wire.read(body, wire.ChatRequest).text.strip()
+        check_text(text, "$.text", "a chat message")
         if not text:
             raise wire.WireError("INVALID_REQUEST", "'text' is not blank", path="$.text")
         window = int(self.settings.chat_window * 1000)

@@ -65,6 +65,8 @@ def table_json(
             "kind": "bot" if seat.left else seat.kind,
             "connected": seat.kind == "bot" or seat.left or seat.sid in connected,
             "away": seat.away or seat.left,
+            "keptFor": seat.kept_for,
+            "back": seat.kept_for is not None and seat.kind == "human",
         }
         for index, seat in enumerate(table.seats)
     ]
@@ -94,6 +96,42 @@ def table_json(
         if table.status == "over":
             out["ranking"] = [p.to_json() for p in manhattan.ranking(state)]
     return out
+
+
+def lobby_json(table: Table, version: int) -> dict[str, Any]:
+    """A public waiting table as the lobby lists it (``wire.LobbyTable``): only what its
+    public view shows of the seats, and the setup as created (never the seed)."""
+    seats = [
+        {
+            "player": index,
+            "name": seat.name,
+            "kind": seat.kind,
+            "keptFor": seat.kept_for,
+            "back": seat.kept_for is not None and seat.kind == "human",
+        }
+        for index, seat in enumerate(table.seats)
+    ]
+    host = next((s.name for s in table.seats if s.kind == "human" and s.name), None)
+    variants = table.setup.get("variants") or {}
+    return {
+        "tableId": table.id,
+        "name": table.name,
+        "status": table.status,
+        "public": table.public,
+        "host": host,
+        "setup": {
+            "players": len(table.seats),
+            "edition": table.setup.get("edition", "classic"),
+            "variants": {key: value for key, value in variants.items() if value},
+            "rounds": table.setup.get("rounds"),
+            "turnSeconds": table.turn_seconds,
+        },
+        "seats": seats,
+        "openSeats": sum(1 for s in table.seats if s.kind == "open" and s.reserved is None),
+        "turnSeconds": table.turn_seconds,
+        "version": version,
+        "activity": table.updated or table.created,
+    }
 
 
 def _you(table: Table, sid: int) -> int | None:

@@ -20,12 +20,14 @@ from typing import Any, Protocol, TypeVar
 import msgpack
 
 from manhattan.sealing import Sealer
+from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import VersionedStore
 from manhattan.store.outage import OutageLog
 
 from .errors import TableError
+from .lobby_index import listed, make_lobby_index
 from .model import Table
-from .projection import SPECTATOR, Receiver, table_json
+from .projection import SPECTATOR, Receiver, lobby_json, table_json
 from .tokens import Bearer, read_bearer
 
 log = logging.getLogger("manhattan.tables")
@@ -34,7 +36,6 @@ T = TypeVar("T")
 
 PREFIX = "manhattan:1"
 CHANNEL = f"{PREFIX}:tables:changed"
-LOBBY_KEY = f"{PREFIX}:{{tables}}:lobby"
 MAX_SWAP_TRIES = 64
 
 
@@ -76,7 +77,7 @@ class TableSettings:
     bot_seconds: float = 2.0
     #: Longest turnSeconds a table may ask for.
     max_turn_seconds: int = 86_400
-    #: Public waiting tables listed at most.
+    #: Public waiting tables the GraphQL ``tables`` field lists at most (``lobby`` pages).
     max_listed: int = 100
 
 
@@ -120,6 +121,8 @@ class TableRecords:
         self.settings = settings or TableSettings()
         self.listener = listener
         self._publishing = OutageLog(log, "table notices (publish)")
+        self._listing = OutageLog(log, "the lobby index")
+        self.lobby_index = make_lobby_index(store)
 
     # -- reading --------------------------------------------------------------------------
     async def load(self, table_id: str) -> tuple[Table, int]:
@@ -196,24 +199,47 @@ class TableRecords:
         key = table_key(table_id)
         for _ in range(MAX_SWAP_TRIES):
             table, version = await self.load(table_id)
+            was_listed = listed(table)
             result = change(table, version + 1)
             table.updated = now_ms()
             done, _ = await self.store.swap(
                 key, version, table.encode(), ttl=self.settings.idle_seconds
             )
             if done:
+                if was_listed or listed(table):
+                    await self.relist(table, version + 1)
                 await self.changed(table_id, version + 1)
                 return Changed(table, version + 1), result
         raise TableError("STALE_VERSION", "the table changes too fast; retry")
 
     async def insert(self, table: Table) -> None:
         """A new table at version 1 (never over an existing one)."""
+        table.updated = table.updated or table.created
         done, _ = await self.store.swap(
             table_key(table.id), 0, table.encode(), ttl=self.settings.idle_seconds
         )
         if not done:  # 128 random bits collided: never, but never overwrite either
             raise TableError("STALE_VERSION", "table id collision; retry")
+        if listed(table):
+            await self.relist(table, 1)
         await self.changed(table.id, 1)
+
+    async def relist(self, table: Table, version: int) -> None:
+        """The lobby index after a change of a table it lists or listed (issue 23 item 5): the
+        table's summary at its activity time, or out once it started or turned private. A
+        failure is logged, never the change's: the entry is rewritten by the next change and
+        expires with the table."""
+        try:
+            if listed(table):
+                entry: bytes = msgpack.packb(lobby_json(table, version))
+                activity = table.updated or table.created
+                await self.lobby_index.put(table.id, activity, entry, self.settings.idle_seconds)
+            else:
+                await self.lobby_index.remove(table.id)
+        except StoreUnavailable as exc:
+            self._listing.failed(exc)
+        else:
+            self._listing.recovered()
 
     async def changed(self, table_id: str, version: int) -> None:
         """Tell every replica through the store's channel, and this process at once."""

@@ -13,6 +13,7 @@ from manhattan import wire
 from .errors import TableError
 from .lobby import Lobby
 from .model import Seat, Table
+from .names import check_name_free, check_text
 from .projection import SPECTATOR, Receiver, ranking_json, table_json
 from .records import NoChange, ticket_key
 from .tokens import TICKET_SECONDS, Bearer, host_token, new_ticket
@@ -28,11 +29,13 @@ class Seating(Lobby):
         name, wanted = join.name.strip(), join.seat
         if not name:
             raise wire.WireError("INVALID_REQUEST", "'name' is not blank", path="$.name")
+        check_text(name, "$.name", "a name")
 
         def change(table: Table, version: int) -> Seat:
             if table.status != "waiting":
                 raise TableError("TABLE_NOT_WAITING", "the game has started; seats are closed")
             seat = _free_seat(table, wanted)
+            check_name_free(name, _names_at(table))
             seat.kind, seat.name, seat.epoch = "human", name, seat.epoch + 1
             table.add_event(version, "joined", {"player": seat.sid, "name": seat.name})
             return seat
@@ -40,8 +43,6 @@ class Seating(Lobby):
         changed, seat = await self.write(table_id, change)
         table = changed.table
         token = make_seat_token(self.sealer, table.id, seat.sid, seat.epoch)
-        if table.public and all(s.kind != "open" for s in table.seats):
-            await self.index(remove=table.id)
         return {
             "player": seat.sid,
             "seatToken": token,
@@ -72,8 +73,6 @@ class Seating(Lobby):
             table.add_event(version, "left", {"player": player, "name": name})
 
         changed, _ = await self.write(table_id, change)
-        if changed.table.public and changed.table.status == "waiting":
-            await self.index(add=table_id)
         return {"table": table_json(changed.table, changed.version, SPECTATOR)}
 
     async def rematch(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
@@ -125,14 +124,13 @@ class Seating(Lobby):
         for old_seat, new_seat in zip(old.seats, new.seats, strict=True):
             if old_seat.kind == "human" and not old_seat.left:
                 new_seat.reserved = f"{old.id}:{old_seat.sid}"
+                new_seat.kept_for = old_seat.name
         try:
             await self.insert(new)
         except TableError as exc:
             if exc.code != "STALE_VERSION":
                 raise
             return new.id  # another call inserted it first
-        if new.public:
-            await self.index(add=new.id)
         return new.id
 
     async def _join_rematch(self, new_id: str, old: Table, receiver: Receiver) -> dict[str, Any]:
@@ -202,11 +200,28 @@ def rematch_id(table_id: str) -> str:
     return hashlib.blake2b(f"rematch:{table_id}".encode(), digest_size=16).hexdigest()
 
 
+def _names_at(table: Table) -> list[tuple[int, str]]:
+    """(seat, name) of everyone at the table, and of the people open seats are kept for."""
+    names = []
+    for index, seat in enumerate(table.seats):
+        name = seat.name if seat.name is not None else seat.kept_for
+        if name is not None:
+            names.append((index, name))
+    return names
+
+
 def _free_seat(table: Table, wanted: int | None) -> Seat:
     """The seat asked for, or the first open one not kept for anyone."""
     if wanted is None:
         free = [s for s in table.seats if s.kind == "open" and s.reserved is None]
         if not free:
+            kept = [s.kept_for or "someone" for s in table.seats if s.kind == "open"]
+            if kept:
+                raise TableError(
+                    "SEAT_RESERVED",
+                    f"the open seats are kept for the players of the last game ({', '.join(kept)}"
+                    "): they take them back with rematch",
+                )
             raise TableError("TABLE_FULL", "every seat is taken")
         return free[0]
     if not 0 <= wanted < len(table.seats):
@@ -214,6 +229,10 @@ def _free_seat(table: Table, wanted: int | None) -> Seat:
             "INVALID_REQUEST", f"this table has seats 0 to {len(table.seats) - 1}", path="$.seat"
         )
     seat = table.seats[wanted]
+    if seat.kind == "open" and seat.reserved is not None:
+        raise TableError(
+            "SEAT_RESERVED", f"seat {wanted} is kept for {seat.kept_for or 'someone'} (a rematch)"
+        )
     if seat.kind != "open" or seat.reserved is not None:
         raise TableError("TABLE_FULL", f"seat {wanted} is taken")
     return seat

@@ -21,6 +21,10 @@ TABLE_CODES: dict[str, int] = {
     "NOT_SEATED": 403,
     "TABLE_NOT_OVER": 409,
     "TABLE_NOT_PLAYING": 409,
+    # A name at the table already, after NFKC, case folding and the confusable skeleton.
+    "NAME_TAKEN": 409,
+    # Start with fewer than two seats filled.
+    "TOO_FEW_PLAYERS": 409,
     # A stream or subscription over a limit: open streams per client, spectators per table.
     "TOO_MANY_STREAMS": 429,
 }

@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from .messages import explain
+
 REF = "#/components/schemas/{name}"
 
 
@@ -70,4 +72,4 @@ def read(body: Any, shape: type[T], code: str | None = None) -> T:
             path = f"{path}.{named.group(1)}"
         found = (FIELD_CODES.get(s) for s in _SEGMENT.findall(path[1:]))
         fault = code or next((c for c in found if c is not None), "INVALID_REQUEST")
-        raise WireError(fault, message, path=path) from None
+        raise WireError(fault, explain(shape, path, message), path=path) from None

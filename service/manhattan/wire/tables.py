@@ -15,7 +15,7 @@ from msgspec import Meta
 
 from manhattan.bots.choice import BotChoice, BotLevel
 
-from .games import GameOptions, MoveIn, MoveOut, Placing, Validation
+from .games import Edition, GameOptions, MoveIn, MoveOut, Placing, Validation
 from .reading import Answer, Shape, ref
 
 #: Longest table name, person's name and chat message; a turn's longest time; a move id's length.
@@ -65,6 +65,22 @@ class JoinTable(Shape):
     seat: Annotated[int, Meta(ge=0, le=3, description="a seat of this table")] | None = None
 
 
+Cursor = Annotated[str, Meta(max_length=80, description="the previous page's `next`")]
+Players = Annotated[int, Meta(ge=2, le=4, description="only tables of this many seats")]
+
+
+class LobbyQuery(Shape):
+    """``GET /v1/tables``'s query: a page of public waiting tables, newest activity first."""
+
+    limit: Annotated[int, Meta(ge=1, le=100, description="tables in the page")] = 20
+    cursor: Cursor | None = None
+    players: Players | None = None
+    edition: Edition | None = None
+    open: Annotated[
+        bool | None, Meta(description="true: only tables with a free seat; false: only full")
+    ] = None
+
+
 class TableMoveRequest(Shape):
     """``POST /v1/tables/{id}/moves``: the move, the version it was chosen at, and a move id
     that makes a retry safe."""
@@ -99,6 +115,10 @@ class TableSeat(Answer):
     kind: SeatKind
     connected: bool
     away: bool
+    kept_for: Annotated[
+        str | None, Meta(description="the person a rematch keeps this seat for")
+    ] = None
+    back: Annotated[bool, Meta(description="the person the seat is kept for took it")] = False
 
 
 class ChatMessage(Answer):
@@ -133,8 +153,45 @@ class Table(Answer):
     ranking: list[Placing] | None = None
 
 
+class LobbySetup(Answer):
+    """A listed table's setup: seats, edition, variants, rounds and its clock."""
+
+    players: int
+    edition: str
+    variants: dict[str, Any]
+    rounds: int | None = None
+    turn_seconds: Annotated[int | None, Meta(description="the clock: seconds per turn")] = None
+
+
+class LobbySeat(Answer):
+    player: int
+    name: str | None
+    kind: SeatKind
+    kept_for: str | None = None
+    back: bool = False
+
+
+class LobbyTable(Answer):
+    """A public waiting table as the lobby lists it."""
+
+    table_id: str
+    name: str
+    status: TableStatus
+    public: bool
+    host: Annotated[str | None, Meta(description="the first seated person's name")]
+    setup: LobbySetup
+    seats: list[LobbySeat]
+    open_seats: Annotated[int, Meta(description="seats anyone may join")]
+    version: int
+    activity: Annotated[int, Meta(description="epoch milliseconds of the last change")]
+    turn_seconds: int | None = None
+
+
 class TableList(Answer):
-    tables: list[Table]
+    """A lobby page; ``next`` is the cursor of the following page (null: the last)."""
+
+    tables: list[LobbyTable]
+    next: str | None = None
 
 
 class TableCreated(Answer):
@@ -192,6 +249,7 @@ TABLE_REQUESTS: tuple[type[msgspec.Struct], ...] = (
     SeatPreviewRequest,
     SeatMoveRequest,
     ChatRequest,
+    LobbyQuery,
 )
 TABLE_RESPONSES: tuple[type[msgspec.Struct], ...] = (
     Table,

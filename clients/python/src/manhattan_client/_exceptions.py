@@ -173,6 +173,15 @@ class TableNotPlayingError(TableError):
     """TABLE_NOT_PLAYING: the table is not in play (still waiting, or over)."""
 
 
+class NameTakenError(TableError):
+    """NAME_TAKEN: a name already at the table, or one that looks the same (after NFKC, case
+    folding and the Unicode confusable skeleton); choose another."""
+
+
+class TooFewPlayersError(TableError):
+    """TOO_FEW_PLAYERS: a start with fewer than two seats filled."""
+
+
 class StaleVersionError(TableError):
     """STALE_VERSION: the move was sent against an older version; ``table`` is the table now
     (``None`` if the service did not send it), so the caller can look again and decide."""
@@ -278,6 +287,8 @@ ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "TABLE_NOT_OVER": TableNotOverError,
     "TABLE_NOT_PLAYING": TableNotPlayingError,
     "TOO_MANY_STREAMS": TooManyStreamsError,
+    "NAME_TAKEN": NameTakenError,
+    "TOO_FEW_PLAYERS": TooFewPlayersError,
     "NOT_FOUND": NotFoundError,
     "METHOD_NOT_ALLOWED": MethodNotAllowedError,
     "NOT_ACCEPTABLE": NotAcceptableError,

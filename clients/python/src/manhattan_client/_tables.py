@@ -35,7 +35,8 @@ class Seat:
     """A place at the table: ``kind`` is ``"open"``, ``"human"`` or ``"bot"``.
 
     ``player`` is the place's player number (seat order; open seats are dropped at start),
-    ``away`` is set while a bot plays for a person whose time ran out.
+    ``away`` is set while a bot plays for a person whose time ran out. At a rematch,
+    ``kept_for`` names the person the seat is kept for and ``back`` says they took it.
     """
 
     player: int | None
@@ -43,6 +44,8 @@ class Seat:
     kind: str
     connected: bool = False
     away: bool = False
+    kept_for: str | None = None
+    back: bool = False
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Seat:
@@ -55,6 +58,8 @@ class Seat:
             kind=str(obj.get("kind", "open")),
             connected=bool(obj.get("connected", False)),
             away=bool(obj.get("away", False)),
+            kept_for=kept if isinstance(kept := obj.get("keptFor"), str) else None,
+            back=obj.get("back") is True,
         )
 
 

@@ -284,7 +284,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public tables waiting for players */
+        /** A page of public waiting tables, newest activity first (filters: players, edition, open seats) */
         get: operations["listTables"];
         put?: never;
         /** A table; the seed is drawn by the service */
@@ -896,7 +896,7 @@ export interface components {
         /** Error */
         Error: {
             /** @enum {string} */
-            code: "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_KEY" | "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NAME_TAKEN" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_NOT_FOUND" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "SEAT_RESERVED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_FEW_PLAYERS" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WEBHOOK_URL_REFUSED" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /**
              * @description JSON path of the first fault
@@ -951,7 +951,7 @@ export interface components {
             /** @default null */
             move?: components["schemas"]["move"];
             /** @default null */
-            code?: ("BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
+            code?: ("BAD_KEY" | "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NAME_TAKEN" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_NOT_FOUND" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "SEAT_RESERVED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_FEW_PLAYERS" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WEBHOOK_URL_REFUSED" | "WRONG_GAME" | "WRONG_PLAYER") | null;
             /** @default null */
             message?: string | null;
             /**
@@ -1120,6 +1120,28 @@ export interface components {
             text: string;
         };
         /**
+         * LobbyQuery
+         * @description ``GET /v1/tables``'s query: a page of public waiting tables, newest activity first.
+         */
+        LobbyQuery: {
+            /**
+             * @description tables in the page
+             * @default 20
+             */
+            limit?: number;
+            /** @default null */
+            cursor?: string | null;
+            /** @default null */
+            players?: number | null;
+            /** @default null */
+            edition?: ("classic" | "modern") | null;
+            /**
+             * @description true: only tables with a free seat; false: only full
+             * @default null
+             */
+            open?: boolean | null;
+        };
+        /**
          * Table
          * @description A table as the caller may see it.
          */
@@ -1166,6 +1188,16 @@ export interface components {
             kind: "bot" | "human" | "open";
             connected: boolean;
             away: boolean;
+            /**
+             * @description the person a rematch keeps this seat for
+             * @default null
+             */
+            keptFor?: string | null;
+            /**
+             * @description the person the seat is kept for took it
+             * @default false
+             */
+            back?: boolean;
         };
         /** ChatMessage */
         ChatMessage: {
@@ -1175,9 +1207,63 @@ export interface components {
             /** @description epoch milliseconds (UTC) */
             at: number;
         };
-        /** TableList */
+        /**
+         * TableList
+         * @description A lobby page; ``next`` is the cursor of the following page (null: the last).
+         */
         TableList: {
-            tables: components["schemas"]["Table"][];
+            tables: components["schemas"]["LobbyTable"][];
+            /** @default null */
+            next?: string | null;
+        };
+        /**
+         * LobbyTable
+         * @description A public waiting table as the lobby lists it.
+         */
+        LobbyTable: {
+            tableId: string;
+            name: string;
+            /** @enum {unknown} */
+            status: "over" | "playing" | "waiting";
+            public: boolean;
+            /** @description the first seated person's name */
+            host: string | null;
+            setup: components["schemas"]["LobbySetup"];
+            seats: components["schemas"]["LobbySeat"][];
+            /** @description seats anyone may join */
+            openSeats: number;
+            version: number;
+            /** @description epoch milliseconds of the last change */
+            activity: number;
+            /** @default null */
+            turnSeconds?: number | null;
+        };
+        /**
+         * LobbySetup
+         * @description A listed table's setup: seats, edition, variants, rounds and its clock.
+         */
+        LobbySetup: {
+            players: number;
+            edition: string;
+            variants: Record<string, never>;
+            /** @default null */
+            rounds?: number | null;
+            /**
+             * @description the clock: seconds per turn
+             * @default null
+             */
+            turnSeconds?: number | null;
+        };
+        /** LobbySeat */
+        LobbySeat: {
+            player: number;
+            name: string | null;
+            /** @enum {unknown} */
+            kind: "bot" | "human" | "open";
+            /** @default null */
+            keptFor?: string | null;
+            /** @default false */
+            back?: boolean;
         };
         /** TableCreated */
         TableCreated: {
@@ -1300,7 +1386,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1381,7 +1467,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1401,7 +1487,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1482,7 +1568,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Validation"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1502,7 +1588,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1583,7 +1669,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Transition"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1603,7 +1689,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1613,7 +1699,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1704,7 +1790,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Score"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1724,7 +1810,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1805,7 +1891,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1825,7 +1911,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1906,7 +1992,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Suggestion"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1926,7 +2012,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1936,7 +2022,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,7 +2113,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Replay"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2047,7 +2133,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2057,7 +2143,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2148,7 +2234,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Analysis"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2168,7 +2254,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2259,7 +2345,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Preview"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2279,7 +2365,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2289,7 +2375,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2390,7 +2476,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Threats"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2410,7 +2496,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2490,7 +2576,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2510,7 +2596,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2520,7 +2606,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,7 +2686,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2620,7 +2706,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2630,7 +2716,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,7 +2797,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Transition"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2731,7 +2817,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +2827,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2832,7 +2918,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2852,7 +2938,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2930,7 +3016,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2940,7 +3026,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2994,11 +3080,14 @@ export interface operations {
     };
     listTables: {
         parameters: {
-            query?: never;
-            header?: {
-                /** @description Bearer <seatToken> (or the host token) */
-                Authorization?: string;
+            query?: {
+                limit?: number;
+                cursor?: string;
+                players?: number;
+                edition?: "classic" | "modern";
+                open?: boolean;
             };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3014,7 +3103,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableList"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,7 +3182,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableCreated"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3258,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Table"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3179,7 +3268,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3199,7 +3288,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,7 +3298,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3290,7 +3379,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableJoined"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3300,7 +3389,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,7 +3409,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3330,7 +3419,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3495,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableAnswer"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,7 +3505,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3436,7 +3525,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3446,7 +3535,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3527,7 +3616,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableMoved"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +3626,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3557,7 +3646,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3567,7 +3656,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3658,7 +3747,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Preview"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3668,7 +3757,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3688,7 +3777,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3698,7 +3787,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,7 +3878,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Validation"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3799,7 +3888,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3819,7 +3908,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3829,7 +3918,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3905,7 +3994,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableAnswer"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3915,7 +4004,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +4024,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +4034,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,7 +4115,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableChat"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4036,7 +4125,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4056,7 +4145,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4066,7 +4155,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4142,7 +4231,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableRematch"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4152,7 +4241,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4172,7 +4261,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4182,7 +4271,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +4347,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableTicket"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4268,7 +4357,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4288,7 +4377,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4387,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4465,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["TableStreamEvent"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4386,7 +4475,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4406,7 +4495,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4482,7 +4571,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableRecord"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4492,7 +4581,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4512,7 +4601,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4522,7 +4611,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -22,7 +22,9 @@ from starlette.requests import HTTPConnection
 from strawberry.types import Info
 
 from graphql import GraphQLError
+from manhattan.api.client_address import client_address
 from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
+from manhattan.api.graphql.lobby_types import LobbyPage
 from manhattan.api.graphql.table_types import (
     ChatResult,
     ChatSent,
@@ -43,8 +45,10 @@ from manhattan.api.graphql.table_types import (
     table_rejected_or,
 )
 from manhattan.api.graphql.types import as_json_scalar
+from manhattan.api.quotas import check_quota
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, Push, TableError, TableRuntime, Tables, table_stream
+from manhattan.wire import WireError
 
 
 def runtime(info: Info) -> TableRuntime:
@@ -73,11 +77,14 @@ async def for_bearer(
     id: strawberry.ID,
     act: Callable[[Tables, str, Bearer | None], Awaitable[Answer]],
     result: Callable[[Answer], Result],
+    quota: str | None = None,
 ) -> Result | TableRejected:
     """``act`` on the table ``id`` for the request's bearer, its answer as ``result`` makes it,
-    or the refusal as a ``TableRejected``."""
+    or the refusal as a ``TableRejected``; ``quota`` names the caller's quota it counts in."""
 
     async def run() -> Result:
+        if quota is not None:
+            await check_quota(info.context["request"], quota)
         table_id = str(id)
         return result(await act(runtime(info).tables, table_id, bearer(info, table_id)))
 
@@ -112,9 +119,40 @@ class TableQuery:
     async def table(self, info: Info, id: strawberry.ID) -> TableResult:
         return await for_bearer(info, id, Tables.get, Table.from_json)
 
-    @strawberry.field(description="Public tables waiting for players.")
+    @strawberry.field(
+        description="The newest public tables with a free seat, in full (at most 100); "
+        "lobby pages through them all."
+    )
     async def tables(self, info: Info) -> list[Table]:
         return [Table.from_json(t) for t in await runtime(info).tables.list_public()]
+
+    @strawberry.field(
+        description="A page of public waiting tables, newest activity first (REST's GET "
+        "/v1/tables): first 1 to 100 (20), after a page's next, filters on seats, edition "
+        "and free seats (open)."
+    )
+    async def lobby(
+        self,
+        info: Info,
+        first: int | None = None,
+        after: str | None = None,
+        players: int | None = None,
+        edition: str | None = None,
+        open: bool | None = None,
+    ) -> LobbyPage:
+        given = {
+            "limit": first,
+            "cursor": after,
+            "players": players,
+            "edition": edition,
+            "open": open,
+        }
+        query = {key: value for key, value in given.items() if value is not None}
+        try:
+            return LobbyPage.from_json(await runtime(info).tables.page(query))
+        except WireError as exc:
+            path = (exc.path or "$").replace("$.limit", "$.first").replace("$.cursor", "$.after")
+            raise GraphQLError(exc.message, extensions={"code": exc.code, "path": path}) from None
 
 
 @strawberry.type
@@ -130,6 +168,7 @@ class TableMutation:
         name: str | None = None,
     ) -> CreateTableResult:
         async def run() -> CreatedTable:
+            await check_quota(info.context["request"], "creates")
             given = {
                 "setup": None if setup is None else setup.to_wire(),
                 "seats": None if seats is None else [seat.to_wire() for seat in seats],
@@ -148,6 +187,7 @@ class TableMutation:
         self, info: Info, id: strawberry.ID, name: str, seat: int | None = None
     ) -> JoinTableResult:
         async def run() -> SeatedAtTable:
+            await check_quota(info.context["request"], "joins")
             body: dict[str, Any] = {"name": name}
             if seat is not None:
                 body["seat"] = seat
@@ -190,7 +230,7 @@ class TableMutation:
         def say(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
             return tables.chat(table_id, who, text)
 
-        return await for_bearer(info, id, say, ChatSent.from_json)
+        return await for_bearer(info, id, say, ChatSent.from_json, quota="chat")
 
     @strawberry.mutation(description="A new table for the same people after a finished game.")
     async def rematch(self, info: Info, id: strawberry.ID) -> RematchResult:
@@ -198,7 +238,7 @@ class TableMutation:
 
     @strawberry.mutation(description="A single-use ticket (60 s) for the event stream.")
     async def table_ticket(self, info: Info, id: strawberry.ID) -> TicketResult:
-        return await for_bearer(info, id, Tables.ticket, TableTicket.from_json)
+        return await for_bearer(info, id, Tables.ticket, TableTicket.from_json, quota="tickets")
 
 
 @strawberry.type
@@ -223,7 +263,7 @@ class TableSubscription:
         try:
             who = await rt.tables.open_ticket(table_id, ticket) if ticket is not None else None
             connection: HTTPConnection = info.context["request"]
-            client = connection.client.host if connection.client else None
+            client = client_address(connection.scope)
             source = table_stream(
                 rt,
                 table_id,

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+import msgspec
+
 from manhattan.api.rest.openapi_parts import body, responses
 from manhattan.wire import ref
-from manhattan.wire.tables import TableEventType
+from manhattan.wire.tables import LobbyQuery, TableEventType
 
 _ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
 _BEARER = {
@@ -97,6 +99,35 @@ def table_schemas() -> dict[str, Any]:
     }
 
 
+def _lobby() -> dict[str, Any]:
+    """``GET /v1/tables``: its query parameters are ``wire.LobbyQuery``'s fields."""
+    operation = _op(
+        "get",
+        "listTables",
+        "A page of public waiting tables, newest activity first (filters: players, edition, "
+        "open seats)",
+        "TableList",
+        errors=(),
+        path_id=False,
+    )
+    schema = msgspec.json.schema(LobbyQuery)
+    fields = schema["$defs"]["LobbyQuery"]["properties"]
+    operation["get"]["parameters"] = [
+        {"name": name, "in": "query", "required": False, "schema": _not_null(field)}
+        for name, field in fields.items()
+    ]
+    return operation
+
+
+def _not_null(field: dict[str, Any]) -> dict[str, Any]:
+    """A query parameter's schema: absent is its null, so the null member goes."""
+    members = [m for m in field.get("anyOf", ()) if m != {"type": "null"}]
+    if len(members) != 1:
+        return field
+    found = {**members[0], **{k: v for k, v in field.items() if k not in ("anyOf", "default")}}
+    return found
+
+
 def table_paths() -> dict[str, Any]:
     return {
         "/v1/tables": {
@@ -110,14 +141,7 @@ def table_paths() -> dict[str, Any]:
                 shape="NewTable",
                 path_id=False,
             ),
-            **_op(
-                "get",
-                "listTables",
-                "Public tables waiting for players",
-                "TableList",
-                errors=(),
-                path_id=False,
-            ),
+            **_lobby(),
         },
         "/v1/tables/{id}": _op("get", "getTable", "The table as the caller may see it", "Table"),
         "/v1/tables/{id}/join": _op(

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from manhattan.api.client_address import client_address
 from manhattan.api.rest.tables import bearer, runtime, table_id
 from manhattan.tables import HEARTBEAT_FRAME, Bearer, TableError, table_stream
 
@@ -43,7 +44,7 @@ async def get_events(request: Request) -> Response:
         who,
         last_event_id=_last_event_id(request),
         heartbeat=rt.heartbeat,
-        client=request.client.host if request.client else None,
+        client=client_address(request.scope),
     )
     first = await anext(source)  # refusals (no table, bad seat) are plain error answers
 

@@ -16,6 +16,7 @@ from starlette.routing import BaseRoute, Route
 import manhattan
 from manhattan import wire
 from manhattan.api.encoding import read_body, render
+from manhattan.api.quotas import check_quota
 from manhattan.api.rest.games import validation_json
 from manhattan.games import Operations, Validation
 from manhattan.tables import Bearer, TableError, TableRuntime
@@ -46,12 +47,22 @@ def table_id(request: Request) -> str:
 
 
 async def post_tables(request: Request) -> Response:
+    await check_quota(request, "creates")
     created = await runtime(request).tables.create(await read_body(request))
     return render(request, created, status=201)
 
 
 async def get_tables(request: Request) -> Response:
-    return render(request, {"tables": await runtime(request).tables.list_public()})
+    """The lobby's page: the query's numbers and booleans as JSON would have them."""
+    query: dict[str, object] = {}
+    for key, value in request.query_params.items():
+        if key in ("limit", "players") and value.isascii() and value.isdigit():
+            query[key] = int(value)
+        elif key == "open" and value in ("true", "false"):
+            query[key] = value == "true"
+        else:
+            query[key] = value
+    return render(request, await runtime(request).tables.page(query))
 
 
 async def get_table(request: Request) -> Response:
@@ -60,6 +71,7 @@ async def get_table(request: Request) -> Response:
 
 
 async def post_join(request: Request) -> Response:
+    await check_quota(request, "joins")
     tid = table_id(request)
     return render(request, await runtime(request).tables.join(tid, await read_body(request)))
 
@@ -107,6 +119,7 @@ async def post_leave(request: Request) -> Response:
 
 
 async def post_chat(request: Request) -> Response:
+    await check_quota(request, "chat")
     tid = table_id(request)
     who = bearer(request, tid)
     answer = await runtime(request).tables.chat_request(tid, who, await read_body(request))
@@ -121,6 +134,7 @@ async def post_rematch(request: Request) -> Response:
 
 
 async def post_ticket(request: Request) -> Response:
+    await check_quota(request, "tickets")
     tid = table_id(request)
     who = bearer(request, tid)
     return render(request, await runtime(request).tables.ticket(tid, who))
