@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import httpx
+import pytest
 
 from . import web_app
 from .asgi_sync import SyncASGITransport

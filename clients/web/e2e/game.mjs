@@ -225,7 +225,7 @@ async function replay({ spectator, link }, base) {
   out.replay = seen;
 }
 
-async function rematch({ ada, bea, link }) {
+async function rematch({ ada, bea, link }, base) {
   await ada.click("#rematch");
   await ada.waitForSelector("body[data-status=waiting]");
   await bea.waitForSelector("#rematch:text('Go to the rematch')");
@@ -233,12 +233,12 @@ async function rematch({ ada, bea, link }) {
   await bea.waitForSelector("body[data-status=waiting]");
   await ada.waitForFunction(() => document.querySelectorAll("#players .seat.human").length === 3 - 1);
   out.rematch = { ada: new URL(ada.url()).search, bea: new URL(bea.url()).search, from: new URL(link).search };
-  await keptSeat(new URL(ada.url()).searchParams.get("table"), base);
+  return new URL(ada.url()).searchParams.get("table");
 }
 
 // At the rematch, Cy's seat is kept for Cy (the table's keptFor): a stranger sees for whom, and
 // no way to join. (Where the service does not say so yet, its answer is given the field.)
-async function keptSeat(tableId, base) {
+export async function keptSeat(tableId, base) {
   const stranger = await open("stranger", { width: 1100, height: 800 }, base);
   await stranger.route(`${base}/v1/tables/${tableId}`, async (route) => {
     const table = await (await route.fetch()).json();
@@ -261,7 +261,7 @@ export async function threePeople(base, rounds) {
   await playToTheEnd(pages, rounds);
   await theEnd(pages);
   await replay(pages, base);
-  await rematch(pages);
+  const again = await rematch(pages, base);
   pages.cyLine.close();
-  return pages.link;
+  return { link: pages.link, rematchId: again };
 }

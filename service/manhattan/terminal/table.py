@@ -6,8 +6,8 @@ that carries the id as ``/tables/<id>`` or ``?table=<id>``) under ``--name``, or
 timeouts as they happen. When the stream says it is the player's turn, it shows the board, the
 supply and the hand from the seat's view and legal moves the stream's ``move`` event carries
 (asking the table for them only after a gap, or when the event could not carry them), and sends
-the move picked (by number or notation) with the table version it was chosen at. Lines starting with ``say``
-chat; ``quit`` leaves the table (a bot plays the seat to the end).
+the move picked (by number or notation) with the table version it was chosen at. Lines starting
+with ``say`` chat; ``quit`` leaves the table (a bot plays the seat to the end).
 
 Standard library only, like the rest of the terminal player: the tools' one client,
 ``http_client``, sends the requests and reads the stream as it arrives, and ``sse_reader`` parses
