@@ -81,6 +81,7 @@ export async function open(label, viewport, origin, { locale = "en-US" } = {}) {
   return page;
 }
 
+export const artifactsDir = () => artifacts;
 export const shot = (page, name, fullPage = true) => page.screenshot({ path: `${artifacts}/web-${name}.png`, fullPage });
 export const ready = (page) => page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
 export const body = (page, key) => page.evaluate((k) => document.body.dataset[k], key);

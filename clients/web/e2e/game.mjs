@@ -3,7 +3,7 @@
 // move marked and announced, "your turn" in the title, a beep and a notification, the round
 // recap, notices that clear, one name per block, axe on the lobby, a game and its end; then a
 // reload at the end, the replay (also from a shared link) and the rematch.
-import { axe, body, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
+import { artifactsDir, axe, body, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
 import { blockMarks } from "./checks.mjs";
 
 // Ada's browser counts its beeps; Bea's tab is hidden and records its notifications.
@@ -141,6 +141,7 @@ async function playToTheEnd(pages, rounds) {
           .map((r) => cells(r).slice(0, 3).reduce((s, c) => s + parseInt(c.textContent, 10), 0));
         return { rows: rows.length, sums, parts, text: document.querySelector("#recap .recap-hoods")?.textContent ?? "" };
       });
+      if (await cy.isVisible("#recap")) await cy.locator("#recap").screenshot({ path: `${artifactsDir()}/web-recap-phone.png` });
       await ada.click("#close-recap");
     }
     if (!out.wentOffline && moves >= 6 && (await body(cy, "myTurn")) !== "true") {
