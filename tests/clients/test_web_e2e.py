@@ -4,7 +4,8 @@ tables only by clicking, as people do:
 
 - three separate browser contexts (two desktops and a 360 px phone in French) open, join (one by
   typing ``/join`` in the chat), start (``/start`` in the chat) and play a 3-player table to its
-  end, picking piece sizes and clicking the highlighted blocks of the board; a fourth context
+  end, picking piece sizes and clicking the highlighted blocks of the board, with no GET of the
+  table per turn (the stream's events carry the view and the legal moves); a fourth context
   watches as a spectator; one player reloads mid-game and carries on in the same seat; the
   spectator steps through the replay, a fresh browser opens it from a shared link;
 - four seats opened by seat links are measured on 1280x800 screens and 360x740 phones;
@@ -114,6 +115,22 @@ def _three_browsers_play_a_whole_table_by_clicking_the_board(played: dict[str, A
 def _rematch_seats_both_players_at_one_new_table(played: dict[str, Any]) -> None:
     rematch = played["rematch"]
     assert rematch["ada"] == rematch["bea"] != rematch["from"]
+    # Cy's seat, kept for Cy: said so to a stranger, who has no way to join.
+    kept = played["kept"]
+    assert "kept for Cy" in kept["players"] and "open seat" not in kept["players"]
+    assert kept["joinForms"] == 0
+
+
+def _a_turn_needs_no_get_of_the_table(played: dict[str, Any]) -> None:
+    """The stream's events carry the view after a move and the mover's legal moves (issue 26):
+    over a whole game of about 30 moves, no page asks for the table per turn. A page asks on a
+    reload, a lost connection, the end, or a table quiet for 20 s."""
+    gets = played["gameTableGets"]
+    assert played["moveCount"] >= 5 * 3 * ROUNDS
+    assert gets["Ada"] <= 2 and gets["spectator"] <= 2, gets
+    assert gets["Bea"] <= 3, gets  # and her reload
+    assert gets["Cy"] <= 6, gets  # and her lost connection's tries
+    assert sum(gets.values()) < played["moveCount"] // 2, gets
 
 
 def _a_reload_or_a_lost_connection_comes_back_to_the_same_seat(
@@ -240,11 +257,17 @@ def _the_game_is_easy_to_follow(played: dict[str, Any]) -> None:
     assert checks["beeps"] >= 2  # the beep when switched on, then on Ada's turn
     assert checks["notified"] and checks["notified"][0].startswith("▶ Your turn")
     assert checks["noticeShown"] and checks["noticeCleared"]
+    # A refusal of the service in the page's language (Cy's page is French), gone after a move.
+    assert checks["frenchError"] == "La partie à cette table a déjà commencé."
+    assert checks["frenchErrorCleared"]
     assert "offline" not in played["ownSeatTags"]
 
 
 def _rounds_are_recapped_and_the_game_replays(played: dict[str, Any]) -> None:
     assert played["recapRows"] == 1 + 3
+    # Per neighborhood (six rows), each player's buildings, majorities and tallest add up.
+    hoods = played["recapHoods"]
+    assert hoods["rows"] == 6 and hoods["sums"] == hoods["parts"], hoods
     assert "Round 1 scored" in played["recap"] and "Buildings" in played["recap"]
     replay = played["replay"]
     assert replay["end"] == played["moveCount"] and replay["builtAtEnd"] > 0
@@ -303,6 +326,7 @@ def test_the_web_page_in_a_real_browser() -> None:
     played = _play()
     _three_browsers_play_a_whole_table_by_clicking_the_board(played)
     _rematch_seats_both_players_at_one_new_table(played)
+    _a_turn_needs_no_get_of_the_table(played)
     _a_reload_or_a_lost_connection_comes_back_to_the_same_seat(played)
     _a_block_the_piece_cannot_take_says_why(played)
     _with_a_seat_token_the_page_shows_the_services_preview_and_explanation(played)

@@ -56,3 +56,36 @@ def test_french_uses_the_rulebooks_words() -> None:
         assert term in text, term
     for english in ("Round ", "neighborhood", "building"):
         assert english not in text, english
+
+
+def test_the_service_refusals_a_person_meets_are_in_both_languages() -> None:
+    """The page says a refusal in its own language by its code (api.js ``ApiError``): every
+    table code, and the others a person at the page can meet, have an ``error.<CODE>`` text."""
+    from manhattan.wire.codes import HTTP_STATUS, PLATFORM_CODES, TABLE_CODES
+
+    met = {
+        *TABLE_CODES,
+        "SEAT_RESERVED",
+        "GAME_OVER",
+        "ILLEGAL_MOVE",
+        "INVALID_MOVE",
+        "INVALID_SETUP",
+        "INVALID_BOT",
+        "INVALID_REQUEST",
+        "PAYLOAD_TOO_LARGE",
+        "RATE_LIMITED",
+        "STORE_UNAVAILABLE",
+        "BOTS_BUSY",
+        "INTERNAL_ERROR",
+        "NOT_FOUND",
+    }
+    assert met <= set(HTTP_STATUS) and "SEAT_RESERVED" in PLATFORM_CODES
+    for language in LANGUAGES:
+        keys = set(_keys(language))
+        missing = {code for code in met if f"error.{code}" not in keys}
+        assert not missing, (language, missing)
+        # and no text for a code the service does not have
+        stray = {k for k in keys if k.startswith("error.") and k[6:].isupper()} - {
+            f"error.{code}" for code in HTTP_STATUS
+        }
+        assert not stray, (language, stray)

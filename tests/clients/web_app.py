@@ -5,6 +5,8 @@ checkout's clients/web/play)."""
 from __future__ import annotations
 
 import argparse
+import os
+from dataclasses import replace
 
 import uvicorn
 
@@ -13,7 +15,11 @@ from manhattan.settings import Settings
 
 
 def build() -> object:
-    return create_app(Settings(access_log=False))
+    """The app with the default settings but for the page's directory, which
+    ``MANHATTAN_WEB_DIR`` may name (a built or patched copy of clients/web/play)."""
+    web_dir = os.environ.get("MANHATTAN_WEB_DIR")
+    settings = Settings(access_log=False)
+    return create_app(replace(settings, web_dir=web_dir) if web_dir else settings)
 
 
 def main() -> None:

@@ -206,3 +206,34 @@ def test_what_happens_between_sitting_down_and_the_stream_opening_is_not_missed(
         joined["table"]["version"] + n for n in (1, 2, 3)
     ]
     assert first[1][2]["text"] == "hello ann"
+
+
+def test_a_whole_game_asks_for_the_table_once_not_per_turn(server_url: str) -> None:
+    """The stream's ``move`` event carries the view after it and, on the stream of the seat to
+    move next, its legal moves and the version (issue 26): the terminal plays a whole game
+    with one GET of the table (at the start), not one per turn."""
+    import io
+
+    from manhattan.terminal.table import TablePlayer
+
+    class Counted(TableLink):
+        gets = 0
+
+        def call(self, method: str, tail: str = "", body: Any = None, token: str = "") -> Any:
+            if method == "GET" and not tail:
+                Counted.gets += 1
+            return super().call(method, tail, body, token)
+
+    with Client(server_url) as client:
+        tid = client.create_table({"rounds": 2}, seats=["open", "greedy", "random"]).table_id
+    link = Counted(server_url, tid)
+    joined = link.call("POST", "/join", {"name": "ann"})
+    token = str(joined["seatToken"])
+    link.call("POST", "/start", {}, token)
+    out = io.StringIO()
+    code = TablePlayer(link, token, out, io.StringIO("1\n" * 400)).play(joined["table"])
+    text = out.getvalue()
+    assert code == 0, text[-2000:]
+    turns = text.count("your hand:")
+    assert turns >= 10 and text.count("> you:") == turns  # 5 moves a round, every one shown
+    assert Counted.gets <= 2, (Counted.gets, turns)  # the start's GET (and a rare gap's)

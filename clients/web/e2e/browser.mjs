@@ -5,7 +5,7 @@ import net from "node:net";
 import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 
-export const out = { errors: [], offsite: [], moves: {}, checks: {} };
+export const out = { errors: [], offsite: [], moves: {}, checks: {}, tableGets: {} };
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let browser = null;
 let artifacts = ".";
@@ -71,10 +71,17 @@ export async function open(label, viewport, origin, { locale = "en-US" } = {}) {
       out.errors.push(`${label} console: ${message.text()}`);
     }
   });
+  // Each GET of a table (GET /v1/tables/<id>) the page makes by itself, counted: a turn must
+  // not need one (the stream's events carry the view and the legal moves).
+  page.on("request", (request) => {
+    if (request.method() !== "GET" || request.headers()["x-e2e"]) return;
+    if (/\/v1\/tables\/[^/]+$/.test(new URL(request.url()).pathname)) out.tableGets[label] = (out.tableGets[label] ?? 0) + 1;
+  });
   page.label = label;
   return page;
 }
 
+export const artifactsDir = () => artifacts;
 export const shot = (page, name, fullPage = true) => page.screenshot({ path: `${artifacts}/web-${name}.png`, fullPage });
 export const ready = (page) => page.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
 export const body = (page, key) => page.evaluate((k) => document.body.dataset[k], key);
@@ -102,7 +109,7 @@ async function seatSide(page) {
   page.side = await page.evaluate(async () => {
     const id = new URLSearchParams(location.search).get("table");
     const seat = JSON.parse(sessionStorage.getItem(`manhattan.seat.${id}`));
-    const table = await (await fetch(`../v1/tables/${id}`, { headers: { authorization: `Bearer ${seat.seatToken}` } })).json();
+    const table = await (await fetch(`../v1/tables/${id}`, { headers: { authorization: `Bearer ${seat.seatToken}`, "x-e2e": "side" } })).json();
     return table.view.rules.seats[table.view.player];
   });
   return page.side;

@@ -4,14 +4,15 @@
 //      end, then replay it and rematch (game.mjs);
 //   2. then, all at once: four seats opened by seat links, each measured on its own 1280 x 800
 //      screen and on a phone (seats.mjs); one person against two bots on a clock; a forfeit and
-//      the service's explanations on prepared answers; a table that is gone;
+//      the service's explanations on prepared answers; a table that is gone; the rematch's seat
+//      kept for the player who did not come back yet;
 //   3. GraphiQL at /graphql renders with every request kept on the service (no CDN).
 // Every request to another origin is refused and counted. Screenshots go to <artifacts dir>.
 //   node drive.mjs <service url> <artifacts dir> <chromium path> [rounds]
 // Prints one JSON line with what happened.
 import { body, launch, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
 import { blockMarks, keyboardBuild } from "./checks.mjs";
-import { threePeople } from "./game.mjs";
+import { keptSeat, threePeople } from "./game.mjs";
 import { fourSeats } from "./seats.mjs";
 
 const [base, artifacts, executablePath = "/usr/bin/chromium", roundsArg = "2"] = process.argv.slice(2);
@@ -177,9 +178,9 @@ async function goneTables(link) {
 }
 
 try {
-  const link = await threePeople(base, rounds);
+  const { link, rematchId } = await threePeople(base, rounds);
   out.firstGameSeconds = (Date.now() - started) / 1000;
-  await Promise.all([againstBots(), fourSeats(base), aForfeit(link), previewsAndWhy(link), goneTables(link)]);
+  await Promise.all([againstBots(), fourSeats(base), aForfeit(link), previewsAndWhy(link), goneTables(link), keptSeat(rematchId, base)]);
   // GraphiQL, offline.
   const graphiql = await open("graphiql", { width: 1100, height: 800 }, base);
   await graphiql.goto(`${base}/graphql`);

@@ -3,7 +3,7 @@
 // move marked and announced, "your turn" in the title, a beep and a notification, the round
 // recap, notices that clear, one name per block, axe on the lobby, a game and its end; then a
 // reload at the end, the replay (also from a shared link) and the rematch.
-import { axe, body, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
+import { artifactsDir, axe, body, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
 import { blockMarks } from "./checks.mjs";
 
 // Ada's browser counts its beeps; Bea's tab is hidden and records its notifications.
@@ -82,6 +82,11 @@ async function seatEveryone({ ada, bea, cy, spectator, cyLine, link }, base) {
   await ada.press("#chat-input", "Enter");
   for (const page of [ada, bea, cy, spectator]) await page.waitForSelector("body[data-status=playing]");
   out.checks.chatSeen = (await spectator.textContent("#chat")).includes("hello, ready?");
+  // The service's refusal in the page's language (a start once started), gone after a move.
+  await cy.fill("#chat-input", "/start");
+  await cy.press("#chat-input", "Enter");
+  await cy.waitForFunction(() => !document.getElementById("notice").hidden);
+  out.checks.frenchError = await cy.textContent("#notice");
   // A notice (an unknown command) stays until the table changes.
   await ada.fill("#chat-input", "/nope");
   await ada.press("#chat-input", "Enter");
@@ -89,8 +94,9 @@ async function seatEveryone({ ada, bea, cy, spectator, cyLine, link }, base) {
 }
 
 // What the game looks like to follow, taken once mid-game.
-async function followChecks({ ada, bea, spectator }) {
+async function followChecks({ ada, bea, cy, spectator }) {
   out.checks.noticeCleared = await ada.isHidden("#notice");
+  out.checks.frenchErrorCleared = await cy.isHidden("#notice");
   out.checks.lastMarked = await spectator.locator("#board .block.last").count();
   out.checks.announced = await spectator.textContent("#announce");
   out.checks.edges = await spectator.$$eval("#board .edge", (es) => es.map((e) => e.textContent).join("|"));
@@ -104,6 +110,7 @@ async function playToTheEnd(pages, rounds) {
   const players = [ada, bea, cy];
   const rngs = [random(1), random(2), random(3)];
   let moves = 0;
+  const getsBefore = { ...out.tableGets };
   const midShots = { Ada: "mid-game", Cy: "mid-game-phone" };
   for (let idleSince = Date.now(); ; ) {
     if ((await body(ada, "status")) === "over") break;
@@ -124,7 +131,17 @@ async function playToTheEnd(pages, rounds) {
     if (moves >= 5 && out.checks.lastMarked === undefined) await followChecks(pages);
     if (!out.recap && (await ada.isVisible("#recap"))) {
       out.recap = await ada.textContent("#recap");
-      out.recapRows = await ada.locator("#recap tr").count();
+      out.recapRows = await ada.locator("#recap .recap-table tr").count();
+      // Per neighborhood, each player's building points add up to the round's parts.
+      out.recapHoods = await ada.evaluate(() => {
+        const rows = [...document.querySelectorAll("#recap .recap-hoods tr")].slice(1);
+        const cells = (row) => [...row.querySelectorAll("td")];
+        const sums = rows.length ? cells(rows[0]).map((_, p) => rows.reduce((s, r) => s + Number(cells(r)[p].dataset.points), 0)) : [];
+        const parts = [...document.querySelectorAll("#recap .recap-table tr")].slice(1)
+          .map((r) => cells(r).slice(0, 3).reduce((s, c) => s + parseInt(c.textContent, 10), 0));
+        return { rows: rows.length, sums, parts, text: document.querySelector("#recap .recap-hoods")?.textContent ?? "" };
+      });
+      if (await cy.isVisible("#recap")) await cy.locator("#recap").screenshot({ path: `${artifactsDir()}/web-recap-phone.png` });
       await ada.click("#close-recap");
     }
     if (!out.wentOffline && moves >= 6 && (await body(cy, "myTurn")) !== "true") {
@@ -150,6 +167,10 @@ async function playToTheEnd(pages, rounds) {
     if (moves > 400) throw new Error("the game did not end after 400 moves");
   }
   out.moveCount = moves;
+  // The table's GETs while the game was played, per page (a reload, a reconnect, the end and
+  // a quiet table's check of who is connected may ask; a turn does not).
+  const labels = ["Ada", "Bea", "Cy", "spectator"];
+  out.gameTableGets = Object.fromEntries(labels.map((l) => [l, (out.tableGets[l] ?? 0) - (getsBefore[l] ?? 0)]));
 }
 
 async function theEnd({ ada, bea, cy, spectator }) {
@@ -205,7 +226,7 @@ async function replay({ spectator, link }, base) {
   out.replay = seen;
 }
 
-async function rematch({ ada, bea, link }) {
+async function rematch({ ada, bea, link }, base) {
   await ada.click("#rematch");
   await ada.waitForSelector("body[data-status=waiting]");
   await bea.waitForSelector("#rematch:text('Go to the rematch')");
@@ -213,6 +234,26 @@ async function rematch({ ada, bea, link }) {
   await bea.waitForSelector("body[data-status=waiting]");
   await ada.waitForFunction(() => document.querySelectorAll("#players .seat.human").length === 3 - 1);
   out.rematch = { ada: new URL(ada.url()).search, bea: new URL(bea.url()).search, from: new URL(link).search };
+  return new URL(ada.url()).searchParams.get("table");
+}
+
+// At the rematch, Cy's seat is kept for Cy (the table's keptFor): a stranger sees for whom, and
+// no way to join. (Where the service does not say so yet, its answer is given the field.)
+export async function keptSeat(tableId, base) {
+  const stranger = await open("stranger", { width: 1100, height: 800 }, base);
+  await stranger.route(`${base}/v1/tables/${tableId}`, async (route) => {
+    const table = await (await route.fetch()).json();
+    const open = table.seats.find((seat) => seat.kind === "open");
+    if (open && !table.seats.some((seat) => seat.keptFor)) open.keptFor = "Cy";
+    return route.fulfill({ json: table });
+  });
+  await stranger.route(`${base}/v1/tables/${tableId}/events**`, (route) => route.abort());
+  await stranger.goto(`${base}/play/?table=${tableId}`);
+  await ready(stranger);
+  out.kept = {
+    players: await stranger.textContent("#players"),
+    joinForms: await stranger.locator(".join-form").count(),
+  };
 }
 
 export async function threePeople(base, rounds) {
@@ -221,7 +262,7 @@ export async function threePeople(base, rounds) {
   await playToTheEnd(pages, rounds);
   await theEnd(pages);
   await replay(pages, base);
-  await rematch(pages);
+  const again = await rematch(pages, base);
   pages.cyLine.close();
-  return pages.link;
+  return { link: pages.link, rematchId: again };
 }

@@ -3,7 +3,7 @@
 import * as api from "./api.js";
 import { t } from "./i18n.js";
 import { $, S, bearer, notice } from "./state.js";
-import { follow, refresh, take } from "./connection.js";
+import { follow, moved, refresh, take } from "./connection.js";
 
 export async function sendChat(event) {
   event.preventDefault();
@@ -67,17 +67,17 @@ export async function play(move) {
   S.busy = true;
   const body = { move: strip(move), version: S.table.version, moveId: crypto.randomUUID() };
   try {
-    await api.call(`/tables/${S.tableId}/moves`, { body, bearer: S.seat.seatToken });
+    const answer = await api.call(`/tables/${S.tableId}/moves`, { body, bearer: S.seat.seatToken });
     S.piece = null;
     S.pick = [0, 0, 0, 0];
     S.target = null;
-    await refresh();
+    moved(answer); // no GET of the table: the answer and the stream say what changed
   } catch (error) {
     if (error.code === "STALE_VERSION" && error.body.table) {
       take(error.body.table);
       notice(t("move.stale"));
     } else {
-      notice(`${error.code}: ${error.message}`);
+      notice(error.message);
       await refresh();
     }
   } finally {

@@ -1,15 +1,23 @@
 // The service as this page uses it: the tables API (DESIGN §9) and the stateless endpoints,
 // JSON over fetch, Server-Sent Events for a table's changes, and the seat tokens this tab holds.
 
+import { known, t } from "./i18n.js";
+
 export const ROOT = new URL("..", document.baseURI).pathname.replace(/\/$/, "");
 const V1 = ROOT + "/v1";
 
+// A refusal, said in the page's language: the catalogue's text for its code (wire/codes.py),
+// with the service's own words as the detail where they name what was wrong; the service's
+// message as it came for a code the catalogues do not know.
 export class ApiError extends Error {
   constructor(status, body) {
-    super(body.message || `HTTP ${status}`);
+    const code = body.code || `HTTP_${status}`;
+    const detail = body.message || "";
+    super(known(`error.${code}`) ? t(`error.${code}`, { detail }) : detail || t("error.http", { status }));
     this.status = status;
-    this.code = body.code || `HTTP_${status}`;
+    this.code = code;
     this.body = body;
+    this.detail = detail;
   }
 }
 

@@ -35,7 +35,10 @@ export async function showTable() {
   await refresh();
   if (S.gone) return;
   follow();
-  S.timer = setInterval(drawClock, 1000);
+  S.timer = setInterval(() => {
+    drawClock();
+    stalled();
+  }, 1000);
   if (location.hash === "#replay" && S.table?.status === "over") await openReplay();
 }
 
@@ -54,9 +57,11 @@ export function follow() {
     $("connection").textContent = S.live ? t("conn.live") : t("conn.reconnecting");
     $("connection").className = state;
     if (error?.code === "TABLE_NOT_FOUND") return gone();
-    // Live again: catch up on whatever happened while away. Lost: ask whether the table is
-    // still there (a restarted service may have lost it), quietly if the service is down.
-    refresh({ quiet: !S.live });
+    // Live again: the stream's first event is a snapshot of the table, which catches up on
+    // whatever happened while away. Lost: ask whether the table is still there (a restarted
+    // service may have lost it), quietly if the service is down.
+    if (!S.live) refresh({ quiet: true });
+    else if (S.table) render(); // your own seat shows live again
   });
 }
 
@@ -96,14 +101,33 @@ export async function refresh({ quiet = false } = {}) {
   }
 }
 
+// Nothing asks for the table per turn, so whether the others are still connected (no event
+// says so) is asked when the table has been quiet for a while: once per 20 s of waiting.
+function stalled() {
+  if (S.table?.status !== "playing" || !S.live || Date.now() - (S.changedAt ?? 0) < 20_000) return;
+  S.changedAt = Date.now();
+  refresh({ quiet: true });
+}
+
 let refreshing = null;
-export function refreshSoon() {
-  // Events arrive in bursts (a move, then bots' moves): one refresh for a burst.
+let owed = { version: 0, table: false }; // what the refresh asked for is to bring in
+export function refreshSoon(version = 0, table = true) {
+  owed = { version: Math.max(owed.version, version), table: owed.table || table };
+  // Events arrive in bursts (a move, then bots' moves): one refresh for a burst, and none if
+  // a later event of the burst brings the table up to date (a move with its view).
   if (refreshing) return;
   refreshing = setTimeout(async () => {
     refreshing = null;
+    owed = { version: 0, table: false };
     await refresh();
   }, 60);
+}
+function settled() {
+  if (refreshing && !owed.table && S.table.version >= owed.version) {
+    clearTimeout(refreshing);
+    refreshing = null;
+    owed = { version: 0, table: false };
+  }
 }
 
 export function take(table) {
@@ -113,6 +137,7 @@ export function take(table) {
   // chosen and the block clicked unless the legal moves changed.
   const turnChanged = !before || JSON.stringify(before.moves) !== JSON.stringify(table.moves);
   S.table = table;
+  S.changedAt = Date.now();
   if (before) clearStaleNotice(table.version);
   if (turnChanged) {
     if (!table.moves.length) {
@@ -136,6 +161,44 @@ export function onEvent(type, data, version) {
     take(data);
   } else {
     logEvent(type, data, version);
-    refreshSoon();
+    if (!advance(type, data)) refreshSoon(data.version, !MOVED_ON.has(type));
   }
+}
+
+// What a later move's view makes up for: a move or a chat line the page could not take in.
+const MOVED_ON = new Set(["move", "chat"]);
+const movers = new Set(); // people whose moves were skipped since the last view: no longer away
+
+// Takes a pushed change in without asking for the table (one round trip per move, or none):
+// every event carries the table's version; a move carries the view after it (the newest move
+// only) and, on the stream of the seat to move next, that seat's legal moves. False when the
+// event does not say enough (a join, a start, a timeout, the end, a gap): ask for the table.
+function advance(type, data) {
+  const table = S.table;
+  const version = data?.version;
+  if (!table || typeof version !== "number") return false;
+  if (type === "move" && !data.bot) movers.add(data.player);
+  if (type === "move" && data.view && version >= table.version && table.status === "playing") {
+    const seats = table.seats.map((seat, i) => (movers.has(i) && seat.away ? { ...seat, away: false } : seat));
+    movers.clear();
+    const { toMove, deadline = null, moves = [], view } = data;
+    take({ ...table, version, view, toMove, deadline, moves, seats });
+    settled();
+    return true;
+  }
+  if (version <= table.version) return true; // known already (a move's own answer, a start)
+  if (type === "chat" && version === table.version + 1) {
+    take({ ...table, version, chat: [...table.chat, data] });
+    settled();
+    return true;
+  }
+  return false;
+}
+
+// The answer to this seat's own move: its view after the move, before the stream says so.
+export function moved(answer) {
+  const table = S.table;
+  if (!table || answer.version <= table.version) return; // the stream was first
+  const seats = table.seats.map((seat, i) => (i === table.you && seat.away ? { ...seat, away: false } : seat));
+  take({ ...table, version: answer.version, view: answer.view, toMove: answer.view.toMove, deadline: null, moves: [], seats });
 }

@@ -23,6 +23,9 @@ export function setLanguage(code) {
   location.reload(); // every text on the page, the log's new lines too, in the new language
 }
 
+// Whether the catalogues have a text for `key` (an error code's, say).
+export const known = (key) => key in en;
+
 // t("key", {slot: value}): the text in the page's language (English if a key is missing).
 export function t(key, slots = {}) {
   const entry = CATALOGUES[lang][key] ?? en[key];

@@ -147,7 +147,9 @@ function drawPlayers() {
     const item = el("li", `seat ${seat.kind}`);
     item.dataset.player = String(index);
     if (seat.kind === "open") {
-      item.append(el("span", "hint", t("seat.open")));
+      // A seat kept for a rematch's player (the service's keptFor) is not open to others.
+      if (seat.keptFor) item.classList.add("kept");
+      item.append(el("span", "hint", seat.keptFor ? t("seat.keptFor", { name: seat.keptFor }) : t("seat.open")));
       return item;
     }
     if (table.status !== "waiting") item.append(who(index));
@@ -191,7 +193,7 @@ function drawSeatActions() {
   const box = $("seat-actions");
   box.replaceChildren();
   if (table.status === "waiting") {
-    if (!S.seat && table.seats.some((s) => s.kind === "open")) box.append(joinForm());
+    if (!S.seat && table.seats.some((s) => s.kind === "open" && !s.keptFor)) box.append(joinForm());
     if (bearer()) {
       const button = el("button", "primary", t("start.button"));
       button.id = "start-button";

@@ -43,6 +43,54 @@ function recapTable(record, view) {
   return grid;
 }
 
+// Where each player's building points lie: per neighborhood, the buildings they own (1 point
+// each), ★ a majority's points, ▲ the tallest building's bonus. Worked out from the board this
+// page holds (the round record sums them per color); left out if that board is no longer the
+// one scored (its buildings do not add up to the record's).
+export function perNeighborhood(record, view) {
+  const board = view.board;
+  const heights = board.map((hood) => hood.map((b) => b.reduce((h, [, f]) => h + f, 0)));
+  const top = Math.max(...heights.flat());
+  const tallest = heights.flat().filter((h) => h === top).length === 1 ? heights.flat().indexOf(top) : -1;
+  const players = view.rules.colors.map((colors) => {
+    const part = playerPart(record, colors);
+    const won = colors.flatMap((c) => record.scores[c].majorities ?? []);
+    const cells = board.map((hood, n) => ({
+      buildings: hood.filter((b) => b.length && colors.includes(b.at(-1)[0])).length,
+      majority: won.includes(n) ? part.majorities / won.length : 0,
+      tallest: part.tallest && tallest >= 0 && Math.floor(tallest / 9) === n ? part.tallest : 0,
+    }));
+    const ok = cells.reduce((k, c) => k + c.buildings, 0) === part.buildings;
+    return ok ? cells : null;
+  });
+  return players.every(Boolean) ? players : null;
+}
+
+function hoodsTable(record, view) {
+  const players = perNeighborhood(record, view);
+  if (!players) return [];
+  const grid = el("table", "breakdown recap-hoods");
+  grid.tabIndex = 0;
+  const head = el("tr");
+  head.append(el("th", "", t("recap.hood")), ...players.map((_, p) => el("th", "", seatName(p))));
+  grid.append(head);
+  HOODS.forEach((name, n) => {
+    const row = el("tr");
+    row.append(el("th", "", name));
+    for (const cells of players) {
+      const { buildings, majority, tallest } = cells[n];
+      const marks = [String(buildings)];
+      if (majority) marks.push(`★+${majority}`);
+      if (tallest) marks.push(`▲+${tallest}`);
+      const cell = el("td", "", buildings || majority || tallest ? marks.join(" ") : "·");
+      cell.dataset.points = String(buildings + majority + tallest);
+      row.append(cell);
+    }
+    grid.append(row);
+  });
+  return [grid, el("p", "hint", t("recap.hoodsLegend"))];
+}
+
 // The recap of the round just scored, until closed or the next round's recap.
 export function drawRecap() {
   const box = $("recap");
@@ -58,7 +106,7 @@ export function drawRecap() {
     S.recap = null;
     box.hidden = true;
   });
-  box.replaceChildren(el("h2", "", t("recap.title", { round: S.recap.round })), recapTable(S.recap, view), close);
+  box.replaceChildren(el("h2", "", t("recap.title", { round: S.recap.round })), recapTable(S.recap, view), ...hoodsTable(S.recap, view), close);
 }
 
 function breakdown(view) {

@@ -172,6 +172,10 @@ def event_json(
             "deadline": data.get("deadline"),
             "bot": data.get("bot", False),
         }
+        if _newest(table, entry):
+            # The view after this move, so no receiver has to ask for the table per turn
+            # (an older entry's state is not kept: a reader of it asks, as after a gap).
+            out["view"] = seat_view(table.game(), player)
         return kind, _with_next_moves(out, table, entry, player)
     if kind == "started":
         # The view at the start, for this receiver: the entry holds the initial state in full,
@@ -198,19 +202,17 @@ def _with_next_moves(
     """For the person to move next only: its legal moves, so it can play at ``version``
     without asking for the table first. Only on the table's newest entry (an older one's
     moves are stale) and only when that person plays the turn (no bot plays it)."""
-    if (
-        player is None
-        or table.status != "playing"
-        or table.bot_turn
-        or not table.log
-        or table.log[-1]["v"] != entry["v"]
-    ):
+    if player is None or table.status != "playing" or table.bot_turn or not _newest(table, entry):
         return out
     state = table.game()
     if state.to_move != player or table.seats[player].bot_plays:
         return out
     out["moves"] = [m.to_json() for m in manhattan.legal_moves(state)]
     return out
+
+
+def _newest(table: Table, entry: dict[str, Any]) -> bool:
+    return bool(table.log) and table.log[-1]["v"] == entry["v"]
 
 
 def initial_state(table: Table) -> State:

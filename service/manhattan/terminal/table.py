@@ -3,10 +3,11 @@
 The player joins the table named by the URL (``http://host:port/v1/tables/<id>``, or any link
 that carries the id as ``/tables/<id>`` or ``?table=<id>``) under ``--name``, or sits again with
 ``--token``, and then follows the table's live event stream: everyone's moves, joins, chat and
-timeouts as they happen. When the stream says it is the player's turn, it asks the table for the
-seat's view and legal moves, shows the board, the supply and the hand, and sends the move picked
-(by number or notation) with the table version it was chosen at. Lines starting with ``say``
-chat; ``quit`` leaves the table (a bot plays the seat to the end).
+timeouts as they happen. When the stream says it is the player's turn, it shows the board, the
+supply and the hand from the seat's view and legal moves the stream's ``move`` event carries
+(asking the table for them only after a gap, or when the event could not carry them), and sends
+the move picked (by number or notation) with the table version it was chosen at. Lines starting
+with ``say`` chat; ``quit`` leaves the table (a bot plays the seat to the end).
 
 Standard library only, like the rest of the terminal player: the tools' one client,
 ``http_client``, sends the requests and reads the stream as it arrives, and ``sse_reader`` parses
@@ -152,12 +153,19 @@ class TablePlayer:
         self.names: list[str] = []
         self.kinds: list[str] = []
         self.view: JSON | None = None
+        #: the table as last known (a snapshot or an answer, moved on by the stream's events);
+        #: None when an event said something it cannot follow (a join, a timeout, a gap)
+        self.current: JSON | None = None
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
 
     def table(self) -> JSON:
-        table = self.link.call("GET", token=self.token)
+        return self.adopt(self.link.call("GET", token=self.token))
+
+    def adopt(self, table: JSON) -> JSON:
+        """Take in the table as the service gave it (an answer or a snapshot)."""
+        self.current = table
         self.me = table.get("you")
         self.names = [
             clean(seat.get("name") or f"seat {k}") for k, seat in enumerate(table["seats"])
@@ -195,13 +203,37 @@ class TablePlayer:
                     return status
         return 1  # the stream never ends by itself
 
+    def follow(self, kind: str, data: JSON) -> None:
+        """Move the known table on by a pushed event: a move carries the view after it and,
+        for the seat to move next, its legal moves; a chat line only the version. Anything
+        else (or a gap) leaves the table to be asked for when it is this seat's turn."""
+        table, version = self.current, data.get("version")
+        if table is None or not isinstance(version, int) or kind == "snapshot":
+            return
+        if kind == "move" and data.get("view") is not None and version >= table["version"]:
+            self.view = data["view"]
+            table.update(
+                version=version,
+                view=data["view"],
+                toMove=data.get("toMove"),
+                deadline=data.get("deadline"),
+                moves=data.get("moves") or [],
+            )
+        elif kind == "chat" and version == table["version"] + 1:
+            table["version"] = version
+        elif kind in ("move", "chat") and version > table["version"]:
+            table["moves"] = []  # a later move's view makes up for it; else ask
+        elif version > table["version"]:
+            self.current = None
+
     def on_event(self, kind: str, data: JSON) -> int | None:
         """Print the event; returns the player to move when the event says who it is."""
+        self.follow(kind, data)
         if kind == "snapshot":
             if not self.names:  # the first snapshot: what was said before this player came
                 for message in data.get("chat") or []:
                     self.say(f"[{clean(message.get('name'))}] {clean(message.get('text'))}")
-            self.table()
+            self.adopt(data)
             seats = ", ".join(
                 f"{clean(s.get('name') or 'open')} ({s['kind']})" for s in data.get("seats", [])
             )
@@ -253,7 +285,9 @@ class TablePlayer:
 
     def my_turn(self) -> int | None:
         """Ask for a move and send it; None to go on following the stream, else an exit code."""
-        table = self.table()
+        table = self.current
+        if table is None or not table["moves"]:
+            table = self.table()  # after a gap, or an event that could not say
         moves: list[JSON] = table["moves"]
         if not moves:
             return None  # the stream ran ahead of the table: its next event will say
