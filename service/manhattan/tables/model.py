@@ -47,6 +47,9 @@ class Seat:
     #: A rematch keeps this seat for the person who sat in it at the old table
     #: (``"<old table id>:<old seat id>"``); an ordinary join never takes it.
     reserved: str | None = None
+    #: A platform's player id (DESIGN §10): the seat was reserved for them at creation and is
+    #: taken only with its seat token; shown to the owning key only.
+    player_id: str | None = None
 
     def to_wire(self) -> list[Any]:
         return [
@@ -58,11 +61,12 @@ class Seat:
             self.away,
             self.left,
             self.reserved,
+            self.player_id,
         ]
 
     @classmethod
     def from_wire(cls, raw: list[Any]) -> Seat:
-        return cls(*raw)
+        return cls(*raw)  # an older record's seat (without the player id) keeps the default
 
     @property
     def bot_plays(self) -> bool:
@@ -102,6 +106,10 @@ class Table:
     rematch: str | None = None
     created: int = 0
     updated: int = 0
+    #: The platform key's name that created the table (DESIGN §10), or None (anonymous).
+    owner: str | None = None
+    #: A platform's rated table: its end updates the owner's ratings of its players.
+    rated: bool = False
     _game: State | None = field(default=None, repr=False, compare=False)
 
     # -- the game -------------------------------------------------------------------------
@@ -147,6 +155,8 @@ class Table:
                 self.rematch,
                 self.created,
                 self.updated,
+                self.owner,
+                self.rated,
             ],
             use_bin_type=True,
         )
@@ -157,6 +167,8 @@ class Table:
         raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
         if not isinstance(raw, list) or not raw or raw[0] != 1:
             raise ValueError("not a table record of format 1")
+        # Fields added later sit at the end: an older record has fewer and gets the defaults.
+        owner, rated = [*raw[22:24], None, False][:2]
         (
             _,
             id_,
@@ -179,7 +191,7 @@ class Table:
             rematch,
             created,
             updated,
-        ) = raw
+        ) = raw[:22]
         return cls(
             id=id_,
             name=name,
@@ -201,6 +213,8 @@ class Table:
             rematch=rematch,
             created=created,
             updated=updated,
+            owner=owner,
+            rated=bool(rated),
         )
 
     # -- questions ------------------------------------------------------------------------

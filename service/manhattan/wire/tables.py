@@ -23,6 +23,9 @@ MAX_NAME = 40
 MAX_CHAT = 280
 MAX_TURN_SECONDS = 86_400
 MAX_MOVE_ID = 64
+#: A platform's player id: 1-64 printable characters (DESIGN §10).
+MAX_PLAYER_ID = 64
+PLAYER_ID_PATTERN = r"^[^\x00-\x1f\x7f]+$"
 
 Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
 TableStatus = Literal["waiting", "playing", "over"]
@@ -46,16 +49,34 @@ class BotSeat(Shape):
     bot: BotChoice | BotLevel
 
 
+class PlatformPlayer(Shape):
+    """A platform's player (DESIGN §10): its own id (1-64 printable characters) and a name."""
+
+    id: Annotated[str, Meta(min_length=1, max_length=MAX_PLAYER_ID, pattern=PLAYER_ID_PATTERN)]
+    name: Name
+
+
+class ReservedSeat(Shape):
+    """A seat kept for a platform's player (with a key only): ``{"reserved": {"id", "name"}}``.
+    It is taken only with the seat token the creation answers with (``seatTokens``)."""
+
+    reserved: PlatformPlayer
+
+
 class NewTable(Shape):
-    """``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default)."""
+    """``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default).
+    ``autoStart``, ``rated`` and reserved seats need a platform key (``Manhattan-Key``)."""
 
     setup: TableSetup | None = None
-    seats: Annotated[list[Literal["open"] | BotSeat], Meta(min_length=2, max_length=4)] | None = (
-        None
-    )
+    seats: (
+        Annotated[list[Literal["open"] | BotSeat | ReservedSeat], Meta(min_length=2, max_length=4)]
+        | None
+    ) = None
     public: bool = True
     turn_seconds: Annotated[int, Meta(ge=1, le=MAX_TURN_SECONDS)] | None = None
     name: Annotated[str, Meta(max_length=MAX_NAME)] | None = None
+    auto_start: bool = False
+    rated: bool = False
 
 
 class JoinTable(Shape):
@@ -99,6 +120,9 @@ class TableSeat(Answer):
     kind: SeatKind
     connected: bool
     away: bool
+    id: Annotated[
+        str | None, Meta(description="the platform's player id (to the owning key only)")
+    ] = None
 
 
 class ChatMessage(Answer):
@@ -137,10 +161,46 @@ class TableList(Answer):
     tables: list[Table]
 
 
+class SeatToken(Answer):
+    """A reserved seat's token, for the platform to hand to its player."""
+
+    seat: int
+    id: str
+    seat_token: str
+
+
 class TableCreated(Answer):
     table_id: str
     host_token: str
     table: Table
+    seat_tokens: list[SeatToken] | None = None
+
+
+class MyTables(Answer):
+    """``GET /v1/tables?player=<id>`` with a key: waiting and playing tables first (newest
+    first), then the last finished ones."""
+
+    player: str
+    tables: list[Table]
+
+
+class Rating(Answer):
+    """A player's OpenSkill (Plackett-Luce) rating under a platform key: ``ordinal`` is
+    ``mu - 3 sigma``."""
+
+    player: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+class RatingList(Answer):
+    """``GET /v1/ratings``: the key's players by ordinal, best first; ``next`` is the cursor
+    of the following page (null on the last)."""
+
+    ratings: list[Rating]
+    next: str | None = None
 
 
 class TableJoined(Answer):
@@ -187,6 +247,7 @@ class TableRecord(Answer):
 
 TABLE_REQUESTS: tuple[type[msgspec.Struct], ...] = (
     NewTable,
+    ReservedSeat,
     JoinTable,
     TableMoveRequest,
     SeatPreviewRequest,
@@ -197,6 +258,10 @@ TABLE_RESPONSES: tuple[type[msgspec.Struct], ...] = (
     Table,
     TableList,
     TableCreated,
+    SeatToken,
+    MyTables,
+    Rating,
+    RatingList,
     TableJoined,
     TableAnswer,
     TableMoved,

@@ -17,6 +17,7 @@ import manhattan
 from manhattan import wire
 from manhattan.api.encoding import read_body, render
 from manhattan.api.rest.games import validation_json
+from manhattan.api.rest.platforms import get_my_tables, platforms
 from manhattan.games import Operations, Validation
 from manhattan.tables import Bearer, TableError, TableRuntime
 
@@ -46,17 +47,24 @@ def table_id(request: Request) -> str:
 
 
 async def post_tables(request: Request) -> Response:
-    created = await runtime(request).tables.create(await read_body(request))
+    """A table; with a platform key, reserved seats, ``rated`` and ``autoStart`` (§10)."""
+    found = platforms(request)
+    key = found.caller(request.headers)
+    created = await found.create(key, await read_body(request))
     return render(request, created, status=201)
 
 
 async def get_tables(request: Request) -> Response:
+    if "player" in request.query_params:  # a platform's player's tables (§10)
+        return await get_my_tables(request)
     return render(request, {"tables": await runtime(request).tables.list_public()})
 
 
 async def get_table(request: Request) -> Response:
     tid = table_id(request)
-    return render(request, await runtime(request).tables.get(tid, bearer(request, tid)))
+    found = platforms(request)
+    key = found.caller(request.headers)
+    return render(request, await found.get(key, tid, bearer(request, tid)))
 
 
 async def post_join(request: Request) -> Response:
@@ -65,9 +73,12 @@ async def post_join(request: Request) -> Response:
 
 
 async def post_start(request: Request) -> Response:
+    """The host token, a seat token or the platform key that created the table."""
     tid = table_id(request)
     who = bearer(request, tid)
-    return render(request, await runtime(request).tables.start(tid, who))
+    found = platforms(request)
+    key = found.caller(request.headers)
+    return render(request, await found.start(key, tid, who))
 
 
 async def post_move(request: Request) -> Response:
