@@ -197,9 +197,9 @@ class Lobby(TableRecords):
 
 
 def _refuse_platform_fields(new: wire.NewTable) -> None:
-    """What only a platform may ask for, asked without a key: a clear refusal at its path."""
+    """What only a platform may ask for, asked without a key: a clear refusal."""
     for index, seat in enumerate(new.seats or ()):
-        if isinstance(seat, wire.ReservedSeat):
+        if not isinstance(seat, str) and seat.reserved is not None:
             raise TableError(
                 "BAD_KEY",
                 "a reserved seat needs a platform key: send the 'Manhattan-Key' header"
@@ -212,10 +212,16 @@ def _refuse_platform_fields(new: wire.NewTable) -> None:
             )
 
 
-def _read_seat(index: int, seat: str | wire.BotSeat | wire.ReservedSeat) -> Seat:
+def _read_seat(index: int, seat: str | wire.SeatChoice) -> Seat:
     if isinstance(seat, str):  # "open"
         return Seat(index)
-    if isinstance(seat, wire.ReservedSeat):  # filled now: its token goes to the platform
+    if (seat.bot is None) == (seat.reserved is None):
+        raise wire.WireError(
+            "INVALID_REQUEST",
+            'a seat is "open", {"bot": ...} or {"reserved": {"id", "name"}}',
+            path=f"$.seats[{index}]",
+        )
+    if seat.reserved is not None:  # filled now: its token goes to the platform
         player = seat.reserved
         name = player.name.strip()
         if not name:
@@ -223,6 +229,7 @@ def _read_seat(index: int, seat: str | wire.BotSeat | wire.ReservedSeat) -> Seat
                 "INVALID_REQUEST", "'name' is not blank", path=f"$.seats[{index}].reserved.name"
             )
         return Seat(index, "human", name, epoch=1, player_id=player.id)
+    assert seat.bot is not None
     bot = seat.bot if isinstance(seat.bot, BotChoice) else BotChoice.of(seat.bot)
     if bot.seed:
         raise wire.WireError(

@@ -168,7 +168,7 @@ class Table:
         if not isinstance(raw, list) or not raw or raw[0] != 1:
             raise ValueError("not a table record of format 1")
         # Fields added later sit at the end: an older record has fewer and gets the defaults.
-        owner, rated = [*raw[22:24], None, False][:2]
+        owner, rated = [*raw[21:23], None, False][:2]
         (
             _,
             id_,
@@ -191,7 +191,7 @@ class Table:
             rematch,
             created,
             updated,
-        ) = raw[:22]
+        ) = raw[:21]
         return cls(
             id=id_,
             name=name,

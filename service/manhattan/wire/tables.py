@@ -42,13 +42,6 @@ class TableSetup(GameOptions):
     players: Annotated[int, Meta(ge=2, le=4)] | None = None
 
 
-class BotSeat(Shape):
-    """A seat for a bot: ``{"bot": BotChoice}`` (or a level name). A table's bots draw a new
-    seed every turn, so a seed here is refused."""
-
-    bot: BotChoice | BotLevel
-
-
 class PlatformPlayer(Shape):
     """A platform's player (DESIGN §10): its own id (1-64 printable characters) and a name."""
 
@@ -56,11 +49,14 @@ class PlatformPlayer(Shape):
     name: Name
 
 
-class ReservedSeat(Shape):
-    """A seat kept for a platform's player (with a key only): ``{"reserved": {"id", "name"}}``.
-    It is taken only with the seat token the creation answers with (``seatTokens``)."""
+class SeatChoice(Shape):
+    """A seat that is not open: exactly one of ``{"bot": BotChoice}`` (or a level name; a
+    table's bots draw a new seed every turn, so a seed is refused) and ``{"reserved": {"id",
+    "name"}}``, a seat kept for a platform's player (with a key only), taken only with the seat
+    token the creation answers with (``seatTokens``)."""
 
-    reserved: PlatformPlayer
+    bot: BotChoice | BotLevel | None = None
+    reserved: PlatformPlayer | None = None
 
 
 class NewTable(Shape):
@@ -69,7 +65,7 @@ class NewTable(Shape):
 
     setup: TableSetup | None = None
     seats: (
-        Annotated[list[Literal["open"] | BotSeat | ReservedSeat], Meta(min_length=2, max_length=4)]
+        Annotated[list[Literal["open"] | SeatChoice], Meta(min_length=2, max_length=4)]
         | None
     ) = None
     public: bool = True
@@ -247,7 +243,7 @@ class TableRecord(Answer):
 
 TABLE_REQUESTS: tuple[type[msgspec.Struct], ...] = (
     NewTable,
-    ReservedSeat,
+    SeatChoice,
     JoinTable,
     TableMoveRequest,
     SeatPreviewRequest,
