@@ -23,6 +23,8 @@ RIVAL = "rival-secret-000000000002"
 def key_pairs() -> tuple[str, str]:
     suffix = secrets.token_hex(4)
     return (f"club-{suffix}={CLUB}", f"rival-{suffix}={RIVAL}")
+
+
 #: A short game: one round of one piece each.
 SHORT = {"rounds": 1, "piecesPerRound": 1}
 

@@ -65,8 +65,7 @@ class NewTable(Shape):
 
     setup: TableSetup | None = None
     seats: (
-        Annotated[list[Literal["open"] | SeatChoice], Meta(min_length=2, max_length=4)]
-        | None
+        Annotated[list[Literal["open"] | SeatChoice], Meta(min_length=2, max_length=4)] | None
     ) = None
     public: bool = True
     turn_seconds: Annotated[int, Meta(ge=1, le=MAX_TURN_SECONDS)] | None = None
