@@ -284,10 +284,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public tables waiting for players */
+        /** Public tables waiting for players; with ?player=<id> and a platform key, that player's tables at the key (waiting and playing first, then the last finished) */
         get: operations["listTables"];
         put?: never;
-        /** A table; the seed is drawn by the service */
+        /** A table; the seed is drawn by the service. With a platform key: reserved seats (seatTokens), autoStart, rated */
         post: operations["createTable"];
         delete?: never;
         options?: never;
@@ -338,7 +338,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start: the host or anyone seated */
+        /** Start: the host, anyone seated or the table's platform key */
         post: operations["startTable"];
         delete?: never;
         options?: never;
@@ -491,6 +491,23 @@ export interface paths {
         };
         /** The record (setup with seed, moves) once over */
         get: operations["tableRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** With a platform key: a player's OpenSkill rating (?player=<id>; 404 PLAYER_NOT_FOUND before a first rated game), or the key's players by ordinal, a page at a time */
+        get: operations["ratings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -896,7 +913,7 @@ export interface components {
         /** Error */
         Error: {
             /** @enum {string} */
-            code: "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_KEY" | "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_NOT_FOUND" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "SEAT_RESERVED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WEBHOOK_URL_REFUSED" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /**
              * @description JSON path of the first fault
@@ -951,7 +968,7 @@ export interface components {
             /** @default null */
             move?: components["schemas"]["move"];
             /** @default null */
-            code?: ("BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
+            code?: ("BAD_KEY" | "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_NOT_FOUND" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "SEAT_RESERVED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WEBHOOK_URL_REFUSED" | "WRONG_GAME" | "WRONG_PLAYER") | null;
             /** @default null */
             message?: string | null;
             /**
@@ -1018,18 +1035,23 @@ export interface components {
         /**
          * NewTable
          * @description ``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default).
+         *         ``autoStart``, ``rated`` and reserved seats need a platform key (``Manhattan-Key``).
          */
         NewTable: {
             /** @default null */
             setup?: components["schemas"]["TableSetup"] | null;
             /** @default null */
-            seats?: ("open" | components["schemas"]["BotSeat"])[] | null;
+            seats?: ("open" | components["schemas"]["SeatChoice"])[] | null;
             /** @default true */
             public?: boolean;
             /** @default null */
             turnSeconds?: number | null;
             /** @default null */
             name?: string | null;
+            /** @default false */
+            autoStart?: boolean;
+            /** @default false */
+            rated?: boolean;
         };
         /**
          * TableSetup
@@ -1067,12 +1089,25 @@ export interface components {
             players?: number | null;
         };
         /**
-         * BotSeat
-         * @description A seat for a bot: ``{"bot": BotChoice}`` (or a level name). A table's bots draw a new
-         *         seed every turn, so a seed here is refused.
+         * SeatChoice
+         * @description A seat that is not open: exactly one of ``{"bot": BotChoice}`` (or a level name; a
+         *         table's bots draw a new seed every turn, so a seed is refused) and ``{"reserved": {"id",
+         *         "name"}}``, a seat kept for a platform's player (with a key only), taken only with the seat
+         *         token the creation answers with (``seatTokens``).
          */
-        BotSeat: {
-            bot: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"];
+        SeatChoice: {
+            /** @default null */
+            bot?: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"] | null;
+            /** @default null */
+            reserved?: components["schemas"]["PlatformPlayer"] | null;
+        };
+        /**
+         * PlatformPlayer
+         * @description A platform's player (DESIGN §10): its own id (1-64 printable characters) and a name.
+         */
+        PlatformPlayer: {
+            id: string;
+            name: string;
         };
         /**
          * JoinTable
@@ -1166,6 +1201,11 @@ export interface components {
             kind: "bot" | "human" | "open";
             connected: boolean;
             away: boolean;
+            /**
+             * @description the platform's player id (to the owning key only)
+             * @default null
+             */
+            id?: string | null;
         };
         /** ChatMessage */
         ChatMessage: {
@@ -1184,6 +1224,48 @@ export interface components {
             tableId: string;
             hostToken: string;
             table: components["schemas"]["Table"];
+            /** @default null */
+            seatTokens?: components["schemas"]["SeatToken"][] | null;
+        };
+        /**
+         * SeatToken
+         * @description A reserved seat's token, for the platform to hand to its player.
+         */
+        SeatToken: {
+            seat: number;
+            id: string;
+            seatToken: string;
+        };
+        /**
+         * MyTables
+         * @description ``GET /v1/tables?player=<id>`` with a key: waiting and playing tables first (newest
+         *         first), then the last finished ones.
+         */
+        MyTables: {
+            player: string;
+            tables: components["schemas"]["Table"][];
+        };
+        /**
+         * Rating
+         * @description A player's OpenSkill (Plackett-Luce) rating under a platform key: ``ordinal`` is
+         *         ``mu - 3 sigma``.
+         */
+        Rating: {
+            player: string;
+            mu: number;
+            sigma: number;
+            ordinal: number;
+            games: number;
+        };
+        /**
+         * RatingList
+         * @description ``GET /v1/ratings``: the key's players by ordinal, best first; ``next`` is the cursor
+         *         of the following page (null on the last).
+         */
+        RatingList: {
+            ratings: components["schemas"]["Rating"][];
+            /** @default null */
+            next?: string | null;
         };
         /** TableJoined */
         TableJoined: {
@@ -2994,10 +3076,15 @@ export interface operations {
     };
     listTables: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a platform's player id (with Manhattan-Key) */
+                player?: string;
+            };
             header?: {
                 /** @description Bearer <seatToken> (or the host token) */
                 Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3010,12 +3097,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TableList"];
-                    "application/msgpack": components["schemas"]["TableList"];
+                    "application/json": components["schemas"]["TableList"] | components["schemas"]["MyTables"];
+                    "application/msgpack": components["schemas"]["TableList"] | components["schemas"]["MyTables"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_KEY, BAD_SEAT */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3072,6 +3169,8 @@ export interface operations {
             header?: {
                 /** @description Bearer <seatToken> (or the host token) */
                 Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3093,8 +3192,18 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableCreated"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_KEY, BAD_SEAT */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3151,6 +3260,8 @@ export interface operations {
             header?: {
                 /** @description Bearer <seatToken> (or the host token) */
                 Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
             };
             path: {
                 id: string;
@@ -3169,7 +3280,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Table"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3179,7 +3290,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3199,7 +3310,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,7 +3320,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3290,7 +3401,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableJoined"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3300,7 +3411,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,7 +3431,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3330,7 +3441,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3388,6 +3499,8 @@ export interface operations {
             header?: {
                 /** @description Bearer <seatToken> (or the host token) */
                 Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
             };
             path: {
                 id: string;
@@ -3406,7 +3519,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableAnswer"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,7 +3529,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3436,7 +3549,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3446,7 +3559,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3527,7 +3640,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableMoved"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +3650,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3557,7 +3670,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3567,7 +3680,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3658,7 +3771,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Preview"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3668,7 +3781,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3688,7 +3801,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3698,7 +3811,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,7 +3902,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Validation"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3799,7 +3912,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3819,7 +3932,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3829,7 +3942,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3905,7 +4018,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableAnswer"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3915,7 +4028,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +4048,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +4058,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,7 +4139,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableChat"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4036,7 +4149,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4056,7 +4169,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4066,7 +4179,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4142,7 +4255,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableRematch"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4152,7 +4265,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4172,7 +4285,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4182,7 +4295,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +4371,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableTicket"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4268,7 +4381,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4288,7 +4401,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4411,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4489,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["TableStreamEvent"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4386,7 +4499,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4406,7 +4519,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4482,7 +4595,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableRecord"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4492,7 +4605,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4512,7 +4625,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4522,8 +4635,110 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ratings: {
+        parameters: {
+            query?: {
+                /** @description a platform's player id (with Manhattan-Key) */
+                player?: string;
+                limit?: number;
+                /** @description the next of the page before */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingList"] | components["schemas"]["Rating"];
+                    "application/msgpack": components["schemas"]["RatingList"] | components["schemas"]["Rating"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_KEY, BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
