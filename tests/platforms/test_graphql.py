@@ -16,7 +16,9 @@ pytestmark = pytest.mark.anyio
 CREATE = """mutation($seats: [SeatInput!]) {
   createTable(seats: $seats, autoStart: true, rated: true, setup: {rounds: 1, piecesPerRound: 1}) {
     __typename
-    ... on CreatedTable { tableId table { status seats { kind name id } } seatTokens { seat id seatToken } }
+    ... on CreatedTable {
+      tableId table { status seats { kind name id } } seatTokens { seat id seatToken }
+    }
     ... on TableRejected { code message path }
   }
 }"""

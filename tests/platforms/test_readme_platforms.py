@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.tables.conftest import LiveServer
@@ -19,13 +18,13 @@ async def test_the_readme_platform_examples_answer() -> None:
     ]
     assert len(commands) == 3
     answers = []
-    async with LiveServer(api_keys=("club=club-secret-0000000001",)) as live:
-        async with live.client() as client:
-            for words in commands:
-                method, path, headers, data = curl_request(words)
-                answer = await client.request(method, path, headers=headers, content=data)
-                assert answer.status_code < 300, (words, answer.text)
-                answers.append(answer.json())
+    key = ("club=club-secret-0000000001",)
+    async with LiveServer(api_keys=key) as live, live.client() as client:
+        for words in commands:
+            method, path, headers, data = curl_request(words)
+            answer = await client.request(method, path, headers=headers, content=data)
+            assert answer.status_code < 300, (words, answer.text)
+            answers.append(answer.json())
     created, mine, ratings = answers
     assert created["table"]["status"] == "playing"
     assert [t["id"] for t in created["seatTokens"]] == ["u17", "u42"]
