@@ -7,6 +7,12 @@ of that record that adds its table id, so a second replica (or a second call) th
 same table finds it there and writes nothing: exactly once on every store. Table ids are kept
 for ``COUNTED_DAYS`` days (a finished table is gone long before) and at most ``MAX_COUNTED``.
 
+The one record is what makes the count exactly once with a single compare-and-set, and its
+limit: every count, lookup and page reads it whole. Measured on the embedded store (2 cores,
+loaded): 1,000 players 25 KiB, a count ~37 ms; 10,000 players 254 KiB, ~200 ms; 50,000 players
+1.3 MiB, ~1.5 s. A key with tens of thousands of rated players wants per-player records and a
+sorted index (a Redis sorted set) instead, with the same per-table idempotence.
+
 Who is rated: a reserved seat's player id, and each bot under its level and budget
 (``bot:ismcts:1000`` for 1000 iterations, ``bot:ismcts:250ms`` for a time budget, ``bot:greedy``
 without one), so a platform can say what a bot is worth. A person who joined an open seat has no
