@@ -38,6 +38,8 @@ TABLES = {
     # additions: a seat's what-if questions, answered from its own view
     ("post", "/v1/tables/{id}/preview"), ("post", "/v1/tables/{id}/validate"),
 }  # fmt: skip
+#: Platforms (DESIGN §10): ratings (a player's tables are ``GET /v1/tables?player=``).
+PLATFORMS = {("get", "/v1/ratings")}
 
 
 def graphql() -> object:
@@ -86,11 +88,11 @@ def test_graphql_shapes_clients_rely_on() -> None:
 def test_openapi_lists_exactly_the_contract_routes() -> None:
     document = openapi_document()
     found = {(method, path) for path, item in document["paths"].items() for method in item}
-    assert found == REST | REST_ADDITIONS | TABLES
+    assert found == REST | REST_ADDITIONS | TABLES | PLATFORMS
 
 
 async def test_every_contract_route_exists_in_the_app(client: httpx.AsyncClient) -> None:
-    for method, path in sorted(REST | REST_ADDITIONS | TABLES):
+    for method, path in sorted(REST | REST_ADDITIONS | TABLES | PLATFORMS):
         response = await client.request(method.upper(), path.replace("{id}", "0" * 32), json={})
         assert response.status_code not in (405, 500), (method, path)
         assert response.status_code != 404 or response.json()["code"] in (

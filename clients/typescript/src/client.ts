@@ -11,6 +11,7 @@
  */
 import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
 import { tableEvents, type StreamHost, type TableEventsOptions } from "./events.js";
+import { KEY_HEADER, type Rating, type RatingList } from "./platforms.js";
 import type {
   ChatSent,
   CreatedTable,
@@ -86,6 +87,8 @@ export interface ClientOptions {
   /** Reconnects of `tableEvents` streams (default `STREAM_RETRY`). */
   streamRetry?: Partial<RetryPolicy>;
   headers?: Record<string, string>;
+  /** A platform's key (DESIGN §10), sent as `Manhattan-Key` on every request. */
+  key?: string;
   /** How to wait between retries (default: setTimeout). */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -172,6 +175,7 @@ export class ManhattanClient {
     this.streamRetry = { ...STREAM_RETRY, ...options.streamRetry };
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.headers = { accept: "application/json", ...options.headers };
+    if (options.key !== undefined) this.headers[KEY_HEADER] = options.key;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
@@ -300,7 +304,8 @@ export class ManhattanClient {
     return this.request("POST", tablePath(tableId, "/join"), body, undefined, true);
   }
 
-  async startTable(tableId: string, token: string): Promise<Table> {
+  /** Start: a seat's or the host's token; without one, the platform key that created the table. */
+  async startTable(tableId: string, token?: string): Promise<Table> {
     return (await this.request<{ table: Table }>("POST", tablePath(tableId, "/start"), {}, token, true)).table;
   }
 
@@ -342,6 +347,27 @@ export class ManhattanClient {
 
   tableTicket(tableId: string, token: string): Promise<Ticket> {
     return this.request("POST", tablePath(tableId, "/ticket"), {}, token);
+  }
+
+  // -- platforms (DESIGN §10): with `key` -------------------------------------------------
+  /** The key's tables where `player` holds a seat: waiting and playing first, then finished. */
+  async myTables(player: string): Promise<Table[]> {
+    const query = new URLSearchParams({ player });
+    return (await this.request<{ tables: Table[] }>("GET", `/v1/tables?${query}`)).tables;
+  }
+
+  /** `player`'s rating at the key (`PlayerNotFoundError` before a first rated game). */
+  rating(player: string): Promise<Rating> {
+    return this.request("GET", `/v1/ratings?${new URLSearchParams({ player })}`);
+  }
+
+  /** A page of the key's ratings, best ordinal first; pass `page.next` as `cursor`. */
+  ratings(options: { limit?: number; cursor?: string } = {}): Promise<RatingList> {
+    const query = new URLSearchParams();
+    if (options.limit !== undefined) query.set("limit", String(options.limit));
+    if (options.cursor !== undefined) query.set("cursor", options.cursor);
+    const tail = query.toString() ? `?${query}` : "";
+    return this.request("GET", `/v1/ratings${tail}`);
   }
 
   /**

@@ -117,6 +117,15 @@ export class WrongGameError extends RequestRejectedError { override name = "Wron
 export class PlayerRequiredError extends RequestRejectedError { override name = "PlayerRequiredError"; }
 /** STALE_TOKEN: a strict service already took a move from this token's position. */
 export class StaleTokenError extends RequestRejectedError { override name = "StaleTokenError"; }
+/** The platform codes (DESIGN §10): keys, reserved seats, webhooks, ratings. */
+export class PlatformError extends RequestRejectedError { override name = "PlatformError"; }
+/** BAD_KEY: the Manhattan-Key names no key, or a platform's call came without one. */
+export class BadKeyError extends PlatformError { override name = "BadKeyError"; }
+/** SEAT_RESERVED: the seat is kept for a platform's player (taken with its seat token). */
+export class SeatReservedError extends PlatformError { override name = "SeatReservedError"; }
+export class WebhookUrlRefusedError extends PlatformError { override name = "WebhookUrlRefusedError"; }
+/** PLAYER_NOT_FOUND: the key has no rated game of this player yet. */
+export class PlayerNotFoundError extends PlatformError { override name = "PlayerNotFoundError"; }
 export class NotFoundError extends RequestRejectedError { override name = "NotFoundError"; }
 export class MethodNotAllowedError extends RequestRejectedError { override name = "MethodNotAllowedError"; }
 export class NotAcceptableError extends RequestRejectedError { override name = "NotAcceptableError"; }
@@ -171,6 +180,10 @@ const ERRORS_BY_CODE: Record<string, new (init: ServiceErrorInit) => ServiceErro
   TOO_MANY_STREAMS: TooManyStreamsError,
   NAME_TAKEN: NameTakenError,
   TOO_FEW_PLAYERS: TooFewPlayersError,
+  BAD_KEY: BadKeyError,
+  SEAT_RESERVED: SeatReservedError,
+  WEBHOOK_URL_REFUSED: WebhookUrlRefusedError,
+  PLAYER_NOT_FOUND: PlayerNotFoundError,
   NOT_FOUND: NotFoundError,
   METHOD_NOT_ALLOWED: MethodNotAllowedError,
   NOT_ACCEPTABLE: NotAcceptableError,

@@ -20,6 +20,17 @@ export type {
 export { DEFAULT_IDLE_TIMEOUT_MS, tableEventOf, type TableEventsOptions } from "./events.js";
 export { LineSplitter, SSEParser, type ServerSentEvent } from "./sse.js";
 export { TABLE_EVENT_KINDS } from "./tables.js";
+export {
+  KEY_HEADER,
+  reservedSeat,
+  signWebhook,
+  verifyWebhook,
+  WebhookSignatureError,
+  type Rating,
+  type RatingList,
+  type SeatToken,
+  type VerifyWebhookOptions,
+} from "./platforms.js";
 export type * from "./tables.js";
 export * from "./errors.js";
 export type * from "./types.js";

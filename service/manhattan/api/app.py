@@ -23,6 +23,7 @@ from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
+from manhattan.api.rest.platforms import platform_routes
 from manhattan.api.rest.stream import stream_routes
 from manhattan.api.rest.tables import table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
@@ -32,6 +33,7 @@ from manhattan.store.versioned import make_versioned_store
 
 from ..bot_pool import pool_from_settings
 from ..engine.build import kernel_build
+from ..platforms import ApiKeys, Platforms
 from ..sealing import Sealer
 from ..settings import Settings
 from ..tables import TableRuntime
@@ -124,6 +126,7 @@ class Services:
     positions: VersionedStore | None  # strict mode's latest positions
     operations: Operations
     tables: TableRuntime
+    platforms: Platforms
 
 
 def build_services(
@@ -174,7 +177,10 @@ def build_services(
         bot_pool=bot_pool,
     )
     tables = TableRuntime.from_settings(settings, sealer, bot_pool)
-    return Services(settings, metrics, backend, cache, sealer, positions, operations, tables)
+    platforms = Platforms(ApiKeys.from_settings(settings), tables)
+    return Services(
+        settings, metrics, backend, cache, sealer, positions, operations, tables, platforms
+    )
 
 
 def build_graphql(settings: Settings) -> OfflineGraphQLApp:
@@ -213,6 +219,7 @@ def build_routes(settings: Settings) -> list[BaseRoute]:
         WebSocketRoute("/graphql", graphql),
         *rest_routes(),
         *table_routes(),
+        *platform_routes(),
         *stream_routes(),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
@@ -274,6 +281,7 @@ def create_app(
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan_of(services))
     app.state.operations = services.operations
     app.state.tables = services.tables
+    app.state.platforms = services.platforms
     app.state.metrics = services.metrics
     app.state.settings = settings
     app.state.quotas = Quotas.from_settings(settings, services.tables.store)

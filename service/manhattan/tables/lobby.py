@@ -9,7 +9,7 @@ import msgpack
 import msgspec
 
 import manhattan
-from manhattan import InvalidSetupError, View, wire
+from manhattan import InvalidSetupError, State, View, wire
 from manhattan.bots import BotChoice
 
 from .errors import TableError
@@ -17,25 +17,42 @@ from .model import Seat, Table
 from .names import check_text
 from .projection import SPECTATOR, initial_state, record_json, table_json
 from .records import TableRecords, is_table_id, now_ms, table_key
-from .tokens import Bearer, host_token, new_table_id
+from .tokens import Bearer, host_token, new_table_id, seat_token
 
 
 class Lobby(TableRecords):
-    async def create(self, body: object) -> dict[str, Any]:
-        """``POST /v1/tables``: ``{"tableId", "hostToken", "table"}``."""
-        table = self.new_table(body)
+    async def create(self, body: object, *, owner: str | None = None) -> dict[str, Any]:
+        """``POST /v1/tables``: ``{"tableId", "hostToken", "table"}``; a platform (``owner``,
+        its key's name) also gets ``seatTokens`` for its reserved seats (DESIGN §10)."""
+        table, auto_start = self.new_table(body, owner)
+        if auto_start:  # started in the same write that creates it
+            self.begin(table, 1)
         await self.insert(table)
-        return {
+        created: dict[str, Any] = {
             "tableId": table.id,
             "hostToken": host_token(self.sealer, table.id, table.host_epoch),
-            "table": table_json(table, 1, SPECTATOR),
+            "table": table_json(table, 1, SPECTATOR, key=owner),  # nobody is connected yet
         }
+        if owner is not None:
+            created["seatTokens"] = [
+                {
+                    "seat": index,
+                    "id": seat.player_id,
+                    "seatToken": seat_token(self.sealer, table.id, seat.sid, seat.epoch),
+                }
+                for index, seat in enumerate(table.seats)
+                if seat.player_id is not None
+            ]
+        return created
 
-    def new_table(self, body: object) -> Table:
-        """A new table from a ``wire.NewTable`` body (faults: its codes and paths)."""
+    def new_table(self, body: object, owner: str | None = None) -> tuple[Table, bool]:
+        """A new table from a ``wire.NewTable`` body (faults: its codes and paths) and whether
+        it asks to start at once. Reserved seats, ``rated`` and ``autoStart`` need an owner."""
         new = wire.read(body, wire.NewTable)
         if new.name is not None:
             check_text(new.name, "$.name", "a table's name")
+        if owner is None:
+            _refuse_platform_fields(new)
         setup = new.setup or wire.TableSetup()
         players = setup.players
         seats_in = new.seats if new.seats is not None else ["open"] * (players or 4)
@@ -44,6 +61,11 @@ class Lobby(TableRecords):
                 "INVALID_SETUP", "setup.players and the number of seats differ", path="$.seats"
             )
         seats = [_read_seat(i, s) for i, s in enumerate(seats_in)]
+        ids = [s.player_id for s in seats if s.player_id is not None]
+        if len(set(ids)) != len(ids):
+            raise wire.WireError(
+                "INVALID_REQUEST", "a player id is reserved at most once a table", path="$.seats"
+            )
         turn_seconds = new.turn_seconds
         if turn_seconds is not None and turn_seconds > self.settings.max_turn_seconds:
             raise wire.WireError(
@@ -62,12 +84,48 @@ class Lobby(TableRecords):
             seed=secrets.token_hex(16),
             seats=seats,
             created=now_ms(),
+            owner=owner,
+            rated=new.rated,
         )
         try:  # the setup is checked now, with every seat filled, rather than at start
             initial_state(table)
         except InvalidSetupError as exc:
             raise TableError("INVALID_SETUP", exc.message) from None
-        return table
+        return table, new.auto_start
+
+    def begin(self, table: Table, version: int) -> None:
+        """Start ``table``'s game (its change at ``version``): the filled seats play, in order."""
+        if table.status != "waiting":
+            raise TableError("TABLE_NOT_WAITING", "the game has already started")
+        filled = [s for s in table.seats if s.kind != "open"]
+        if len(filled) < 2:
+            raise TableError(
+                "TOO_FEW_PLAYERS",
+                f"a game needs 2 to 4 seats filled; {len(filled)} is filled: wait for "
+                "another player to join, or open the table with a bot seat",
+            )
+        table.seats = filled
+        try:
+            state = initial_state(table)
+        except InvalidSetupError as exc:
+            raise TableError("INVALID_SETUP", exc.message) from None
+        table.set_game(state)
+        table.status = "playing"
+        self._set_deadline(table, state)
+        seats = [{"player": i, "name": s.name, "kind": s.kind} for i, s in enumerate(filled)]
+        started = {"seats": seats, "deadline": table.deadline, "state": table.state}
+        table.add_event(version, "started", started)
+
+    def _set_deadline(self, table: Table, state: State) -> None:
+        """A person to move gets ``turnSeconds``; bots and stand-ins have no deadline."""
+        table.bot_turn = False
+        table.deadline = None
+        if state.is_over or table.turn_seconds is None:
+            return
+        assert state.to_move is not None
+        seat = table.seats[state.to_move]
+        if not seat.bot_plays:
+            table.deadline = now_ms() + table.turn_seconds * 1000
 
     async def page(self, query: object) -> dict[str, Any]:
         """``GET /v1/tables``: a page of the lobby (``wire.LobbyQuery``), newest activity first,
@@ -108,12 +166,17 @@ class Lobby(TableRecords):
                 out.append(table_json(Table.decode(found.data), found.version, SPECTATOR))
         return out
 
-    async def get(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+    async def get(
+        self, table_id: str, bearer: Bearer | None, *, key: str | None = None
+    ) -> dict[str, Any]:
+        """A table as the bearer sees it; ``key`` (a platform key's name) sees its own private
+        tables and its player ids (DESIGN §10)."""
         table, version = await self.load(table_id)
         receiver = self.check_bearer(table, bearer)
-        if bearer is None and not table.public:
+        owns = key is not None and key == table.owner
+        if bearer is None and not table.public and not owns:
             raise TableError("NOT_SEATED", "a private table is seen by its people and its host")
-        return table_json(table, version, receiver, connected=await self.connected(table_id))
+        return await self.view_for(table, version, receiver, key=key)
 
     async def seat_view(self, table_id: str, bearer: Bearer | None) -> View:
         """The view of the seat to move, for what-if questions (preview, explanations) that
@@ -170,9 +233,40 @@ def _read_cursor(text: str | None) -> tuple[int, str] | None:
     return int(activity), table_id
 
 
-def _read_seat(index: int, seat: str | wire.BotSeat) -> Seat:
+def _refuse_platform_fields(new: wire.NewTable) -> None:
+    """What only a platform may ask for, asked without a key: a clear refusal."""
+    for index, seat in enumerate(new.seats or ()):
+        if not isinstance(seat, str) and seat.reserved is not None:
+            raise TableError(
+                "BAD_KEY",
+                "a reserved seat needs a platform key: send the 'Manhattan-Key' header"
+                f" ($.seats[{index}])",
+            )
+    for field, asked in (("rated", new.rated), ("autoStart", new.auto_start)):
+        if asked:
+            raise TableError(
+                "BAD_KEY", f"'{field}' needs a platform key: send the 'Manhattan-Key' header"
+            )
+
+
+def _read_seat(index: int, seat: str | wire.SeatChoice) -> Seat:
     if isinstance(seat, str):  # "open"
         return Seat(index)
+    if (seat.bot is None) == (seat.reserved is None):
+        raise wire.WireError(
+            "INVALID_REQUEST",
+            'a seat is "open", {"bot": ...} or {"reserved": {"id", "name"}}',
+            path=f"$.seats[{index}]",
+        )
+    if seat.reserved is not None:  # filled now: its token goes to the platform
+        player = seat.reserved
+        name = player.name.strip()
+        if not name:
+            raise wire.WireError(
+                "INVALID_REQUEST", "'name' is not blank", path=f"$.seats[{index}].reserved.name"
+            )
+        return Seat(index, "human", name, epoch=1, player_id=player.id)
+    assert seat.bot is not None
     bot = seat.bot if isinstance(seat.bot, BotChoice) else BotChoice.of(seat.bot)
     if bot.seed:
         raise wire.WireError(

@@ -49,6 +49,9 @@ class Seat:
     reserved: str | None = None
     #: The name of the person a rematch keeps this seat for (shown as ``keptFor``).
     kept_for: str | None = None
+    #: A platform's player id (DESIGN §10): the seat was reserved for them at creation and is
+    #: taken only with its seat token; shown to the owning key only.
+    player_id: str | None = None
 
     def to_wire(self) -> list[Any]:
         return [
@@ -61,11 +64,12 @@ class Seat:
             self.left,
             self.reserved,
             self.kept_for,
+            self.player_id,
         ]
 
     @classmethod
     def from_wire(cls, raw: list[Any]) -> Seat:
-        return cls(*raw)
+        return cls(*raw)  # an older record's seat (without the player id) keeps the default
 
     @property
     def bot_plays(self) -> bool:
@@ -105,6 +109,10 @@ class Table:
     rematch: str | None = None
     created: int = 0
     updated: int = 0
+    #: The platform key's name that created the table (DESIGN §10), or None (anonymous).
+    owner: str | None = None
+    #: A platform's rated table: its end updates the owner's ratings of its players.
+    rated: bool = False
     _game: State | None = field(default=None, repr=False, compare=False)
 
     # -- the game -------------------------------------------------------------------------
@@ -150,6 +158,8 @@ class Table:
                 self.rematch,
                 self.created,
                 self.updated,
+                self.owner,
+                self.rated,
             ],
             use_bin_type=True,
         )
@@ -160,6 +170,8 @@ class Table:
         raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
         if not isinstance(raw, list) or not raw or raw[0] != 1:
             raise ValueError("not a table record of format 1")
+        # Fields added later sit at the end: an older record has fewer and gets the defaults.
+        owner, rated = [*raw[21:23], None, False][:2]
         (
             _,
             id_,
@@ -182,7 +194,7 @@ class Table:
             rematch,
             created,
             updated,
-        ) = raw
+        ) = raw[:21]
         return cls(
             id=id_,
             name=name,
@@ -204,6 +216,8 @@ class Table:
             rematch=rematch,
             created=created,
             updated=updated,
+            owner=owner,
+            rated=bool(rated),
         )
 
     # -- questions ------------------------------------------------------------------------

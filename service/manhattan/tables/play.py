@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from typing import Any
 
 import msgpack
 
 import manhattan
-from manhattan import InvalidSetupError, Move, State, wire
+from manhattan import Move, wire
 
 from .errors import TableError
 from .lobby import Lobby
 from .model import CHAT_SIZE, Table
 from .names import check_text
-from .projection import Receiver, initial_state, move_answer, ranking_json
+from .projection import SPECTATOR, Receiver, move_answer, ranking_json
 from .records import NoChange, now_ms
 from .tokens import Bearer
 
@@ -30,47 +29,26 @@ class Stale(Exception):
 
 
 class Play(Lobby):
-    async def start(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
-        if bearer is None:
+    async def start(
+        self, table_id: str, bearer: Bearer | None, *, owner: str | None = None
+    ) -> dict[str, Any]:
+        """The host, anyone seated or (``owner``) the platform key that created the table."""
+        if bearer is None and owner is None:
             raise TableError("NOT_SEATED", "start needs the host token or a seat token")
 
         def change(table: Table, version: int) -> Receiver:
-            receiver = self.check_bearer(table, bearer)  # host or a seated person
-            if table.status != "waiting":
-                raise TableError("TABLE_NOT_WAITING", "the game has already started")
-            filled = [s for s in table.seats if s.kind != "open"]
-            if len(filled) < 2:
-                raise TableError(
-                    "TOO_FEW_PLAYERS",
-                    f"a game needs 2 to 4 seats filled; {len(filled)} is filled: wait for "
-                    "another player to join, or open the table with a bot seat",
-                )
-            table.seats = filled
-            try:
-                state = initial_state(table)
-            except InvalidSetupError as exc:
-                raise TableError("INVALID_SETUP", exc.message) from None
-            table.set_game(state)
-            table.status = "playing"
-            self._set_deadline(table, state)
-            seats = [{"player": i, "name": s.name, "kind": s.kind} for i, s in enumerate(filled)]
-            started = {"seats": seats, "deadline": table.deadline, "state": table.state}
-            table.add_event(version, "started", started)
+            if bearer is None:
+                if table.owner is None or table.owner != owner:
+                    raise TableError("NOT_SEATED", "this key did not create this table")
+                receiver = SPECTATOR
+            else:
+                receiver = self.check_bearer(table, bearer)  # host or a seated person
+            self.begin(table, version)
             return receiver
 
         changed, receiver = await self.write(table_id, change)
-        return {"table": await self.view_for(changed.table, changed.version, receiver)}
-
-    def _set_deadline(self, table: Table, state: State) -> None:
-        """A person to move gets ``turnSeconds``; bots and stand-ins have no deadline."""
-        table.bot_turn = False
-        table.deadline = None
-        if state.is_over or table.turn_seconds is None:
-            return
-        assert state.to_move is not None
-        seat = table.seats[state.to_move]
-        if not seat.bot_plays:
-            table.deadline = now_ms() + table.turn_seconds * 1000
+        table = await self.view_for(changed.table, changed.version, receiver, key=owner)
+        return {"table": table}
 
     async def move(
         self,
@@ -171,15 +149,19 @@ class Play(Lobby):
             await self.finish(table_id)
 
     async def finish(self, table_id: str) -> None:
-        """The ``over`` event, its own version after the last move (idempotent)."""
+        """The ``over`` event, its own version after the last move (idempotent); then the
+        watchers of ends (``records.OverWatcher``: a platform's ratings) hear of it."""
 
         def change(table: Table, version: int) -> None:
             if table.status != "over" or table.has_event("over"):
                 raise NoChange(None)
             table.add_event(version, "over", {"ranking": ranking_json(table)})
 
-        with contextlib.suppress(NoChange):
-            await self.write(table_id, change)
+        try:
+            changed, _ = await self.write(table_id, change)
+        except NoChange:
+            return
+        await self.tell_over(changed.table)
 
     async def bot_turn(self, table_id: str, expected: int, move: Move) -> bool:
         """A bot's move for the player to move at version ``expected`` (False: too late)."""

@@ -53,8 +53,11 @@ def table_json(
     *,
     connected: Collection[int] = (),
     state: State | None = None,
+    key: str | None = None,
 ) -> dict[str, Any]:
-    """``Table`` (DESIGN §9) as ``receiver`` may see it. ``state`` saves decoding it again."""
+    """``Table`` (DESIGN §9) as ``receiver`` may see it. ``state`` saves decoding it again.
+    ``key`` is the calling platform's key name: the table's owner also sees its player ids
+    (DESIGN §10); nobody else does."""
     player = receiver_player(table, receiver)
     if state is None and table.state is not None:
         state = table.game()
@@ -70,6 +73,10 @@ def table_json(
         }
         for index, seat in enumerate(table.seats)
     ]
+    if key is not None and key == table.owner:
+        for out_seat, seat in zip(seats, table.seats, strict=True):
+            if seat.player_id is not None:
+                out_seat["id"] = seat.player_id
     out: dict[str, Any] = {
         "tableId": table.id,
         "name": table.name,

@@ -87,6 +87,14 @@ class ChangeListener(Protocol):
     def table_changed(self, table_id: str, version: int) -> None: ...
 
 
+class OverWatcher(Protocol):
+    """Who hears that a table's game ended, once, from the replica that wrote the ``over``
+    event (a platform's ratings). Its failure is logged, never the move's failure; a watcher
+    that must act exactly once makes its own act idempotent."""
+
+    async def table_over(self, table: Table) -> None: ...
+
+
 @dataclass(slots=True)
 class Changed:
     """The outcome of one change: the table as stored and its new version."""
@@ -120,6 +128,7 @@ class TableRecords:
         self.sealer = sealer
         self.settings = settings or TableSettings()
         self.listener = listener
+        self.over_watchers: list[OverWatcher] = []
         self._publishing = OutageLog(log, "table notices (publish)")
         self._listing = OutageLog(log, "the lobby index")
         self.lobby_index = make_lobby_index(store)
@@ -158,8 +167,20 @@ class TableRecords:
             if done:
                 return
 
-    async def view_for(self, table: Table, version: int, receiver: Receiver) -> dict[str, Any]:
-        return table_json(table, version, receiver, connected=await self.connected(table.id))
+    async def view_for(
+        self, table: Table, version: int, receiver: Receiver, *, key: str | None = None
+    ) -> dict[str, Any]:
+        connected = await self.connected(table.id)
+        return table_json(table, version, receiver, connected=connected, key=key)
+
+    async def tell_over(self, table: Table) -> None:
+        for watcher in self.over_watchers:
+            try:
+                await watcher.table_over(table)
+            except Exception as exc:  # a watcher's trouble never fails the move that ended it
+                log.warning(
+                    "a watcher of ends failed", extra={"table": table.id, "error": repr(exc)}
+                )
 
     # -- credentials ----------------------------------------------------------------------
     def authenticate(self, table_id: str, bearer: str | None) -> Bearer | None:

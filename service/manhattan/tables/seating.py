@@ -63,6 +63,7 @@ class Seating(Lobby):
             seat.epoch += 1
             if table.status == "waiting":
                 seat.kind, seat.name, seat.away, seat.reserved = "open", None, False, None
+                seat.player_id = None
             else:
                 seat.left, seat.away = True, True
                 seat.bot = {"level": self.settings.stand_in_level}
@@ -119,12 +120,14 @@ class Seating(Lobby):
             "turnSeconds": old.turn_seconds,
             "name": old.name,
         }
-        new = self.new_table(body)
+        new, _ = self.new_table(body)
         new.id = rematch_id(old.id)
+        new.owner, new.rated = old.owner, old.rated  # a platform's table stays its own
         for old_seat, new_seat in zip(old.seats, new.seats, strict=True):
             if old_seat.kind == "human" and not old_seat.left:
                 new_seat.reserved = f"{old.id}:{old_seat.sid}"
                 new_seat.kept_for = old_seat.name
+                new_seat.player_id = old_seat.player_id
         try:
             await self.insert(new)
         except TableError as exc:
@@ -211,9 +214,14 @@ def _names_at(table: Table) -> list[tuple[int, str]]:
 
 
 def _free_seat(table: Table, wanted: int | None) -> Seat:
-    """The seat asked for, or the first open one not kept for anyone."""
+    """The seat asked for, or the first open one not kept for anyone. A seat a platform
+    reserved for its player is never joined (``SEAT_RESERVED``): its token was handed out."""
     if wanted is None:
-        free = [s for s in table.seats if s.kind == "open" and s.reserved is None]
+        free = [
+            s
+            for s in table.seats
+            if s.kind == "open" and s.reserved is None and s.player_id is None
+        ]
         if not free:
             kept = [s.kept_for or "someone" for s in table.seats if s.kind == "open"]
             if kept:
@@ -229,6 +237,8 @@ def _free_seat(table: Table, wanted: int | None) -> Seat:
             "INVALID_REQUEST", f"this table has seats 0 to {len(table.seats) - 1}", path="$.seat"
         )
     seat = table.seats[wanted]
+    if seat.player_id is not None:
+        raise TableError("SEAT_RESERVED", f"seat {wanted} is reserved for a platform's player")
     if seat.kind == "open" and seat.reserved is not None:
         raise TableError(
             "SEAT_RESERVED", f"seat {wanted} is kept for {seat.kept_for or 'someone'} (a rematch)"

@@ -23,6 +23,9 @@ MAX_NAME = 40
 MAX_CHAT = 280
 MAX_TURN_SECONDS = 86_400
 MAX_MOVE_ID = 64
+#: A platform's player id: 1-64 printable characters (DESIGN §10).
+MAX_PLAYER_ID = 64
+PLAYER_ID_PATTERN = r"^[^\x00-\x1f\x7f]+$"
 
 Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
 TableStatus = Literal["waiting", "playing", "over"]
@@ -39,23 +42,36 @@ class TableSetup(GameOptions):
     players: Annotated[int, Meta(ge=2, le=4)] | None = None
 
 
-class BotSeat(Shape):
-    """A seat for a bot: ``{"bot": BotChoice}`` (or a level name). A table's bots draw a new
-    seed every turn, so a seed here is refused."""
+class PlatformPlayer(Shape):
+    """A platform's player (DESIGN §10): its own id (1-64 printable characters) and a name."""
 
-    bot: BotChoice | BotLevel
+    id: Annotated[str, Meta(min_length=1, max_length=MAX_PLAYER_ID, pattern=PLAYER_ID_PATTERN)]
+    name: Name
+
+
+class SeatChoice(Shape):
+    """A seat that is not open: exactly one of ``{"bot": BotChoice}`` (or a level name; a
+    table's bots draw a new seed every turn, so a seed is refused) and ``{"reserved": {"id",
+    "name"}}``, a seat kept for a platform's player (with a key only), taken only with the seat
+    token the creation answers with (``seatTokens``)."""
+
+    bot: BotChoice | BotLevel | None = None
+    reserved: PlatformPlayer | None = None
 
 
 class NewTable(Shape):
-    """``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default)."""
+    """``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default).
+    ``autoStart``, ``rated`` and reserved seats need a platform key (``Manhattan-Key``)."""
 
     setup: TableSetup | None = None
-    seats: Annotated[list[Literal["open"] | BotSeat], Meta(min_length=2, max_length=4)] | None = (
-        None
-    )
+    seats: (
+        Annotated[list[Literal["open"] | SeatChoice], Meta(min_length=2, max_length=4)] | None
+    ) = None
     public: bool = True
     turn_seconds: Annotated[int, Meta(ge=1, le=MAX_TURN_SECONDS)] | None = None
     name: Annotated[str, Meta(max_length=MAX_NAME)] | None = None
+    auto_start: bool = False
+    rated: bool = False
 
 
 class JoinTable(Shape):
@@ -119,6 +135,9 @@ class TableSeat(Answer):
         str | None, Meta(description="the person a rematch keeps this seat for")
     ] = None
     back: Annotated[bool, Meta(description="the person the seat is kept for took it")] = False
+    id: Annotated[
+        str | None, Meta(description="the platform's player id (to the owning key only)")
+    ] = None
 
 
 class ChatMessage(Answer):
@@ -194,10 +213,46 @@ class TableList(Answer):
     next: str | None = None
 
 
+class SeatToken(Answer):
+    """A reserved seat's token, for the platform to hand to its player."""
+
+    seat: int
+    id: str
+    seat_token: str
+
+
 class TableCreated(Answer):
     table_id: str
     host_token: str
     table: Table
+    seat_tokens: list[SeatToken] | None = None
+
+
+class MyTables(Answer):
+    """``GET /v1/tables?player=<id>`` with a key: waiting and playing tables first (newest
+    first), then the last finished ones."""
+
+    player: str
+    tables: list[Table]
+
+
+class Rating(Answer):
+    """A player's OpenSkill (Plackett-Luce) rating under a platform key: ``ordinal`` is
+    ``mu - 3 sigma``."""
+
+    player: str
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+class RatingList(Answer):
+    """``GET /v1/ratings``: the key's players by ordinal, best first; ``next`` is the cursor
+    of the following page (null on the last)."""
+
+    ratings: list[Rating]
+    next: str | None = None
 
 
 class TableJoined(Answer):
@@ -244,6 +299,7 @@ class TableRecord(Answer):
 
 TABLE_REQUESTS: tuple[type[msgspec.Struct], ...] = (
     NewTable,
+    SeatChoice,
     JoinTable,
     TableMoveRequest,
     SeatPreviewRequest,
@@ -255,6 +311,10 @@ TABLE_RESPONSES: tuple[type[msgspec.Struct], ...] = (
     Table,
     TableList,
     TableCreated,
+    SeatToken,
+    MyTables,
+    Rating,
+    RatingList,
     TableJoined,
     TableAnswer,
     TableMoved,

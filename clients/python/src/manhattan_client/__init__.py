@@ -14,6 +14,7 @@ from ._calls import MoveLike, StateLike
 from ._client import AsyncClient, Client
 from ._events import AsyncTableEvents, SyncTableEvents
 from ._exceptions import (
+    BadKeyError,
     BadSeatError,
     BadTokenError,
     BotsBusyError,
@@ -35,10 +36,13 @@ from ._exceptions import (
     NotSeatedError,
     NotYourTurnError,
     PayloadTooLargeError,
+    PlatformError,
+    PlayerNotFoundError,
     PlayerRequiredError,
     QueryTooComplexError,
     RateLimitedError,
     RequestRejectedError,
+    SeatReservedError,
     ServerError,
     ServiceError,
     StaleTokenError,
@@ -55,6 +59,7 @@ from ._exceptions import (
     TooFewPlayersError,
     TooManyStreamsError,
     UnsupportedMediaTypeError,
+    WebhookUrlRefusedError,
     WrongGameError,
     WrongPlayerError,
     graphql_result,
@@ -74,6 +79,7 @@ from ._models import (
     Transition,
     Validation,
 )
+from ._platforms import KEY_HEADER, Rating, RatingPage, reserved_seat
 from ._retry import NO_RETRY, RetryPolicy
 from ._sse import ServerSentEvent, SSEParser
 from ._table_calls import DEFAULT, SeatSpec
@@ -86,6 +92,7 @@ from ._tables import (
     Rematch,
     Seat,
     Seating,
+    SeatToken,
     Snapshot,
     Table,
     TableEvent,
@@ -93,15 +100,18 @@ from ._tables import (
     TableRecord,
     Ticket,
 )
+from ._webhooks import WebhookSignatureError, sign_webhook, verify_webhook
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT",
+    "KEY_HEADER",
     "NO_RETRY",
     "Alternative",
     "AsyncClient",
     "AsyncTableEvents",
+    "BadKeyError",
     "BadSeatError",
     "BadTokenError",
     "BotChoice",
@@ -136,9 +146,13 @@ __all__ = [
     "NotYourTurnError",
     "PayloadTooLargeError",
     "Placing",
+    "PlatformError",
+    "PlayerNotFoundError",
     "PlayerRequiredError",
     "QueryTooComplexError",
     "RateLimitedError",
+    "Rating",
+    "RatingPage",
     "Rematch",
     "Replay",
     "RequestRejectedError",
@@ -147,7 +161,9 @@ __all__ = [
     "Score",
     "SealedState",
     "Seat",
+    "SeatReservedError",
     "SeatSpec",
+    "SeatToken",
     "Seating",
     "ServerError",
     "ServerSentEvent",
@@ -180,7 +196,12 @@ __all__ = [
     "UnexpectedResponseError",
     "UnsupportedMediaTypeError",
     "Validation",
+    "WebhookSignatureError",
+    "WebhookUrlRefusedError",
     "WrongGameError",
     "WrongPlayerError",
     "graphql_result",
+    "reserved_seat",
+    "sign_webhook",
+    "verify_webhook",
 ]

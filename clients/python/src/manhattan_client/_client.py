@@ -24,6 +24,8 @@ from ._models import (
     Transition,
     Validation,
 )
+from ._platform_client import AsyncPlatformMethods, SyncPlatformMethods
+from ._platforms import KEY_HEADER
 from ._retry import RETRYABLE, RetryPolicy
 from ._table_client import AsyncTableMethods, SyncTableMethods
 
@@ -32,6 +34,14 @@ T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8000"
 DEFAULT_TIMEOUT = 10.0
 USER_AGENT = "manhattan-client/0.1"
+
+
+def _headers(given: Mapping[str, str] | None, key: str | None) -> dict[str, str]:
+    """The client's headers: its user agent, a platform's key (DESIGN §10), the caller's."""
+    out = {"user-agent": USER_AGENT, **(given or {})}
+    if key is not None:
+        out[KEY_HEADER] = key
+    return out
 
 
 def _request_args(call: Call[Any]) -> dict[str, Any]:
@@ -78,7 +88,7 @@ def _setup(
     return setup
 
 
-class Client(SyncTableMethods):
+class Client(SyncTableMethods, SyncPlatformMethods):
     """A synchronous client.
 
     >>> with Client("http://127.0.0.1:8000") as client:          # doctest: +SKIP
@@ -87,7 +97,9 @@ class Client(SyncTableMethods):
     ...     step = client.apply(game, moves[0])
 
     The table methods (``create_table``, ``join_table``, ``table_move``, ``table_events`` ...)
-    come from ``SyncTableMethods`` (DESIGN §9).
+    come from ``SyncTableMethods`` (DESIGN §9); with ``key=`` (a platform's key, sent as
+    ``Manhattan-Key``), ``my_tables``, ``rating`` and ``ratings`` from ``SyncPlatformMethods``
+    (DESIGN §10).
 
     ``transport`` is any ``httpx.BaseTransport`` (``httpx.MockTransport`` in tests);
     ``http_client`` is a ready ``httpx.Client`` to use instead (Starlette's ``TestClient`` is
@@ -104,13 +116,14 @@ class Client(SyncTableMethods):
         retry: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        key: str | None = None,
     ) -> None:
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(
             base_url=base_url,
             transport=transport,
             timeout=timeout,
-            headers={"user-agent": USER_AGENT, **(headers or {})},
+            headers=_headers(headers, key),
         )
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
@@ -240,7 +253,7 @@ class Client(SyncTableMethods):
         return self._run(calls.graphql(query, variables))
 
 
-class AsyncClient(AsyncTableMethods):
+class AsyncClient(AsyncTableMethods, AsyncPlatformMethods):
     """The asynchronous twin of ``Client``: the same methods, awaited.
 
     ``transport`` is any ``httpx.AsyncBaseTransport``: ``httpx.ASGITransport(app=app)`` runs the
@@ -257,13 +270,14 @@ class AsyncClient(AsyncTableMethods):
         retry: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        key: str | None = None,
     ) -> None:
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(
             base_url=base_url,
             transport=transport,
             timeout=timeout,
-            headers={"user-agent": USER_AGENT, **(headers or {})},
+            headers=_headers(headers, key),
         )
         self.retry = retry or RetryPolicy()
         self._sleep = sleep

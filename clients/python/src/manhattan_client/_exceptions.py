@@ -23,6 +23,8 @@ ManhattanClientError
     │   │   ├── StaleVersionError (.table: the current table), NotYourTurnError
     │   │   ├── BadSeatError, NotSeatedError, TableNotOverError
     │   │   └── TooManyStreamsError (429: open streams per client, spectators per table)
+    │   ├── PlatformError       the platform codes (DESIGN §10):
+    │   │   ├── BadKeyError, SeatReservedError, WebhookUrlRefusedError, PlayerNotFoundError
     │   └── NotFoundError, MethodNotAllowedError, NotAcceptableError, UnsupportedMediaTypeError
     └── ServerError           a 5xx: the service's fault
         ├── NotImplementedByServiceError, StoreUnavailableError, InternalServerError
@@ -215,6 +217,28 @@ class TooManyStreamsError(TableError):
     address, or spectators of one table); close one first."""
 
 
+class PlatformError(RequestRejectedError):
+    """A platform code (DESIGN §10): keys, reserved seats, webhooks, ratings."""
+
+
+class BadKeyError(PlatformError):
+    """BAD_KEY: the Manhattan-Key header names no key of the service, or a call that only a
+    platform may make came without one."""
+
+
+class SeatReservedError(PlatformError):
+    """SEAT_RESERVED: the seat is kept for a platform's player; it is taken with its token."""
+
+
+class WebhookUrlRefusedError(PlatformError):
+    """WEBHOOK_URL_REFUSED: the webhook's address is not http(s) or resolves to a loopback,
+    private, link-local or reserved range."""
+
+
+class PlayerNotFoundError(PlatformError):
+    """PLAYER_NOT_FOUND: the key has no rated game of this player yet."""
+
+
 class NotFoundError(RequestRejectedError):
     """NOT_FOUND: no such path."""
 
@@ -289,6 +313,10 @@ ERRORS_BY_CODE: dict[str, type[ServiceError]] = {
     "TOO_MANY_STREAMS": TooManyStreamsError,
     "NAME_TAKEN": NameTakenError,
     "TOO_FEW_PLAYERS": TooFewPlayersError,
+    "BAD_KEY": BadKeyError,
+    "SEAT_RESERVED": SeatReservedError,
+    "WEBHOOK_URL_REFUSED": WebhookUrlRefusedError,
+    "PLAYER_NOT_FOUND": PlayerNotFoundError,
     "NOT_FOUND": NotFoundError,
     "METHOD_NOT_ALLOWED": MethodNotAllowedError,
     "NOT_ACCEPTABLE": NotAcceptableError,

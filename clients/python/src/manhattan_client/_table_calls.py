@@ -23,7 +23,8 @@ from ._tables import (
 )
 
 #: What a seat of ``create_table(seats=...)`` may be: ``"open"``, a bot level (``"greedy"``), or
-#: the wire object (``{"bot": {"level": "ismcts", "timeMs": 200}}``).
+#: the wire object (``{"bot": {"level": "ismcts", "timeMs": 200}}``, a platform's
+#: ``reserved_seat(id, name)``).
 SeatSpec = str | Mapping[str, Any]
 
 
@@ -74,8 +75,14 @@ def create_table(
     public: bool | None,
     turn_seconds: int | Default | None,
     name: str | None,
+    auto_start: bool | None = None,
+    rated: bool | None = None,
 ) -> Call[CreatedTable]:
     body: JSON = {"setup": {k: v for k, v in (setup or {}).items() if v is not None}}
+    if auto_start is not None:
+        body["autoStart"] = auto_start
+    if rated is not None:
+        body["rated"] = rated
     if seats is not None:
         body["seats"] = [seat_wire(s) for s in seats]
     if public is not None:
@@ -104,7 +111,7 @@ def join_table(table_id: str, name: str, seat: int | None) -> Call[Seating]:
     return Call("POST", table_path(table_id, "/join"), Seating.from_json, body)
 
 
-def start_table(table_id: str, token: str) -> Call[Table]:
+def start_table(table_id: str, token: str | None) -> Call[Table]:
     return Call("POST", table_path(table_id, "/start"), _table_in, {}, headers=bearer(token))
 
 

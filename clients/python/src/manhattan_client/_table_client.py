@@ -49,10 +49,15 @@ class SyncTableMethods:
         public: bool | None = None,
         turn_seconds: int | Default | None = DEFAULT,
         name: str | None = None,
+        auto_start: bool | None = None,
+        rated: bool | None = None,
     ) -> CreatedTable:
         """``POST /v1/tables``. ``setup`` is as for ``new_game`` (wire names; the service draws the
-        seed); ``seats`` are ``"open"``, bot levels (``"greedy"``) or wire objects."""
-        return self._run(calls.create_table(setup, seats, public, turn_seconds, name))
+        seed); ``seats`` are ``"open"``, bot levels (``"greedy"``) or wire objects. With a
+        platform key (``Client(key=...)``): ``reserved_seat(id, name)`` seats (their tokens in
+        ``seat_tokens``), ``auto_start`` and ``rated``."""
+        call = calls.create_table(setup, seats, public, turn_seconds, name, auto_start, rated)
+        return self._run(call)
 
     def list_tables(self) -> list[Table]:
         """The public tables waiting for players."""
@@ -61,8 +66,9 @@ class SyncTableMethods:
     def join_table(self, table_id: str, name: str, *, seat: int | None = None) -> Seating:
         return self._run(calls.join_table(table_id, name, seat))
 
-    def start_table(self, table_id: str, *, token: str) -> Table:
-        """Start the game with the seats filled so far (a seated player's or the host's token)."""
+    def start_table(self, table_id: str, *, token: str | None = None) -> Table:
+        """Start the game with the seats filled so far (a seated player's or the host's token;
+        without one, the platform key that created the table)."""
         return self._run(calls.start_table(table_id, token))
 
     def table_move(
@@ -145,8 +151,11 @@ class AsyncTableMethods:
         public: bool | None = None,
         turn_seconds: int | Default | None = DEFAULT,
         name: str | None = None,
+        auto_start: bool | None = None,
+        rated: bool | None = None,
     ) -> CreatedTable:
-        return await self._run(calls.create_table(setup, seats, public, turn_seconds, name))
+        call = calls.create_table(setup, seats, public, turn_seconds, name, auto_start, rated)
+        return await self._run(call)
 
     async def list_tables(self) -> list[Table]:
         return await self._run(calls.list_tables())
@@ -154,7 +163,7 @@ class AsyncTableMethods:
     async def join_table(self, table_id: str, name: str, *, seat: int | None = None) -> Seating:
         return await self._run(calls.join_table(table_id, name, seat))
 
-    async def start_table(self, table_id: str, *, token: str) -> Table:
+    async def start_table(self, table_id: str, *, token: str | None = None) -> Table:
         return await self._run(calls.start_table(table_id, token))
 
     async def table_move(

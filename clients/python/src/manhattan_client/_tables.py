@@ -46,12 +46,15 @@ class Seat:
     away: bool = False
     kept_for: str | None = None
     back: bool = False
+    #: A platform's player id (DESIGN §10), shown to the key that created the table only.
+    id: str | None = None
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Seat:
         if not isinstance(obj, Mapping):
             raise UnexpectedResponseError(f"not a seat: {obj!r}")
         name = obj.get("name")
+        player_id = obj.get("id")
         return cls(
             player=_optional_int(obj.get("player")),
             name=name if isinstance(name, str) else None,
@@ -60,6 +63,7 @@ class Seat:
             away=bool(obj.get("away", False)),
             kept_for=kept if isinstance(kept := obj.get("keptFor"), str) else None,
             back=obj.get("back") is True,
+            id=player_id if isinstance(player_id, str) else None,
         )
 
 
@@ -129,19 +133,35 @@ class Table:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatToken:
+    """A reserved seat's token (DESIGN §10), for the platform to hand to player ``id``."""
+
+    seat: int
+    id: str
+    seat_token: str
+
+
+@dataclass(frozen=True, slots=True)
 class CreatedTable:
-    """``POST /v1/tables``: the new table and the host's credential (for ``start``)."""
+    """``POST /v1/tables``: the new table and the host's credential (for ``start``); with a
+    platform key, one token per reserved seat."""
 
     table_id: str
     host_token: str
     table: Table
+    seat_tokens: list[SeatToken] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, obj: Any) -> CreatedTable:
+        tokens = obj.get("seatTokens") if isinstance(obj, dict) else None
         return cls(
             _need(obj, "tableId", str),
             _need(obj, "hostToken", str),
             Table.from_json(_need(obj, "table", dict)),
+            [
+                SeatToken(_need(t, "seat", int), _need(t, "id", str), _need(t, "seatToken", str))
+                for t in tokens or ()
+            ],
         )
 
 

@@ -284,10 +284,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of public waiting tables, newest activity first (filters: players, edition, open seats) */
+        /** A page of public waiting tables, newest activity first (filters: players, edition, open seats); with ?player=<id> and a platform key, that player's tables at the key (waiting and playing first, then the last finished) */
         get: operations["listTables"];
         put?: never;
-        /** A table; the seed is drawn by the service */
+        /** A table; the seed is drawn by the service. With a platform key: reserved seats (seatTokens), autoStart, rated */
         post: operations["createTable"];
         delete?: never;
         options?: never;
@@ -338,7 +338,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start: the host or anyone seated */
+        /** Start: the host, anyone seated or the table's platform key */
         post: operations["startTable"];
         delete?: never;
         options?: never;
@@ -491,6 +491,23 @@ export interface paths {
         };
         /** The record (setup with seed, moves) once over */
         get: operations["tableRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** With a platform key: a player's OpenSkill rating (?player=<id>; 404 PLAYER_NOT_FOUND before a first rated game), or the key's players by ordinal, a page at a time */
+        get: operations["ratings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1018,18 +1035,23 @@ export interface components {
         /**
          * NewTable
          * @description ``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default).
+         *         ``autoStart``, ``rated`` and reserved seats need a platform key (``Manhattan-Key``).
          */
         NewTable: {
             /** @default null */
             setup?: components["schemas"]["TableSetup"] | null;
             /** @default null */
-            seats?: ("open" | components["schemas"]["BotSeat"])[] | null;
+            seats?: ("open" | components["schemas"]["SeatChoice"])[] | null;
             /** @default true */
             public?: boolean;
             /** @default null */
             turnSeconds?: number | null;
             /** @default null */
             name?: string | null;
+            /** @default false */
+            autoStart?: boolean;
+            /** @default false */
+            rated?: boolean;
         };
         /**
          * TableSetup
@@ -1067,12 +1089,25 @@ export interface components {
             players?: number | null;
         };
         /**
-         * BotSeat
-         * @description A seat for a bot: ``{"bot": BotChoice}`` (or a level name). A table's bots draw a new
-         *         seed every turn, so a seed here is refused.
+         * SeatChoice
+         * @description A seat that is not open: exactly one of ``{"bot": BotChoice}`` (or a level name; a
+         *         table's bots draw a new seed every turn, so a seed is refused) and ``{"reserved": {"id",
+         *         "name"}}``, a seat kept for a platform's player (with a key only), taken only with the seat
+         *         token the creation answers with (``seatTokens``).
          */
-        BotSeat: {
-            bot: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"];
+        SeatChoice: {
+            /** @default null */
+            bot?: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"] | null;
+            /** @default null */
+            reserved?: components["schemas"]["PlatformPlayer"] | null;
+        };
+        /**
+         * PlatformPlayer
+         * @description A platform's player (DESIGN §10): its own id (1-64 printable characters) and a name.
+         */
+        PlatformPlayer: {
+            id: string;
+            name: string;
         };
         /**
          * JoinTable
@@ -1198,6 +1233,11 @@ export interface components {
              * @default false
              */
             back?: boolean;
+            /**
+             * @description the platform's player id (to the owning key only)
+             * @default null
+             */
+            id?: string | null;
         };
         /** ChatMessage */
         ChatMessage: {
@@ -1270,6 +1310,48 @@ export interface components {
             tableId: string;
             hostToken: string;
             table: components["schemas"]["Table"];
+            /** @default null */
+            seatTokens?: components["schemas"]["SeatToken"][] | null;
+        };
+        /**
+         * SeatToken
+         * @description A reserved seat's token, for the platform to hand to its player.
+         */
+        SeatToken: {
+            seat: number;
+            id: string;
+            seatToken: string;
+        };
+        /**
+         * MyTables
+         * @description ``GET /v1/tables?player=<id>`` with a key: waiting and playing tables first (newest
+         *         first), then the last finished ones.
+         */
+        MyTables: {
+            player: string;
+            tables: components["schemas"]["Table"][];
+        };
+        /**
+         * Rating
+         * @description A player's OpenSkill (Plackett-Luce) rating under a platform key: ``ordinal`` is
+         *         ``mu - 3 sigma``.
+         */
+        Rating: {
+            player: string;
+            mu: number;
+            sigma: number;
+            ordinal: number;
+            games: number;
+        };
+        /**
+         * RatingList
+         * @description ``GET /v1/ratings``: the key's players by ordinal, best first; ``next`` is the cursor
+         *         of the following page (null on the last).
+         */
+        RatingList: {
+            ratings: components["schemas"]["Rating"][];
+            /** @default null */
+            next?: string | null;
         };
         /** TableJoined */
         TableJoined: {
@@ -1386,7 +1468,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1467,7 +1549,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1487,7 +1569,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1568,7 +1650,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Validation"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1588,7 +1670,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1669,7 +1751,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Transition"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1689,7 +1771,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1699,7 +1781,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1790,7 +1872,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Score"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1810,7 +1892,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1891,7 +1973,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1911,7 +1993,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,7 +2074,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Suggestion"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2012,7 +2094,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2022,7 +2104,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2113,7 +2195,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Replay"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2133,7 +2215,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2143,7 +2225,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2234,7 +2316,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Analysis"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2254,7 +2336,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2345,7 +2427,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Preview"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2365,7 +2447,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2375,7 +2457,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2476,7 +2558,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Threats"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2496,7 +2578,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2576,7 +2658,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,7 +2678,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2606,7 +2688,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2686,7 +2768,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2706,7 +2788,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2716,7 +2798,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2797,7 +2879,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Transition"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2817,7 +2899,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2827,7 +2909,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2918,7 +3000,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2938,7 +3020,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3016,7 +3098,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3026,7 +3108,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3086,8 +3168,15 @@ export interface operations {
                 players?: number;
                 edition?: "classic" | "modern";
                 open?: boolean;
+                /** @description a platform's player id (with Manhattan-Key) */
+                player?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3099,12 +3188,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["TableList"];
-                    "application/msgpack": components["schemas"]["TableList"];
+                    "application/json": components["schemas"]["TableList"] | components["schemas"]["MyTables"];
+                    "application/msgpack": components["schemas"]["TableList"] | components["schemas"]["MyTables"];
                 };
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_KEY, BAD_SEAT */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3161,6 +3260,8 @@ export interface operations {
             header?: {
                 /** @description Bearer <seatToken> (or the host token) */
                 Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3184,6 +3285,16 @@ export interface operations {
             };
             /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_KEY, BAD_SEAT */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3240,6 +3351,8 @@ export interface operations {
             header?: {
                 /** @description Bearer <seatToken> (or the host token) */
                 Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
             };
             path: {
                 id: string;
@@ -3477,6 +3590,8 @@ export interface operations {
             header?: {
                 /** @description Bearer <seatToken> (or the host token) */
                 Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
             };
             path: {
                 id: string;
@@ -4613,6 +4728,108 @@ export interface operations {
             };
             /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ratings: {
+        parameters: {
+            query?: {
+                /** @description a platform's player id (with Manhattan-Key) */
+                player?: string;
+                limit?: number;
+                /** @description the next of the page before */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingList"] | components["schemas"]["Rating"];
+                    "application/msgpack": components["schemas"]["RatingList"] | components["schemas"]["Rating"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_KEY, BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -34,6 +34,7 @@ from manhattan.api.graphql.inputs import (
     caller,
 )
 from manhattan.api.graphql.limits import DEFAULT_INPUT_LIMITS, InputLimits, graphql_limits
+from manhattan.api.graphql.platforms import PlatformQuery
 from manhattan.api.graphql.results import (
     AnalysisResult,
     ApplyResult,
@@ -323,7 +324,7 @@ def build_schema(
         max_depth, max_aliases, max_tokens, introspection, cache_bytes=cache_bytes, inputs=inputs
     )
     return QuietSchema(
-        query=merge_types("Query", (Query, TableQuery)),
+        query=merge_types("Query", (Query, TableQuery, PlatformQuery)),
         mutation=merge_types("Mutation", (Mutation, TableMutation)),
         subscription=TableSubscription,
         extensions=extensions,

@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the strings they carry; the types derived from wire shapes
     TableSeat = Any
     ChatMessage = Any
     TableTicket = Any
+    SeatToken = Any
 else:
     TableStatusEnum = closed_set("TableStatus", get_args(TableStatus), "A table's status.")
     SeatKindEnum = closed_set("SeatKind", get_args(SeatKind), "Who sits at a seat.")
@@ -51,6 +52,9 @@ else:
     _CHAT = "A chat message of a table."
     ChatMessage = wire_type(wire.ChatMessage, description=_CHAT, types={"at": float})
     TableTicket = wire_type(wire.TableTicket, description=_TICKET)
+    SeatToken = wire_type(
+        wire.SeatToken, description="A reserved seat's token, for the platform to hand out."
+    )
 
 
 @strawberry.type(description="A table (DESIGN §9) as the caller may see it.")
@@ -103,11 +107,17 @@ class Table:
         )
 
 
-@strawberry.type(description="A new table and its host's token.")
+@strawberry.type(
+    description="A new table and its host's token; with a platform key, one token per reserved "
+    "seat."
+)
 class CreatedTable(FromJson):
     table_id: str
     host_token: str
     table: Table
+    seat_tokens: list[SeatToken] | None = strawberry.field(
+        default=None, description="with a platform key: one per reserved seat"
+    )
 
 
 @strawberry.type(description="A seat taken: its player and its token.")

@@ -25,6 +25,7 @@ from graphql import GraphQLError
 from manhattan.api.client_address import client_address
 from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
 from manhattan.api.graphql.lobby_types import LobbyPage
+from manhattan.api.graphql.platforms import ReservedSeatInput, caller, platforms
 from manhattan.api.graphql.table_types import (
     ChatResult,
     ChatSent,
@@ -98,26 +99,36 @@ def _table_of(answer: Answer) -> Table:
 @strawberry.input(
     name="SeatInput",
     one_of=True,
-    description="A seat of a new table: exactly one of open (true) or bot, as REST's "
-    '"open" | {"bot": BotChoice}; a table\'s bots draw their own seed, so give none (or 0).',
+    description="A seat of a new table: exactly one of open (true), bot or reserved (a "
+    'platform\'s player, with a key), as REST\'s "open" | {"bot": BotChoice} | {"reserved": '
+    "{id, name}}; a table's bots draw their own seed, so give none (or 0).",
 )
 class SeatInput:
     open: bool | None = strawberry.UNSET
     bot: BotInput | None = strawberry.UNSET
+    reserved: ReservedSeatInput | None = strawberry.UNSET
 
     def to_wire(self) -> object:
         """The seat as REST's body has it; ``open: false`` stays ``false``, which the body's
         reader refuses at ``$.seats[i]`` as it would in REST."""
         if isinstance(self.bot, BotInput):
             return {"bot": self.bot.to_wire()}
+        if isinstance(self.reserved, ReservedSeatInput):
+            return {"reserved": self.reserved.to_wire()}
         return "open" if self.open else False
 
 
 @strawberry.type
 class TableQuery:
-    @strawberry.field(description="A table, as the bearer (a seat, the host) or anyone may see it.")
+    @strawberry.field(
+        description="A table, as the bearer (a seat, the host), its platform key or anyone may "
+        "see it."
+    )
     async def table(self, info: Info, id: strawberry.ID) -> TableResult:
-        return await for_bearer(info, id, Tables.get, Table.from_json)
+        def get(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return platforms(info).get(caller(info), table_id, who)
+
+        return await for_bearer(info, id, get, Table.from_json)
 
     @strawberry.field(
         description="The newest public tables with a free seat, in full (at most 100); "
@@ -166,6 +177,8 @@ class TableMutation:
         public: bool | None = None,
         turn_seconds: int | None = None,
         name: str | None = None,
+        auto_start: bool | None = None,
+        rated: bool | None = None,
     ) -> CreateTableResult:
         async def run() -> CreatedTable:
             await check_quota(info.context["request"], "creates")
@@ -175,9 +188,11 @@ class TableMutation:
                 "public": public,
                 "turnSeconds": turn_seconds,
                 "name": name,
+                "autoStart": auto_start,
+                "rated": rated,
             }
             body = {key: value for key, value in given.items() if value is not None}
-            created = await runtime(info).tables.create(body)
+            created = await platforms(info).create(caller(info), body)
             return CreatedTable.from_json(created)
 
         return await table_rejected_or(run)
@@ -201,9 +216,14 @@ class TableMutation:
 
         return await table_rejected_or(run)
 
-    @strawberry.mutation(description="Start the game (the host or anyone seated).")
+    @strawberry.mutation(
+        description="Start the game (the host, anyone seated or the table's platform key)."
+    )
     async def start_table(self, info: Info, id: strawberry.ID) -> TableResult:
-        return await for_bearer(info, id, Tables.start, _table_of)
+        def start(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return platforms(info).start(caller(info), table_id, who)
+
+        return await for_bearer(info, id, start, _table_of)
 
     @strawberry.mutation(description="The bearer's move at ``version``; ``moveId`` for retries.")
     async def table_move(

@@ -21,9 +21,10 @@ from manhattan.api.rest.openapi_parts import JSON, MSGPACK, responses
 from manhattan.api.rest.openapi_parts import body as _body
 from manhattan.api.rest.openapi_tables import table_paths, table_schemas
 from manhattan.engine.jsonschema import build_schema as state_json_schema
+from manhattan.wire.codes import PLATFORM_CODES
 
-#: Codes only the tables' routes give (their own responses list them).
-_TABLE_ONLY = frozenset(wire.TABLE_CODES) - {"NOT_YOUR_TURN"}
+#: Codes only the tables' and platforms' routes give (their own responses list them).
+_TABLE_ONLY = (frozenset(wire.TABLE_CODES) - {"NOT_YOUR_TURN"}) | frozenset(PLATFORM_CODES)
 
 ref = wire.ref
 

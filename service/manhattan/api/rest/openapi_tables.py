@@ -19,6 +19,20 @@ _BEARER = {
     "description": "Bearer <seatToken> (or the host token)",
     "schema": {"type": "string"},
 }
+_KEY = {
+    "name": "Manhattan-Key",
+    "in": "header",
+    "required": False,
+    "description": "a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY",
+    "schema": {"type": "string"},
+}
+_PLAYER = {
+    "name": "player",
+    "in": "query",
+    "required": False,
+    "description": "a platform's player id (with Manhattan-Key)",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 64},
+}
 _ALWAYS = (400, 413, 415, 429, 503)
 _SEATED = (401, 403, 404, 409)
 
@@ -33,11 +47,12 @@ def _op(
     errors: tuple[int, ...] = _SEATED,
     shape: str | None = None,
     path_id: bool = True,
+    key: bool = False,
 ) -> dict[str, Any]:
     operation: dict[str, Any] = {
         "operationId": op,
         "summary": summary,
-        "parameters": [*([_ID] if path_id else []), _BEARER],
+        "parameters": [*([_ID] if path_id else []), _BEARER, *([_KEY] if key else [])],
         "responses": responses(ok, status, errors, always=_ALWAYS),
     }
     if shape is not None:
@@ -105,14 +120,16 @@ def _lobby() -> dict[str, Any]:
         "get",
         "listTables",
         "A page of public waiting tables, newest activity first (filters: players, edition, "
-        "open seats)",
+        "open seats); with ?player=<id> and a platform key, that player's tables at the key "
+        "(waiting and playing first, then the last finished)",
         "TableList",
-        errors=(),
+        errors=(401,),
         path_id=False,
+        key=True,
     )
     schema = msgspec.json.schema(LobbyQuery)
     fields = schema["$defs"]["LobbyQuery"]["properties"]
-    operation["get"]["parameters"] = [
+    operation["get"]["parameters"] += [
         {"name": name, "in": "query", "required": False, "schema": _not_null(field)}
         for name, field in fields.items()
     ]
@@ -134,16 +151,20 @@ def table_paths() -> dict[str, Any]:
             **_op(
                 "post",
                 "createTable",
-                "A table; the seed is drawn by the service",
+                "A table; the seed is drawn by the service. With a platform key: reserved "
+                "seats (seatTokens), autoStart, rated",
                 "TableCreated",
                 status="201",
-                errors=(),
+                errors=(401,),
                 shape="NewTable",
                 path_id=False,
+                key=True,
             ),
-            **_lobby(),
+            "get": _list_tables(),
         },
-        "/v1/tables/{id}": _op("get", "getTable", "The table as the caller may see it", "Table"),
+        "/v1/tables/{id}": _op(
+            "get", "getTable", "The table as the caller may see it", "Table", key=True
+        ),
         "/v1/tables/{id}/join": _op(
             "post",
             "joinTable",
@@ -152,7 +173,11 @@ def table_paths() -> dict[str, Any]:
             shape="JoinTable",
         ),
         "/v1/tables/{id}/start": _op(
-            "post", "startTable", "Start: the host or anyone seated", "TableAnswer"
+            "post",
+            "startTable",
+            "Start: the host, anyone seated or the table's platform key",
+            "TableAnswer",
+            key=True,
         ),
         "/v1/tables/{id}/moves": _op(
             "post",
@@ -191,4 +216,49 @@ def table_paths() -> dict[str, Any]:
         "/v1/tables/{id}/record": _op(
             "get", "tableRecord", "The record (setup with seed, moves) once over", "TableRecord"
         ),
+        "/v1/ratings": _ratings(),
     }
+
+
+def _list_tables() -> dict[str, Any]:
+    """``GET /v1/tables``: a lobby page, or with ``player`` (and a key) that player's tables."""
+    operation = _lobby()["get"]
+    operation["parameters"].append(_PLAYER)
+    either = {"anyOf": [ref("TableList"), ref("MyTables")]}
+    for media in operation["responses"]["200"]["content"].values():
+        media["schema"] = either
+    return dict(operation)
+
+
+def _ratings() -> dict[str, Any]:
+    """``GET /v1/ratings``: one player's rating or a page of the key's ratings."""
+    operation = _op(
+        "get",
+        "ratings",
+        "With a platform key: a player's OpenSkill rating (?player=<id>; 404 PLAYER_NOT_FOUND "
+        "before a first rated game), or the key's players by ordinal, a page at a time",
+        "RatingList",
+        errors=(401, 404),
+        path_id=False,
+        key=True,
+    )["get"]
+    operation["parameters"] += [
+        _PLAYER,
+        {
+            "name": "limit",
+            "in": "query",
+            "required": False,
+            "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
+        },
+        {
+            "name": "cursor",
+            "in": "query",
+            "required": False,
+            "description": "the next of the page before",
+            "schema": {"type": "string"},
+        },
+    ]
+    either = {"anyOf": [ref("RatingList"), ref("Rating")]}
+    for media in operation["responses"]["200"]["content"].values():
+        media["schema"] = either
+    return {"get": operation}

@@ -18,6 +18,7 @@ from manhattan import wire
 from manhattan.api.encoding import read_body, render
 from manhattan.api.quotas import check_quota
 from manhattan.api.rest.games import validation_json
+from manhattan.api.rest.platforms import get_my_tables, platforms
 from manhattan.games import Operations, Validation
 from manhattan.tables import Bearer, TableError, TableRuntime
 
@@ -47,13 +48,19 @@ def table_id(request: Request) -> str:
 
 
 async def post_tables(request: Request) -> Response:
-    await check_quota(request, "creates")
-    created = await runtime(request).tables.create(await read_body(request))
+    """A table; with a platform key, reserved seats, ``rated`` and ``autoStart`` (§10)."""
+    found = platforms(request)
+    key = found.caller(request.headers)
+    await check_quota(request, "creates")  # a key is exempt
+    created = await found.create(key, await read_body(request))
     return render(request, created, status=201)
 
 
 async def get_tables(request: Request) -> Response:
-    """The lobby's page: the query's numbers and booleans as JSON would have them."""
+    """The lobby's page (the query's numbers and booleans as JSON would have them), or with
+    ``player`` and a key, that platform player's tables (§10)."""
+    if "player" in request.query_params:
+        return await get_my_tables(request)
     query: dict[str, object] = {}
     for key, value in request.query_params.items():
         if key in ("limit", "players") and value.isascii() and value.isdigit():
@@ -67,7 +74,9 @@ async def get_tables(request: Request) -> Response:
 
 async def get_table(request: Request) -> Response:
     tid = table_id(request)
-    return render(request, await runtime(request).tables.get(tid, bearer(request, tid)))
+    found = platforms(request)
+    key = found.caller(request.headers)
+    return render(request, await found.get(key, tid, bearer(request, tid)))
 
 
 async def post_join(request: Request) -> Response:
@@ -77,9 +86,12 @@ async def post_join(request: Request) -> Response:
 
 
 async def post_start(request: Request) -> Response:
+    """The host token, a seat token or the platform key that created the table."""
     tid = table_id(request)
     who = bearer(request, tid)
-    return render(request, await runtime(request).tables.start(tid, who))
+    found = platforms(request)
+    key = found.caller(request.headers)
+    return render(request, await found.start(key, tid, who))
 
 
 async def post_move(request: Request) -> Response:

@@ -1,0 +1,84 @@
+"""``Platforms``: what the API calls for a platform's requests (DESIGN §10).
+
+It holds the keys, the tables' runtime (tables stay unaware of platforms: they take the caller's
+key name as a value and tell ends through their ``OverWatcher`` seam), the players' table index
+and the ratings. Each key sees only its own: a table's player ids, a player's tables and ratings
+are looked up under the calling key's name, so another key finds nothing there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..tables import Bearer, TableRuntime
+from ..tables.model import Table
+from .errors import PlatformError
+from .keys import ApiKeys
+from .players import PlayerTables
+from .ratings import Ratings, read_limit
+
+
+class Platforms:
+    def __init__(self, keys: ApiKeys, runtime: TableRuntime) -> None:
+        self.keys = keys
+        self.tables = runtime.tables
+        self.players = PlayerTables(runtime.store)
+        self.ratings = Ratings(runtime.store)
+        self.tables.over_watchers.append(self)
+
+    # -- who calls ------------------------------------------------------------------------
+    def caller(self, headers: Mapping[str, str]) -> str | None:
+        """The calling key's name, None for an anonymous caller (``BAD_KEY`` if unknown)."""
+        return self.keys.caller(headers)
+
+    def platform(self, headers: Mapping[str, str]) -> str:
+        """The calling key's name, for what only a platform may ask."""
+        key = self.caller(headers)
+        if key is None:
+            raise PlatformError(
+                "BAD_KEY", "this needs a platform key: send the 'Manhattan-Key' header"
+            )
+        return key
+
+    # -- tables ---------------------------------------------------------------------------
+    async def create(self, key: str | None, body: object) -> dict[str, Any]:
+        """``POST /v1/tables``: with a key, reserved seats (``seatTokens``), ``rated`` and
+        ``autoStart``; each reserved player's index learns of the table."""
+        created = await self.tables.create(body, owner=key)
+        if key is not None:
+            for given in created["seatTokens"]:
+                await self.players.add(key, given["id"], created["tableId"])
+        return created
+
+    async def start(self, key: str | None, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+        """The host, a seated player or the key that created the table starts it."""
+        return await self.tables.start(table_id, bearer, owner=key)
+
+    async def get(self, key: str | None, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+        return await self.tables.get(table_id, bearer, key=key)
+
+    async def my_tables(self, key: str, player: str) -> dict[str, Any]:
+        """``GET /v1/tables?player=<id>``: the key's tables where ``player`` holds a seat."""
+        _check_player(player)
+        return {"player": player, "tables": await self.players.tables(key, player)}
+
+    # -- ratings --------------------------------------------------------------------------
+    async def rating(self, key: str, player: str) -> dict[str, Any]:
+        _check_player(player)
+        return await self.ratings.one(key, player)
+
+    async def rating_page(
+        self, key: str, limit: str | None = None, cursor: str | None = None
+    ) -> dict[str, Any]:
+        return await self.ratings.page(key, read_limit(limit), cursor)
+
+    async def table_over(self, table: Table) -> None:
+        """``OverWatcher``: a key's rated table counts in its ratings (once)."""
+        if table.owner is not None and table.rated:
+            await self.ratings.count(table.owner, table)
+
+
+def _check_player(player: str) -> None:
+    if not 1 <= len(player) <= 64 or not player.isprintable():
+        raise PlatformError("INVALID_REQUEST", "'player' is a player id: 1-64 printable characters")
