@@ -80,9 +80,20 @@ def wire_type(
     if given:
         raise ValueError(f"{shape.__name__} has no fields {sorted(given)}")
     encode = {f.name: f.encode_name for f in msgspec.structs.fields(shape)}
+    # An answer leaves out fields at their defaults (``omit_defaults``): those read as defaults.
+    defaults = {
+        f.name: f.default
+        for f in msgspec.structs.fields(shape)
+        if f.default is not msgspec.NODEFAULT
+    }
 
     def from_json(cls: Any, obj: Mapping[str, Any]) -> Any:
-        return cls(**{field: obj[key] for field, key in encode.items()})
+        return cls(
+            **{
+                field: obj[key] if key in obj or field not in defaults else defaults[field]
+                for field, key in encode.items()
+            }
+        )
 
     def from_attributes(cls: Any, value: object) -> Any:
         return cls(**{field: getattr(value, field) for field in encode})
