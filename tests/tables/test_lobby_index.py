@@ -86,12 +86,14 @@ async def test_filters_on_players_edition_and_open_seats(live: LiveServer) -> No
         by = {}
         for key, query in {
             "players2": {"players": 2},
+            "players2full": {"players": 2, "open": "false"},
             "modern": {"edition": "modern"},
             "open": {"open": "true"},
             "full": {"open": "false"},
         }.items():
             by[key] = [t["tableId"] for t in ok(await c.get("/v1/tables", params=query))["tables"]]
-    assert by["players2"] == [full, two]
+    assert by["players2"] == [two]  # a free seat, by default
+    assert by["players2full"] == [full]
     assert by["modern"] == [modern["tableId"]]
     assert by["open"] == [modern["tableId"], two]
     assert by["full"] == [full]
@@ -104,11 +106,12 @@ async def test_started_and_private_tables_leave_the_lobby(live: LiveServer) -> N
         hidden = (await _create(c, "hidden", public=False))["tableId"]
         joined = ok(await c.post(f"/v1/tables/{tid}/join", json={"name": "ann"}))
         ok(await c.post(f"/v1/tables/{tid}/join", json={"name": "bob"}))
-        listed = [t["tableId"] for t in ok(await c.get("/v1/tables"))["tables"]]
-        assert tid in listed and hidden not in listed
+        full = ok(await c.get("/v1/tables", params={"open": "false"}))["tables"]
+        assert [t["tableId"] for t in full] == [tid]
+        assert hidden not in [t["tableId"] for t in ok(await c.get("/v1/tables"))["tables"]]
         seat = {"authorization": f"Bearer {joined['seatToken']}"}
         ok(await c.post(f"/v1/tables/{tid}/start", headers=seat))
-        assert tid not in [t["tableId"] for t in ok(await c.get("/v1/tables"))["tables"]]
+        assert ok(await c.get("/v1/tables", params={"open": "false"}))["tables"] == []
 
 
 async def test_the_embedded_index_survives_a_restart(tmp_path: Path) -> None:

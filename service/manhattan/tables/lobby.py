@@ -134,11 +134,12 @@ class Lobby(TableRecords):
         ``SCAN_LIMIT`` entries ends early with a ``next`` cursor to go on from."""
         q = wire.read(query, wire.LobbyQuery)
         last = _read_cursor(q.cursor)
-        filtered = q.players is not None or q.edition is not None or q.open is not None
         out: list[dict[str, Any]] = []
         scanned, more = 0, False
         while not more:
-            want = q.limit - len(out) + 1 if not filtered else 100
+            # Most tables listed have a free seat: a first batch of the page (and one to know
+            # whether there is a next), then larger ones while filters skip entries.
+            want = q.limit + 1 if scanned == 0 else 100
             batch = await self.lobby_index.after(last, want)
             for activity, table_id, blob in batch:
                 entry: dict[str, Any] = msgpack.unpackb(blob)
@@ -158,7 +159,7 @@ class Lobby(TableRecords):
     async def list_public(self) -> list[dict[str, Any]]:
         """GraphQL's ``tables``: the newest public tables with a free seat, in full (at most
         ``max_listed`` reads, never a scan)."""
-        page = await self.page({"open": True, "limit": self.settings.max_listed})
+        page = await self.page({"limit": self.settings.max_listed})
         out = []
         for entry in page["tables"]:
             found = await self.store.read(table_key(entry["tableId"]))
@@ -215,7 +216,7 @@ def _matches(entry: dict[str, Any], q: wire.LobbyQuery) -> bool:
         return False
     if q.edition is not None and setup["edition"] != q.edition:
         return False
-    return q.open is None or (entry["openSeats"] > 0) == q.open
+    return bool(entry["openSeats"] > 0) == q.open
 
 
 def _cursor(last: tuple[int, str]) -> str:

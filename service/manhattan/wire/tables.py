@@ -93,8 +93,8 @@ class LobbyQuery(Shape):
     players: Players | None = None
     edition: Edition | None = None
     open: Annotated[
-        bool | None, Meta(description="true: only tables with a free seat; false: only full")
-    ] = None
+        bool, Meta(description="true (the default): tables with a free seat; false: full ones")
+    ] = True
 
 
 class TableMoveRequest(Shape):

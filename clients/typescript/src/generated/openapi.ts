@@ -1171,10 +1171,10 @@ export interface components {
             /** @default null */
             edition?: ("classic" | "modern") | null;
             /**
-             * @description true: only tables with a free seat; false: only full
-             * @default null
+             * @description true (the default): tables with a free seat; false: full ones
+             * @default true
              */
-            open?: boolean | null;
+            open?: boolean;
         };
         /**
          * Table

@@ -140,7 +140,7 @@ class TableQuery:
     @strawberry.field(
         description="A page of public waiting tables, newest activity first (REST's GET "
         "/v1/tables): first 1 to 100 (20), after a page's next, filters on seats, edition "
-        "and free seats (open)."
+        "and free seats (open: true by default; false: full tables)."
     )
     async def lobby(
         self,
