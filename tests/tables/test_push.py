@@ -87,6 +87,11 @@ async def test_the_next_movers_event_carries_its_moves_and_no_one_elses(live: Li
                 state[person.player] = event
             spectated = (await watching.until("move"))["data"]
             assert "moves" not in spectated
+            # The view after the move, each receiver's own: a seat's hand, none for the public.
+            assert spectated["view"]["player"] is None and spectated["view"]["hand"] == []
+            for person in people:
+                assert state[person.player]["view"]["player"] == person.player
+                assert state[person.player]["view"]["hand"], person.player
         for context, _, _ in streams:
             await context.__aexit__(None, None, None)
 
@@ -136,3 +141,31 @@ async def test_stream_limits_are_counted_per_client_address() -> None:
     assert getattr(caught.value, "code", None) == "TOO_MANY_STREAMS"
     await first.aclose()
     await other.aclose()
+
+
+async def test_only_the_newest_move_push_of_an_audience_keeps_its_view() -> None:
+    """A move's push carries the receiver's view after it; once a newer move is pushed to that
+    audience, the older kept push (for streams that resume) is a copy without view or moves."""
+    rt = TableRuntime(MemoryVersionedStore(), Sealer(SealingKey.generate()))
+    tid, bearers = await seated_table(rt)
+    streams = [table_stream(rt, tid, who) for who in (None, *bearers)]
+    for stream in streams:
+        assert (await next_push(stream)).event == "snapshot"
+    first: list[Push] = []
+    for turn in range(2):
+        table = await rt.tables.get(tid, bearers[0])
+        mover = bearers[table["toMove"]]
+        mine = await rt.tables.get(tid, mover)
+        await rt.tables.move(tid, mover, mine["moves"][0], mine["version"])
+        pushes = [await next_push(stream) for stream in streams]
+        assert all("view" in p.data for p in pushes), turn
+        if turn == 0:
+            first = pushes
+    kept = rt.hub._pushes[tid]
+    for audience, push in zip((None, 0, 1), first, strict=True):
+        older = kept[(push.id, audience)]
+        assert older is not push and "view" in push.data  # the one a stream holds is whole
+        assert "view" not in older.data and "moves" not in older.data
+        assert older.data["move"] == push.data["move"] and older.event == "move"
+    for stream in streams:
+        await stream.aclose()

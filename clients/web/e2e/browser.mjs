@@ -157,7 +157,8 @@ async function build(page, rng, shotName) {
       }
     }
     out.checks.highlighted = (out.checks.highlighted ?? 0) + m;
-    await legal.nth(Math.floor(rng() * m)).click();
+    // (On a clock the turn may run out meanwhile: a bot plays it and the lit blocks go.)
+    await legal.nth(Math.floor(rng() * m)).click({ timeout: 5_000 }).catch(() => {});
     // The preview arrives, or (on a clock) the turn ran out meanwhile and the table moved on.
     await page.waitForFunction(() => (document.querySelector(".confirm")?.dataset.preview ?? "ready") === "ready");
     if (!(await page.locator(".confirm").count())) return;

@@ -254,6 +254,7 @@ export async function keptSeat(tableId, base) {
     players: await stranger.textContent("#players"),
     joinForms: await stranger.locator(".join-form").count(),
   };
+  await stranger.close(); // its stream, refused on purpose, would go on retrying
 }
 
 export async function threePeople(base, rounds) {

@@ -87,6 +87,8 @@ class Hub:
         self._latest: dict[str, tuple[int, Table, float]] = {}
         self._reads: dict[str, asyncio.Future[tuple[Table, int]]] = {}
         self._pushes: dict[str, dict[tuple[int, int | None], Push]] = {}
+        #: per table and audience, the version of the one kept push that carries a view
+        self._viewed: dict[str, dict[int | None, int]] = {}
         self._connected: dict[str, tuple[float, set[int]]] = {}
         self._clients: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
@@ -130,6 +132,7 @@ class Hub:
                     del self._listeners[table_id]
                     self._latest.pop(table_id, None)
                     self._pushes.pop(table_id, None)
+                    self._viewed.pop(table_id, None)
                     self._connected.pop(table_id, None)
 
     def _admit(self, table_id: str, client: str | None, spectator: bool) -> None:
@@ -188,12 +191,35 @@ class Hub:
             if push is None:
                 kind, data = event_json(table, entry, receiver)
                 push = kept[key] = Push(entry["v"], kind, data)
+                if "view" in data:
+                    self._one_view_kept(table.id, kept, entry["v"], audience)
                 if len(kept) > 16 * KEPT_VERSIONS:  # now and then, not on every push
                     oldest = entry["v"] - KEPT_VERSIONS
                     for old in [k for k in kept if k[0] < oldest]:
                         del kept[old]
             out.append(push)
         return out
+
+    def _one_view_kept(
+        self,
+        table_id: str,
+        kept: dict[tuple[int, int | None], Push],
+        version: int,
+        audience: int | None,
+    ) -> None:
+        """A move's push carries the view after it (some 10 KB as objects): only the newest
+        one per audience keeps it. An older one, kept for streams that resume, is replaced by
+        its copy without the view (nor the legal moves, stale by then): a stream given it asks
+        for the table, as after a gap. A stream that holds the older object writes it whole."""
+        viewed = self._viewed.setdefault(table_id, {})
+        older = viewed.get(audience)
+        viewed[audience] = version
+        if older is None or older >= version:
+            return
+        push = kept.get((older, audience))
+        if push is not None:
+            data = {k: v for k, v in push.data.items() if k not in ("view", "moves")}
+            kept[(older, audience)] = Push(older, push.event, data)
 
     async def connected(self, table_id: str, max_age: float = 1.0) -> set[int]:
         """The table's connected seats, read at most ``max_age`` seconds ago (snapshots of
