@@ -32,6 +32,7 @@ from manhattan.store.versioned import make_versioned_store
 
 from ..bot_pool import pool_from_settings
 from ..engine.build import kernel_build
+from ..platforms.webhooks import Webhooks
 from ..sealing import Sealer
 from ..settings import Settings
 from ..tables import TableRuntime
@@ -123,6 +124,7 @@ class Services:
     positions: VersionedStore | None  # strict mode's latest positions
     operations: Operations
     tables: TableRuntime
+    webhooks: Webhooks
 
 
 def build_services(
@@ -173,7 +175,11 @@ def build_services(
         bot_pool=bot_pool,
     )
     tables = TableRuntime.from_settings(settings, sealer, bot_pool)
-    return Services(settings, metrics, backend, cache, sealer, positions, operations, tables)
+    webhooks = Webhooks.from_settings(settings, tables.tables)
+    tables.listeners.append(webhooks)
+    return Services(
+        settings, metrics, backend, cache, sealer, positions, operations, tables, webhooks
+    )
 
 
 def build_graphql(settings: Settings) -> OfflineGraphQLApp:
@@ -243,9 +249,11 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
         log.info("cache backend", extra={"backend": services.backend.name})
         await services.operations.bot_pool.start()
         services.tables.start()
+        services.webhooks.start()
         try:
             yield
         finally:
+            await services.webhooks.close()
             await services.tables.close()
             await services.operations.bot_pool.close()
             await services.cache.close()
@@ -273,6 +281,7 @@ def create_app(
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan_of(services))
     app.state.operations = services.operations
     app.state.tables = services.tables
+    app.state.webhooks = services.webhooks
     app.state.metrics = services.metrics
     app.state.settings = settings
     app.state.openapi = openapi_document()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgpack
@@ -20,9 +21,20 @@ from .tokens import Bearer, host_token, new_table_id
 
 
 class Lobby(TableRecords):
-    async def create(self, body: object) -> dict[str, Any]:
-        """``POST /v1/tables``: ``{"tableId", "hostToken", "table"}``."""
-        table = self.new_table(body)
+    async def create(
+        self,
+        body: object,
+        *,
+        max_turn_seconds: int | None = None,
+        prepare: Callable[[Table], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
+        """``POST /v1/tables``: ``{"tableId", "hostToken", "table"}``. ``max_turn_seconds``
+        overrides the settings' bound (a platform key's tables); ``prepare`` is awaited with
+        the new table before it is stored (a platform keeps its webhook first, so no change of
+        the table can come before it)."""
+        table = self.new_table(body, max_turn_seconds=max_turn_seconds)
+        if prepare is not None:
+            await prepare(table)
         await self.insert(table)
         if table.public:
             await self.index(add=table.id)
@@ -32,7 +44,7 @@ class Lobby(TableRecords):
             "table": table_json(table, 1, SPECTATOR),
         }
 
-    def new_table(self, body: object) -> Table:
+    def new_table(self, body: object, *, max_turn_seconds: int | None = None) -> Table:
         """A new table from a ``wire.NewTable`` body (faults: its codes and paths)."""
         new = wire.read(body, wire.NewTable)
         setup = new.setup or wire.TableSetup()
@@ -44,10 +56,11 @@ class Lobby(TableRecords):
             )
         seats = [_read_seat(i, s) for i, s in enumerate(seats_in)]
         turn_seconds = new.turn_seconds
-        if turn_seconds is not None and turn_seconds > self.settings.max_turn_seconds:
+        most = max_turn_seconds or self.settings.max_turn_seconds
+        if turn_seconds is not None and turn_seconds > most:
             raise wire.WireError(
                 "INVALID_REQUEST",
-                f"'turnSeconds' is 1 to {self.settings.max_turn_seconds} here, or null",
+                f"'turnSeconds' is 1 to {most} here, or null",
                 path="$.turnSeconds",
             )
         stored = msgspec.to_builtins(setup)

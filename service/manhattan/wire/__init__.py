@@ -67,6 +67,7 @@ from .games import (
 from .reading import REF, Answer, Shape, WireError, read, ref
 from .tables import (
     MAX_CHAT,
+    MAX_KEYED_TURN_SECONDS,
     MAX_MOVE_ID,
     MAX_NAME,
     MAX_TURN_SECONDS,
@@ -95,6 +96,7 @@ from .tables import (
     TableSetup,
     TableStatus,
     TableTicket,
+    WebhookSpec,
 )
 
 __all__ = [
@@ -102,6 +104,7 @@ __all__ = [
     "HTTP_STATUS",
     "MAX_CHAT",
     "MAX_ITERATIONS",
+    "MAX_KEYED_TURN_SECONDS",
     "MAX_MOVE_ID",
     "MAX_NAME",
     "MAX_TIME_MS",
@@ -170,6 +173,7 @@ __all__ = [
     "Transition",
     "Validation",
     "Variants",
+    "WebhookSpec",
     "WireError",
     "read",
     "ref",

@@ -22,6 +22,9 @@ from .reading import Answer, Shape, ref
 MAX_NAME = 40
 MAX_CHAT = 280
 MAX_TURN_SECONDS = 86_400
+#: A platform key's tables (correspondence play, DESIGN §10) may give a turn up to 14 days.
+MAX_KEYED_TURN_SECONDS = 14 * 86_400
+MAX_WEBHOOK_URL = 2048
 MAX_MOVE_ID = 64
 
 Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
@@ -29,6 +32,8 @@ TableStatus = Literal["waiting", "playing", "over"]
 SeatKind = Literal["open", "human", "bot"]
 #: The event types of a table's stream (SSE ``event:``, GraphQL ``tableEvents``).
 TableEventType = Literal["snapshot", "joined", "left", "started", "move", "chat", "timeout", "over"]
+#: The events a table's webhook may ask for (DESIGN §10).
+WebhookEvent = Literal["table.started", "table.turn", "table.timeout", "table.left", "table.over"]
 
 
 # -- request bodies ----------------------------------------------------------------------------
@@ -46,6 +51,14 @@ class BotSeat(Shape):
     bot: BotChoice | BotLevel
 
 
+class WebhookSpec(Shape):
+    """A table's webhook (with a platform key): where to ``POST`` and which events (default:
+    ``table.turn`` and ``table.over``)."""
+
+    url: Annotated[str, Meta(min_length=1, max_length=MAX_WEBHOOK_URL)]
+    events: Annotated[list[WebhookEvent], Meta(min_length=1, max_length=5)] | None = None
+
+
 class NewTable(Shape):
     """``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default)."""
 
@@ -54,8 +67,31 @@ class NewTable(Shape):
         None
     )
     public: bool = True
-    turn_seconds: Annotated[int, Meta(ge=1, le=MAX_TURN_SECONDS)] | None = None
+    turn_seconds: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=MAX_KEYED_TURN_SECONDS,
+                description=f"at most {MAX_TURN_SECONDS}; with a platform key, 14 days",
+            ),
+        ]
+        | None
+    ) = None
     name: Annotated[str, Meta(max_length=MAX_NAME)] | None = None
+    #: With a platform key (DESIGN §10).
+    webhook: WebhookSpec | None = None
+    remind_before: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=MAX_KEYED_TURN_SECONDS,
+                description="seconds before a turn's deadline to send table.turn again",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class JoinTable(Shape):
@@ -141,6 +177,8 @@ class TableCreated(Answer):
     table_id: str
     host_token: str
     table: Table
+    #: With a webhook (DESIGN §10): the ``whsec_`` secret its deliveries are signed with.
+    webhook_secret: str | None = None
 
 
 class TableJoined(Answer):

@@ -108,6 +108,9 @@ class CreatedTable(FromJson):
     table_id: str
     host_token: str
     table: Table
+    webhook_secret: str | None = strawberry.field(
+        default=None, description="With a webhook (a platform key): the secret it is signed with."
+    )
 
 
 @strawberry.type(description="A seat taken: its player and its token.")

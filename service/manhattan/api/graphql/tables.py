@@ -43,6 +43,7 @@ from manhattan.api.graphql.table_types import (
     table_rejected_or,
 )
 from manhattan.api.graphql.types import as_json_scalar
+from manhattan.platforms.webhooks import Webhooks
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, Push, TableError, TableRuntime, Tables, table_stream
 
@@ -89,6 +90,23 @@ def _table_of(answer: Answer) -> Table:
 
 
 @strawberry.input(
+    name="WebhookInput",
+    description="A table's webhook (with a platform key): where to POST and which events "
+    "(table.started, table.turn, table.timeout, table.left, table.over; default: table.turn "
+    "and table.over).",
+)
+class WebhookInput:
+    url: str
+    events: list[str] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"url": self.url}
+        if self.events is not None:
+            out["events"] = self.events
+        return out
+
+
+@strawberry.input(
     name="SeatInput",
     one_of=True,
     description="A seat of a new table: exactly one of open (true) or bot, as REST's "
@@ -128,6 +146,8 @@ class TableMutation:
         public: bool | None = None,
         turn_seconds: int | None = None,
         name: str | None = None,
+        webhook: WebhookInput | None = None,
+        remind_before: int | None = None,
     ) -> CreateTableResult:
         async def run() -> CreatedTable:
             given = {
@@ -136,9 +156,13 @@ class TableMutation:
                 "public": public,
                 "turnSeconds": turn_seconds,
                 "name": name,
+                "webhook": None if webhook is None else webhook.to_wire(),
+                "remindBefore": remind_before,
             }
             body = {key: value for key, value in given.items() if value is not None}
-            created = await runtime(info).tables.create(body)
+            connection: HTTPConnection = info.context["request"]
+            webhooks: Webhooks = connection.app.state.webhooks
+            created = await webhooks.create_table(connection.headers, body)
             return CreatedTable.from_json(created)
 
         return await table_rejected_or(run)

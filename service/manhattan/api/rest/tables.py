@@ -18,6 +18,7 @@ from manhattan import wire
 from manhattan.api.encoding import read_body, render
 from manhattan.api.rest.games import validation_json
 from manhattan.games import Operations, Validation
+from manhattan.platforms.webhooks import Webhooks
 from manhattan.tables import Bearer, TableError, TableRuntime
 
 
@@ -46,7 +47,8 @@ def table_id(request: Request) -> str:
 
 
 async def post_tables(request: Request) -> Response:
-    created = await runtime(request).tables.create(await read_body(request))
+    webhooks: Webhooks = request.app.state.webhooks  # a key's webhook, reminder, long turns
+    created = await webhooks.create_table(request.headers, await read_body(request))
     return render(request, created, status=201)
 
 
