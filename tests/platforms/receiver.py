@@ -69,6 +69,13 @@ class Receiver:
         self._ready.set()
         self._loop.run_forever()
         server.close()
+        for task in asyncio.all_tasks(self._loop):
+            task.cancel()
+        pending = asyncio.all_tasks(self._loop)
+        if pending:
+            self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.run_until_complete(server.wait_closed())
+        self._loop.close()
 
     def _next_answer(self) -> str:
         with self._lock:
