@@ -133,3 +133,31 @@ def test_a_reminder_before_the_deadline(receiver: Receiver) -> None:
     check_deliveries(receiver.snapshot(), secret)
     ids = [d.id for d in receiver.delivered()[:2]]
     assert ids[0] != ids[1]
+
+
+CREATE = """mutation($url: String!, $events: [String!]) {
+  createTable(setup: {players: 2}, webhook: {url: $url, events: $events}, turnSeconds: 600000) {
+    __typename
+    ... on CreatedTable { tableId webhookSecret }
+    ... on TableRejected { code path }
+  }
+}"""
+
+
+def test_graphql_create_table_takes_the_same_webhook(receiver: Receiver) -> None:
+    with Served(api_keys=(API_KEYS,), webhook_allow=ALLOW, **FAST) as served, served.client() as c:
+        variables = {"url": receiver.url, "events": ["table.started"]}
+        keyed = ok(c.post("/graphql", json={"query": CREATE, "variables": variables}, headers=KEY))
+        created = keyed["data"]["createTable"]
+        assert created["__typename"] == "CreatedTable", keyed
+        assert created["webhookSecret"].startswith("whsec_")
+        anonymous = ok(c.post("/graphql", json={"query": CREATE, "variables": variables}))
+        assert anonymous["data"]["createTable"]["code"] == "BAD_KEY"
+        variables["events"] = ["table.nope"]
+        wrong = ok(c.post("/graphql", json={"query": CREATE, "variables": variables}, headers=KEY))
+        assert wrong["data"]["createTable"]["code"] == "INVALID_REQUEST"
+        variables = {"url": "http://10.0.0.1/x"}
+        refused = ok(
+            c.post("/graphql", json={"query": CREATE, "variables": variables}, headers=KEY)
+        )
+        assert refused["data"]["createTable"]["code"] == "WEBHOOK_URL_REFUSED"

@@ -176,6 +176,7 @@ def build_services(
     )
     tables = TableRuntime.from_settings(settings, sealer, bot_pool)
     webhooks = Webhooks.from_settings(settings, tables.tables)
+    webhooks.read = tables.hub.fresh  # one read of a changed table for streams and webhooks
     tables.listeners.append(webhooks)
     return Services(
         settings, metrics, backend, cache, sealer, positions, operations, tables, webhooks

@@ -77,10 +77,9 @@ async def check(url: str, allow: tuple[Network, ...]) -> Target:
     ``WEBHOOK_URL_REFUSED``."""
     scheme, host, port = split_url(url)
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError):
-        raise PlatformError("WEBHOOK_URL_REFUSED", f"the host {host!r} does not resolve") from None
-    addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+        addresses: list[IPAddress] = [ipaddress.ip_address(host)]
+    except ValueError:  # a name: resolved off the event loop
+        addresses = await _resolve(host, port)
     if not addresses:
         raise PlatformError("WEBHOOK_URL_REFUSED", f"the host {host!r} does not resolve")
     for address in addresses:
@@ -91,3 +90,11 @@ async def check(url: str, allow: tuple[Network, ...]) -> Target:
                 "reserved address (MANHATTAN_WEBHOOK_ALLOW allows networks)",
             )
     return Target(url, scheme, host, port, str(addresses[0]))
+
+
+async def _resolve(host: str, port: int) -> list[IPAddress]:
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        raise PlatformError("WEBHOOK_URL_REFUSED", f"the host {host!r} does not resolve") from None
+    return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]

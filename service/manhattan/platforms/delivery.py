@@ -84,17 +84,17 @@ class Deliverer:
 
     async def run(self) -> None:
         while True:
+            self._wake.clear()
             try:
                 found = await self.round()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the store is down: try again on the next round
-                log.warning("webhook outbox unavailable", extra={"error": repr(exc)})
+                log.warning("webhook outbox unavailable: %r", exc)
                 found = 0
-            if not found:
+            if found < self.settings.concurrency // 2:  # no backlog: wait for news
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.settings.poll)
-                self._wake.clear()
 
     async def round(self) -> int:
         free = self.settings.concurrency - len(self._running)

@@ -16,7 +16,7 @@ import contextlib
 import datetime
 import logging
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,8 +42,12 @@ log = logging.getLogger("manhattan.platforms.webhooks")
 
 EVENTS = ("table.started", "table.turn", "table.timeout", "table.left", "table.over")
 DEFAULT_EVENTS = ("table.turn", "table.over")
-#: Tables known to have no hook, remembered at most (a hook is kept before its table exists).
+#: Tables known to have no hook (a hook is kept before its table exists), and hooks (they never
+#: change), remembered at most.
 NO_HOOK_MEMORY = 100_000
+HOOK_MEMORY = 20_000
+
+Read = Callable[[str, int], Awaitable[tuple[Table, int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +157,13 @@ class Webhooks:
         self.outbox, self.tables, self.keys, self.allow = outbox, tables, keys, allow
         self.deliverer = Deliverer(outbox, allow, delivery)
         self.sweep_seconds = sweep_seconds
-        self._pending: set[str] = set()
+        self._pending: dict[str, int] = {}
         self._wake = asyncio.Event()
         self._no_hook: OrderedDict[str, None] = OrderedDict()
+        #: table id -> (hook, the newest version this process knows enqueued)
+        self._hooks: OrderedDict[str, tuple[Hook, int]] = OrderedDict()
+        #: How a table is read at (at least) a version: the hub's shared read when wired.
+        self.read: Read = self._load
         self._tasks: list[asyncio.Task[None]] = []
         self.enqueued = 0
 
@@ -208,9 +216,12 @@ class Webhooks:
         return created
 
     # -- hearing changes ---------------------------------------------------------------------
+    async def _load(self, table_id: str, version: int) -> tuple[Table, int]:
+        return await self.tables.load(table_id)
+
     def table_changed(self, table_id: str, version: int) -> None:
         if table_id not in self._no_hook:
-            self._pending.add(table_id)
+            self._pending[table_id] = max(version, self._pending.get(table_id, 0))
             self._wake.set()
 
     def start(self) -> None:
@@ -225,40 +236,58 @@ class Webhooks:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            batch, self._pending = self._pending, set()
+            batch, self._pending = list(self._pending.items()), {}
             for start in range(0, len(batch), 32):
-                chunk = list(batch)[start : start + 32]
+                chunk = batch[start : start + 32]
                 results = await asyncio.gather(
-                    *(self.catch_up(t) for t in chunk), return_exceptions=True
+                    *(self.catch_up(t, v) for t, v in chunk), return_exceptions=True
                 )
-                for table_id, result in zip(chunk, results, strict=True):
+                for (table_id, _), result in zip(chunk, results, strict=True):
                     if isinstance(result, Exception):  # the store is down: the sweep retries
                         log.warning(
                             "webhook enqueue failed",
                             extra={"table": table_id, "error": repr(result)},
                         )
 
-    async def catch_up(self, table_id: str) -> int:
-        """Enqueue what the table announces after its cursor: how many deliveries."""
+    async def _hook(self, table_id: str) -> tuple[Hook, int] | None:
+        """The table's hook and the newest version known enqueued (remembered: a hook never
+        changes, and the outbox filters by its own cursor again)."""
+        known = self._hooks.get(table_id)
+        if known is not None:
+            return known
         found = await self.outbox.hook(table_id)
         if found is None:
             self._no_hook[table_id] = None
             while len(self._no_hook) > NO_HOOK_MEMORY:
                 self._no_hook.popitem(last=False)
+            return None
+        known = self._hooks[table_id] = (Hook.decode(found[0]), found[1])
+        while len(self._hooks) > HOOK_MEMORY:
+            self._hooks.popitem(last=False)
+        return known
+
+    async def catch_up(self, table_id: str, heard: int = 0) -> int:
+        """Enqueue what the table announces after its cursor: how many deliveries."""
+        known = await self._hook(table_id)
+        if known is None:
             return 0
-        raw, cursor = found
+        hook, cursor = known
+        if 0 < heard <= cursor:
+            return 0
         try:
-            table, version = await self.tables.load(table_id)
+            table, version = await self.read(table_id, heard)
         except TableError:  # expired: nothing more will happen to it
             await self.outbox.drop_hook(table_id)
+            self._forget(table_id)
             return 0
         if version <= cursor:
             return 0
-        hook = Hook.decode(raw)
         at = now_ms()
         messages = [m for m in messages_of(table, cursor) if m.type in hook.events]
         items = [(m.version, delivery_of(table_id, hook, m, at)) for m in messages]
         added = await self.outbox.enqueue(table_id, version, items)
+        if table_id in self._hooks:
+            self._hooks[table_id] = (hook, version)
         if added:
             self.enqueued += added
             self.deliverer.poke()
@@ -268,7 +297,12 @@ class Webhooks:
                 await self.outbox.remind(f"{table_id}:{version}:{table.deadline}", remind_at)
         if table.status == "over" and table.has_event("over"):
             await self.outbox.drop_hook(table_id)
+            self._forget(table_id)
         return added
+
+    def _forget(self, table_id: str) -> None:
+        self._hooks.pop(table_id, None)
+        self._no_hook[table_id] = None
 
     async def remind(self, member: str) -> bool:
         table_id, _, deadline = member.split(":")
@@ -302,7 +336,8 @@ class Webhooks:
         while True:
             try:
                 for table_id in await self.outbox.hooked():
-                    self._pending.add(table_id)
+                    self._hooks.pop(table_id, None)  # read its cursor again
+                    self._pending.setdefault(table_id, 0)
                 self._wake.set()
             except Exception as exc:
                 log.warning("webhook sweep failed", extra={"error": repr(exc)})

@@ -896,7 +896,7 @@ export interface components {
         /** Error */
         Error: {
             /** @enum {string} */
-            code: "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER";
+            code: "BAD_KEY" | "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_NOT_FOUND" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "SEAT_RESERVED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WEBHOOK_URL_REFUSED" | "WRONG_GAME" | "WRONG_PLAYER";
             message: string;
             /**
              * @description JSON path of the first fault
@@ -951,7 +951,7 @@ export interface components {
             /** @default null */
             move?: components["schemas"]["move"];
             /** @default null */
-            code?: ("BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WRONG_GAME" | "WRONG_PLAYER") | null;
+            code?: ("BAD_KEY" | "BAD_SEAT" | "BAD_TOKEN" | "BOTS_BUSY" | "CLIENT_CLOSED_REQUEST" | "GAME_OVER" | "ILLEGAL_MOVE" | "INTERNAL_ERROR" | "INVALID_BOT" | "INVALID_MOVE" | "INVALID_PLAYER" | "INVALID_REQUEST" | "INVALID_SETUP" | "INVALID_STATE" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "NOT_SEATED" | "NOT_YOUR_TURN" | "PAYLOAD_TOO_LARGE" | "PLAYER_NOT_FOUND" | "PLAYER_REQUIRED" | "QUERY_TOO_COMPLEX" | "RATE_LIMITED" | "SEAT_RESERVED" | "STALE_TOKEN" | "STALE_VERSION" | "STATE_JSON_REFUSED" | "STATE_NOT_FOUND" | "STORE_UNAVAILABLE" | "TABLE_FULL" | "TABLE_NOT_FOUND" | "TABLE_NOT_OVER" | "TABLE_NOT_PLAYING" | "TABLE_NOT_WAITING" | "TOO_MANY_STREAMS" | "UNSUPPORTED_MEDIA_TYPE" | "WEBHOOK_URL_REFUSED" | "WRONG_GAME" | "WRONG_PLAYER") | null;
             /** @default null */
             message?: string | null;
             /**
@@ -1030,6 +1030,10 @@ export interface components {
             turnSeconds?: number | null;
             /** @default null */
             name?: string | null;
+            /** @default null */
+            webhook?: components["schemas"]["WebhookSpec"] | null;
+            /** @default null */
+            remindBefore?: number | null;
         };
         /**
          * TableSetup
@@ -1073,6 +1077,16 @@ export interface components {
          */
         BotSeat: {
             bot: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"];
+        };
+        /**
+         * WebhookSpec
+         * @description A table's webhook (with a platform key): where to ``POST`` and which events (default:
+         *         ``table.turn`` and ``table.over``).
+         */
+        WebhookSpec: {
+            url: string;
+            /** @default null */
+            events?: ("table.left" | "table.over" | "table.started" | "table.timeout" | "table.turn")[] | null;
         };
         /**
          * JoinTable
@@ -1184,6 +1198,8 @@ export interface components {
             tableId: string;
             hostToken: string;
             table: components["schemas"]["Table"];
+            /** @default null */
+            webhookSecret?: string | null;
         };
         /** TableJoined */
         TableJoined: {
@@ -1300,7 +1316,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1381,7 +1397,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1401,7 +1417,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1482,7 +1498,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Validation"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1502,7 +1518,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1583,7 +1599,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Transition"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1603,7 +1619,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1613,7 +1629,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1704,7 +1720,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Score"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1724,7 +1740,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1805,7 +1821,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1825,7 +1841,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1906,7 +1922,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Suggestion"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1926,7 +1942,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1936,7 +1952,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,7 +2043,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Replay"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2047,7 +2063,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2057,7 +2073,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2148,7 +2164,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Analysis"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2168,7 +2184,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2259,7 +2275,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Preview"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2279,7 +2295,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2289,7 +2305,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2390,7 +2406,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Threats"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2410,7 +2426,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2490,7 +2506,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2510,7 +2526,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2520,7 +2536,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,7 +2616,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2620,7 +2636,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2630,7 +2646,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2711,7 +2727,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Transition"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2731,7 +2747,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2741,7 +2757,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2832,7 +2848,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2852,7 +2868,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2930,7 +2946,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["SealedState"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2940,7 +2956,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3014,7 +3030,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableList"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3093,7 +3109,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableCreated"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3185,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Table"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3179,7 +3195,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3199,7 +3215,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,7 +3225,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3290,7 +3306,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableJoined"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3300,7 +3316,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3320,7 +3336,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3330,7 +3346,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3406,7 +3422,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableAnswer"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3416,7 +3432,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3436,7 +3452,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3446,7 +3462,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3527,7 +3543,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableMoved"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3537,7 +3553,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3557,7 +3573,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3567,7 +3583,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3658,7 +3674,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Preview"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3668,7 +3684,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3688,7 +3704,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3698,7 +3714,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3789,7 +3805,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Validation"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3799,7 +3815,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3819,7 +3835,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3829,7 +3845,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3905,7 +3921,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableAnswer"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3915,7 +3931,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +3951,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +3961,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4026,7 +4042,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableChat"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4036,7 +4052,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4056,7 +4072,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4066,7 +4082,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4142,7 +4158,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableRematch"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4152,7 +4168,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4172,7 +4188,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4182,7 +4198,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +4274,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableTicket"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4268,7 +4284,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4288,7 +4304,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4298,7 +4314,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4376,7 +4392,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["TableStreamEvent"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4386,7 +4402,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4406,7 +4422,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4482,7 +4498,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["TableRecord"];
                 };
             };
-            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX */
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4492,7 +4508,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description BAD_SEAT */
+            /** @description BAD_KEY, BAD_SEAT */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4512,7 +4528,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4522,7 +4538,7 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
-            /** @description GAME_OVER, NOT_YOUR_TURN, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
+            /** @description GAME_OVER, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING */
             409: {
                 headers: {
                     [name: string]: unknown;
