@@ -56,6 +56,7 @@ class SqliteOutbox:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA busy_timeout=5000")
         self._db.executescript(_SCHEMA)
+        self._closed = False
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         def transaction() -> T:
@@ -160,6 +161,10 @@ class SqliteOutbox:
         )
 
     async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+
         def shut() -> None:
             self._db.close()
 
