@@ -21,12 +21,11 @@ import random
 import time
 from dataclasses import dataclass
 
-import httpx
-
 from .addresses import Network, check
 from .errors import PlatformError
 from .outbox import Delivery, Outbox
 from .signing import headers
+from .webhook_client import WebhookClient
 
 log = logging.getLogger("manhattan.platforms.webhooks")
 
@@ -68,12 +67,7 @@ class Deliverer:
         self._wake = asyncio.Event()
         self._slots = asyncio.Semaphore(self.settings.concurrency)
         self._running: set[asyncio.Task[None]] = set()
-        self.client = httpx.AsyncClient(
-            follow_redirects=False,
-            timeout=httpx.Timeout(self.settings.timeout),
-            trust_env=False,
-            limits=httpx.Limits(max_connections=self.settings.concurrency),
-        )
+        self.client = WebhookClient(self.settings.timeout, max_body=MAX_ANSWER_BYTES)
         #: Seconds from an event's timestamp to its successful delivery (the bench reads it).
         self.latencies: list[float] = []
         self.delivered = 0
@@ -143,31 +137,14 @@ class Deliverer:
         target = await check(delivery.url, self.allow)
         timestamp = int(time.time())
         request_headers = headers(delivery.secret, delivery.id, timestamp, delivery.body)
-        url = httpx.URL(delivery.url)
-        request_headers["host"] = url.netloc.decode("ascii")
-        request = self.client.build_request(
-            "POST",
-            url.copy_with(host=target.address),
-            headers=request_headers,
-            content=delivery.body,
-            extensions={"sni_hostname": target.host} if target.scheme == "https" else {},
-        )
         try:
-            response = await self.client.send(request, stream=True)
-            try:
-                read = 0
-                async for chunk in response.aiter_raw():
-                    read += len(chunk)
-                    if read > MAX_ANSWER_BYTES:
-                        break
-            finally:
-                await response.aclose()
-        except httpx.HTTPError as exc:
+            status = await self.client.post(target, request_headers, delivery.body)
+        except (OSError, TimeoutError) as exc:
             log.info(
                 "webhook attempt failed", extra={"table": delivery.table_id, "error": repr(exc)}
             )
             return False
-        if 200 <= response.status_code < 300:
+        if 200 <= status < 300:
             self._record_latency(delivery)
             return True
         return False
@@ -184,7 +161,7 @@ class Deliverer:
         for task in list(self._running):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        await self.client.aclose()
+        self.client.close()
 
 
 def _event_ms(body: bytes) -> int:
