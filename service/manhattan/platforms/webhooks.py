@@ -28,7 +28,7 @@ from ..settings import Settings
 from ..tables import TableError, Tables
 from ..tables.model import Table, event_data
 from ..tables.projection import record_json
-from ..wire import MAX_KEYED_TURN_SECONDS, NewTable, WireError, read
+from ..wire import MAX_KEYED_TURN_SECONDS, NewTable, read
 from .addresses import Network, check, parse_allow
 from .delivery import Deliverer, DeliverySettings, now_ms
 from .errors import PlatformError
@@ -196,10 +196,6 @@ class Webhooks:
         if key is None and (new.webhook is not None or new.remind_before is not None):
             raise PlatformError(
                 "BAD_KEY", "a webhook needs a platform key: send it in the Manhattan-Key header"
-            )
-        if new.remind_before is not None and new.webhook is None:
-            raise WireError(
-                "INVALID_REQUEST", "'remindBefore' needs a 'webhook'", path="$.remindBefore"
             )
         most = MAX_KEYED_TURN_SECONDS if key is not None else None
         if new.webhook is None or key is None:
