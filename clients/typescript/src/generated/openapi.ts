@@ -3119,6 +3119,16 @@ export interface operations {
                     "application/msgpack": components["schemas"]["Error"];
                 };
             };
+            /** @description BAD_KEY, BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE */
             413: {
                 headers: {

@@ -106,7 +106,7 @@ def table_paths() -> dict[str, Any]:
                 "A table; the seed is drawn by the service",
                 "TableCreated",
                 status="201",
-                errors=(),
+                errors=(401,),  # BAD_KEY: a Manhattan-Key header naming no key (DESIGN §10)
                 shape="NewTable",
                 path_id=False,
             ),
