@@ -113,6 +113,7 @@ async def test_entries_read_by_a_dead_replica_are_autoclaimed(redis_url: str) ->
         assert [d.id for d in await live.claim(now(), 60_000, 10)] == ["msg_t3_2"]
         pending = await live.redis.xpending(live.stream, GROUP)
         assert pending["pending"] == 0
+        assert await live.redis.xlen(live.stream) == 0  # moved entries are deleted
     finally:
         await dead.close()
         await live.close()

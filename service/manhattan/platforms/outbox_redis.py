@@ -6,8 +6,9 @@ moves each entry into its table's queue (a list) and the due set (a sorted set o
 the time their head may go), acknowledging the entry (``XACK``) in the same script: an entry is
 in the stream's pending list or in a queue, never lost between them. A replica that died after
 reading entries leaves them pending; ``XAUTOCLAIM`` hands them to a live one after
-``claim_idle_ms``. A claim moves the table's due time to the end of the lease, so a dead
-replica's claim runs out and the head goes to another. Every key shares the hash tag
+``claim_idle_ms``. A moved entry is deleted (``XDEL``), so the stream stays small. A claim
+moves the table's due time to the end of the lease, so a dead replica's claim runs out and
+the head goes to another. Every key shares the hash tag
 ``{webhooks}``: one slot, so the scripts are atomic on a cluster too.
 """
 
@@ -40,6 +41,7 @@ _SCHEDULE = """
 if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
   redis.call('RPUSH', KEYS[3], ARGV[4])
   redis.call('ZADD', KEYS[2], 'NX', ARGV[5], ARGV[3])
+  redis.call('XDEL', KEYS[1], ARGV[2])
 end
 return 1
 """
