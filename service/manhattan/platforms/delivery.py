@@ -67,6 +67,7 @@ class Deliverer:
         self._wake = asyncio.Event()
         self._slots = asyncio.Semaphore(self.settings.concurrency)
         self._running: set[asyncio.Task[None]] = set()
+        self._sending: set[str] = set()  # ids of the deliveries being attempted here
         self.client = WebhookClient(self.settings.timeout, max_body=MAX_ANSWER_BYTES)
         #: Seconds from an event's timestamp to its successful delivery (the bench reads it).
         self.latencies: list[float] = []
@@ -97,12 +98,21 @@ class Deliverer:
             return 1
         claimed = await self.outbox.claim(now_ms(), self.settings.lease_ms, free)
         for delivery in claimed:
+            if delivery.id in self._sending:  # our own claim ran out mid-attempt: renewed
+                continue
             task = asyncio.create_task(self._send(delivery))
             self._running.add(task)
             task.add_done_callback(self._running.discard)
         return len(claimed)
 
     async def _send(self, delivery: Delivery) -> None:
+        self._sending.add(delivery.id)
+        try:
+            await self._send_once(delivery)
+        finally:
+            self._sending.discard(delivery.id)
+
+    async def _send_once(self, delivery: Delivery) -> None:
         async with self._slots:
             started = now_ms()
             try:
