@@ -144,6 +144,12 @@ class Settings:
     api_keys_file: str = ""
     #: CIDRs a webhook may resolve to although private, loopback, link-local or reserved.
     webhook_allow: tuple[str, ...] = ()
+    #: Seconds one webhook delivery may take; first retry after ``webhook_retry_seconds``
+    #: (doubling, up to an hour, for 3 days); a worker's claim on a delivery lasts
+    #: ``webhook_lease_seconds`` (then another replica takes it).
+    webhook_timeout: float = 5.0
+    webhook_retry_seconds: float = 1.0
+    webhook_lease_seconds: float = 30.0
     #: Proxies (CIDRs) whose ``X-Forwarded-For`` names the client address; others are the client.
     trusted_proxies: tuple[str, ...] = ()
 
@@ -314,5 +320,8 @@ _VARIABLES: tuple[tuple[str, str, Callable[[str], Any]], ...] = (
     ("api_keys", "MANHATTAN_API_KEYS", _csv),
     ("api_keys_file", "MANHATTAN_API_KEYS_FILE", str),
     ("webhook_allow", "MANHATTAN_WEBHOOK_ALLOW", _cidrs),
+    ("webhook_timeout", "MANHATTAN_WEBHOOK_TIMEOUT", _positive_float),
+    ("webhook_retry_seconds", "MANHATTAN_WEBHOOK_RETRY_SECONDS", _positive_float),
+    ("webhook_lease_seconds", "MANHATTAN_WEBHOOK_LEASE_SECONDS", _positive_float),
     ("trusted_proxies", "MANHATTAN_TRUSTED_PROXIES", _cidrs),
 )

@@ -13,7 +13,7 @@ service does not hold (or the reverse) fails here.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,8 @@ from manhattan import wire
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.engine.rules import EDITIONS, MONSTERS
 from manhattan.games.suggestions import bot_levels
+from tests.conftest import MakeApp
+from tests.service_client import connect
 
 pytestmark = pytest.mark.anyio
 
@@ -263,8 +265,20 @@ async def at_a_table(client: httpx.AsyncClient, path: str) -> tuple[str, dict[st
     return path.replace("{id}", tid), seat, values
 
 
-#: Refusals for the table's reasons, not the body's: a version that is not the table's.
-GAME_REASONS = frozenset({"NOT_YOUR_TURN", "STALE_VERSION"})
+#: Refusals for the table's reasons, not the body's: a version that is not the table's (and a
+#: webhook URL of so many x's, refused for being no http(s) URL, not for its length).
+GAME_REASONS = frozenset({"NOT_YOUR_TURN", "STALE_VERSION", "WEBHOOK_URL_REFUSED"})
+#: The cases call as a platform (DESIGN §10), whose tables have the widest bounds the document
+#: states (turns of 14 days, a webhook).
+PLATFORM = {"manhattan-key": "bounds-platform-secret-0123"}
+
+
+@pytest.fixture
+async def client(make_app: MakeApp) -> AsyncIterator[httpx.AsyncClient]:
+    app = make_app(api_keys=("bounds=bounds-platform-secret-0123",))
+    async with connect(app) as c:
+        c.headers.update(PLATFORM)
+        yield c
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])

@@ -33,7 +33,8 @@ from manhattan.store.versioned import make_versioned_store
 
 from ..bot_pool import pool_from_settings
 from ..engine.build import kernel_build
-from ..platforms import ApiKeys, Platforms
+from ..platforms import Platforms
+from ..platforms.webhooks import Webhooks
 from ..sealing import Sealer
 from ..settings import Settings
 from ..tables import TableRuntime
@@ -127,6 +128,7 @@ class Services:
     operations: Operations
     tables: TableRuntime
     platforms: Platforms
+    webhooks: Webhooks
 
 
 def build_services(
@@ -177,9 +179,21 @@ def build_services(
         bot_pool=bot_pool,
     )
     tables = TableRuntime.from_settings(settings, sealer, bot_pool)
-    platforms = Platforms(ApiKeys.from_settings(settings), tables)
+    webhooks = Webhooks.from_settings(settings, tables.tables)
+    webhooks.read = tables.hub.fresh  # one read of a changed table for streams and webhooks
+    tables.listeners.append(webhooks)
+    platforms = Platforms(webhooks.keys, tables, webhooks)
     return Services(
-        settings, metrics, backend, cache, sealer, positions, operations, tables, platforms
+        settings,
+        metrics,
+        backend,
+        cache,
+        sealer,
+        positions,
+        operations,
+        tables,
+        platforms,
+        webhooks,
     )
 
 
@@ -251,9 +265,11 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
         log.info("cache backend", extra={"backend": services.backend.name})
         await services.operations.bot_pool.start()
         services.tables.start()
+        services.webhooks.start()
         try:
             yield
         finally:
+            await services.webhooks.close()
             await services.tables.close()
             await services.operations.bot_pool.close()
             await services.cache.close()
@@ -282,6 +298,7 @@ def create_app(
     app.state.operations = services.operations
     app.state.tables = services.tables
     app.state.platforms = services.platforms
+    app.state.webhooks = services.webhooks
     app.state.metrics = services.metrics
     app.state.settings = settings
     app.state.quotas = Quotas.from_settings(settings, services.tables.store)

@@ -70,9 +70,10 @@ async def call(
     path: str,
     body: Any = None,
     token: str | None = None,
+    more: dict[str, str] | None = None,
 ) -> tuple[int, Any]:
-    """One JSON request: (status, decoded body)."""
-    headers = {"accept": "application/json"}
+    """One JSON request: (status, decoded body); ``more``: other headers (a platform key)."""
+    headers = {"accept": "application/json", **(more or {})}
     content = None
     if body is not None:
         content = orjson.dumps(body)
@@ -84,9 +85,14 @@ async def call(
 
 
 async def must(
-    connection: Connection, method: str, path: str, body: Any = None, token: str = ""
+    connection: Connection,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str = "",
+    more: dict[str, str] | None = None,
 ) -> Any:
-    status, answer = await call(connection, method, path, body, token or None)
+    status, answer = await call(connection, method, path, body, token or None, more)
     if not 200 <= status < 300:
         raise BenchError(f"{method} {path}: HTTP {status} {str(answer)[:200]}")
     return answer
@@ -138,10 +144,17 @@ class Pool:
         for connection in self._all:
             self._free.put_nowait(connection)
 
-    async def must(self, method: str, path: str, body: Any = None, token: str = "") -> Any:
+    async def must(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        token: str = "",
+        more: dict[str, str] | None = None,
+    ) -> Any:
         connection = await self._free.get()
         try:
-            return await must(connection, method, path, body, token)
+            return await must(connection, method, path, body, token, more)
         finally:
             self._free.put_nowait(connection)
 
@@ -213,14 +226,21 @@ class TableRun:
 
 
 async def make_tables(
-    endpoint: Endpoint, count: int, setup: dict[str, Any], *, seats: int = SEATS
+    endpoint: Endpoint,
+    count: int,
+    setup: dict[str, Any],
+    *,
+    seats: int = SEATS,
+    extra: dict[str, Any] | None = None,
+    more: dict[str, str] | None = None,
 ) -> list[TableRun]:
-    """``count`` tables of ``seats`` open seats, every seat joined."""
+    """``count`` tables of ``seats`` open seats, every seat joined; ``extra``: more of the
+    creation's body (a webhook), ``more``: its headers (a platform key)."""
     pool = Pool(endpoint, SETUP_CONCURRENCY)
 
     async def one(k: int) -> TableRun:
         body = {"setup": setup, "seats": ["open"] * seats, "public": False, "name": f"b{k}"}
-        created = await pool.must("POST", "/v1/tables", body)
+        created = await pool.must("POST", "/v1/tables", {**body, **(extra or {})}, "", more)
         tid = created["tableId"]
         tokens = []
         for seat in range(seats):
@@ -338,8 +358,11 @@ async def play_tables(
     seed: int,
     setup: dict[str, Any],
     think: float = 0.0,
+    *,
+    extra: dict[str, Any] | None = None,
+    more: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    runs = await make_tables(endpoint, tables, setup)
+    runs = await make_tables(endpoint, tables, setup, extra=extra, more=more)
     tally = Tally()
     stop = asyncio.Event()
     master = random.Random(seed)

@@ -43,6 +43,7 @@ from .table_people import BenchError, Endpoint, idle_streams, play_tables, state
 from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
 from .tables_lobby import lobby_phase, print_lobby
 from .tables_scale import live_phase
+from .tables_webhooks import ENVIRONMENT, print_webhooks_report, webhooks_bench
 
 #: The started service's limit on open streams per client address (all of them are loopback).
 STREAMS_PER_CLIENT = 1_000_000
@@ -166,7 +167,32 @@ def build_parser() -> argparse.ArgumentParser:
         help="also measure lobby pages against /healthz with this many public waiting tables "
         "(with --tables 0: only this)",
     )
+    parser.add_argument(
+        "--webhooks",
+        action="store_true",
+        help="instead: moves/s with a webhook on every table against without, and the "
+        "delivery latency (bench/tables_webhooks.py; the receiver runs in the bench)",
+    )
     return parser
+
+
+def run_webhooks(args: argparse.Namespace) -> int:
+    """``--webhooks``: the service started with a platform key and loopback webhooks allowed."""
+    for variable, value in ENVIRONMENT.items():
+        os.environ.setdefault(variable, value)
+    setup: dict[str, Any] = {} if args.rounds is None else {"rounds": args.rounds}
+
+    async def measure(url: str, pid: int | None) -> dict[str, Any]:
+        address = urlsplit(url)
+        endpoint = Endpoint(address.hostname or "127.0.0.1", address.port or 80)
+        return await webhooks_bench(endpoint, pid, args.tables, args.seconds, args.seed, setup)
+
+    report = report_on_service(
+        args, "tables-webhooks", measure, print_webhooks_report, errors=(BenchError,)
+    )
+    if report is None:
+        return 2
+    return 0 if report["errors"] == 0 else 1
 
 
 def run(argv: list[str]) -> int:
@@ -178,6 +204,9 @@ def run(argv: list[str]) -> int:
         return refused("--seconds and --stateless-seconds are positive")
     if args.idle_streams < 0 or args.idle_hold < 0:
         return refused("--idle-streams and --idle-hold are not negative")
+    os.environ.setdefault("MANHATTAN_TABLE_STREAMS_PER_CLIENT", str(STREAMS_PER_CLIENT))
+    if args.webhooks:
+        return run_webhooks(args)
     options = Options(
         args.tables,
         args.seconds,

@@ -17,11 +17,13 @@ from .errors import PlatformError
 from .keys import ApiKeys
 from .players import PlayerTables
 from .ratings import Ratings, read_limit
+from .webhooks import Webhooks
 
 
 class Platforms:
-    def __init__(self, keys: ApiKeys, runtime: TableRuntime) -> None:
+    def __init__(self, keys: ApiKeys, runtime: TableRuntime, webhooks: Webhooks) -> None:
         self.keys = keys
+        self.webhooks = webhooks
         self.tables = runtime.tables
         self.players = PlayerTables(runtime.store)
         self.ratings = Ratings(runtime.store)
@@ -44,8 +46,9 @@ class Platforms:
     # -- tables ---------------------------------------------------------------------------
     async def create(self, key: str | None, body: object) -> dict[str, Any]:
         """``POST /v1/tables``: with a key, reserved seats (``seatTokens``), ``rated`` and
-        ``autoStart``; each reserved player's index learns of the table."""
-        created = await self.tables.create(body, owner=key)
+        ``autoStart``, a webhook (``webhookSecret``); each reserved player's index learns of
+        the table."""
+        created = await self.webhooks.create_table(key, body)
         if key is not None:
             for given in created["seatTokens"]:
                 await self.players.add(key, given["id"], created["tableId"])

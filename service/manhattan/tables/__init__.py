@@ -24,7 +24,7 @@ from .due import make_due
 from .errors import TABLE_CODES, TableError
 from .hub import Hub, StreamLimits
 from .push import HEARTBEAT_FRAME, Push
-from .records import TableSettings, is_table_id, now_ms, table_key
+from .records import ChangeListener, TableSettings, is_table_id, now_ms, table_key
 from .service import Tables
 from .storage import make_store
 from .stream import table_stream
@@ -58,6 +58,8 @@ class TableRuntime:
         )
         self.hub = Hub(store, self.tables, limits=limits)
         self.driver.read = self.hub.fresh
+        #: Other parts that hear of this process's changes (platforms: webhooks).
+        self.listeners: list[ChangeListener] = []
         self._tasks: list[asyncio.Task[None]] = []
 
     @classmethod
@@ -87,6 +89,8 @@ class TableRuntime:
         # waiting for the pub/sub round trip.
         self.driver.table_changed(table_id, version)
         self.hub.notify(table_id, version)
+        for listener in self.listeners:
+            listener.table_changed(table_id, version)
 
     def start(self) -> None:
         self._tasks = [
@@ -135,6 +139,7 @@ __all__ = [
     "Bearer",
     "BotChoice",
     "BotRunner",
+    "ChangeListener",
     "Push",
     "StreamLimits",
     "TableError",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgpack
@@ -21,12 +22,24 @@ from .tokens import Bearer, host_token, new_table_id, seat_token
 
 
 class Lobby(TableRecords):
-    async def create(self, body: object, *, owner: str | None = None) -> dict[str, Any]:
+    async def create(
+        self,
+        body: object,
+        *,
+        owner: str | None = None,
+        max_turn_seconds: int | None = None,
+        prepare: Callable[[Table], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
         """``POST /v1/tables``: ``{"tableId", "hostToken", "table"}``; a platform (``owner``,
-        its key's name) also gets ``seatTokens`` for its reserved seats (DESIGN §10)."""
-        table, auto_start = self.new_table(body, owner)
+        its key's name) also gets ``seatTokens`` for its reserved seats (DESIGN §10).
+        ``max_turn_seconds`` overrides the settings' bound (a platform key's tables);
+        ``prepare`` is awaited with the new table before it is stored (a platform keeps its
+        webhook first, so no change of the table can come before it)."""
+        table, auto_start = self.new_table(body, owner, max_turn_seconds=max_turn_seconds)
         if auto_start:  # started in the same write that creates it
             self.begin(table, 1)
+        if prepare is not None:
+            await prepare(table)
         await self.insert(table)
         created: dict[str, Any] = {
             "tableId": table.id,
@@ -45,7 +58,9 @@ class Lobby(TableRecords):
             ]
         return created
 
-    def new_table(self, body: object, owner: str | None = None) -> tuple[Table, bool]:
+    def new_table(
+        self, body: object, owner: str | None = None, *, max_turn_seconds: int | None = None
+    ) -> tuple[Table, bool]:
         """A new table from a ``wire.NewTable`` body (faults: its codes and paths) and whether
         it asks to start at once. Reserved seats, ``rated`` and ``autoStart`` need an owner."""
         new = wire.read(body, wire.NewTable)
@@ -67,10 +82,11 @@ class Lobby(TableRecords):
                 "INVALID_REQUEST", "a player id is reserved at most once a table", path="$.seats"
             )
         turn_seconds = new.turn_seconds
-        if turn_seconds is not None and turn_seconds > self.settings.max_turn_seconds:
+        most = max_turn_seconds or self.settings.max_turn_seconds
+        if turn_seconds is not None and turn_seconds > most:
             raise wire.WireError(
                 "INVALID_REQUEST",
-                f"'turnSeconds' is 1 to {self.settings.max_turn_seconds} here, or null",
+                f"'turnSeconds' is 1 to {most} here, or null",
                 path="$.turnSeconds",
             )
         stored = msgspec.to_builtins(setup)

@@ -223,9 +223,7 @@ class TableRecords:
             was_listed = listed(table)
             result = change(table, version + 1)
             table.updated = now_ms()
-            done, _ = await self.store.swap(
-                key, version, table.encode(), ttl=self.settings.idle_seconds
-            )
+            done, _ = await self.store.swap(key, version, table.encode(), ttl=self.ttl(table))
             if done:
                 if was_listed or listed(table):
                     await self.relist(table, version + 1)
@@ -233,12 +231,15 @@ class TableRecords:
                 return Changed(table, version + 1), result
         raise TableError("STALE_VERSION", "the table changes too fast; retry")
 
+    def ttl(self, table: Table) -> int:
+        """A table lives ``idle_seconds`` after its last change, and longer than one turn: a
+        correspondence table (turns of days) is not forgotten while a person thinks."""
+        return self.settings.idle_seconds + (table.turn_seconds or 0)
+
     async def insert(self, table: Table) -> None:
         """A new table at version 1 (never over an existing one)."""
         table.updated = table.updated or table.created
-        done, _ = await self.store.swap(
-            table_key(table.id), 0, table.encode(), ttl=self.settings.idle_seconds
-        )
+        done, _ = await self.store.swap(table_key(table.id), 0, table.encode(), ttl=self.ttl(table))
         if not done:  # 128 random bits collided: never, but never overwrite either
             raise TableError("STALE_VERSION", "table id collision; retry")
         if listed(table):

@@ -65,6 +65,7 @@ from .games import (
 from .reading import REF, Answer, Shape, WireError, read, ref
 from .tables import (
     MAX_CHAT,
+    MAX_KEYED_TURN_SECONDS,
     MAX_MOVE_ID,
     MAX_NAME,
     MAX_TURN_SECONDS,
@@ -102,6 +103,7 @@ from .tables import (
     TableSetup,
     TableStatus,
     TableTicket,
+    WebhookSpec,
 )
 
 __all__ = [
@@ -109,6 +111,7 @@ __all__ = [
     "HTTP_STATUS",
     "MAX_CHAT",
     "MAX_ITERATIONS",
+    "MAX_KEYED_TURN_SECONDS",
     "MAX_MOVE_ID",
     "MAX_NAME",
     "MAX_TIME_MS",
@@ -186,6 +189,7 @@ __all__ = [
     "Transition",
     "Validation",
     "Variants",
+    "WebhookSpec",
     "WireError",
     "read",
     "ref",

@@ -22,6 +22,9 @@ from .reading import Answer, Shape, ref
 MAX_NAME = 40
 MAX_CHAT = 280
 MAX_TURN_SECONDS = 86_400
+#: A platform key's tables (correspondence play, DESIGN §10) may give a turn up to 14 days.
+MAX_KEYED_TURN_SECONDS = 14 * 86_400
+MAX_WEBHOOK_URL = 2048
 MAX_MOVE_ID = 64
 #: A platform's player id: 1-64 printable characters (DESIGN §10).
 MAX_PLAYER_ID = 64
@@ -32,6 +35,8 @@ TableStatus = Literal["waiting", "playing", "over"]
 SeatKind = Literal["open", "human", "bot"]
 #: The event types of a table's stream (SSE ``event:``, GraphQL ``tableEvents``).
 TableEventType = Literal["snapshot", "joined", "left", "started", "move", "chat", "timeout", "over"]
+#: The events a table's webhook may ask for (DESIGN §10).
+WebhookEvent = Literal["table.started", "table.turn", "table.timeout", "table.left", "table.over"]
 
 
 # -- request bodies ----------------------------------------------------------------------------
@@ -59,6 +64,14 @@ class SeatChoice(Shape):
     reserved: PlatformPlayer | None = None
 
 
+class WebhookSpec(Shape):
+    """A table's webhook (with a platform key): where to ``POST`` and which events (default:
+    ``table.turn`` and ``table.over``)."""
+
+    url: Annotated[str, Meta(min_length=1, max_length=MAX_WEBHOOK_URL)]
+    events: Annotated[list[WebhookEvent], Meta(min_length=1, max_length=5)] | None = None
+
+
 class NewTable(Shape):
     """``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default).
     ``autoStart``, ``rated`` and reserved seats need a platform key (``Manhattan-Key``)."""
@@ -68,10 +81,33 @@ class NewTable(Shape):
         Annotated[list[Literal["open"] | SeatChoice], Meta(min_length=2, max_length=4)] | None
     ) = None
     public: bool = True
-    turn_seconds: Annotated[int, Meta(ge=1, le=MAX_TURN_SECONDS)] | None = None
+    turn_seconds: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=MAX_KEYED_TURN_SECONDS,
+                description=f"at most {MAX_TURN_SECONDS}; with a platform key, 14 days",
+            ),
+        ]
+        | None
+    ) = None
     name: Annotated[str, Meta(max_length=MAX_NAME)] | None = None
     auto_start: bool = False
     rated: bool = False
+    #: With a platform key (DESIGN §10).
+    webhook: WebhookSpec | None = None
+    remind_before: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                le=MAX_KEYED_TURN_SECONDS,
+                description="seconds before a turn's deadline to send table.turn again",
+            ),
+        ]
+        | None
+    ) = None
 
 
 class JoinTable(Shape):
@@ -253,6 +289,8 @@ class RatingList(Answer):
 
     ratings: list[Rating]
     next: str | None = None
+    #: With a webhook (DESIGN §10): the ``whsec_`` secret its deliveries are signed with.
+    webhook_secret: str | None = None
 
 
 class TableJoined(Answer):

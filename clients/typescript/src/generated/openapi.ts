@@ -1052,6 +1052,10 @@ export interface components {
             autoStart?: boolean;
             /** @default false */
             rated?: boolean;
+            /** @default null */
+            webhook?: components["schemas"]["WebhookSpec"] | null;
+            /** @default null */
+            remindBefore?: number | null;
         };
         /**
          * TableSetup
@@ -1108,6 +1112,16 @@ export interface components {
         PlatformPlayer: {
             id: string;
             name: string;
+        };
+        /**
+         * WebhookSpec
+         * @description A table's webhook (with a platform key): where to ``POST`` and which events (default:
+         *         ``table.turn`` and ``table.over``).
+         */
+        WebhookSpec: {
+            url: string;
+            /** @default null */
+            events?: ("table.left" | "table.over" | "table.started" | "table.timeout" | "table.turn")[] | null;
         };
         /**
          * JoinTable
@@ -1352,6 +1366,8 @@ export interface components {
             ratings: components["schemas"]["Rating"][];
             /** @default null */
             next?: string | null;
+            /** @default null */
+            webhookSecret?: string | null;
         };
         /** TableJoined */
         TableJoined: {

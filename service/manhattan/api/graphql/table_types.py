@@ -118,6 +118,9 @@ class CreatedTable(FromJson):
     seat_tokens: list[SeatToken] | None = strawberry.field(
         default=None, description="with a platform key: one per reserved seat"
     )
+    webhook_secret: str | None = strawberry.field(
+        default=None, description="With a webhook (a platform key): the secret it is signed with."
+    )
 
 
 @strawberry.type(description="A seat taken: its player and its token.")

@@ -97,6 +97,23 @@ def _table_of(answer: Answer) -> Table:
 
 
 @strawberry.input(
+    name="WebhookInput",
+    description="A table's webhook (with a platform key): where to POST and which events "
+    "(table.started, table.turn, table.timeout, table.left, table.over; default: table.turn "
+    "and table.over).",
+)
+class WebhookInput:
+    url: str
+    events: list[str] | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"url": self.url}
+        if self.events is not None:
+            out["events"] = self.events
+        return out
+
+
+@strawberry.input(
     name="SeatInput",
     one_of=True,
     description="A seat of a new table: exactly one of open (true), bot or reserved (a "
@@ -179,6 +196,8 @@ class TableMutation:
         name: str | None = None,
         auto_start: bool | None = None,
         rated: bool | None = None,
+        webhook: WebhookInput | None = None,
+        remind_before: int | None = None,
     ) -> CreateTableResult:
         async def run() -> CreatedTable:
             await check_quota(info.context["request"], "creates")
@@ -190,6 +209,8 @@ class TableMutation:
                 "name": name,
                 "autoStart": auto_start,
                 "rated": rated,
+                "webhook": None if webhook is None else webhook.to_wire(),
+                "remindBefore": remind_before,
             }
             body = {key: value for key, value in given.items() if value is not None}
             created = await platforms(info).create(caller(info), body)

@@ -155,7 +155,7 @@ def table_paths() -> dict[str, Any]:
                 "seats (seatTokens), autoStart, rated",
                 "TableCreated",
                 status="201",
-                errors=(401,),
+                errors=(401,),  # BAD_KEY: a Manhattan-Key header naming no key (DESIGN §10)
                 shape="NewTable",
                 path_id=False,
                 key=True,

@@ -1,0 +1,144 @@
+"""``manhattan bench tables --webhooks``: the tables' move rate with every table's webhook on
+against the same tables without one, and how late the deliveries arrive (DESIGN §10).
+
+The bench runs its own receiver (an HTTP/1.1 server on loopback in this process, answering
+204 at once) and starts the service with a platform key and the receiver's network allowed.
+Three phases of ``--seconds`` each, ``--tables`` tables of four people playing as in the plain
+bench: without webhooks, with a webhook on every table (every event: started, turn, timeout,
+left, over), without again; the rate without is the mean of both. A delivery's **latency** is
+from the event's ``timestamp`` (set when the change is enqueued, right after its write) to its
+arrival at the receiver. After the webhook phase the bench waits for the outbox to drain (no new
+delivery for two seconds), so the deliveries still queued when the players stop are counted.
+Targets: moves/s with webhooks at least 0.9x without, delivery latency p99 under 1 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .harness import latency_summary
+from .table_people import Endpoint, play_tables
+from .table_report import measured, ratio
+
+KEY_NAME, KEY_SECRET = "bench", "bench-webhooks-key-0123456789"
+ENVIRONMENT = {
+    "MANHATTAN_API_KEYS": f"{KEY_NAME}={KEY_SECRET}",
+    "MANHATTAN_WEBHOOK_ALLOW": "127.0.0.0/8",
+}
+EVENTS = ["table.started", "table.turn", "table.timeout", "table.left", "table.over"]
+TARGETS = {"webhooks_moves_ratio": 0.9, "delivery_p99_ms": 1000.0}
+PERCENTILES = (0.5, 0.9, 0.99, 0.999)
+QUIET_SECONDS = 2.0
+
+
+@dataclass
+class Receiver:
+    """Answers every POST with 204 and keeps each delivery's latency (seconds)."""
+
+    latencies: list[float] = field(default_factory=list)
+    ids: set[str] = field(default_factory=set)
+    requests: int = 0
+    last: float = 0.0
+    port: int = 0
+
+    async def start(self) -> asyncio.Server:
+        server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = server.sockets[0].getsockname()[1]
+        return server
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                headers = dict(
+                    line.split(": ", 1) for line in head.decode("latin-1").split("\r\n")[1:] if line
+                )
+                lowered = {k.lower(): v for k, v in headers.items()}
+                body = await reader.readexactly(int(lowered.get("content-length", "0")))
+                writer.write(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n")
+                await writer.drain()
+                self.record(lowered.get("webhook-id", ""), body)
+        except (asyncio.IncompleteReadError, ConnectionError, ValueError):
+            pass
+        finally:
+            writer.close()
+
+    def record(self, webhook_id: str, body: bytes) -> None:
+        now = time.time()
+        self.requests += 1
+        self.last = time.monotonic()
+        self.ids.add(webhook_id)
+        try:
+            text = body.split(b'"timestamp":"', 1)[1].split(b'"', 1)[0].decode()
+            sent = datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        except (IndexError, ValueError):
+            return
+        self.latencies.append(max(0.0, now - sent))
+
+
+async def webhooks_bench(
+    endpoint: Endpoint,
+    pid: int | None,
+    tables: int,
+    seconds: float,
+    seed: int,
+    setup: dict[str, Any],
+) -> dict[str, Any]:
+    receiver = Receiver()
+    server = await receiver.start()
+    hook = {"webhook": {"url": f"http://127.0.0.1:{receiver.port}/hook", "events": EVENTS}}
+    key = {"manhattan-key": KEY_SECRET}
+    try:
+        off = await measured(pid, play_tables(endpoint, tables, seconds, seed, setup))
+        on = await measured(
+            pid, play_tables(endpoint, tables, seconds, seed + 1, setup, extra=hook, more=key)
+        )
+        while time.monotonic() - receiver.last < QUIET_SECONDS:
+            await asyncio.sleep(0.2)
+        off_again = await measured(pid, play_tables(endpoint, tables, seconds, seed + 2, setup))
+    finally:
+        server.close()
+    off_rate = (off["moves_per_s"] + off_again["moves_per_s"]) / 2
+    latency = latency_summary(receiver.latencies, PERCENTILES)
+    report = {
+        "tables": tables,
+        "off": [off, off_again],
+        "on": on,
+        "moves_per_s_off": off_rate,
+        "moves_per_s_on": on["moves_per_s"],
+        "webhooks_moves_ratio": ratio(on["moves_per_s"], off_rate),
+        "deliveries": receiver.requests,
+        "distinct_webhook_ids": len(receiver.ids),
+        "delivery_latency": latency,
+        "errors": off["errors"] + on["errors"] + off_again["errors"],
+        "targets": TARGETS,
+    }
+    report["verdicts"] = {
+        "webhooks_moves_ratio": (report["webhooks_moves_ratio"] or 0)
+        >= TARGETS["webhooks_moves_ratio"],
+        "delivery_p99_ms": latency.get("p99_ms", 0.0) < TARGETS["delivery_p99_ms"]
+        and receiver.requests > 0,
+    }
+    return report
+
+
+def print_webhooks_report(report: dict[str, Any]) -> None:
+    latency = report["delivery_latency"]
+    print(f"tables: {report['tables']} of four people, webhooks on every event")
+    print(
+        f"moves/s without webhooks {report['moves_per_s_off']:.1f}, with "
+        f"{report['moves_per_s_on']:.1f}: {report['webhooks_moves_ratio']:.2f}x "
+        f"(target >= {TARGETS['webhooks_moves_ratio']}x): "
+        f"{'ok' if report['verdicts']['webhooks_moves_ratio'] else 'MISSED'}"
+    )
+    print(
+        f"deliveries {report['deliveries']} ({report['distinct_webhook_ids']} ids); latency "
+        f"p50 {latency.get('p50_ms', 0):.1f} ms, p99 {latency.get('p99_ms', 0):.1f} ms, max "
+        f"{latency.get('max_ms', 0):.1f} ms (target p99 < {TARGETS['delivery_p99_ms']:.0f} ms):"
+        f" {'ok' if report['verdicts']['delivery_p99_ms'] else 'MISSED'}"
+    )
+    print(f"errors: {report['errors']}")

@@ -1,0 +1,92 @@
+"""The webhooks' durable outbox (DESIGN §10): what both stores keep and how workers share it.
+
+Per hooked table the outbox keeps the hook (url, events, secret, owner key, reminder) and a
+*cursor*: the last table version whose deliveries were enqueued. ``enqueue`` adds only the
+deliveries of versions after the cursor and moves it, in one atomic step, so two replicas that
+both heard a change enqueue it once. Deliveries wait in one queue per table, oldest first; a
+worker *claims* the head of a table's queue for a lease (a dead worker's claim runs out and
+another worker takes it), and only the head, so a table's deliveries go out in version order.
+A failed delivery stays the head with a later ``next_at`` (exponential backoff). Reminders are a
+due-time set of ``"<table>:<version>:<deadline>"`` members.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import msgpack
+
+
+@dataclass(slots=True)
+class Delivery:
+    """One webhook message: its stable id, where it goes, the signed body, its attempts."""
+
+    id: str
+    table_id: str
+    url: str
+    secret: str
+    body: bytes
+    attempts: int = 0
+    first_at: int = 0  # epoch ms of the first attempt (0: none yet)
+    #: What the store needs to find this delivery again (the stored bytes).
+    handle: Any = None
+
+    def encode(self) -> bytes:
+        data: bytes = msgpack.packb(
+            [
+                self.id,
+                self.table_id,
+                self.url,
+                self.secret,
+                self.body,
+                self.attempts,
+                self.first_at,
+            ],
+            use_bin_type=True,
+        )
+        return data
+
+    @classmethod
+    def decode(cls, data: bytes, handle: Any = None) -> Delivery:
+        id_, table_id, url, secret, body, attempts, first_at = msgpack.unpackb(data, raw=False)
+        return cls(id_, table_id, url, secret, body, attempts, first_at, handle)
+
+
+class Outbox(Protocol):
+    name: str
+
+    async def put_hook(self, table_id: str, hook: bytes) -> None: ...
+
+    async def hook(self, table_id: str) -> tuple[bytes, int] | None:
+        """The hook and the cursor of a table, or None."""
+        ...
+
+    async def hooked(self) -> list[str]: ...
+
+    async def drop_hook(self, table_id: str) -> None: ...
+
+    async def enqueue(self, table_id: str, version: int, items: list[tuple[int, Delivery]]) -> int:
+        """Add the items of versions after the cursor, then move it to ``version``: how many
+        were added."""
+        ...
+
+    async def add(self, delivery: Delivery) -> None:
+        """A delivery outside the cursor (a reminder), behind the table's others."""
+        ...
+
+    async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]: ...
+
+    async def done(self, delivery: Delivery, now: int) -> None: ...
+
+    async def retry(self, delivery: Delivery, next_at: int) -> None: ...
+
+    async def remind(self, member: str, at: int) -> None: ...
+
+    async def take_reminders(self, now: int, limit: int) -> list[str]: ...
+
+    async def waiting(self) -> int:
+        """Deliveries not yet made (for the bench and the tests)."""
+        ...
+
+    async def close(self) -> None: ...
