@@ -77,8 +77,14 @@ def create_table(
     name: str | None,
     auto_start: bool | None = None,
     rated: bool | None = None,
+    webhook: Mapping[str, Any] | None = None,
+    remind_before: int | None = None,
 ) -> Call[CreatedTable]:
     body: JSON = {"setup": {k: v for k, v in (setup or {}).items() if v is not None}}
+    if webhook is not None:
+        body["webhook"] = dict(webhook)
+    if remind_before is not None:
+        body["remindBefore"] = remind_before
     if auto_start is not None:
         body["autoStart"] = auto_start
     if rated is not None:

@@ -51,12 +51,16 @@ class SyncTableMethods:
         name: str | None = None,
         auto_start: bool | None = None,
         rated: bool | None = None,
+        webhook: Mapping[str, Any] | None = None,
+        remind_before: int | None = None,
     ) -> CreatedTable:
         """``POST /v1/tables``. ``setup`` is as for ``new_game`` (wire names; the service draws the
         seed); ``seats`` are ``"open"``, bot levels (``"greedy"``) or wire objects. With a
         platform key (``Client(key=...)``): ``reserved_seat(id, name)`` seats (their tokens in
         ``seat_tokens``), ``auto_start`` and ``rated``."""
-        call = calls.create_table(setup, seats, public, turn_seconds, name, auto_start, rated)
+        call = calls.create_table(
+            setup, seats, public, turn_seconds, name, auto_start, rated, webhook, remind_before
+        )
         return self._run(call)
 
     def list_tables(self) -> list[Table]:
@@ -153,8 +157,12 @@ class AsyncTableMethods:
         name: str | None = None,
         auto_start: bool | None = None,
         rated: bool | None = None,
+        webhook: Mapping[str, Any] | None = None,
+        remind_before: int | None = None,
     ) -> CreatedTable:
-        call = calls.create_table(setup, seats, public, turn_seconds, name, auto_start, rated)
+        call = calls.create_table(
+            setup, seats, public, turn_seconds, name, auto_start, rated, webhook, remind_before
+        )
         return await self._run(call)
 
     async def list_tables(self) -> list[Table]:

@@ -150,10 +150,13 @@ class CreatedTable:
     host_token: str
     table: Table
     seat_tokens: list[SeatToken] = field(default_factory=list)
+    #: With a webhook: the ``whsec_`` secret its deliveries are signed with (``verify_webhook``).
+    webhook_secret: str | None = None
 
     @classmethod
     def from_json(cls, obj: Any) -> CreatedTable:
         tokens = obj.get("seatTokens") if isinstance(obj, dict) else None
+        secret = obj.get("webhookSecret") if isinstance(obj, dict) else None
         return cls(
             _need(obj, "tableId", str),
             _need(obj, "hostToken", str),
@@ -162,6 +165,7 @@ class CreatedTable:
                 SeatToken(_need(t, "seat", int), _need(t, "id", str), _need(t, "seatToken", str))
                 for t in tokens or ()
             ],
+            secret if isinstance(secret, str) else None,
         )
 
 
