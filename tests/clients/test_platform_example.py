@@ -1,5 +1,5 @@
 """The README's platform example (clients/python/examples/club_platform.py) runs as written
-against a live service: a rated table with a webhook, played through seat tokens, ranking and ratings."""
+against a live service: a rated table with a webhook, played by seat tokens, and its ratings."""
 
 from __future__ import annotations
 
