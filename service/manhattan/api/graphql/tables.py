@@ -42,6 +42,7 @@ from manhattan.api.graphql.table_types import (
     TicketResult,
     table_rejected_or,
 )
+from manhattan.api.graphql.table_socket import socket_token
 from manhattan.api.graphql.types import as_json_scalar
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, Push, TableError, TableRuntime, Tables, table_stream
@@ -54,6 +55,9 @@ def runtime(info: Info) -> TableRuntime:
 
 
 def bearer(info: Info, table_id: str) -> Bearer | None:
+    given = socket_token(info)  # the seat's credential given once on a websocket, if any
+    if given is not None:
+        return runtime(info).tables.authenticate(table_id, given)
     connection: HTTPConnection = info.context["request"]
     header = connection.headers.get("authorization")
     token = None
@@ -221,7 +225,11 @@ class TableSubscription:
         rt = runtime(info)
         table_id = str(id)
         try:
-            who = await rt.tables.open_ticket(table_id, ticket) if ticket is not None else None
+            if ticket is not None:
+                who = await rt.tables.open_ticket(table_id, ticket)
+            else:  # a seat's socket (its credential given at connection_init) or a spectator
+                given = socket_token(info)
+                who = None if given is None else rt.tables.authenticate(table_id, given)
             connection: HTTPConnection = info.context["request"]
             client = connection.client.host if connection.client else None
             source = table_stream(
