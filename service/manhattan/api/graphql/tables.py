@@ -23,6 +23,7 @@ from strawberry.types import Info
 
 from graphql import GraphQLError
 from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
+from manhattan.api.graphql.table_socket import socket_token
 from manhattan.api.graphql.table_types import (
     ChatResult,
     ChatSent,
@@ -42,7 +43,6 @@ from manhattan.api.graphql.table_types import (
     TicketResult,
     table_rejected_or,
 )
-from manhattan.api.graphql.table_socket import socket_token
 from manhattan.api.graphql.types import as_json_scalar
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, Push, TableError, TableRuntime, Tables, table_stream
@@ -225,6 +225,7 @@ class TableSubscription:
         rt = runtime(info)
         table_id = str(id)
         try:
+            who: Bearer | None
             if ticket is not None:
                 who = await rt.tables.open_ticket(table_id, ticket)
             else:  # a seat's socket (its credential given at connection_init) or a spectator
