@@ -58,7 +58,9 @@ class Socket:
     async def message(self, op: str, timeout: float = 5.0) -> dict[str, Any]:
         """The next message of operation ``op`` (others are kept for their own readers)."""
         while not self.inbox.get(op):
-            got = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+            frame = await asyncio.wait_for(self.ws.recv(), timeout)
+            assert isinstance(frame, str), "graphql-transport-ws messages are text frames"
+            got = json.loads(frame)
             if got["type"] == "ping":
                 await self.ws.send(json.dumps({"type": "pong"}))
             elif "id" in got:
