@@ -159,6 +159,11 @@ class Hub:
             and (max_age is None or time.monotonic() - cached[2] <= max_age)
         ):
             return cached[1], cached[0]
+        recent = self.tables.recent(table_id, at_least)
+        if recent is not None:  # this process's own write: pushed without a store read
+            if table_id in self._listeners:
+                self._latest[table_id] = (recent[1], recent[0], time.monotonic())
+            return recent
         table, version = await self._shared_read(table_id)
         if version < at_least:
             # That read began before the change we were told of: read again, once (shared too).
