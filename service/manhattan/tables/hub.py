@@ -87,6 +87,7 @@ class Hub:
         self._latest: dict[str, tuple[int, Table, float]] = {}
         self._reads: dict[str, asyncio.Future[tuple[Table, int]]] = {}
         self._pushes: dict[str, dict[tuple[int, int | None], Push]] = {}
+        self._rung: dict[str, int] = {}  # per table with local streams: the newest version rung
         self._connected: dict[str, tuple[float, set[int]]] = {}
         self._clients: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
@@ -97,7 +98,14 @@ class Hub:
         return sum(len(group) for group in self._listeners.values())
 
     def notify(self, table_id: str, version: int) -> None:
-        for listener in self._listeners.get(table_id, ()):
+        group = self._listeners.get(table_id)
+        if group:
+            # A change made here is rung at once; its notice coming back over pub/sub would
+            # only make every stream read the table again for nothing.
+            if version <= self._rung.get(table_id, 0):
+                return
+            self._rung[table_id] = version
+        for listener in group or ():
             listener.ring(version)
         if self.listener is not None:
             self.listener.table_changed(table_id, version)
@@ -129,6 +137,7 @@ class Hub:
                 if not group:
                     del self._listeners[table_id]
                     self._latest.pop(table_id, None)
+                    self._rung.pop(table_id, None)
                     self._pushes.pop(table_id, None)
                     self._connected.pop(table_id, None)
 
@@ -159,8 +168,10 @@ class Hub:
             and (max_age is None or time.monotonic() - cached[2] <= max_age)
         ):
             return cached[1], cached[0]
-        recent = self.tables.recent(table_id, at_least)
-        if recent is not None:  # this process's own write: pushed without a store read
+        # A change this process wrote is pushed without a store read; a heartbeat's look
+        # (``max_age``) still reads, so an outage is seen.
+        recent = self.tables.recent(table_id, at_least) if max_age is None else None
+        if recent is not None:
             if table_id in self._listeners:
                 self._latest[table_id] = (recent[1], recent[0], time.monotonic())
             return recent
