@@ -203,3 +203,30 @@ async def test_make_versioned_store_picks_the_backend(tmp_path: Path) -> None:
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     assert make_versioned_store(url).name == "redis"
     assert make_versioned_store("redis+cluster://127.0.0.1:7000").name == "redis-cluster"
+
+
+@pytest.mark.redis
+async def test_redis_swap_and_publish_is_one_script_that_publishes_on_success(
+    redis_url: str,
+) -> None:
+    store = RedisVersionedStore(redis_url)
+    key, channel = fresh(), fresh("channel")
+    notices = store.subscribe(channel)
+    try:
+        assert await _next(notices) == GAP
+        done, record, published = await store.swap_and_publish(
+            key, 0, b"one", ttl=60, channel=channel, message=b"v1"
+        )
+        assert (done, record, published) == (True, Record(1, b"one"), True)
+        assert await _next(notices) == b"v1"
+        lost = await store.swap_and_publish(key, 0, b"two", ttl=60, channel=channel, message=b"x")
+        assert lost == (False, Record(1, b"one"), False)  # the current record, and no notice
+        done, record, published = await store.swap_and_publish(
+            key, 1, b"two", ttl=60, channel=channel, message=b"v2"
+        )
+        assert (done, published) == (True, True)
+        assert await _next(notices) == b"v2"  # not b"x": a lost swap published nothing
+        assert await store.read(key) == Record(2, b"two")
+    finally:
+        await notices.aclose()  # type: ignore[attr-defined]
+        await store.close()

@@ -12,6 +12,7 @@
 import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
 import { tableEvents, type StreamHost, type TableEventsOptions } from "./events.js";
 import { KEY_HEADER, type Rating, type RatingList } from "./platforms.js";
+import { TableSocket, type WebSocketFactory } from "./socket.js";
 import type {
   ChatSent,
   CreatedTable,
@@ -91,6 +92,8 @@ export interface ClientOptions {
   key?: string;
   /** How to wait between retries (default: setTimeout). */
   sleep?: (ms: number) => Promise<void>;
+  /** How to open a table socket (default: the global WebSocket, as browsers and Node 22 have). */
+  webSocket?: WebSocketFactory;
 }
 
 /** The delays between attempts, in milliseconds. */
@@ -168,6 +171,9 @@ export class ManhattanClient {
   private readonly fetchImpl: FetchLike;
   private readonly headers: Record<string, string>;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly webSocket: WebSocketFactory;
+  /** The open table sockets by seat token: that seat's moves and chat go over its socket. */
+  private readonly sockets = new Map<string, TableSocket>();
 
   constructor(baseUrl = "", options: ClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
@@ -177,6 +183,7 @@ export class ManhattanClient {
     this.headers = { accept: "application/json", ...options.headers };
     if (options.key !== undefined) this.headers[KEY_HEADER] = options.key;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.webSocket = options.webSocket ?? ((url, protocol) => new globalThis.WebSocket(url, protocol));
   }
 
   // -- operations (/openapi.json) ------------------------------------------------------
@@ -314,9 +321,37 @@ export class ManhattanClient {
    * is sent again with the same id when the connection fails, even after it was sent: the
    * service answers a repeat as the first time and never applies a move twice.
    */
-  tableMove(tableId: string, move: MoveIn, version: number, options: TableMoveOptions): Promise<TableMoveResult> {
+  async tableMove(tableId: string, move: MoveIn, version: number, options: TableMoveOptions): Promise<TableMoveResult> {
     const body = { move, version, moveId: options.moveId ?? newMoveId() };
+    const socket = this.openSocket(options.token);
+    if (socket !== undefined) {
+      try {
+        return await socket.move(tableId, move, version, body.moveId);
+      } catch (error) {
+        // The socket broke, perhaps after the move went out: the same move id over HTTP is
+        // answered as the first time, never applied twice.
+        if (!(error instanceof TransportError)) throw error;
+      }
+    }
     return this.request("POST", tablePath(tableId, "/moves"), body, options.token);
+  }
+
+  /**
+   * A GraphQL websocket for the seat of `token` (none: a spectator), the token given once at
+   * `connection_init`. While it is open, this client sends that seat's `tableMove` and `chat`
+   * over it (HTTP when it is closed); `socket.events(tableId)` are the table's live events on
+   * the same connection. Close it with `socket.close()`.
+   */
+  async openTableSocket(token?: string): Promise<TableSocket> {
+    const socket = await TableSocket.open(this.baseUrl, token, this.webSocket);
+    if (token !== undefined) this.sockets.set(token, socket);
+    return socket;
+  }
+
+  private openSocket(token: string): TableSocket | undefined {
+    const socket = this.sockets.get(token);
+    if (socket !== undefined && !socket.isOpen) this.sockets.delete(token);
+    return socket?.isOpen ? socket : undefined;
   }
 
   /**
@@ -327,7 +362,10 @@ export class ManhattanClient {
     return (await this.request<{ table: Table }>("POST", tablePath(tableId, "/leave"), {}, token, true)).table;
   }
 
+  /** Over the seat's open socket if there is one (sent once either way), else HTTP. */
   chat(tableId: string, text: string, token: string): Promise<ChatSent> {
+    const socket = this.openSocket(token);
+    if (socket !== undefined) return socket.chat(tableId, text);
     return this.request("POST", tablePath(tableId, "/chat"), { text }, token, true);
   }
 

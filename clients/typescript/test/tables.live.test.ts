@@ -97,4 +97,47 @@ describe("tables against the service at MANHATTAN_URL", { skip: url ? false : "M
     const chat = await client.chat(created.tableId, "gg", bo.seatToken);
     assert.equal(chat.message.text, "gg");
   });
+
+  test("moves over the seat's socket, beside its events; HTTP once the socket is closed", async () => {
+    const posts: string[] = [];
+    const counting = new ManhattanClient(url ?? "", {
+      fetch: (input, init) => {
+        if (init.method === "POST") posts.push(input);
+        return globalThis.fetch(input, init);
+      },
+    });
+    const created = await counting.createTable({ setup: { rounds: 1 }, seats: ["open", "open"] });
+    const ann = await counting.joinTable(created.tableId, "ann");
+    const bo = await counting.joinTable(created.tableId, "bo");
+    await counting.startTable(created.tableId, created.hostToken);
+    const sockets = [await counting.openTableSocket(ann.seatToken), await counting.openTableSocket(bo.seatToken)];
+    const seats = [ann.seatToken, bo.seatToken];
+    const movesBefore = posts.filter((p) => p.endsWith("/moves")).length;
+    let played = 0;
+    const play = async (k: number): Promise<void> => {
+      for await (const event of sockets[k]!.events(created.tableId)) {
+        // the mover's own event carries its legal moves and the version: no GET per turn
+        const data = event.data as { toMove?: number | null; moves?: unknown[]; you?: number; status?: string };
+        if (event.kind === "over" || (event.kind === "snapshot" && data.status === "over")) return;
+        const mine = data.toMove === k && Array.isArray(data.moves) && data.moves.length > 0;
+        if (mine && event.version !== undefined) {
+          const moved = await counting.tableMove(created.tableId, data.moves![0] as never, event.version, { token: seats[k]! });
+          assert.equal(moved.version, event.version + 1);
+          played += 1;
+          if (played === 1) {
+            // the same version again (a new move id) loses the compare-and-set, typed as over HTTP
+            const again = { token: seats[k]! };
+            const stale = await counting.tableMove(created.tableId, data.moves![0] as never, event.version, again).catch((e: unknown) => e);
+            assert.ok(stale instanceof StaleVersionError && (stale.table?.version ?? 0) > event.version);
+          }
+        }
+      }
+    };
+    await Promise.all([play(0), play(1)]);
+    assert.ok(played > 4);
+    assert.equal(posts.filter((p) => p.endsWith("/moves")).length, movesBefore, "no move went over HTTP");
+    for (const socket of sockets) socket.close();
+    await counting.chat(created.tableId, "gg", bo.seatToken); // the socket is closed: HTTP
+    assert.ok(posts[posts.length - 1]!.endsWith("/chat"));
+  });
 });

@@ -303,15 +303,17 @@ def create_app(
     app.state.settings = settings
     app.state.quotas = Quotas.from_settings(settings, services.tables.store)
     app.state.openapi = openapi_document()
+    # Shared with the GraphQL socket's operations (api/graphql/table_socket.py).
+    app.state.rate_limiter = (
+        RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit else None
+    )
     services.metrics.ephemeral_key.set(1 if services.sealer.ephemeral else 0)
     app.add_middleware(
         ServiceMiddleware,
         metrics=services.metrics,
         max_body_bytes=settings.max_body_bytes,
         known_routes=frozenset(r.path for r in routes if isinstance(r, Route)),
-        rate_limiter=(
-            RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit else None
-        ),
+        rate_limiter=app.state.rate_limiter,
         log_requests=settings.access_log,
     )
     return app

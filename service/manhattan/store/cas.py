@@ -46,6 +46,17 @@ class ListsKeys(Protocol):
     async def live_keys(self, glob: str) -> list[str]: ...
 
 
+@runtime_checkable
+class PublishesOnSwap(Protocol):
+    """A store that can publish a change notice in the same round trip as the swap (Redis: the
+    Lua script publishes). ``published`` is False when it could not (a cluster, whose script may
+    not publish to a channel of another slot): the caller then publishes itself."""
+
+    async def swap_and_publish(
+        self, key: str, expected: int, data: bytes, *, ttl: int, channel: str, message: bytes
+    ) -> tuple[bool, Record | None, bool]: ...
+
+
 class VersionedStore(Protocol):
     name: str
 

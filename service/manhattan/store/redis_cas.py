@@ -50,6 +50,21 @@ return {1, v + 1}
 """
 
 
+# The same, and on success the change notice in the same round trip: ARGV[4] is SPUBLISH (or
+# PUBLISH, Redis < 7), ARGV[5] the channel, ARGV[6] the message.
+_SWAP_PUBLISH = """
+local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if v ~= tonumber(ARGV[1]) then
+  if v == 0 then return {0, 0} end
+  return {0, v, redis.call('HGET', KEYS[1], 'd')}
+end
+redis.call('HSET', KEYS[1], 'v', v + 1, 'd', ARGV[2])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
+redis.call(ARGV[4], ARGV[5], ARGV[6])
+return {1, v + 1}
+"""
+
+
 class RedisVersionedStore:
     """Records as Redis hashes ``{v, d}``; swaps by one Lua script; notices by sharded pub/sub
     (``RedisNotices``) on a listening connection of its own (blocking reads must not share the
@@ -76,6 +91,7 @@ class RedisVersionedStore:
         self._listener_client = listener
         self._gate = ConnectionGate(pool_size, pool_timeout)
         self._swap_script = self._client.register_script(_SWAP)
+        self._swap_publish_script = self._client.register_script(_SWAP_PUBLISH)
         self._outage = OutageLog(log, "table store (Redis)")
 
     async def _call(self, make: Callable[[], Awaitable[T]], *, retry: bool = True) -> T:
@@ -115,15 +131,40 @@ class RedisVersionedStore:
     ) -> tuple[bool, Record | None]:
         """Retried once on a dead connection: if the first attempt did write, the second finds
         its own write (version ``expected + 1`` holding ``data``), which is a success."""
+        return await self._swap(self._swap_script, key, expected, data, [ttl])
+
+    async def swap_and_publish(
+        self, key: str, expected: int, data: bytes, *, ttl: int, channel: str, message: bytes
+    ) -> tuple[bool, Record | None, bool]:
+        """``swap``, and on success ``message`` published on ``channel`` by the same script: one
+        round trip per change. On a cluster the script may not publish to a channel in another
+        slot, so it only swaps (``published`` False: the caller publishes)."""
+        if self.name == "redis-cluster":
+            done, record = await self.swap(key, expected, data, ttl=ttl)
+            return done, record, False
+        try:
+            sharded = await self.notices.is_sharded()
+        except _FAILURES as exc:
+            raise self._unavailable(exc) from exc
+        command = "SPUBLISH" if sharded else "PUBLISH"
+        extra = [ttl, command, channel, message]
+        done, record = await self._swap(self._swap_publish_script, key, expected, data, extra)
+        return done, record, done
+
+    async def _swap(
+        self,
+        script: Callable[..., Awaitable[list[object]]],
+        key: str,
+        expected: int,
+        data: bytes,
+        extra: list[object],
+    ) -> tuple[bool, Record | None]:
         attempts = 0
 
         def attempt() -> Awaitable[list[object]]:
             nonlocal attempts
             attempts += 1
-            answer: Awaitable[list[object]] = self._swap_script(
-                keys=[key], args=[expected, data, ttl]
-            )
-            return answer
+            return script(keys=[key], args=[expected, data, *extra])
 
         answer = await self._call(attempt)
         if int(str(answer[0])) == 1:

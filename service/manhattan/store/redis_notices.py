@@ -61,6 +61,10 @@ class RedisNotices:
         else:
             await self._listener_client.publish(channel, message)
 
+    async def is_sharded(self) -> bool:
+        """Whether notices go by ``SPUBLISH`` (Redis >= 7) or plain ``PUBLISH``."""
+        return await self._is_sharded()
+
     async def _is_sharded(self) -> bool:
         """Whether Redis has ``SPUBLISH`` (asked once, by a probe)."""
         if self.sharded is None:

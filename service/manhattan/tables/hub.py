@@ -89,6 +89,7 @@ class Hub:
         self._pushes: dict[str, dict[tuple[int, int | None], Push]] = {}
         #: per table and audience, the version of the one kept push that carries a view
         self._viewed: dict[str, dict[int | None, int]] = {}
+        self._rung: dict[str, int] = {}  # per table with local streams: the newest version rung
         self._connected: dict[str, tuple[float, set[int]]] = {}
         self._clients: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
@@ -99,7 +100,14 @@ class Hub:
         return sum(len(group) for group in self._listeners.values())
 
     def notify(self, table_id: str, version: int) -> None:
-        for listener in self._listeners.get(table_id, ()):
+        group = self._listeners.get(table_id)
+        if group:
+            # A change made here is rung at once; its notice coming back over pub/sub would
+            # only make every stream read the table again for nothing.
+            if version <= self._rung.get(table_id, 0):
+                return
+            self._rung[table_id] = version
+        for listener in group or ():
             listener.ring(version)
         if self.listener is not None:
             self.listener.table_changed(table_id, version)
@@ -131,6 +139,7 @@ class Hub:
                 if not group:
                     del self._listeners[table_id]
                     self._latest.pop(table_id, None)
+                    self._rung.pop(table_id, None)
                     self._pushes.pop(table_id, None)
                     self._viewed.pop(table_id, None)
                     self._connected.pop(table_id, None)
@@ -162,6 +171,13 @@ class Hub:
             and (max_age is None or time.monotonic() - cached[2] <= max_age)
         ):
             return cached[1], cached[0]
+        # A change this process wrote is pushed without a store read; a heartbeat's look
+        # (``max_age``) still reads, so an outage is seen.
+        recent = self.tables.recent(table_id, at_least) if max_age is None else None
+        if recent is not None:
+            if table_id in self._listeners:
+                self._latest[table_id] = (recent[1], recent[0], time.monotonic())
+            return recent
         table, version = await self._shared_read(table_id)
         if version < at_least:
             # That read began before the change we were told of: read again, once (shared too).

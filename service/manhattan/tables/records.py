@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -21,7 +22,7 @@ import msgpack
 
 from manhattan.sealing import Sealer
 from manhattan.store.cache import StoreUnavailable
-from manhattan.store.cas import VersionedStore
+from manhattan.store.cas import PublishesOnSwap, Record, VersionedStore
 from manhattan.store.outage import OutageLog
 
 from .errors import TableError
@@ -37,6 +38,9 @@ T = TypeVar("T")
 PREFIX = "manhattan:1"
 CHANNEL = f"{PREFIX}:tables:changed"
 MAX_SWAP_TRIES = 64
+#: Tables whose last write here is kept (``TableRecords.recent``): a write starts from it
+#: instead of reading the store, and this process's streams push from it.
+RECENT_TABLES = 1024
 
 
 def table_key(table_id: str) -> str:
@@ -132,6 +136,9 @@ class TableRecords:
         self._publishing = OutageLog(log, "table notices (publish)")
         self._listing = OutageLog(log, "the lobby index")
         self.lobby_index = make_lobby_index(store)
+        self._one_trip = isinstance(store, PublishesOnSwap)
+        #: table id -> (version, stored bytes, the table as stored) of this process's last write.
+        self._recent: OrderedDict[str, tuple[int, bytes, Table]] = OrderedDict()
 
     # -- reading --------------------------------------------------------------------------
     async def load(self, table_id: str) -> tuple[Table, int]:
@@ -215,26 +222,82 @@ class TableRecords:
 
     # -- writing --------------------------------------------------------------------------
     async def write(self, table_id: str, change: Change[T]) -> tuple[Changed, T]:
-        """Read, apply ``change(table, new_version)``, compare-and-set; again on a lost race.
-        ``change`` raises TableError to refuse, or NoChange to answer without writing."""
+        """Apply ``change(table, new_version)`` and compare-and-set; again on a lost race.
+        ``change`` raises TableError to refuse, or NoChange to answer without writing.
+
+        The table comes from this process's last write of it when there is one (no read: one
+        store round trip per change, the swap, which on Redis also publishes the notice); only
+        a swap accepts that copy, so a refusal or a ``NoChange`` judged on it is judged again on
+        a fresh read, and a lost race goes on from the record the swap answered with."""
         key = table_key(table_id)
+        known = self._recent_record(table_id)
         for _ in range(MAX_SWAP_TRIES):
-            table, version = await self.load(table_id)
+            if known is None:
+                table, version = await self.load(table_id)
+            else:
+                table, version = Table.decode(known.data), known.version
             was_listed = listed(table)
-            result = change(table, version + 1)
+            try:
+                result = change(table, version + 1)
+            except Exception:  # a refusal, NoChange, a stale version (play's Stale), ...
+                if known is None:
+                    raise
+                known = None  # judged on this process's copy: judge again on the store's
+                continue
             table.updated = now_ms()
-            done, _ = await self.store.swap(key, version, table.encode(), ttl=self.ttl(table))
+            encoded = table.encode()
+            done, current = await self._swap(table_id, key, version, encoded, self.ttl(table))
             if done:
+                self._remember(table_id, version + 1, encoded, table)
                 if was_listed or listed(table):
                     await self.relist(table, version + 1)
-                await self.changed(table_id, version + 1)
+                if self.listener is not None:
+                    self.listener.table_changed(table_id, version + 1)
                 return Changed(table, version + 1), result
+            known = current
         raise TableError("STALE_VERSION", "the table changes too fast; retry")
 
     def ttl(self, table: Table) -> int:
         """A table lives ``idle_seconds`` after its last change, and longer than one turn: a
         correspondence table (turns of days) is not forgotten while a person thinks."""
         return self.settings.idle_seconds + (table.turn_seconds or 0)
+
+    async def _swap(
+        self, table_id: str, key: str, version: int, encoded: bytes, ttl: int
+    ) -> tuple[bool, Record | None]:
+        """The swap, and on success the change notice (in the same round trip where the store
+        can: ``PublishesOnSwap``)."""
+        message: bytes = msgpack.packb([table_id, version + 1])
+        if self._one_trip:
+            assert isinstance(self.store, PublishesOnSwap)
+            done, current, published = await self.store.swap_and_publish(
+                key, version, encoded, ttl=ttl, channel=CHANNEL, message=message
+            )
+            if done and not published:
+                await self._publish(message)
+            return done, current
+        done, current = await self.store.swap(key, version, encoded, ttl=ttl)
+        if done:
+            await self._publish(message)
+        return done, current
+
+    def _recent_record(self, table_id: str) -> Record | None:
+        kept = self._recent.get(table_id)
+        return None if kept is None else Record(kept[0], kept[1])
+
+    def _remember(self, table_id: str, version: int, data: bytes, table: Table) -> None:
+        self._recent[table_id] = (version, data, table)
+        self._recent.move_to_end(table_id)
+        while len(self._recent) > RECENT_TABLES:
+            self._recent.popitem(last=False)
+
+    def recent(self, table_id: str, at_least: int) -> tuple[Table, int] | None:
+        """The table as this process last wrote it, if that is version ``at_least`` (> 0) or
+        newer: what a push of that change needs, without a read. Not to be modified."""
+        kept = self._recent.get(table_id)
+        if kept is None or at_least <= 0 or kept[0] < at_least:
+            return None
+        return kept[2], kept[0]
 
     async def insert(self, table: Table) -> None:
         """A new table at version 1 (never over an existing one)."""
@@ -265,12 +328,14 @@ class TableRecords:
 
     async def changed(self, table_id: str, version: int) -> None:
         """Tell every replica through the store's channel, and this process at once."""
+        await self._publish(msgpack.packb([table_id, version]))
+        if self.listener is not None:
+            self.listener.table_changed(table_id, version)
+
+    async def _publish(self, message: bytes) -> None:
         try:
-            message: bytes = msgpack.packb([table_id, version])
             await self.store.publish(CHANNEL, message)
         except Exception as exc:  # streams re-read on their heartbeat; never fail a change
             self._publishing.failed(exc)  # one line per kind of failure, then counts
         else:
             self._publishing.recovered()
-        if self.listener is not None:
-            self.listener.table_changed(table_id, version)

@@ -26,6 +26,7 @@ from manhattan.api.client_address import client_address
 from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
 from manhattan.api.graphql.lobby_types import LobbyPage
 from manhattan.api.graphql.platforms import ReservedSeatInput, caller, platforms
+from manhattan.api.graphql.table_socket import socket_token
 from manhattan.api.graphql.table_types import (
     ChatResult,
     ChatSent,
@@ -59,6 +60,9 @@ def runtime(info: Info) -> TableRuntime:
 
 
 def bearer(info: Info, table_id: str) -> Bearer | None:
+    given = socket_token(info)  # the seat's credential given once on a websocket, if any
+    if given is not None:
+        return runtime(info).tables.authenticate(table_id, given)
     connection: HTTPConnection = info.context["request"]
     header = connection.headers.get("authorization")
     token = None
@@ -302,7 +306,12 @@ class TableSubscription:
         rt = runtime(info)
         table_id = str(id)
         try:
-            who = await rt.tables.open_ticket(table_id, ticket) if ticket is not None else None
+            who: Bearer | None
+            if ticket is not None:
+                who = await rt.tables.open_ticket(table_id, ticket)
+            else:  # a seat's socket (its credential given at connection_init) or a spectator
+                given = socket_token(info)
+                who = None if given is None else rt.tables.authenticate(table_id, given)
             connection: HTTPConnection = info.context["request"]
             client = client_address(connection.scope)
             source = table_stream(

@@ -6,16 +6,18 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import strawberry
 from cross_web import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
+from starlette.websockets import WebSocket, WebSocketDisconnect
+from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.exceptions import MissingQueryError, StrawberryGraphQLError
 from strawberry.http import GraphQLHTTPResponse
+from strawberry.http.exceptions import WebSocketDisconnected
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
@@ -66,6 +68,19 @@ _POST_OPERATIONS = frozenset(OperationType.from_http("POST"))
 _BOT_FIELDS = re.compile(rb"suggestMove|advance|\\u")
 
 
+class TextFrames(ASGIWebSocketAdapter):
+    """graphql-transport-ws messages as text frames: ``encode_json`` gives bytes (orjson), which
+    strawberry would send as binary frames, and browsers hand those to ``onmessage`` as a
+    ``Blob`` that clients such as ``graphql-ws`` cannot ``JSON.parse``."""
+
+    async def send_json(self, message: Mapping[str, object]) -> None:
+        encoded = self.view.encode_json(message)
+        try:
+            await self.ws.send_text(encoded.decode() if isinstance(encoded, bytes) else encoded)
+        except WebSocketDisconnect as exc:
+            raise WebSocketDisconnected from exc
+
+
 class GraphQLApp(GraphQL[dict[str, Any], None]):
     """strawberry's ASGI app with coded errors and JSON bodies for transport errors.
 
@@ -73,6 +88,8 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
     (``_lean_post``) that does what strawberry's view does for it without its generic request
     adapter, content-type parsing and dispatch; everything else goes through the view.
     """
+
+    websocket_adapter_class = TextFrames
 
     def __init__(
         self, schema: strawberry.Schema, *, fast_path: bool = True, **options: Any
