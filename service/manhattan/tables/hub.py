@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,27 +47,70 @@ class StreamLimits:
 
 
 class Listener:
-    """A local stream's doorbell: rung with the newest version heard of."""
+    """A local stream's doorbell, rung with the newest version heard of, when its heartbeat is
+    due (by the hub's one shared timer), or when its client hung up. Small on purpose (one per
+    open stream): no event, no queue, no timer of its own; a future only while it waits."""
 
-    __slots__ = ("_event", "version")
+    __slots__ = ("_waiter", "beat_at", "due", "gone", "heartbeat", "rung", "version")
 
-    def __init__(self) -> None:
+    def __init__(self, heartbeat: float) -> None:
         self.version = 0
-        self._event = asyncio.Event()
+        self.heartbeat = heartbeat
+        self.beat_at = time.monotonic() + heartbeat
+        self.rung = False
+        self.due = False
+        self.gone = False
+        self._waiter: asyncio.Future[None] | None = None
 
     def ring(self, version: int) -> None:
         if version > self.version:
             self.version = version
-        self._event.set()
+        self.rung = True
+        self._wake()
 
-    async def wait(self, timeout: float) -> bool:
-        """True when rung, False after ``timeout`` seconds of quiet."""
+    def beat(self) -> None:
+        """The heartbeat is due (the hub's timer)."""
+        self.due = True
+        self._wake()
+
+    def hang_up(self) -> None:
+        """The client is gone: the stream ends at its next wake, which is now."""
+        self.gone = True
+        self._wake()
+
+    def next_beat(self) -> None:
+        self.due = False
+        self.beat_at = time.monotonic() + self.heartbeat
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Until rung, due or gone (at once if one of them happened since the last wait)."""
+        if self.rung or self.due or self.gone:
+            return
+        self._waiter = asyncio.get_running_loop().create_future()
         try:
-            await asyncio.wait_for(self._event.wait(), timeout)
-        except TimeoutError:
-            return False
-        self._event.clear()
-        return True
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
+class Hangup:
+    """The transport's side of a stream: called when the client hangs up, it ends the stream
+    (the listener it is given once the stream opens wakes and the stream returns)."""
+
+    __slots__ = ("gone", "listener")
+
+    def __init__(self) -> None:
+        self.gone = False
+        self.listener: Listener | None = None
+
+    def __call__(self) -> None:
+        self.gone = True
+        if self.listener is not None:
+            self.listener.hang_up()
 
 
 class Hub:
@@ -78,8 +121,14 @@ class Hub:
         listener: ChangeListener | None = None,
         *,
         limits: StreamLimits | None = None,
+        tick: float = 0.5,
     ) -> None:
         self.store = store
+        #: Seconds between the shared timer's looks at heartbeats due and at ``exiting``.
+        self.tick = tick
+        #: Set by the server: True once it is shutting down (open streams then end).
+        self.exiting: Callable[[], bool] | None = None
+        self._ticker: asyncio.Task[None] | None = None
         self.tables = tables
         self.listener = listener
         self.limits = limits or StreamLimits()
@@ -109,14 +158,44 @@ class Hub:
             for listener in group:
                 listener.ring(0)
 
+    def close(self) -> None:
+        """Every open stream ends (at its next wake, which is now); the timer stops."""
+        self.closing = True
+        self.ring_all()
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    async def _tick(self) -> None:
+        """The one timer of every local stream: heartbeats due, and the server's shutdown."""
+        while not self.closing:
+            await asyncio.sleep(self.tick)
+            if self.exiting is not None and self.exiting():
+                self.closing = True
+                self.ring_all()
+                return
+            now = time.monotonic()
+            for group in self._listeners.values():
+                for listener in group:
+                    if listener.beat_at <= now and not listener.due:
+                        listener.beat()
+
     @contextlib.contextmanager
     def listen(
-        self, table_id: str, *, client: str | None = None, spectator: bool = False
+        self,
+        table_id: str,
+        *,
+        client: str | None = None,
+        spectator: bool = False,
+        heartbeat: float = 15.0,
     ) -> Iterator[Listener]:
-        """A doorbell for one stream of ``table_id``, counted against the limits of ``client``
-        (its address; None: not counted) and, for a ``spectator``, of the table."""
+        """A doorbell for one stream of ``table_id`` (beating every ``heartbeat`` seconds),
+        counted against the limits of ``client`` (its address; None: not counted) and, for a
+        ``spectator``, of the table."""
         self._admit(table_id, client, spectator)
-        listener = Listener()
+        if self._ticker is None and not self.closing:
+            self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="tables-beat")
+        listener = Listener(heartbeat)
         self._listeners.setdefault(table_id, set()).add(listener)
         try:
             yield listener

@@ -10,15 +10,13 @@ the stream when the server shuts down, so an open stream never holds up a gracef
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from manhattan.api.rest.sse import EventStreamResponse
 from manhattan.api.rest.tables import bearer, runtime, table_id
-from manhattan.tables import HEARTBEAT_FRAME, Bearer, TableError, table_stream
+from manhattan.tables import Bearer, Hangup, TableError, table_stream
 
 
 def _last_event_id(request: Request) -> int | None:
@@ -37,6 +35,7 @@ async def get_events(request: Request) -> Response:
     who: Bearer | None = (
         await rt.tables.open_ticket(tid, ticket) if ticket is not None else bearer(request, tid)
     )
+    hangup = Hangup()
     source = table_stream(
         rt,
         tid,
@@ -44,21 +43,10 @@ async def get_events(request: Request) -> Response:
         last_event_id=_last_event_id(request),
         heartbeat=rt.heartbeat,
         client=request.client.host if request.client else None,
+        hangup=hangup,
     )
     first = await anext(source)  # refusals (no table, bad seat) are plain error answers
-
-    async def events() -> AsyncIterator[bytes]:
-        item = first
-        try:
-            while True:
-                yield HEARTBEAT_FRAME if item is None else item.frame
-                item = await anext(source)
-        except StopAsyncIteration:
-            return
-        finally:
-            await source.aclose()
-
-    return EventSourceResponse(events(), ping=None, headers={"Cache-Control": "no-store"})
+    return EventStreamResponse(first, source, hangup)
 
 
 def stream_routes() -> list[BaseRoute]:
