@@ -24,7 +24,7 @@ from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.sse import server_exiting
-from manhattan.api.rest.stream import stream_routes
+from manhattan.api.rest.stream import StreamShortcut, stream_routes
 from manhattan.api.rest.tables import table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
@@ -279,6 +279,7 @@ def create_app(
     app.state.settings = settings
     app.state.openapi = openapi_document()
     services.metrics.ephemeral_key.set(1 if services.sealer.ephemeral else 0)
+    app.add_middleware(StreamShortcut, on_error=expected_error)  # inside ServiceMiddleware
     app.add_middleware(
         ServiceMiddleware,
         metrics=services.metrics,

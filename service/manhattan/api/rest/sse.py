@@ -51,7 +51,9 @@ class EventStreamResponse(Response):
         try:
             while not self._hangup.gone:
                 frame = HEARTBEAT_FRAME if item is None else item.frame
+                item = None  # an idle stream holds no event (a snapshot is one receiver's)
                 await send({"type": "http.response.body", "body": frame, "more_body": True})
+                del frame
                 item = await anext(source)
         except StopAsyncIteration:
             pass
