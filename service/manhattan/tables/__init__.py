@@ -56,7 +56,9 @@ class TableRuntime:
             make_due(store, lease_ms),
             bot_seconds=self.settings.bot_seconds,
         )
-        self.hub = Hub(store, self.tables, limits=limits, tick=min(0.5, heartbeat / 4))
+        self.hub = Hub(
+            store, self.tables, limits=limits, tick=min(0.5, heartbeat / 4), keep=heartbeat
+        )
         self.driver.read = self.hub.fresh
         self._tasks: list[asyncio.Task[None]] = []
 

@@ -14,10 +14,9 @@ per process: a stream over them is refused with ``TOO_MANY_STREAMS`` before it o
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,9 +50,27 @@ class Listener:
     due (by the hub's one shared timer), or when its client hung up. Small on purpose (one per
     open stream): no event, no queue, no timer of its own; a future only while it waits."""
 
-    __slots__ = ("_waiter", "beat_at", "due", "gone", "heartbeat", "rung", "version")
+    __slots__ = (
+        "_waiter",
+        "beat_at",
+        "client",
+        "due",
+        "gone",
+        "heartbeat",
+        "rung",
+        "spectator",
+        "table_id",
+        "version",
+    )
 
-    def __init__(self, heartbeat: float) -> None:
+    def __init__(
+        self,
+        heartbeat: float,
+        table_id: str = "",
+        client: str | None = None,
+        spectator: bool = False,
+    ) -> None:
+        self.table_id, self.client, self.spectator = table_id, client, spectator
         self.version = 0
         self.heartbeat = heartbeat
         self.beat_at = time.monotonic() + heartbeat
@@ -122,10 +139,13 @@ class Hub:
         *,
         limits: StreamLimits | None = None,
         tick: float = 0.5,
+        keep: float = 15.0,
     ) -> None:
         self.store = store
         #: Seconds between the shared timer's looks at heartbeats due and at ``exiting``.
         self.tick = tick
+        #: Seconds a shared read is kept (the streams' heartbeat: older ones serve none).
+        self.keep = keep
         #: Set by the server: True once it is shutting down (open streams then end).
         self.exiting: Callable[[], bool] | None = None
         self._ticker: asyncio.Task[None] | None = None
@@ -179,8 +199,12 @@ class Hub:
                 for listener in group:
                     if listener.beat_at <= now and not listener.due:
                         listener.beat()
+            # A read older than a heartbeat serves no stream (a heartbeat reads again): an
+            # idle table's streams keep nothing read.
+            stale = [k for k, (_, _, at) in self._latest.items() if now - at > self.keep]
+            for table_id in stale:
+                del self._latest[table_id]
 
-    @contextlib.contextmanager
     def listen(
         self,
         table_id: str,
@@ -188,28 +212,30 @@ class Hub:
         client: str | None = None,
         spectator: bool = False,
         heartbeat: float = 15.0,
-    ) -> Iterator[Listener]:
+    ) -> Listener:
         """A doorbell for one stream of ``table_id`` (beating every ``heartbeat`` seconds),
         counted against the limits of ``client`` (its address; None: not counted) and, for a
-        ``spectator``, of the table."""
+        ``spectator``, of the table. ``forget`` it when the stream ends."""
         self._admit(table_id, client, spectator)
         if self._ticker is None and not self.closing:
             self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="tables-beat")
-        listener = Listener(heartbeat)
+        listener = Listener(heartbeat, table_id, client, spectator)
         self._listeners.setdefault(table_id, set()).add(listener)
-        try:
-            yield listener
-        finally:
-            _count(self._clients, client, -1)
-            _count(self._spectators, table_id if spectator else None, -1)
-            group = self._listeners.get(table_id)
-            if group is not None:
-                group.discard(listener)
-                if not group:
-                    del self._listeners[table_id]
-                    self._latest.pop(table_id, None)
-                    self._pushes.pop(table_id, None)
-                    self._connected.pop(table_id, None)
+        return listener
+
+    def forget(self, listener: Listener) -> None:
+        """The stream of ``listener`` ended: its counts are given back."""
+        table_id = listener.table_id
+        _count(self._clients, listener.client, -1)
+        _count(self._spectators, table_id if listener.spectator else None, -1)
+        group = self._listeners.get(table_id)
+        if group is not None and listener in group:
+            group.discard(listener)
+            if not group:
+                del self._listeners[table_id]
+                self._latest.pop(table_id, None)
+                self._pushes.pop(table_id, None)
+                self._connected.pop(table_id, None)
 
     def _admit(self, table_id: str, client: str | None, spectator: bool) -> None:
         if client is not None and self._clients.get(client, 0) >= self.limits.per_client:

@@ -55,7 +55,8 @@ async def table_stream(
     hub's one shared timer, and what it sends is the hub's (the read, the encoded pushes)."""
     tables, hub = runtime.tables, runtime.hub
     spectator = bearer is None or bearer.sid is None
-    with hub.listen(table_id, client=client, spectator=spectator, heartbeat=heartbeat) as bell:
+    bell = hub.listen(table_id, client=client, spectator=spectator, heartbeat=heartbeat)
+    try:
         if hangup is not None:
             hangup.listener = bell
             bell.gone = hangup.gone
@@ -115,6 +116,8 @@ async def table_stream(
             del table, entries
             sent, lost = version, False
             bell.next_beat()
+    finally:
+        hub.forget(bell)
 
 
 async def _mark(tables: Any, table_id: str, receiver: Receiver, heartbeat: float) -> None:
