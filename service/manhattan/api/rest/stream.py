@@ -8,9 +8,10 @@ address, spectators per table) are refused with 429 ``TOO_MANY_STREAMS``. The re
 lean one of ``sse.py``; the hub ends open streams when the server shuts down, so none holds up
 a graceful shutdown.
 
-A stream stays open for hours, and with it every frame of the call that serves it: so GETs of
-this path are served by ``StreamShortcut``, just inside the service middleware, without the
-router's and the exception middlewares' frames (the route stays for anything else).
+A stream stays open for hours, and with it every frame of the call that serves it: so the app
+(``app.ServiceApp``) serves GETs of this path by ``StreamEndpoint`` behind the service
+middleware only, without Starlette's error middleware, exception middleware and router frames
+(the route stays for anything else).
 """
 
 from __future__ import annotations
@@ -20,12 +21,14 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from manhattan.api.errors import to_api_error
 from manhattan.api.rest.sse import EventStreamResponse
 from manhattan.api.rest.tables import bearer, runtime, table_id
 from manhattan.tables import Bearer, Hangup, TableError, table_stream
+
+ErrorHandler = Callable[[Request, Exception], Awaitable[Response]]
 
 
 def _last_event_id(request: Request) -> int | None:
@@ -58,36 +61,36 @@ async def get_events(request: Request) -> Response:
     return EventStreamResponse(first, source, hangup)
 
 
-class StreamShortcut:
-    """ASGI middleware: ``GET /v1/tables/{id}/events`` straight to ``get_events``; a refusal
-    is answered by ``on_error`` (the app's handler of expected errors); everything else goes
-    on to ``app``."""
+def is_stream_get(scope: Scope) -> bool:
+    """Whether ``scope`` is a GET of a table's event stream."""
+    path: str = scope.get("path", "")
+    return (
+        scope["type"] == "http"
+        and scope.get("method") == "GET"
+        and path.startswith("/v1/tables/")
+        and path.endswith("/events")
+        and path.count("/") == 4
+    )
 
-    def __init__(
-        self, app: ASGIApp, on_error: Callable[[Request, Exception], Awaitable[Response]]
-    ) -> None:
-        self.app = app
+
+class StreamEndpoint:
+    """ASGI app of ``GET /v1/tables/{id}/events`` alone (``is_stream_get``), served without
+    the router's frames; a refusal is answered by ``on_error`` (the app's handler of expected
+    errors), anything else that fails before the stream opens by ``on_crash``."""
+
+    def __init__(self, on_error: ErrorHandler, on_crash: ErrorHandler) -> None:
         self.on_error = on_error
+        self.on_crash = on_crash
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        if not (
-            scope["type"] == "http"
-            and scope.get("method") == "GET"
-            and path.startswith("/v1/tables/")
-            and path.endswith("/events")
-            and path.count("/") == 4
-        ):
-            await self.app(scope, receive, send)
-            return
+        path: str = scope["path"]
         scope["path_params"] = {"id": path[len("/v1/tables/") : -len("/events")]}
         request = Request(scope, receive)
         try:
             response = await get_events(request)
         except Exception as exc:
-            if to_api_error(exc) is None:
-                raise
-            response = await self.on_error(request, exc)
+            handler = self.on_error if to_api_error(exc) is not None else self.on_crash
+            response = await handler(request, exc)
         del request
         await response(scope, receive, send)
 
