@@ -1,20 +1,21 @@
 """A lean Server-Sent Events response for the table streams: the bytes the hub encoded, written
 as they come, and nothing per stream that a shared part can do.
 
-Per open stream there is the request's own task (which writes the frames) and one small task
-that waits for the client to hang up; no task group, no queue, no timer: heartbeats are rung by
-the hub's one shared timer, and the server's shutdown is noticed there too (``server_exiting``),
-so an open stream never holds up a graceful shutdown.
+Per open stream there is the request's own task (which writes the frames), and a hang-up
+watch with no task of its own (``HangupWatch``); no task group, no queue, no timer: heartbeats
+are rung by the hub's one shared timer, and the server's shutdown is noticed there too
+(``server_exiting``), so an open stream never holds up a graceful shutdown.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Coroutine
+from typing import Any, cast
 
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from manhattan.tables import HEARTBEAT_FRAME, Hangup, Push
 
@@ -45,7 +46,8 @@ class EventStreamResponse(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
-        watcher = asyncio.get_running_loop().create_task(_watch(receive, self._hangup))
+        watcher = HangupWatch(receive, self._hangup)
+        watcher.start()
         source, item = self._source, self._first
         self._first = None
         try:
@@ -58,18 +60,54 @@ class EventStreamResponse(Response):
         except StopAsyncIteration:
             pass
         finally:
-            watcher.cancel()
+            watcher.close()
             await source.aclose()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def _watch(receive: Receive, hangup: Hangup) -> None:
-    """Hang up when the client does (the request's body, if any, is read and dropped)."""
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            hangup()
+class HangupWatch:
+    """Calls ``hangup`` once ``receive`` says the client is gone, without a task of its own.
+
+    ``receive()`` is stepped the way a task steps a coroutine: up to the future it waits on,
+    then again from that future's done-callback. An open stream so has one task (its request's,
+    which writes), not two. Messages other than ``http.disconnect`` (a body) are dropped."""
+
+    __slots__ = ("_hangup", "_receive", "_waiting")
+
+    def __init__(self, receive: Receive, hangup: Hangup) -> None:
+        self._receive, self._hangup = receive, hangup
+        self._waiting: Coroutine[Any, Any, Message] | None = None
+
+    def start(self) -> None:
+        self._step(None)
+
+    def _step(self, _: object) -> None:
+        while not self._hangup.gone:
+            waiting = self._waiting
+            if waiting is None:  # (an ASGI server's receive is a coroutine function)
+                waiting = self._waiting = cast(Coroutine[Any, Any, Message], self._receive())
+            try:
+                awaited = waiting.send(None)
+            except StopIteration as done:
+                self._waiting = None
+                if done.value["type"] == "http.disconnect":
+                    self._hangup()
+                continue
+            except Exception:  # the server's receive failed: the connection is as good as gone
+                self._waiting = None
+                self._hangup()
+                return
+            if isinstance(awaited, asyncio.Future):
+                awaited._asyncio_future_blocking = False  # what a task does with it
+                awaited.add_done_callback(self._step)
+            else:  # a bare yield (sleep(0)): step again soon
+                asyncio.get_running_loop().call_soon(self._step, None)
             return
+
+    def close(self) -> None:
+        if self._waiting is not None:
+            self._waiting.close()
+            self._waiting = None
 
 
 def server_exiting() -> bool:
