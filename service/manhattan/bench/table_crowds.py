@@ -20,7 +20,7 @@ import contextlib
 import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
@@ -51,19 +51,24 @@ STREAMS_PER_CLIENT = "1000000"
 _MOVE_ID = re.compile(rb"^event: move\r\n.*\r\nid: (\d+)$", re.S)
 
 
-@contextlib.contextmanager
-def fresh_service(redis_url: str | None, name: str) -> Iterator[tuple[Endpoint, int]]:
-    """A service process started for one phase (embedded store, or ``redis_url``)."""
+@contextlib.asynccontextmanager
+async def fresh_service(redis_url: str | None, name: str) -> AsyncIterator[tuple[Endpoint, int]]:
+    """A service process started for one phase (embedded store, or ``redis_url``); started and
+    stopped in a thread (the harness waits for it with blocking requests)."""
     settings = {"MANHATTAN_TABLE_STREAMS_PER_CLIENT": STREAMS_PER_CLIENT}
     if redis_url is not None:
         settings["REDIS_URL"] = redis_url
-    with spawned_service(settings, name=name) as (url, pid):
+    service = spawned_service(settings, name=name, timeout=120.0)
+    url, pid = await asyncio.to_thread(service.__enter__)
+    try:
         address = urlsplit(url)
         yield Endpoint(address.hostname or "127.0.0.1", address.port or 80), pid
+    finally:
+        await asyncio.to_thread(service.__exit__, None, None, None)
 
 
 async def fresh_idle(redis_url: str | None, streams: int, hold: float) -> dict[str, Any]:
-    with fresh_service(redis_url, "bench-idle") as (endpoint, pid):
+    async with fresh_service(redis_url, "bench-idle") as (endpoint, pid):
         report = await idle_streams(endpoint, pid, streams, hold)
     report["fresh_process"] = True
     return report

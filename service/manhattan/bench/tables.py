@@ -152,7 +152,7 @@ async def _spectators(endpoint: Endpoint, pid: int | None, options: Options) -> 
 
     if not options.fresh:
         return await phase(endpoint, pid)
-    with fresh_service(options.redis_url, "bench-spectators") as (fresh, process):
+    async with fresh_service(options.redis_url, "bench-spectators") as (fresh, process):
         found = await phase(fresh, process)
     found["fresh_process"] = True
     return found
