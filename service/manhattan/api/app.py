@@ -24,7 +24,7 @@ from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
-from manhattan.api.rest.sse import server_exiting
+from manhattan.api.rest.sse import give_back_memory, server_exiting
 from manhattan.api.rest.stream import StreamEndpoint, is_stream_get, stream_routes
 from manhattan.api.rest.tables import table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
@@ -245,6 +245,7 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
         log.info("cache backend", extra={"backend": services.backend.name})
         await services.operations.bot_pool.start()
         services.tables.hub.exiting = server_exiting
+        services.tables.hub.give_back = give_back_memory
         services.tables.start()
         try:
             yield

@@ -33,6 +33,8 @@ from .service import Tables
 
 log = logging.getLogger("manhattan.tables.hub")
 
+#: Streams opened or closed since the last give-back of freed memory that call for another.
+GIVE_BACK_STREAMS = 256
 #: Versions of a table whose encoded pushes are kept (for streams that are a little behind).
 KEPT_VERSIONS = 64
 
@@ -149,6 +151,9 @@ class Hub:
         #: Set by the server: True once it is shutting down (open streams then end).
         self.exiting: Callable[[], bool] | None = None
         self._ticker: asyncio.Task[None] | None = None
+        #: Set by the server: hands memory freed in the process back to the system.
+        self.give_back: Callable[[], None] | None = None
+        self._given_back = (0, 0.0)  # (open streams, monotonic time) at the last give-back
         self.tables = tables
         self.listener = listener
         self.limits = limits or StreamLimits()
@@ -204,6 +209,19 @@ class Hub:
             stale = [k for k, (_, _, at) in self._latest.items() if now - at > self.keep]
             for table_id in stale:
                 del self._latest[table_id]
+            self._give_back(now)
+
+    def _give_back(self, now: float) -> None:
+        """After many streams opened or closed (their set-up's garbage, or their own memory,
+        is free now), at most every 5 s: the freed memory back to the system, so that the
+        process's size follows its open streams."""
+        if self.give_back is None:
+            return
+        count, at = self._given_back
+        streams = self.stream_count
+        if abs(streams - count) >= GIVE_BACK_STREAMS and now - at >= 5.0:
+            self._given_back = (streams, now)
+            self.give_back()
 
     def listen(
         self,
