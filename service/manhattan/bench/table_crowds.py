@@ -46,6 +46,8 @@ from .table_report import PERCENTILES, SEATS, per_second, ratio
 SPECTATOR_TARGETS = {"push_p99_ms": 250.0, "cheap_p99_vs_idle": 3.0, "rss_back_mib": 10.0}
 #: The per-stream idle memory target (issue 26 item 5, issue 23 item 3).
 IDLE_KIB_TARGET = 16.0
+#: The share of a move's interval the watched table's people think (0.5-1.5x of it).
+THINK_SHARE = 0.7
 #: Every bench client connects from loopback: the fresh services allow them all.
 STREAMS_PER_CLIENT = "1000000"
 _MOVE_ID = re.compile(rb"^event: move\r\n.*\r\nid: (\d+)$", re.S)
@@ -179,7 +181,7 @@ async def spectators_phase(
         await asyncio.sleep(max(3.0, think * 2))  # the tables set up and playing
         idle = await _probe(pool, watched.table_id, probe_seconds)
         rss_start = resident_kib(pid) if pid is not None else None
-        watching = await _watch_one_game(endpoint, pid, pool, watched, spectators, rate, seed)
+        watching = await _watch_one_game(endpoint, pid, watched, spectators, rate, seed)
         await asyncio.sleep(3.0)  # the closed streams' memory given back
         rss_end = resident_kib(pid) if pid is not None else None
     finally:
@@ -207,7 +209,6 @@ async def spectators_phase(
 async def _watch_one_game(
     endpoint: Endpoint,
     pid: int | None,
-    pool: Pool,
     watched: TableRun,
     count: int,
     rate: float,
@@ -225,11 +226,15 @@ async def _watch_one_game(
 
     tally, stop = Tally(), asyncio.Event()
     rng = random.Random(seed)
+    think = THINK_SHARE / rate  # the rest of a move's time is its POST and its push
     people = [
-        Person(endpoint, watched, seat, tally, random.Random(rng.getrandbits(64)), stop, 1 / rate)
+        Person(endpoint, watched, seat, tally, random.Random(rng.getrandbits(64)), stop, think)
         for seat in range(SEATS)
     ]
     began = time.perf_counter()
+    cheap: asyncio.Task[dict[str, Any]] | None = None
+    stop_cheap = asyncio.Event()
+    pool = Pool(endpoint, 4)
     try:
         await bounded(STREAM_OPEN_CONCURRENCY, [partial(join, s) for s in crowd])
         opened_in = time.perf_counter() - began
@@ -240,7 +245,10 @@ async def _watch_one_game(
         rss_open = resident_kib(pid) if pid is not None else None
         seated = [asyncio.create_task(p.run()) for p in people]
         await asyncio.gather(*(p.ready.wait() for p in people))
-        stop_cheap = asyncio.Event()
+        # New connections: the service closes keep-alive ones idle for 30 s, as the pool's may
+        # have been while a crowd of streams opened.
+        pool.close()
+        pool = Pool(endpoint, 4)
         cheap = asyncio.create_task(cheap_requests(pool, watched.table_id, stop_cheap))
         played_from = time.perf_counter()
         await pool.must("POST", f"/v1/tables/{watched.table_id}/start", {}, watched.host_token)
@@ -252,6 +260,10 @@ async def _watch_one_game(
         busy = await cheap
     finally:
         stop.set()
+        if cheap is not None and not cheap.done():
+            stop_cheap.set()
+            await asyncio.gather(cheap, return_exceptions=True)
+        pool.close()
         await asyncio.gather(*(p.close() for p in people))
         for task in readers:
             task.cancel()

@@ -67,7 +67,7 @@ async def test_refusals_keep_their_codes_past_the_router() -> None:
         missing = await c.get("/v1/tables/tZZZZZZZZZZZZZZZZZZZZZZZZZ/events")
         assert missing.status_code in (400, 404) and "code" in missing.json()
         assert missing.headers.get("x-request-id")  # the service middleware ran
-        private, _, _ = await new_table(live, 2)
+        private, _, _ = await new_table(live, 2, public=False)
         refused = await c.get(f"/v1/tables/{private}/events")
         assert refused.status_code == 403, refused.text
         assert refused.json()["code"] == "NOT_SEATED"

@@ -75,17 +75,18 @@ class HangupWatch:
     then again from that future's done-callback. An open stream so has one task (its request's,
     which writes), not two. Messages other than ``http.disconnect`` (a body) are dropped."""
 
-    __slots__ = ("_hangup", "_receive", "_waiting")
+    __slots__ = ("_closed", "_hangup", "_receive", "_waiting")
 
     def __init__(self, receive: Receive, hangup: Hangup) -> None:
         self._receive, self._hangup = receive, hangup
         self._waiting: Coroutine[Any, Any, Message] | None = None
+        self._closed = False
 
     def start(self) -> None:
         self._step(None)
 
     def _step(self, _: object) -> None:
-        while not self._hangup.gone:
+        while not (self._hangup.gone or self._closed):
             waiting = self._waiting
             if waiting is None:  # (an ASGI server's receive is a coroutine function)
                 waiting = self._waiting = cast(Coroutine[Any, Any, Message], self._receive())
@@ -108,6 +109,8 @@ class HangupWatch:
             return
 
     def close(self) -> None:
+        """The stream ended: stop watching (a future it waited on may still complete)."""
+        self._closed = True
         if self._waiting is not None:
             self._waiting.close()
             self._waiting = None
