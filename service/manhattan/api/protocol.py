@@ -63,6 +63,13 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._deadline: TimerHandle | None = None
         self._refusal: tuple[int, str] | None = None
 
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        # What a slow reader's connection may hold of unsent bytes before its writer waits: an
+        # SSE stream whose client does not read costs at most this (and a frame), not the
+        # 64 KiB asyncio allows by default.
+        transport.set_write_buffer_limits(high=WRITE_BUFFER_BYTES)
+
     def data_received(self, data: bytes) -> None:
         if self._refusal is not None:
             return
@@ -166,6 +173,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         )
         self.transport.close()
 
+
+#: A connection's high-water mark of unsent bytes (its low-water mark is a quarter of it).
+WRITE_BUFFER_BYTES = 16_384
 
 _HEAD_TOO_LARGE = "the request head (request line and headers) is too large"
 

@@ -182,7 +182,7 @@ async def spectators_phase(
         idle = await _probe(pool, watched.table_id, probe_seconds)
         rss_start = resident_kib(pid) if pid is not None else None
         watching = await _watch_one_game(endpoint, pid, watched, spectators, rate, seed)
-        await asyncio.sleep(3.0)  # the closed streams' memory given back
+        await asyncio.sleep(10.0)  # the closed streams noticed, their memory given back
         rss_end = resident_kib(pid) if pid is not None else None
     finally:
         stop_play.set()

@@ -249,6 +249,7 @@ class Person:
     ) -> None:
         self.table, self.seat, self.tally, self.rng, self.stop = table, seat, tally, rng, stop
         self.think = think
+        self.endpoint = endpoint
         self.token = table.tokens[seat]
         self.stream = EventStream(endpoint, f"/v1/tables/{table.table_id}/events", self.token)
         self.rest = endpoint.connection()
@@ -310,7 +311,12 @@ class Person:
             body = {"move": move, "version": version, "moveId": secrets.token_hex(8)}
             started = time.perf_counter()
             self.table.sent[version + 1] = started
-            status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
+            try:
+                status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
+            except OSError:  # a keep-alive connection the service closed while we thought:
+                self.rest.close()  # again on a new one (the move id makes it safe)
+                self.rest = self.endpoint.connection()
+                status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
             if status == 200:
                 self.tally.post.append(time.perf_counter() - started)
                 self.tally.moves += 1
