@@ -38,6 +38,7 @@ from .table_people import (
     Tally,
     bounded,
     idle_streams,
+    must,
     play_tables,
 )
 from .table_report import PERCENTILES, SEATS, per_second, ratio
@@ -136,27 +137,39 @@ async def public_table(pool: Pool) -> TableRun:
     return TableRun(tid, created["hostToken"], tokens)
 
 
-async def cheap_requests(pool: Pool, table_id: str, stop: asyncio.Event) -> dict[str, Any]:
+async def cheap_requests(endpoint: Endpoint, table_id: str, stop: asyncio.Event) -> dict[str, Any]:
     """One request every 20 ms, alternately a public table GET and ``/healthz``, until
-    ``stop``: their latencies."""
+    ``stop``: their latencies, and the requests that failed (each then on a new connection)."""
     gets: list[float] = []
     health: list[float] = []
-    while not stop.is_set():
-        for path, into in ((f"/v1/tables/{table_id}", gets), ("/healthz", health)):
-            began = time.perf_counter()
-            await pool.must("GET", path)
-            into.append(time.perf_counter() - began)
-            await asyncio.sleep(0.02)
+    failed = 0
+    connection = endpoint.connection()
+    try:
+        while not stop.is_set():
+            for path, into in ((f"/v1/tables/{table_id}", gets), ("/healthz", health)):
+                began = time.perf_counter()
+                try:
+                    await must(connection, "GET", path)
+                except (OSError, BenchError):
+                    failed += 1
+                    connection.close()
+                    connection = endpoint.connection()
+                    continue
+                into.append(time.perf_counter() - began)
+                await asyncio.sleep(0.02)
+    finally:
+        connection.close()
     return {
         "table_get": latency_summary(gets, PERCENTILES),
         "healthz": latency_summary(health, PERCENTILES),
+        "failed": failed,
     }
 
 
-async def _probe(pool: Pool, table_id: str, seconds: float) -> dict[str, Any]:
+async def _probe(endpoint: Endpoint, table_id: str, seconds: float) -> dict[str, Any]:
     stop = asyncio.Event()
     asyncio.get_running_loop().call_later(seconds, stop.set)
-    return await cheap_requests(pool, table_id, stop)
+    return await cheap_requests(endpoint, table_id, stop)
 
 
 async def spectators_phase(
@@ -179,7 +192,7 @@ async def spectators_phase(
     try:
         watched = await public_table(pool)
         await asyncio.sleep(max(3.0, think * 2))  # the tables set up and playing
-        idle = await _probe(pool, watched.table_id, probe_seconds)
+        idle = await _probe(endpoint, watched.table_id, probe_seconds)
         rss_start = resident_kib(pid) if pid is not None else None
         watching = await _watch_one_game(endpoint, pid, watched, spectators, rate, seed)
         await asyncio.sleep(10.0)  # the closed streams noticed, their memory given back
@@ -203,6 +216,7 @@ async def spectators_phase(
         "targets": SPECTATOR_TARGETS,
     }
     report["errors"] = played["errors"] + report["watched_errors"]
+    report["cheap_failed"] = idle["failed"] + busy["failed"]
     return report
 
 
@@ -249,7 +263,7 @@ async def _watch_one_game(
         # have been while a crowd of streams opened.
         pool.close()
         pool = Pool(endpoint, 4)
-        cheap = asyncio.create_task(cheap_requests(pool, watched.table_id, stop_cheap))
+        cheap = asyncio.create_task(cheap_requests(endpoint, watched.table_id, stop_cheap))
         played_from = time.perf_counter()
         await pool.must("POST", f"/v1/tables/{watched.table_id}/start", {}, watched.host_token)
         with contextlib.suppress(TimeoutError):

@@ -249,6 +249,7 @@ def print_spectators(found: dict[str, Any]) -> None:
             f"after they closed: {back:+.1f} MiB (target within {targets['rss_back_mib']:.0f} "
             f"MiB: {_verdict(abs(back) <= targets['rss_back_mib'])})"
         )
+    print(f"    cheap requests that failed (then on a new connection): {found['cheap_failed']}")
     samples = found["beside"]["error_samples"] + found["watched_error_samples"]
     print(f"    errors: {found['errors']}" + "".join(f"\n      {e}" for e in samples))
 
