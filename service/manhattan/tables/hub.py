@@ -36,7 +36,7 @@ log = logging.getLogger("manhattan.tables.hub")
 #: Streams opened or closed since the last give-back of freed memory that call for another.
 GIVE_BACK_STREAMS = 256
 #: Versions of a table whose encoded pushes are kept (for streams that are a little behind).
-KEPT_VERSIONS = 64
+KEPT_VERSIONS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,7 +311,10 @@ class Hub:
             if push is None:
                 kind, data = event_json(table, entry, receiver)
                 push = kept[key] = Push(entry["v"], kind, data)
-                if len(kept) > 16 * KEPT_VERSIONS:  # now and then, not on every push
+                # Now and then, not on every push; at most some 4 x 16 versions' pushes (a table
+                # of 4 seats and spectators has 5 audiences) are kept per table: 16 x 64 were a
+                # few MiB per busy table, the bulk of a replica's growth with 200 tables playing.
+                if len(kept) > 4 * 5 * KEPT_VERSIONS:
                     oldest = entry["v"] - KEPT_VERSIONS
                     for old in [k for k in kept if k[0] < oldest]:
                         del kept[old]
