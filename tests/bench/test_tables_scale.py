@@ -9,7 +9,7 @@ from .test_tables_bench import _bench
 def test_a_tiny_run_with_live_tables() -> None:
     args = ["--tables", "2", "--seconds", "2", "--stateless-seconds", "0.5", "--rounds", "1"]
     report = _bench(
-        *args, "--idle-streams", "0", "--live", "200", "--live-seconds", "1", timeout=120
+        *args, "--idle-streams", "0", "--live", "200", "--live-seconds", "1", timeout=240
     )
     assert report["errors"] == 0
     assert report["tables"]["moves"] > 0 and report["tables"]["gets"] == 0

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import Receive, Scope, Send
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 import manhattan
@@ -24,7 +25,8 @@ from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.platforms import platform_routes
-from manhattan.api.rest.stream import stream_routes
+from manhattan.api.rest.sse import give_back_memory, server_exiting
+from manhattan.api.rest.stream import StreamEndpoint, is_stream_get, stream_routes
 from manhattan.api.rest.tables import table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
@@ -264,6 +266,8 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
             )
         log.info("cache backend", extra={"backend": services.backend.name})
         await services.operations.bot_pool.start()
+        services.tables.hub.exiting = server_exiting
+        services.tables.hub.give_back = give_back_memory
         services.tables.start()
         services.webhooks.start()
         try:
@@ -277,6 +281,22 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
                 await services.positions.close()
 
     return lifespan
+
+
+class ServiceApp(Starlette):
+    """Starlette, but a table's event stream (open for hours, holding every frame of the call
+    that serves it) is served by ``streams``: the service middleware and ``StreamEndpoint``
+    only, the same rate limiter and metrics, without the error and exception middlewares and
+    the router."""
+
+    streams: Any = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.streams is not None and is_stream_get(scope):
+            scope["app"] = self
+            await self.streams(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
 
 def create_app(
@@ -294,7 +314,7 @@ def create_app(
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error
     handlers[Exception] = internal_error
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan_of(services))
+    app = ServiceApp(routes=routes, exception_handlers=handlers, lifespan=lifespan_of(services))
     app.state.operations = services.operations
     app.state.tables = services.tables
     app.state.platforms = services.platforms
@@ -308,12 +328,15 @@ def create_app(
         RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit else None
     )
     services.metrics.ephemeral_key.set(1 if services.sealer.ephemeral else 0)
-    app.add_middleware(
-        ServiceMiddleware,
-        metrics=services.metrics,
-        max_body_bytes=settings.max_body_bytes,
-        known_routes=frozenset(r.path for r in routes if isinstance(r, Route)),
-        rate_limiter=app.state.rate_limiter,
-        log_requests=settings.access_log,
+    middleware: dict[str, Any] = {
+        "metrics": services.metrics,
+        "max_body_bytes": settings.max_body_bytes,
+        "known_routes": frozenset(r.path for r in routes if isinstance(r, Route)),
+        "rate_limiter": app.state.rate_limiter,
+        "log_requests": settings.access_log,
+    }
+    app.add_middleware(ServiceMiddleware, **middleware)
+    app.streams = ServiceMiddleware(
+        StreamEndpoint(expected_error, internal_error), **middleware, replay_empty_body=False
     )
     return app

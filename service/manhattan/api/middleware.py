@@ -69,6 +69,7 @@ class ServiceMiddleware:
         known_routes: frozenset[str],
         rate_limiter: RateLimiter | None = None,
         log_requests: bool = True,
+        replay_empty_body: bool = True,
     ) -> None:
         self.app = app
         self.metrics = metrics
@@ -76,6 +77,9 @@ class ServiceMiddleware:
         self.known_routes = known_routes
         self.rate_limiter = rate_limiter
         self.log_requests = log_requests
+        #: False for an app that never reads an empty body (the table streams): it gets the
+        #: server's ``receive`` itself, one closure less per open stream.
+        self.replay_empty_body = replay_empty_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -108,7 +112,9 @@ class ServiceMiddleware:
                 self.metrics.count_error(error.code)
                 await _send_error(send_with_id, error)
             else:
-                await self.app(scope, _replay(body, receive), send_with_id)
+                if body or self.replay_empty_body:
+                    receive = _replay(body, receive)
+                await self.app(scope, receive, send_with_id)
         finally:
             elapsed = time.perf_counter() - started
             path = scope.get("path", "")

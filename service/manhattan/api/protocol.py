@@ -42,6 +42,17 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` with ``limits`` (set on a subclass by ``bounded_protocol``)."""
 
     limits = ConnectionLimits()
+    # In slots, not in the instance's dict: six more keys there would make uvicorn's
+    # key-sharing dict of each connection a dict of its own (about 1.5 KiB more a connection,
+    # held by every open stream).
+    __slots__ = (
+        "_deadline",
+        "_head_bytes",
+        "_header_count",
+        "_in_head",
+        "_read_bytes",
+        "_refusal",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -51,6 +62,13 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._header_count = 0
         self._deadline: TimerHandle | None = None
         self._refusal: tuple[int, str] | None = None
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        # What a slow reader's connection may hold of unsent bytes before its writer waits: an
+        # SSE stream whose client does not read costs at most this (and a frame), not the
+        # 64 KiB asyncio allows by default.
+        transport.set_write_buffer_limits(high=WRITE_BUFFER_BYTES)
 
     def data_received(self, data: bytes) -> None:
         if self._refusal is not None:
@@ -155,6 +173,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         )
         self.transport.close()
 
+
+#: A connection's high-water mark of unsent bytes (its low-water mark is a quarter of it).
+WRITE_BUFFER_BYTES = 16_384
 
 _HEAD_TOO_LARGE = "the request head (request line and headers) is too large"
 

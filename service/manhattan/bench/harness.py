@@ -172,7 +172,7 @@ def service_under_test(args: argparse.Namespace, name: str) -> Iterator[tuple[st
         yield url, args.pid
         return
     settings = {} if args.redis_url is None else {"REDIS_URL": args.redis_url}
-    with spawned_service(settings, name=name) as (url, pid):
+    with spawned_service(settings, name=name, timeout=120.0) as (url, pid):
         yield url, pid
 
 

@@ -20,7 +20,7 @@ import orjson
 
 from ..http_client import Connection, Origin, Stream, open_stream
 from ..sse_reader import SSEParser
-from .harness import latency_summary, resident_kib
+from .harness import cpu_seconds, latency_summary, resident_kib
 from .table_report import PERCENTILES, SEATS, memory_growth, per_second
 
 #: Requests in flight while tables are created and joined (not measured).
@@ -269,6 +269,7 @@ class Person:
     ) -> None:
         self.table, self.seat, self.tally, self.rng, self.stop = table, seat, tally, rng, stop
         self.think = think
+        self.endpoint = endpoint
         self.token = table.tokens[seat]
         self.stream = EventStream(endpoint, f"/v1/tables/{table.table_id}/events", self.token)
         self.rest = endpoint.connection()
@@ -330,7 +331,12 @@ class Person:
             body = {"move": move, "version": version, "moveId": secrets.token_hex(8)}
             started = time.perf_counter()
             self.table.sent[version + 1] = started
-            status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
+            try:
+                status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
+            except OSError:  # a keep-alive connection the service closed while we thought:
+                self.rest.close()  # again on a new one (the move id makes it safe)
+                self.rest = self.endpoint.connection()
+                status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
             if status == 200:
                 self.tally.post.append(time.perf_counter() - started)
                 self.tally.moves += 1
@@ -361,7 +367,12 @@ async def play_tables(
     *,
     extra: dict[str, Any] | None = None,
     more: dict[str, str] | None = None,
+    pid: int | None = None,
+    until: asyncio.Event | None = None,
 ) -> dict[str, Any]:
+    """``tables`` tables of people playing for ``seconds`` (or, given ``until``, until it is
+    set). With the service's ``pid``, also its CPU while they played (the set-up of tables,
+    seats and streams left out): ``play_cpu_ms_per_move``."""
     runs = await make_tables(endpoint, tables, setup, extra=extra, more=more)
     tally = Tally()
     stop = asyncio.Event()
@@ -378,6 +389,8 @@ async def play_tables(
         raise BenchError(f"streams did not open: {tally.samples}")
     pool = Pool(endpoint, SETUP_CONCURRENCY)
     started = time.perf_counter()
+    cpu_started = cpu_seconds(pid) if pid is not None else None
+    cpu_used: float | None = None
     try:
         starts = [
             lambda r=r: pool.must("POST", f"/v1/tables/{r.table_id}/start", {}, r.host_token)
@@ -385,9 +398,13 @@ async def play_tables(
         ]
         await bounded(SETUP_CONCURRENCY, starts)
         with suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.gather(*readers), max(0.0, seconds))
+            done = until.wait() if until is not None else asyncio.gather(*readers)
+            await asyncio.wait_for(done, max(0.0, seconds))
     finally:
         elapsed = time.perf_counter() - started
+        if cpu_started is not None and pid is not None:
+            cpu_now = cpu_seconds(pid)
+            cpu_used = None if cpu_now is None else cpu_now - cpu_started
         stop.set()
         await asyncio.gather(*(person.close() for person in people))
         pool.close()
@@ -406,13 +423,17 @@ async def play_tables(
         "gets": tally.gets,
         "errors": tally.errors,
         "error_samples": tally.samples,
+        "play_cpu_ms_per_move": 1000 * cpu_used / tally.moves if cpu_used and tally.moves else None,
     }
 
 
 # -- idle streams -----------------------------------------------------------------------------
 async def idle_streams(
-    endpoint: Endpoint, pid: int | None, streams: int, hold: float
+    endpoint: Endpoint, pid: int | None, streams: int, hold: float, settle: float = 3.0
 ) -> dict[str, Any]:
+    """``streams`` seats (four per table) open their streams and stay silent for ``hold``
+    seconds; the service's RSS before they open (tables made and joined), after the hold, and
+    ``settle`` seconds after they closed."""
     runs = await make_tables(endpoint, math.ceil(streams / SEATS), {})
     seats = [(run, k) for run in runs for k in range(SEATS)][:streams]
     await asyncio.sleep(1.0)  # let the setup's garbage settle before the baseline
@@ -438,9 +459,15 @@ async def idle_streams(
     finally:
         for stream in opened:
             stream.close()
+    await asyncio.sleep(settle)
+    closed = resident_kib(pid) if pid is not None else None
+    memory = memory_growth(before, after, len(opened))
+    if memory["available"] and closed is not None:
+        memory["closed_mib"] = closed / 1024
+        memory["per_1000_mib"] = memory["growth_mib"] * 1000 / max(1, len(opened))
     return {
         "streams": len(opened),
         "snapshots": snapshots,
         "hold_seconds": hold,
-        "memory": memory_growth(before, after, len(opened)),
+        "memory": memory,
     }

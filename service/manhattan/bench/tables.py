@@ -16,16 +16,23 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
    from just before its POST to its arrival on each of the other three seats' streams.
 3. **stateless** again, so the comparison does not depend on the order; its rate is the mean of
    both.
-4. **idle streams** (``--idle-streams``): that many seats (four per table) open their streams
-   and stay silent for ``--idle-hold`` seconds; the service's resident memory is read before
-   the streams open (tables created and joined) and after the hold.
-5. **live tables** (``--live N``, ``bench/tables_scale.py``): table GETs and moves with a few
+4. **idle streams** (``--idle-streams``), in a fresh service process of their own
+   (``table_crowds``; with ``--url``, in that service): that many seats (four per table) open
+   their streams and stay silent for ``--idle-hold`` seconds; the service's resident memory is
+   read before the streams open (tables created and joined), after the hold and after they
+   closed.
+5. **spectators** (``--spectators N``, ``table_crowds``), in a fresh service process too: N
+   SSE streams on one public table playing about ``--spectator-rate`` moves a second, beside
+   ``--tables`` tables playing at ``--spectator-think`` seconds a move.
+6. **live tables** (``--live N``, ``bench/tables_scale.py``): table GETs and moves with a few
    live tables, then with N more (half on a running clock), same run.
 6. **lobby** (``--lobby N``, ``bench/tables_lobby.py``): N public waiting tables, then lobby
    pages against ``/healthz`` in the same run. ``--tables 0 --lobby N`` runs this phase alone.
 
-Reported against the issue's targets: push latency p99 < 50 ms, table moves per second at least
-0.5x the stateless moves per second, and at most 100 MiB of RSS growth for 2,000 idle streams.
+``--skip-play`` leaves out phases 1-3. Reported against the issues' targets: push latency p99 <
+50 ms, table moves per second at least 0.7x the stateless moves per second, at most 1.2 ms of
+service CPU per table move, at most 100 MiB of RSS growth for 2,000 idle streams and at most
+16 KiB per idle stream; the spectators' targets are in ``table_crowds``.
 The simulated people speak HTTP/1.1 through the tools' one client, ``http_client`` (asyncio
 streams, no client library: its CPU would be the bottleneck on a small machine, and this process
 shares the machine with the service), and read their streams with ``sse_reader``.
@@ -39,6 +46,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .harness import add_service_arguments, bench_parser, refused, report_on_service
+from .table_crowds import fresh_idle, fresh_service, spectators_phase
 from .table_people import BenchError, Endpoint, idle_streams, play_tables, stateless
 from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
 from .tables_lobby import lobby_phase, print_lobby
@@ -63,20 +71,49 @@ class Options:
     live: int = 0
     live_seconds: float = 5.0
     lobby: int = 0
+    spectators: int = 0
+    spectator_think: float = 2.0
+    spectator_rate: float = 10.0
+    skip_play: bool = False
+    #: Phases with many streams run in a service process of their own (False with --url).
+    fresh: bool = True
+    redis_url: str | None = None
 
 
 async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
     address = urlsplit(url)
     endpoint = Endpoint(address.hostname or "127.0.0.1", address.port or 80)
-    if options.tables == 0:
-        lobby = await lobby_phase(endpoint, pid, options.lobby, options.live_seconds)
-        return {"url": url, "lobby": lobby, "errors": 0}
-    setup: dict[str, Any] = {} if options.rounds is None else {"rounds": options.rounds}
     load_at_start = os.getloadavg()[0]
+    report: dict[str, Any] = {"url": url, "cores": os.cpu_count(), "errors": 0}
+    if options.tables == 0:  # --lobby alone
+        report["lobby"] = await lobby_phase(endpoint, pid, options.lobby, options.live_seconds)
+        return report
+    if not options.skip_play:
+        report.update(await _play(endpoint, pid, options))
+    report["idle"] = await _idle(endpoint, pid, options) if options.idle_streams else {}
+    report["spectators"] = await _spectators(endpoint, pid, options) if options.spectators else None
+    if report["spectators"] is not None:
+        report["errors"] += report["spectators"]["errors"]
+    report["live"] = await _live_phase(endpoint, pid, options) if options.live else None
+    report["lobby"] = (
+        await lobby_phase(endpoint, pid, options.lobby, options.live_seconds)
+        if options.lobby
+        else None
+    )
+    report["load_average_1m"] = {"start": load_at_start, "end": os.getloadavg()[0]}
+    report["targets"] = TARGETS
+    report["verdicts"] = verdicts(report)
+    return report
+
+
+async def _play(endpoint: Endpoint, pid: int | None, options: Options) -> dict[str, Any]:
+    """Phases 1-3 (and the paced tables with --think)."""
+    setup: dict[str, Any] = {} if options.rounds is None else {"rounds": options.rounds}
     seconds = options.stateless_seconds
     first = await measured(pid, stateless(endpoint, options.tables, seconds, options.seed))
     played = await measured(
-        pid, play_tables(endpoint, options.tables, options.seconds, options.seed + 1, setup)
+        pid,
+        play_tables(endpoint, options.tables, options.seconds, options.seed + 1, setup, pid=pid),
     )
     second = await measured(pid, stateless(endpoint, options.tables, seconds, options.seed + 2))
     paced = (
@@ -94,36 +131,44 @@ async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
         if options.think
         else None
     )
-    idle = (
-        await idle_streams(endpoint, pid, options.idle_streams, options.idle_hold)
-        if options.idle_streams
-        else {}
-    )
-    live = await _live_phase(endpoint, pid, options) if options.live else None
-    listed = (
-        await lobby_phase(endpoint, pid, options.lobby, options.live_seconds)
-        if options.lobby
-        else None
-    )
     stateless_rate = (first["moves_per_s"] + second["moves_per_s"]) / 2
-    report: dict[str, Any] = {
-        "url": url,
-        "cores": os.cpu_count(),
-        "load_average_1m": {"start": load_at_start, "end": os.getloadavg()[0]},
+    return {
         "stateless": [first, second],
         "stateless_moves_per_s": stateless_rate,
         "tables": played,
         "tables_paced": paced,
         "moves_vs_stateless": ratio(played["moves_per_s"], stateless_rate),
         "moves_per_cpu_vs_stateless": cpu_ratio(played, [first, second]),
-        "idle": idle,
-        "live": live,
-        "lobby": listed,
         "errors": first["errors"] + played["errors"] + second["errors"],
     }
-    report["targets"] = TARGETS
-    report["verdicts"] = verdicts(report)
-    return report
+
+
+async def _idle(endpoint: Endpoint, pid: int | None, options: Options) -> dict[str, Any]:
+    if options.fresh:
+        return await fresh_idle(options.redis_url, options.idle_streams, options.idle_hold)
+    found = await idle_streams(endpoint, pid, options.idle_streams, options.idle_hold)
+    found["fresh_process"] = False
+    return found
+
+
+async def _spectators(endpoint: Endpoint, pid: int | None, options: Options) -> dict[str, Any]:
+    async def phase(where: Endpoint, process: int | None) -> dict[str, Any]:
+        return await spectators_phase(
+            where,
+            process,
+            options.spectators,
+            options.tables,
+            think=options.spectator_think,
+            rate=options.spectator_rate,
+            seed=options.seed + 5,
+        )
+
+    if not options.fresh:
+        return await phase(endpoint, pid)
+    async with fresh_service(options.redis_url, "bench-spectators") as (fresh, process):
+        found = await phase(fresh, process)
+    found["fresh_process"] = True
+    return found
 
 
 async def _live_phase(endpoint: Endpoint, pid: int | None, options: Options) -> dict[str, Any]:
@@ -173,6 +218,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="instead: moves/s with a webhook on every table against without, and the "
         "delivery latency (bench/tables_webhooks.py; the receiver runs in the bench)",
     )
+    parser.add_argument(
+        "--spectators",
+        type=int,
+        default=0,
+        help="also hold this many SSE streams on one public table beside --tables playing "
+        "tables, in a fresh service (0: skip)",
+    )
+    parser.add_argument(
+        "--spectator-think", type=float, default=2.0, help="seconds a move at --tables then"
+    )
+    parser.add_argument(
+        "--spectator-rate", type=float, default=10.0, help="moves a second at the public table"
+    )
+    parser.add_argument(
+        "--skip-play", action="store_true", help="leave out the stateless and tables phases"
+    )
     return parser
 
 
@@ -202,8 +263,10 @@ def run(argv: list[str]) -> int:
         return refused("--tables is positive (or 0 with --lobby N: the lobby alone)")
     if args.seconds <= 0 or args.stateless_seconds <= 0:
         return refused("--seconds and --stateless-seconds are positive")
-    if args.idle_streams < 0 or args.idle_hold < 0:
-        return refused("--idle-streams and --idle-hold are not negative")
+    if args.idle_streams < 0 or args.idle_hold < 0 or args.spectators < 0:
+        return refused("--idle-streams, --idle-hold and --spectators are not negative")
+    if args.spectator_rate <= 0 or args.spectator_think < 0:
+        return refused("--spectator-rate is positive and --spectator-think not negative")
     os.environ.setdefault("MANHATTAN_TABLE_STREAMS_PER_CLIENT", str(STREAMS_PER_CLIENT))
     if args.webhooks:
         return run_webhooks(args)
@@ -219,6 +282,12 @@ def run(argv: list[str]) -> int:
         max(0, args.live),
         args.live_seconds,
         max(0, args.lobby),
+        args.spectators,
+        args.spectator_think,
+        args.spectator_rate,
+        args.skip_play,
+        fresh=args.url is None,
+        redis_url=args.redis_url,
     )
     # Every simulated person connects from loopback: the service this command starts allows
     # them all (a service given with --url must be configured so itself).
@@ -238,7 +307,7 @@ def run(argv: list[str]) -> int:
 
 
 def _print(report: dict[str, Any]) -> None:
-    if "stateless" in report:
+    if "load_average_1m" in report:  # not with --tables 0 (the lobby alone)
         print_report(report)
     if report.get("lobby"):
         print_lobby(report["lobby"])

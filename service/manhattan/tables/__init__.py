@@ -22,7 +22,7 @@ from .bot_turns import BotRunner
 from .driver import Driver
 from .due import make_due
 from .errors import TABLE_CODES, TableError
-from .hub import Hub, StreamLimits
+from .hub import Hangup, Hub, StreamLimits
 from .push import HEARTBEAT_FRAME, Push
 from .records import ChangeListener, TableSettings, is_table_id, now_ms, table_key
 from .service import Tables
@@ -56,7 +56,9 @@ class TableRuntime:
             make_due(store, lease_ms),
             bot_seconds=self.settings.bot_seconds,
         )
-        self.hub = Hub(store, self.tables, limits=limits)
+        self.hub = Hub(
+            store, self.tables, limits=limits, tick=min(0.5, heartbeat / 4), keep=heartbeat
+        )
         self.driver.read = self.hub.fresh
         #: Other parts that hear of this process's changes (platforms: webhooks).
         self.listeners: list[ChangeListener] = []
@@ -118,8 +120,7 @@ class TableRuntime:
         self.driver.poke_due()
 
     async def close(self) -> None:
-        self.hub.closing = True
-        self.hub.ring_all()
+        self.hub.close()
         await self.driver.close()
         for task in self._tasks:
             task.cancel()
@@ -140,6 +141,7 @@ __all__ = [
     "BotChoice",
     "BotRunner",
     "ChangeListener",
+    "Hangup",
     "Push",
     "StreamLimits",
     "TableError",

@@ -14,10 +14,9 @@ per process: a stream over them is refused with ``TOO_MANY_STREAMS`` before it o
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +33,10 @@ from .service import Tables
 
 log = logging.getLogger("manhattan.tables.hub")
 
+#: Streams opened or closed since the last give-back of freed memory that call for another.
+GIVE_BACK_STREAMS = 256
 #: Versions of a table whose encoded pushes are kept (for streams that are a little behind).
-KEPT_VERSIONS = 64
+KEPT_VERSIONS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,27 +48,88 @@ class StreamLimits:
 
 
 class Listener:
-    """A local stream's doorbell: rung with the newest version heard of."""
+    """A local stream's doorbell, rung with the newest version heard of, when its heartbeat is
+    due (by the hub's one shared timer), or when its client hung up. Small on purpose (one per
+    open stream): no event, no queue, no timer of its own; a future only while it waits."""
 
-    __slots__ = ("_event", "version")
+    __slots__ = (
+        "_waiter",
+        "beat_at",
+        "client",
+        "due",
+        "gone",
+        "heartbeat",
+        "rung",
+        "spectator",
+        "table_id",
+        "version",
+    )
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        heartbeat: float,
+        table_id: str = "",
+        client: str | None = None,
+        spectator: bool = False,
+    ) -> None:
+        self.table_id, self.client, self.spectator = table_id, client, spectator
         self.version = 0
-        self._event = asyncio.Event()
+        self.heartbeat = heartbeat
+        self.beat_at = time.monotonic() + heartbeat
+        self.rung = False
+        self.due = False
+        self.gone = False
+        self._waiter: asyncio.Future[None] | None = None
 
     def ring(self, version: int) -> None:
         if version > self.version:
             self.version = version
-        self._event.set()
+        self.rung = True
+        self._wake()
 
-    async def wait(self, timeout: float) -> bool:
-        """True when rung, False after ``timeout`` seconds of quiet."""
+    def beat(self) -> None:
+        """The heartbeat is due (the hub's timer)."""
+        self.due = True
+        self._wake()
+
+    def hang_up(self) -> None:
+        """The client is gone: the stream ends at its next wake, which is now."""
+        self.gone = True
+        self._wake()
+
+    def next_beat(self) -> None:
+        self.due = False
+        self.beat_at = time.monotonic() + self.heartbeat
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Until rung, due or gone (at once if one of them happened since the last wait)."""
+        if self.rung or self.due or self.gone:
+            return
+        self._waiter = asyncio.get_running_loop().create_future()
         try:
-            await asyncio.wait_for(self._event.wait(), timeout)
-        except TimeoutError:
-            return False
-        self._event.clear()
-        return True
+            await self._waiter
+        finally:
+            self._waiter = None
+
+
+class Hangup:
+    """The transport's side of a stream: called when the client hangs up, it ends the stream
+    (the listener it is given once the stream opens wakes and the stream returns)."""
+
+    __slots__ = ("gone", "listener")
+
+    def __init__(self) -> None:
+        self.gone = False
+        self.listener: Listener | None = None
+
+    def __call__(self) -> None:
+        self.gone = True
+        if self.listener is not None:
+            self.listener.hang_up()
 
 
 class Hub:
@@ -78,8 +140,20 @@ class Hub:
         listener: ChangeListener | None = None,
         *,
         limits: StreamLimits | None = None,
+        tick: float = 0.5,
+        keep: float = 15.0,
     ) -> None:
         self.store = store
+        #: Seconds between the shared timer's looks at heartbeats due and at ``exiting``.
+        self.tick = tick
+        #: Seconds a shared read is kept (the streams' heartbeat: older ones serve none).
+        self.keep = keep
+        #: Set by the server: True once it is shutting down (open streams then end).
+        self.exiting: Callable[[], bool] | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        #: Set by the server: hands memory freed in the process back to the system.
+        self.give_back: Callable[[], None] | None = None
+        self._given_back = (0, 0.0)  # (open streams, monotonic time) at the last give-back
         self.tables = tables
         self.listener = listener
         self.limits = limits or StreamLimits()
@@ -119,30 +193,79 @@ class Hub:
             for listener in group:
                 listener.ring(0)
 
-    @contextlib.contextmanager
+    def close(self) -> None:
+        """Every open stream ends (at its next wake, which is now); the timer stops."""
+        self.closing = True
+        self.ring_all()
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+
+    async def _tick(self) -> None:
+        """The one timer of every local stream: heartbeats due, and the server's shutdown."""
+        while not self.closing:
+            await asyncio.sleep(self.tick)
+            if self.exiting is not None and self.exiting():
+                self.closing = True
+                self.ring_all()
+                return
+            now = time.monotonic()
+            for group in self._listeners.values():
+                for listener in group:
+                    if listener.beat_at <= now and not listener.due:
+                        listener.beat()
+            # A read older than a heartbeat serves no stream (a heartbeat reads again): an
+            # idle table's streams keep nothing read.
+            stale = [k for k, (_, _, at) in self._latest.items() if now - at > self.keep]
+            for table_id in stale:
+                del self._latest[table_id]
+            self._give_back(now)
+
+    def _give_back(self, now: float) -> None:
+        """After many streams opened or closed (their set-up's garbage, or their own memory,
+        is free now), at most every 5 s: the freed memory back to the system, so that the
+        process's size follows its open streams."""
+        if self.give_back is None:
+            return
+        count, at = self._given_back
+        streams = self.stream_count
+        if abs(streams - count) >= GIVE_BACK_STREAMS and now - at >= 5.0:
+            self._given_back = (streams, now)
+            self.give_back()
+
     def listen(
-        self, table_id: str, *, client: str | None = None, spectator: bool = False
-    ) -> Iterator[Listener]:
-        """A doorbell for one stream of ``table_id``, counted against the limits of ``client``
-        (its address; None: not counted) and, for a ``spectator``, of the table."""
+        self,
+        table_id: str,
+        *,
+        client: str | None = None,
+        spectator: bool = False,
+        heartbeat: float = 15.0,
+    ) -> Listener:
+        """A doorbell for one stream of ``table_id`` (beating every ``heartbeat`` seconds),
+        counted against the limits of ``client`` (its address; None: not counted) and, for a
+        ``spectator``, of the table. ``forget`` it when the stream ends."""
         self._admit(table_id, client, spectator)
-        listener = Listener()
+        if self._ticker is None and not self.closing:
+            self._ticker = asyncio.get_running_loop().create_task(self._tick(), name="tables-beat")
+        listener = Listener(heartbeat, table_id, client, spectator)
         self._listeners.setdefault(table_id, set()).add(listener)
-        try:
-            yield listener
-        finally:
-            _count(self._clients, client, -1)
-            _count(self._spectators, table_id if spectator else None, -1)
-            group = self._listeners.get(table_id)
-            if group is not None:
-                group.discard(listener)
-                if not group:
-                    del self._listeners[table_id]
-                    self._latest.pop(table_id, None)
-                    self._rung.pop(table_id, None)
-                    self._pushes.pop(table_id, None)
-                    self._viewed.pop(table_id, None)
-                    self._connected.pop(table_id, None)
+        return listener
+
+    def forget(self, listener: Listener) -> None:
+        """The stream of ``listener`` ended: its counts are given back."""
+        table_id = listener.table_id
+        _count(self._clients, listener.client, -1)
+        _count(self._spectators, table_id if listener.spectator else None, -1)
+        group = self._listeners.get(table_id)
+        if group is not None and listener in group:
+            group.discard(listener)
+            if not group:
+                del self._listeners[table_id]
+                self._latest.pop(table_id, None)
+                self._rung.pop(table_id, None)
+                self._pushes.pop(table_id, None)
+                self._viewed.pop(table_id, None)
+                self._connected.pop(table_id, None)
 
     def _admit(self, table_id: str, client: str | None, spectator: bool) -> None:
         if client is not None and self._clients.get(client, 0) >= self.limits.per_client:
@@ -209,7 +332,10 @@ class Hub:
                 push = kept[key] = Push(entry["v"], kind, data)
                 if "view" in data:
                     self._one_view_kept(table.id, kept, entry["v"], audience)
-                if len(kept) > 16 * KEPT_VERSIONS:  # now and then, not on every push
+                # Now and then, not on every push; at most some 4 x 16 versions' pushes (a table
+                # of 4 seats and spectators has 5 audiences) are kept per table: 16 x 64 were a
+                # few MiB per busy table, the bulk of a replica's growth with 200 tables playing.
+                if len(kept) > 4 * 5 * KEPT_VERSIONS:
                     oldest = entry["v"] - KEPT_VERSIONS
                     for old in [k for k in kept if k[0] < oldest]:
                         del kept[old]

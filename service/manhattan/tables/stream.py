@@ -14,11 +14,11 @@ sends a snapshot (changes may have been missed meanwhile).
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
 from .errors import TableError
+from .hub import Hangup
 from .model import Table
 from .projection import Receiver, table_json
 from .push import Push
@@ -43,14 +43,23 @@ async def table_stream(
     last_event_id: int | None = None,
     heartbeat: float = 15.0,
     client: str | None = None,
+    hangup: Hangup | None = None,
 ) -> AsyncGenerator[Push | None, None]:
     """Events of ``table_id`` for ``bearer`` (None: a spectator of a public table), counted
     against the stream limits of ``client`` (its address). ``runtime`` is the app's
-    ``TableRuntime``. Raises TableError (or the store's error) before the first item when the
-    table, the bearer or the limits refuse it."""
+    ``TableRuntime``; a ``hangup`` the transport calls when its client is gone ends the stream
+    at once. Raises TableError (or the store's error) before the first item when the table, the
+    bearer or the limits refuse it.
+
+    Between changes the stream only waits on its hub doorbell: its heartbeats come from the
+    hub's one shared timer, and what it sends is the hub's (the read, the encoded pushes)."""
     tables, hub = runtime.tables, runtime.hub
     spectator = bearer is None or bearer.sid is None
-    with hub.listen(table_id, client=client, spectator=spectator) as listener:
+    bell = hub.listen(table_id, client=client, spectator=spectator, heartbeat=heartbeat)
+    try:
+        if hangup is not None:
+            hangup.listener = bell
+            bell.gone = hangup.gone
         table, version = await hub.fresh(table_id)
         receiver = tables.check_bearer(table, bearer)
         if bearer is None and not table.public:
@@ -67,17 +76,23 @@ async def table_stream(
         else:
             for push in hub.pushes(table, entries, receiver):
                 yield push
+        del table, entries  # the hub holds them; an idle stream keeps nothing of its own
         sent, lost = version, False
-        beat = time.monotonic() + heartbeat
+        bell.next_beat()
         while not hub.closing:
-            rung = await listener.wait(max(0.0, beat - time.monotonic()))
-            if time.monotonic() >= beat:  # due even while rung (doorbells ring in an outage)
+            await bell.wait()
+            if bell.gone or hub.closing:
+                return
+            rung, bell.rung = bell.rung, False
+            if bell.due:  # due even while rung (doorbells ring in an outage)
+                bell.next_beat()
                 yield None
-                beat = time.monotonic() + heartbeat
                 await _mark(tables, table_id, receiver, heartbeat)
+            elif not rung:
+                continue
             try:
                 if rung:
-                    table, version = await hub.fresh(table_id, max(listener.version, sent + 1))
+                    table, version = await hub.fresh(table_id, max(bell.version, sent + 1))
                 else:
                     table, version = await hub.fresh(table_id, sent, max_age=heartbeat)
             except TableError:
@@ -98,8 +113,11 @@ async def table_stream(
             else:
                 for push in hub.pushes(table, entries, receiver):
                     yield push
+            del table, entries
             sent, lost = version, False
-            beat = time.monotonic() + heartbeat
+            bell.next_beat()
+    finally:
+        hub.forget(bell)
 
 
 async def _mark(tables: Any, table_id: str, receiver: Receiver, heartbeat: float) -> None:

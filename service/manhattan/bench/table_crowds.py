@@ -1,0 +1,309 @@
+"""``manhattan bench tables``: the phases with many open streams, each in a service process of
+its own (``fresh_service``) so that memory is measured from a clean start, not in a heap that
+earlier phases grew and freed.
+
+* **idle** (``--idle-streams``): seats open their streams and stay silent (``idle_streams``);
+  RSS growth per stream, per 1,000 streams, and after they close.
+* **spectators** (``--spectators N``, issue 23's target): ``--tables`` tables of four people
+  play at a person's pace (``--spectator-think`` seconds a move) while N spectators hold the
+  SSE stream of one public table, whose four people play about ``--spectator-rate`` moves a
+  second. Measured: the spectators' push latency (from just before a move's POST to its
+  arrival on each spectator's stream), a cheap request's latency (a table GET and
+  ``/healthz``) before the spectators come and while they watch, and RSS at the start, with the
+  spectators open and after they closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+import time
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..http_client import open_stream
+from .harness import latency_summary, resident_kib, spawned_service
+from .table_people import (
+    STREAM_IDLE_TIMEOUT,
+    STREAM_OPEN_CONCURRENCY,
+    BenchError,
+    Endpoint,
+    Person,
+    Pool,
+    TableRun,
+    Tally,
+    bounded,
+    idle_streams,
+    must,
+    play_tables,
+)
+from .table_report import PERCENTILES, SEATS, per_second, ratio
+
+#: Issue 23 item 3's targets for the spectators phase.
+SPECTATOR_TARGETS = {"push_p99_ms": 250.0, "cheap_p99_vs_idle": 3.0, "rss_back_mib": 10.0}
+#: The per-stream idle memory target (issue 26 item 5, issue 23 item 3).
+IDLE_KIB_TARGET = 16.0
+#: The share of a move's interval the watched table's people think (0.5-1.5x of it).
+THINK_SHARE = 0.7
+#: Every bench client connects from loopback: the fresh services allow them all.
+STREAMS_PER_CLIENT = "1000000"
+_MOVE_ID = re.compile(rb"^event: move\r\n.*\r\nid: (\d+)$", re.S)
+
+
+@contextlib.asynccontextmanager
+async def fresh_service(redis_url: str | None, name: str) -> AsyncIterator[tuple[Endpoint, int]]:
+    """A service process started for one phase (embedded store, or ``redis_url``); started and
+    stopped in a thread (the harness waits for it with blocking requests)."""
+    settings = {"MANHATTAN_TABLE_STREAMS_PER_CLIENT": STREAMS_PER_CLIENT}
+    if redis_url is not None:
+        settings["REDIS_URL"] = redis_url
+    service = spawned_service(settings, name=name, timeout=120.0)
+    url, pid = await asyncio.to_thread(service.__enter__)
+    try:
+        address = urlsplit(url)
+        yield Endpoint(address.hostname or "127.0.0.1", address.port or 80), pid
+    finally:
+        await asyncio.to_thread(service.__exit__, None, None, None)
+
+
+async def fresh_idle(redis_url: str | None, streams: int, hold: float) -> dict[str, Any]:
+    async with fresh_service(redis_url, "bench-idle") as (endpoint, pid):
+        report = await idle_streams(endpoint, pid, streams, hold)
+    report["fresh_process"] = True
+    return report
+
+
+# -- spectators -------------------------------------------------------------------------------
+class Spectator:
+    """One spectator's stream: the arrival of each move event, against the time its POST began
+    (``table.sent``); frames are only split, never parsed as JSON."""
+
+    def __init__(self, endpoint: Endpoint, table: TableRun, latencies: list[float]) -> None:
+        self.endpoint, self.table, self.latencies = endpoint, table, latencies
+        self.opened = asyncio.Event()
+        self.error: str | None = None
+
+    async def run(self) -> None:
+        path = f"/v1/tables/{self.table.table_id}/events"
+        headers = {"accept": "text/event-stream"}
+        try:
+            stream = await open_stream(
+                self.endpoint.origin, "GET", path, headers=headers, timeout=STREAM_IDLE_TIMEOUT
+            )
+        except OSError as exc:
+            self.error = f"spectator: {exc!r}"
+            self.opened.set()
+            return
+        try:
+            if stream.status != 200:
+                self.error = f"spectator: HTTP {stream.status}"
+                return
+            pending = b""
+            async for chunk in stream.chunks():
+                arrived = time.perf_counter()
+                *frames, pending = (pending + chunk).split(b"\r\n\r\n")
+                for frame in frames:
+                    self._seen(frame, arrived)
+        except (OSError, ValueError) as exc:
+            self.error = f"spectator: {exc!r}"
+        finally:
+            self.opened.set()
+            await stream.aclose()
+
+    def _seen(self, frame: bytes, arrived: float) -> None:
+        if frame.startswith(b"event: snapshot"):
+            self.opened.set()
+            return
+        found = _MOVE_ID.match(frame)
+        if found is not None:
+            sent = self.table.sent.get(int(found.group(1)))
+            if sent is not None:
+                self.latencies.append(arrived - sent)
+
+
+async def public_table(pool: Pool) -> TableRun:
+    """A public table of four people, joined, not started."""
+    body = {"setup": {}, "seats": ["open"] * SEATS, "public": True, "name": "watched"}
+    created = await pool.must("POST", "/v1/tables", body)
+    tid = created["tableId"]
+    tokens = []
+    for seat in range(SEATS):
+        joined = await pool.must("POST", f"/v1/tables/{tid}/join", {"name": f"w{seat}"})
+        tokens.append(joined["seatToken"])
+    return TableRun(tid, created["hostToken"], tokens)
+
+
+async def cheap_requests(endpoint: Endpoint, table_id: str, stop: asyncio.Event) -> dict[str, Any]:
+    """One request every 20 ms, alternately a public table GET and ``/healthz``, until
+    ``stop``: their latencies, and the requests that failed (each then on a new connection)."""
+    gets: list[float] = []
+    health: list[float] = []
+    failed = 0
+    connection = endpoint.connection()
+    try:
+        while not stop.is_set():
+            for path, into in ((f"/v1/tables/{table_id}", gets), ("/healthz", health)):
+                began = time.perf_counter()
+                try:
+                    await must(connection, "GET", path)
+                except (OSError, BenchError):
+                    failed += 1
+                    connection.close()
+                    connection = endpoint.connection()
+                    continue
+                into.append(time.perf_counter() - began)
+                await asyncio.sleep(0.02)
+    finally:
+        connection.close()
+    return {
+        "table_get": latency_summary(gets, PERCENTILES),
+        "healthz": latency_summary(health, PERCENTILES),
+        "failed": failed,
+    }
+
+
+async def _probe(endpoint: Endpoint, table_id: str, seconds: float) -> dict[str, Any]:
+    stop = asyncio.Event()
+    asyncio.get_running_loop().call_later(seconds, stop.set)
+    return await cheap_requests(endpoint, table_id, stop)
+
+
+async def spectators_phase(
+    endpoint: Endpoint,
+    pid: int | None,
+    spectators: int,
+    tables: int,
+    *,
+    think: float,
+    rate: float,
+    seed: int,
+    probe_seconds: float = 5.0,
+) -> dict[str, Any]:
+    """The spectators phase (module doc) against a service of its own."""
+    pool = Pool(endpoint, 4)
+    stop_play = asyncio.Event()
+    play = asyncio.create_task(
+        play_tables(endpoint, tables, 3600.0, seed, {}, think=think, until=stop_play)
+    )
+    try:
+        watched = await public_table(pool)
+        await asyncio.sleep(max(3.0, think * 2))  # the tables set up and playing
+        idle = await _probe(endpoint, watched.table_id, probe_seconds)
+        rss_start = resident_kib(pid) if pid is not None else None
+        watching = await _watch_one_game(endpoint, pid, watched, spectators, rate, seed)
+        await asyncio.sleep(10.0)  # the closed streams noticed, their memory given back
+        rss_end = resident_kib(pid) if pid is not None else None
+    finally:
+        stop_play.set()
+        played = await play
+        pool.close()
+    busy = watching.pop("cheap")
+    report = {
+        "spectators": spectators,
+        "tables": tables,
+        "think_seconds": think,
+        "beside": {k: played[k] for k in ("moves", "moves_per_s", "errors", "error_samples")},
+        "cheap_idle": idle,
+        "cheap_watched": busy,
+        "cheap_p99_vs_idle": ratio(busy["table_get"]["p99_ms"], idle["table_get"]["p99_ms"]),
+        "healthz_p99_vs_idle": ratio(busy["healthz"]["p99_ms"], idle["healthz"]["p99_ms"]),
+        **watching,
+        "rss": _rss(rss_start, watching.pop("rss_open"), rss_end, spectators),
+        "targets": SPECTATOR_TARGETS,
+    }
+    report["errors"] = played["errors"] + report["watched_errors"]
+    report["cheap_failed"] = idle["failed"] + busy["failed"]
+    return report
+
+
+async def _watch_one_game(
+    endpoint: Endpoint,
+    pid: int | None,
+    watched: TableRun,
+    count: int,
+    rate: float,
+    seed: int,
+) -> dict[str, Any]:
+    """``count`` spectators open the public table's stream; its people play one game at about
+    ``rate`` moves a second while a cheap request is timed; then everyone hangs up."""
+    latencies: list[float] = []
+    crowd = [Spectator(endpoint, watched, latencies) for _ in range(count)]
+    readers: list[asyncio.Task[None]] = []
+
+    async def join(spectator: Spectator) -> None:
+        readers.append(asyncio.create_task(spectator.run()))
+        await spectator.opened.wait()
+
+    tally, stop = Tally(), asyncio.Event()
+    rng = random.Random(seed)
+    think = THINK_SHARE / rate  # the rest of a move's time is its POST and its push
+    people = [
+        Person(endpoint, watched, seat, tally, random.Random(rng.getrandbits(64)), stop, think)
+        for seat in range(SEATS)
+    ]
+    began = time.perf_counter()
+    cheap: asyncio.Task[dict[str, Any]] | None = None
+    stop_cheap = asyncio.Event()
+    pool = Pool(endpoint, 4)
+    try:
+        await bounded(STREAM_OPEN_CONCURRENCY, [partial(join, s) for s in crowd])
+        opened_in = time.perf_counter() - began
+        failed = [s.error for s in crowd if s.error]
+        if failed:
+            raise BenchError(f"{len(failed)} spectator streams failed: {failed[:3]}")
+        await asyncio.sleep(2.0)
+        rss_open = resident_kib(pid) if pid is not None else None
+        seated = [asyncio.create_task(p.run()) for p in people]
+        await asyncio.gather(*(p.ready.wait() for p in people))
+        # New connections: the service closes keep-alive ones idle for 30 s, as the pool's may
+        # have been while a crowd of streams opened.
+        pool.close()
+        pool = Pool(endpoint, 4)
+        cheap = asyncio.create_task(cheap_requests(endpoint, watched.table_id, stop_cheap))
+        played_from = time.perf_counter()
+        await pool.must("POST", f"/v1/tables/{watched.table_id}/start", {}, watched.host_token)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*seated), 120.0)
+        played_for = time.perf_counter() - played_from
+        await asyncio.sleep(0.5)  # the last pushes on their way
+        stop_cheap.set()
+        busy = await cheap
+    finally:
+        stop.set()
+        if cheap is not None and not cheap.done():
+            stop_cheap.set()
+            await asyncio.gather(cheap, return_exceptions=True)
+        pool.close()
+        await asyncio.gather(*(p.close() for p in people))
+        for task in readers:
+            task.cancel()
+        await asyncio.gather(*readers, return_exceptions=True)
+    return {
+        "opened_in_s": opened_in,
+        "watched_moves": tally.moves,
+        "watched_moves_per_s": per_second(tally.moves, played_for),
+        "watched_game_over": watched.over,
+        "push_latency": latency_summary(latencies, PERCENTILES),
+        "deliveries_expected": tally.moves * count,
+        "watched_errors": tally.errors + sum(1 for s in crowd if s.error),
+        "watched_error_samples": tally.samples[:4],
+        "cheap": busy,
+        "rss_open": rss_open,
+    }
+
+
+def _rss(start: int | None, opened: int | None, end: int | None, count: int) -> dict[str, Any]:
+    if start is None or opened is None or end is None:
+        return {"available": False}
+    return {
+        "available": True,
+        "start_mib": start / 1024,
+        "open_mib": opened / 1024,
+        "end_mib": end / 1024,
+        "per_stream_kib": (opened - start) / count if count else 0.0,
+        "back_within_mib": (end - start) / 1024,
+    }
