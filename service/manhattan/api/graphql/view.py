@@ -22,7 +22,7 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from graphql import GraphQLError
+from graphql import GraphQLEnumType, GraphQLError, GraphQLSchema
 from manhattan.api.disconnect import unless_disconnected
 from manhattan.api.encoding import dump_json, load_json
 from manhattan.api.errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
@@ -32,7 +32,24 @@ from manhattan.api.graphql.schema import PLANNABLE_FIELDS
 log = logging.getLogger("manhattan.api")
 
 
-def format_error(error: GraphQLError) -> dict[str, Any]:
+#: graphql-core's words for a value that is not one of an enum's (its message names the enum).
+_NOT_IN_ENUM = re.compile(
+    r"""Enum ['"](\w+)['"] cannot represent non-enum value|does not exist in ['"](\w+)['"] enum"""
+)
+
+
+def with_enum_values(message: str, schema: GraphQLSchema | None) -> str:
+    """A refused enum value's message, with the values the enum has (one message per
+    mistake: REST and the CLI name them too)."""
+    found = _NOT_IN_ENUM.search(message)
+    name = None if found is None else found.group(1) or found.group(2)
+    enum = None if name is None or schema is None else schema.get_type(name)
+    if not isinstance(enum, GraphQLEnumType):
+        return message
+    return f"{message.rstrip('.')}; it is one of {', '.join(sorted(enum.values))}."
+
+
+def format_error(error: GraphQLError, schema: GraphQLSchema | None = None) -> dict[str, Any]:
     """One error of a response, with ``extensions.code`` from the error table and a
     ``classification`` (``BAD_USER_INPUT`` for the caller's errors, ``INTERNAL_SERVER_ERROR``
     for ours) that generic GraphQL tooling understands; bugs are masked."""
@@ -40,6 +57,7 @@ def format_error(error: GraphQLError) -> dict[str, Any]:
     formatted = error.formatted
     extensions = dict(formatted.get("extensions") or {})
     if original is None or isinstance(original, GraphQLError | StrawberryGraphQLError):
+        formatted["message"] = with_enum_values(formatted["message"], schema)
         if "code" not in extensions:
             too_many_tokens = "tokens" in error.message and "more than" in error.message
             extensions["code"] = (
@@ -148,7 +166,8 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
     ) -> GraphQLHTTPResponse:
         data: GraphQLHTTPResponse = {"data": result.data}
         if result.errors:
-            errors = [format_error(e) for e in result.errors]
+            graphql_schema = getattr(self.schema, "_schema", None)  # graphql-core's: enums
+            errors = [format_error(e, graphql_schema) for e in result.errors]
             for error in errors:
                 request.app.state.metrics.count_error(error["extensions"]["code"])
             data["errors"] = errors  # type: ignore[typeddict-item]
