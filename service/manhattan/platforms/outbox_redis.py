@@ -20,6 +20,7 @@ from typing import Any
 import redis.asyncio as redis
 from redis.exceptions import ResponseError
 
+from ..store.cache import redis_client
 from .outbox import Delivery
 
 GROUP = "delivery"
@@ -93,7 +94,9 @@ class RedisOutbox:
         claim_idle_ms: int = 10_000,
         client: redis.Redis | None = None,
     ) -> None:
-        self.redis = client or redis.Redis.from_url(url)
+        # The store's own client: ``redis+cluster://`` selects Redis Cluster, where every key
+        # here shares the ``{webhooks}`` hash tag, so one slot serves the outbox.
+        self.redis = client or redis_client(url, timeout=2.0, pool_size=16)
         base = f"{prefix}:{{webhooks}}"
         self.hooks_key, self.cursors_key = f"{base}:hooks", f"{base}:cursors"
         self.stream, self.due_key = f"{base}:outbox", f"{base}:due"

@@ -66,17 +66,9 @@ async def table_stream(
             raise TableError("NOT_SEATED", "a private table's stream needs a ticket")
         runtime.driver.seen(table_id)
         await _mark(tables, table_id, receiver, heartbeat)
-        entries = None
-        if last_event_id is not None and 0 <= last_event_id <= version:
-            entries = _since(table, version, last_event_id)
-        if entries is None:
-            yield await _snapshot(hub, table, version, receiver)
-        elif not entries:
-            yield None  # resumed at the newest version: nothing to replay yet
-        else:
-            for push in hub.pushes(table, entries, receiver):
-                yield push
-        del table, entries  # the hub holds them; an idle stream keeps nothing of its own
+        for first in await _opening(hub, table, version, receiver, last_event_id):
+            yield first
+        del table  # the hub holds it; an idle stream keeps nothing of its own
         sent, lost = version, False
         bell.next_beat()
         while not hub.closing:
@@ -118,6 +110,21 @@ async def table_stream(
             bell.next_beat()
     finally:
         hub.forget(bell)
+
+
+async def _opening(
+    hub: Any, table: Table, version: int, receiver: Receiver, last_event_id: int | None
+) -> list[Push | None]:
+    """A stream's first items: the logged events after ``last_event_id`` when the log holds
+    every one of them (None: resumed at the newest version), else a snapshot."""
+    entries = None
+    if last_event_id is not None and 0 <= last_event_id <= version:
+        entries = _since(table, version, last_event_id)
+    if entries is None:
+        return [await _snapshot(hub, table, version, receiver)]
+    if not entries:
+        return [None]  # resumed at the newest version: nothing to replay yet
+    return list(hub.pushes(table, entries, receiver))
 
 
 async def _mark(tables: Any, table_id: str, receiver: Receiver, heartbeat: float) -> None:

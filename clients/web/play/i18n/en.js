@@ -229,6 +229,8 @@ export default {
   "error.TABLE_NOT_OVER": "The game at this table is not over yet.",
   "error.TABLE_NOT_PLAYING": "The game at this table is not being played.",
   "error.TOO_MANY_STREAMS": "Too many live connections from here; close another tab and try again.",
+  "error.NAME_TAKEN": "Someone at this table already has that name, or one that looks the same.",
+  "error.TOO_FEW_PLAYERS": "A game needs at least two filled seats: wait for another player, or add a bot.",
   "error.SEAT_RESERVED": "This seat is kept for someone else.",
   "error.GAME_OVER": "This game is already over.",
   "error.ILLEGAL_MOVE": "The rules do not allow that move: {detail}",

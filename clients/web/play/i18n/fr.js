@@ -224,6 +224,8 @@ export default {
   "error.TABLE_NOT_OVER": "La partie à cette table n’est pas encore terminée.",
   "error.TABLE_NOT_PLAYING": "La partie à cette table n’est pas en cours.",
   "error.TOO_MANY_STREAMS": "Trop de connexions en direct depuis ici ; fermez un autre onglet et réessayez.",
+  "error.NAME_TAKEN": "Quelqu’un à cette table porte déjà ce nom, ou un nom qui lui ressemble.",
+  "error.TOO_FEW_PLAYERS": "Une partie demande au moins deux places occupées : attendez un autre joueur, ou ajoutez un robot.",
   "error.SEAT_RESERVED": "Cette place est réservée à quelqu’un d’autre.",
   "error.GAME_OVER": "Cette partie est déjà terminée.",
   "error.ILLEGAL_MOVE": "Les règles ne permettent pas ce coup : {detail}",
