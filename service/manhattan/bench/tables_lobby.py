@@ -10,13 +10,12 @@ Reported: each rate and its ratio to ``/healthz`` (issue 23's target: the first 
 
 from __future__ import annotations
 
-import time
 from functools import partial
 from typing import Any
 
-from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, bounded
+from .table_people import SETUP_CONCURRENCY, Endpoint, Pool
 from .table_report import per_second, ratio
-from .tables_scale import PROBE_WORKERS, _cpu, _for, _per
+from .tables_scale import PROBE_WORKERS, _cpu, _for, _per, timed_setup
 
 #: Target: lobby first pages per second over /healthz per second, same run.
 LOBBY_TARGET = 0.25
@@ -36,12 +35,7 @@ async def public_tables(endpoint: Endpoint, count: int) -> float:
         if k % 3 == 0:
             await pool.must("POST", f"/v1/tables/{created['tableId']}/join", {"name": f"p{k}"})
 
-    began = time.perf_counter()
-    try:
-        await bounded(SETUP_CONCURRENCY, [partial(one, k) for k in range(count)])
-    finally:
-        pool.close()
-    return time.perf_counter() - began
+    return await timed_setup(pool, count, one)
 
 
 async def lobby_phase(

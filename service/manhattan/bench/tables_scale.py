@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
@@ -49,6 +50,12 @@ async def live_tables(endpoint: Endpoint, count: int) -> float:
         else:
             await pool.must("POST", "/v1/tables", {"setup": {"players": 2}, "public": False})
 
+    return await timed_setup(pool, count, one)
+
+
+async def timed_setup(pool: Pool, count: int, one: Callable[[int], Awaitable[None]]) -> float:
+    """``one(k)`` for k in 0..count-1, a bounded number at once; the seconds it took. The
+    ``pool`` is closed after."""
     began = time.perf_counter()
     try:
         await bounded(SETUP_CONCURRENCY, [partial(one, k) for k in range(count)])

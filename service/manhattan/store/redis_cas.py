@@ -52,17 +52,9 @@ return {1, v + 1}
 
 # The same, and on success the change notice in the same round trip: ARGV[4] is SPUBLISH (or
 # PUBLISH, Redis < 7), ARGV[5] the channel, ARGV[6] the message.
-_SWAP_PUBLISH = """
-local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if v ~= tonumber(ARGV[1]) then
-  if v == 0 then return {0, 0} end
-  return {0, v, redis.call('HGET', KEYS[1], 'd')}
-end
-redis.call('HSET', KEYS[1], 'v', v + 1, 'd', ARGV[2])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[3]))
-redis.call(ARGV[4], ARGV[5], ARGV[6])
-return {1, v + 1}
-"""
+_SWAP_PUBLISH = _SWAP.replace(
+    "return {1, v + 1}", "redis.call(ARGV[4], ARGV[5], ARGV[6])\nreturn {1, v + 1}"
+)
 
 
 class RedisVersionedStore:
