@@ -267,7 +267,11 @@ def run(argv: list[str]) -> int:
         return refused("--idle-streams, --idle-hold and --spectators are not negative")
     if args.spectator_rate <= 0 or args.spectator_think < 0:
         return refused("--spectator-rate is positive and --spectator-think not negative")
+    # Every simulated person connects from loopback: the service this command starts allows
+    # them all (a service given with --url must be configured so itself).
     os.environ.setdefault("MANHATTAN_TABLE_STREAMS_PER_CLIENT", str(STREAMS_PER_CLIENT))
+    for quota in ("CREATES", "TICKETS", "JOINS", "CHAT"):  # one address plays every person
+        os.environ.setdefault(f"MANHATTAN_QUOTA_{quota}", "0")
     if args.webhooks:
         return run_webhooks(args)
     options = Options(
@@ -289,11 +293,6 @@ def run(argv: list[str]) -> int:
         fresh=args.url is None,
         redis_url=args.redis_url,
     )
-    # Every simulated person connects from loopback: the service this command starts allows
-    # them all (a service given with --url must be configured so itself).
-    os.environ.setdefault("MANHATTAN_TABLE_STREAMS_PER_CLIENT", str(STREAMS_PER_CLIENT))
-    for quota in ("CREATES", "TICKETS", "JOINS", "CHAT"):  # one address plays every person
-        os.environ.setdefault(f"MANHATTAN_QUOTA_{quota}", "0")
     report = report_on_service(
         args,
         "tables",

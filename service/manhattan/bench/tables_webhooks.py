@@ -64,6 +64,8 @@ class Receiver:
                 self.record(lowered.get("webhook-id", ""), body)
         except (asyncio.IncompleteReadError, ConnectionError, ValueError):
             pass
+        except asyncio.CancelledError:  # the receiver closing at the end of the run: not an error
+            return
         finally:
             writer.close()
 
