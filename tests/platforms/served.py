@@ -4,36 +4,25 @@ tests can call it with a plain (blocking) client while its background tasks run.
 from __future__ import annotations
 
 import asyncio
-import socket
 import threading
 import time
 from typing import Any
 
 import httpx
-import uvicorn
 
 from manhattan.api.app import create_app
 from manhattan.settings import Settings
+from tests.tables.conftest import free_port, quiet_server
 
 
 class Served:
     def __init__(self, **settings: Any) -> None:
         settings.setdefault("access_log", False)
         settings.setdefault("data_dir", ":memory:")
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(Settings(**settings))
-        config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=self.port,
-            log_config=None,
-            access_log=False,
-            timeout_graceful_shutdown=2,
-        )
-        self.server = uvicorn.Server(config)
+        self.server = quiet_server(self.app, self.port, grace=2)
         self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()))
 
     def __enter__(self) -> Served:

@@ -30,6 +30,19 @@ def free_port() -> int:
         return port
 
 
+def quiet_server(app: Any, port: int, *, grace: float) -> uvicorn.Server:
+    """uvicorn serving ``app`` on loopback ``port``, with no logging of its own."""
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_config=None,
+        access_log=False,
+        timeout_graceful_shutdown=grace,
+    )
+    return uvicorn.Server(config)
+
+
 class LiveServer:
     def __init__(self, **settings: Any) -> None:
         settings.setdefault("access_log", False)
@@ -37,15 +50,7 @@ class LiveServer:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(Settings(**settings))
-        config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=self.port,
-            log_config=None,
-            access_log=False,
-            timeout_graceful_shutdown=5,
-        )
-        self.server = uvicorn.Server(config)
+        self.server = quiet_server(self.app, self.port, grace=5)
         self.task: asyncio.Task[None] | None = None
         self.clients: list[httpx.AsyncClient] = []
 
