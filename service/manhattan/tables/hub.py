@@ -349,8 +349,8 @@ class Hub:
         version: int,
         audience: int | None,
     ) -> None:
-        """A move's push carries the view after it (some 10 KB as objects): only the newest
-        one per audience keeps it. An older one, kept for streams that resume, is replaced by
+        """A move's push carries the view after it (some 3 KB encoded): only the newest one
+        per audience keeps it. An older one, kept for streams that resume, is replaced by
         its copy without the view (nor the legal moves, stale by then): a stream given it asks
         for the table, as after a gap. A stream that holds the older object writes it whole."""
         viewed = self._viewed.setdefault(table_id, {})
@@ -360,8 +360,7 @@ class Hub:
             return
         push = kept.get((older, audience))
         if push is not None:
-            data = {k: v for k, v in push.data.items() if k not in ("view", "moves")}
-            kept[(older, audience)] = Push(older, push.event, data)
+            kept[(older, audience)] = push.lean()
 
     async def connected(self, table_id: str, max_age: float = 1.0) -> set[int]:
         """The table's connected seats, read at most ``max_age`` seconds ago (snapshots of
