@@ -235,7 +235,7 @@ class TableRecords:
             if known is None:
                 table, version = await self.load(table_id)
             else:
-                table, version = Table.decode(known.data), known.version
+                table, version = self._recent_copy(table_id, known), known.version
             was_listed = listed(table)
             try:
                 result = change(table, version + 1)
@@ -280,6 +280,15 @@ class TableRecords:
         if done:
             await self._publish(message)
         return done, current
+
+    def _recent_copy(self, table_id: str, known: Record) -> Table:
+        """A table to change, decoded from this process's last write of it, with that write's
+        decoded game (a state is immutable: it is shared, not decoded again)."""
+        table = Table.decode(known.data)
+        kept = self._recent.get(table_id)
+        if kept is not None and kept[1] is known.data:
+            table.share_game(kept[2])
+        return table
 
     def _recent_record(self, table_id: str) -> Record | None:
         kept = self._recent.get(table_id)
