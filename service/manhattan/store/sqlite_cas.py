@@ -160,10 +160,15 @@ class SqliteVersionedStore(LocalChannels):
         outcome: tuple[bool, tuple[Record, float] | None]
         db.execute("BEGIN IMMEDIATE")
         try:
-            current = self._read(key)
-            version = 0 if current is None else current[0].version
+            # The version alone first: the record is read (some 25 KB for a table in play)
+            # only for a lost race, which answers with it.
+            row = db.execute(
+                "SELECT version FROM records WHERE key = ? AND version > 0 AND expires > ?",
+                (key, now),
+            ).fetchone()
+            version = 0 if row is None else row[0]
             if version != expected:
-                outcome = (False, current)
+                outcome = (False, self._read(key))
             else:
                 db.execute(_UPSERT, (key, version + 1, data, now + ttl))
                 outcome = (True, (Record(version + 1, data), now + ttl))
