@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 from manhattan.bots.choice import (
     DEFAULT_LEVEL,
@@ -32,6 +32,14 @@ MEMORY_DATA_DIR = ":memory:"
 
 #: The reference web page (clients/web/play) in a source checkout; served at /play if it exists.
 DEFAULT_WEB_DIR = str(Path(__file__).resolve().parents[2] / "clients" / "web" / "play")
+
+
+class RedisOptions(TypedDict):
+    """``Settings.redis_options``: keyword arguments of the store makers."""
+
+    timeout: float
+    pool_size: int
+    pool_timeout: float
 
 
 class SettingsError(ValueError):
@@ -163,6 +171,16 @@ class Settings:
         for field, variable, parse in _VARIABLES:
             values[field] = read(variable, parse, values.get(field, getattr(cls, field)))
         return cls(**values)
+
+    @property
+    def redis_options(self) -> RedisOptions:
+        """What every Redis client of the service is opened with: the reply timeout and the
+        connection pool (its size, and how long a call waits for a free connection)."""
+        return RedisOptions(
+            timeout=self.redis_timeout,
+            pool_size=self.redis_pool_size,
+            pool_timeout=self.redis_pool_timeout,
+        )
 
     @property
     def tables_url(self) -> str:

@@ -9,7 +9,7 @@ import re
 import httpx
 import pytest
 
-from manhattan.api.pages import STATIC_DIR
+from manhattan.api.pages import GRAPHIQL_DIR
 
 pytestmark = pytest.mark.anyio
 
@@ -58,7 +58,7 @@ async def test_graphiql_loads_every_script_from_the_service(client: httpx.AsyncC
 
 
 def test_every_vendored_file_has_its_license() -> None:
-    licenses = {p.name for p in (STATIC_DIR / "graphiql" / "licenses").iterdir()}
+    licenses = {p.name for p in (GRAPHIQL_DIR / "licenses").iterdir()}
     for name in ("react", "react-dom", "js-cookie", "graphiql", "plugin-explorer", "strawberry"):
         assert f"{name}.LICENSE" in licenses
 

@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 
 from manhattan.settings import DEFAULT_DATA_DIR, MEMORY_DATA_DIR, Settings, SettingsError
+from manhattan.store.redis_cas import RedisVersionedStore
+from manhattan.tables.storage import make_store
 
 
 def test_defaults_run_embedded_with_no_environment() -> None:
@@ -67,3 +69,18 @@ def test_values_are_read_and_typed() -> None:
 def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({name: value})
+
+
+def test_every_redis_client_is_opened_with_the_redis_options() -> None:
+    settings = Settings.from_env(
+        {
+            "REDIS_URL": "redis://127.0.0.1:6379/6",
+            "MANHATTAN_REDIS_TIMEOUT": "1.5",
+            "MANHATTAN_REDIS_POOL_SIZE": "7",
+            "MANHATTAN_REDIS_POOL_TIMEOUT": "2.5",
+        }
+    )
+    assert settings.redis_options == {"timeout": 1.5, "pool_size": 7, "pool_timeout": 2.5}
+    store = make_store(settings)  # the tables' store: Redis, not connected until used
+    assert isinstance(store, RedisVersionedStore)
+    assert store._gate.timeout == 2.5

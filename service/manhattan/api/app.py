@@ -145,10 +145,8 @@ def build_services(
         backend = make_backend(
             settings.redis_url,
             lru_size=settings.lru_size,
-            timeout=settings.redis_timeout,
-            pool_size=settings.redis_pool_size,
-            pool_timeout=settings.redis_pool_timeout,
             retry_after=settings.redis_retry_after,
+            **settings.redis_options,
         )
     if sealer is None:
         sealer = Sealer.from_settings(
@@ -164,12 +162,7 @@ def build_services(
         observer=metrics.observe_cache,
     )
     if positions is None and settings.strict_states:
-        positions = make_versioned_store(
-            settings.redis_url,
-            timeout=settings.redis_timeout,
-            pool_size=settings.redis_pool_size,
-            pool_timeout=settings.redis_pool_timeout,
-        )
+        positions = make_versioned_store(settings.redis_url, **settings.redis_options)
     bot_pool = pool_from_settings(settings)
     operations = Operations(
         cache,

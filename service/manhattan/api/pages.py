@@ -1,10 +1,11 @@
 """The service's own pages for people with a browser: ``GET /`` (where to go next), the favicon,
 and GraphiQL at ``GET /graphql`` with its scripts served from ``/static/graphiql`` rather than a
-CDN, so the IDE works on a machine without internet.
+CDN, so the IDE works on a machine without internet. Those files are vendored (the npm packages'
+bytes, in ``vendor/graphiql``), kept apart from ``static/`` (the service's own files).
 
 Every page, and every file under ``/static`` and ``/play`` (the web page keeps seat tokens in
 its storage), is sent with ``PAGE_HEADERS``: scripts only from files of this origin (no inline
-script: GraphiQL's start-up is ``static/graphiql/start.js``), no framing, no type sniffing, no
+script: GraphiQL's start-up is ``/static/graphiql/start.js``), no framing, no type sniffing, no
 referrer. Styles may be inline: GraphiQL's editor injects its own.
 """
 
@@ -24,6 +25,8 @@ import manhattan
 from manhattan.api.graphql.view import GraphQLApp
 
 STATIC_DIR = Path(__file__).with_name("static")
+#: Served at ``/static/graphiql``: the npm packages' files byte for byte (see its README).
+GRAPHIQL_DIR = Path(__file__).with_name("vendor") / "graphiql"
 
 CONTENT_SECURITY_POLICY = "; ".join(
     (
@@ -141,7 +144,7 @@ def _favicon() -> bytes:
 
 @cache
 def graphiql_html() -> str:
-    return (STATIC_DIR / "graphiql" / "index.html").read_text(encoding="utf-8")
+    return (GRAPHIQL_DIR / "index.html").read_text(encoding="utf-8")
 
 
 class OfflineGraphQLApp(GraphQLApp):
@@ -160,5 +163,8 @@ def page_routes() -> list[BaseRoute]:
         Route("/", landing, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
         Route("/favicon.svg", favicon, methods=["GET"]),
+        Mount(
+            "/static/graphiql", PageHeaders(StaticFiles(directory=GRAPHIQL_DIR)), name="graphiql"
+        ),
         Mount("/static", PageHeaders(StaticFiles(directory=STATIC_DIR)), name="static"),
     ]

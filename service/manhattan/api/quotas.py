@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from manhattan.platforms.keys import ApiKeys
@@ -51,13 +51,8 @@ class QuotaLimits:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> QuotaLimits:
-        return cls(
-            creates=settings.quota_creates,
-            tickets=settings.quota_tickets,
-            joins=settings.quota_joins,
-            chat=settings.quota_chat,
-            window=settings.quota_window,
-        )
+        """Each limit is the setting of its name with ``quota_`` before it."""
+        return cls(**{f.name: getattr(settings, f"quota_{f.name}") for f in fields(cls)})
 
     def of(self, kind: str) -> int:
         limit: int = getattr(self, kind)

@@ -40,6 +40,7 @@ from .table_people import (
     idle_streams,
     must,
     play_tables,
+    seated_table,
 )
 from .table_report import PERCENTILES, SEATS, per_second, ratio
 
@@ -128,13 +129,7 @@ class Spectator:
 async def public_table(pool: Pool) -> TableRun:
     """A public table of four people, joined, not started."""
     body = {"setup": {}, "seats": ["open"] * SEATS, "public": True, "name": "watched"}
-    created = await pool.must("POST", "/v1/tables", body)
-    tid = created["tableId"]
-    tokens = []
-    for seat in range(SEATS):
-        joined = await pool.must("POST", f"/v1/tables/{tid}/join", {"name": f"w{seat}"})
-        tokens.append(joined["seatToken"])
-    return TableRun(tid, created["hostToken"], tokens)
+    return await seated_table(pool, body, SEATS, "w")
 
 
 async def cheap_requests(endpoint: Endpoint, table_id: str, stop: asyncio.Event) -> dict[str, Any]:

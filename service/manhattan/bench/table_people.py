@@ -225,6 +225,20 @@ class TableRun:
     over: bool = False
 
 
+async def seated_table(
+    pool: Pool, body: dict[str, Any], seats: int, names: str, more: dict[str, str] | None = None
+) -> TableRun:
+    """A table created with ``body`` (``more``: the creation's headers) and each of its
+    ``seats`` joined in turn, by a person named ``names`` and the seat's number."""
+    created = await pool.must("POST", "/v1/tables", body, "", more)
+    tid = created["tableId"]
+    tokens = []
+    for seat in range(seats):
+        joined = await pool.must("POST", f"/v1/tables/{tid}/join", {"name": f"{names}{seat}"})
+        tokens.append(joined["seatToken"])
+    return TableRun(tid, created["hostToken"], tokens)
+
+
 async def make_tables(
     endpoint: Endpoint,
     count: int,
@@ -240,13 +254,7 @@ async def make_tables(
 
     async def one(k: int) -> TableRun:
         body = {"setup": setup, "seats": ["open"] * seats, "public": False, "name": f"b{k}"}
-        created = await pool.must("POST", "/v1/tables", {**body, **(extra or {})}, "", more)
-        tid = created["tableId"]
-        tokens = []
-        for seat in range(seats):
-            joined = await pool.must("POST", f"/v1/tables/{tid}/join", {"name": f"p{seat}"})
-            tokens.append(joined["seatToken"])
-        return TableRun(tid, created["hostToken"], tokens)
+        return await seated_table(pool, {**body, **(extra or {})}, seats, "p", more)
 
     try:
         return await bounded(SETUP_CONCURRENCY, [partial(one, k) for k in range(count)])

@@ -22,16 +22,17 @@ id and is not rated; a player who left is rated by the result of the seat. Equal
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 import msgpack
+from msgspec import to_builtins
 from openskill.models import PlackettLuce
 
 from ..store.cas import VersionedStore
 from ..tables.model import Seat, Table
 from ..tables.projection import ranking_json
 from ..tables.records import MAX_SWAP_TRIES, PREFIX, now_ms
+from ..wire.tables import Rating
 from .errors import PlatformError
 
 log = logging.getLogger("manhattan.platforms")
@@ -50,25 +51,9 @@ def board_key(key: str) -> str:
     return f"{PREFIX}:{{platform:{key}}}:ratings"
 
 
-@dataclass(frozen=True, slots=True)
-class Rating:
-    player: str
-    mu: float
-    sigma: float
-    games: int
-
-    @property
-    def ordinal(self) -> float:
-        return self.mu - 3 * self.sigma
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "ordinal": self.ordinal,
-            "games": self.games,
-        }
+def rating(player: str, mu: float, sigma: float, games: int) -> Rating:
+    """A player's rating as the wire answers it: ``ordinal`` is ``mu - 3 sigma``."""
+    return Rating(player=player, mu=mu, sigma=sigma, ordinal=mu - 3 * sigma, games=games)
 
 
 def rated_name(seat: Seat) -> str | None:
@@ -158,18 +143,19 @@ class Ratings:
         found = board["p"].get(player)
         if found is None:
             raise PlatformError("PLAYER_NOT_FOUND", "this key has no rated game of this player")
-        return Rating(player, found[0], found[1], found[2]).to_json()
+        answer: dict[str, Any] = to_builtins(rating(player, found[0], found[1], found[2]))
+        return answer
 
     async def page(self, key: str, limit: int, cursor: str | None) -> dict[str, Any]:
         """The key's players by ordinal (best first), ``limit`` from ``cursor`` on."""
         start = read_cursor(cursor)
         board, _ = await self._board(key)
-        everyone = [Rating(p, v[0], v[1], v[2]) for p, v in board["p"].items()]
+        everyone = [rating(p, v[0], v[1], v[2]) for p, v in board["p"].items()]
         everyone.sort(key=lambda r: (-r.ordinal, r.player))
         chosen = everyone[start : start + limit]
         more = start + limit < len(everyone)
         return {
-            "ratings": [r.to_json() for r in chosen],
+            "ratings": [to_builtins(r) for r in chosen],
             "next": str(start + limit) if more else None,
         }
 

@@ -60,29 +60,26 @@ class OutageLog:
             return
         seconds = self._clock() - self._since
         self.log.warning("%s is back after %.1f s", self.what, seconds)
-        for kind, count in sorted(self._totals.items()):
-            self.log.warning(
-                "%s was unavailable: %d failures (%s)",
-                self.what,
-                count,
-                kind,
-                extra={"kind": kind, "count": count, "seconds": round(seconds, 1)},
-            )
+        self._per_kind(
+            self._totals,
+            "%(what)s was unavailable: %(count)d failures (%(kind)s)",
+            seconds=round(seconds, 1),
+        )
         self._since = None
         self._totals.clear()
         self._unreported.clear()
 
     def _report(self, state: str) -> None:
         self.log.warning("%s %s", self.what, state)
-        for kind, count in sorted(self._unreported.items()):
-            self.log.warning(
-                "%s unavailable (%s): %d more failures",
-                self.what,
-                kind,
-                count,
-                extra={"kind": kind, "count": count},
-            )
+        self._per_kind(self._unreported, "%(what)s unavailable (%(kind)s): %(count)d more failures")
         self._unreported.clear()
+
+    def _per_kind(self, counts: dict[str, int], message: str, **extra: float) -> None:
+        """One warning per kind of failure, by kind: ``message`` formats ``what``, ``kind`` and
+        ``count`` by name; the record's extra fields are ``kind``, ``count`` and ``extra``."""
+        for kind, count in sorted(counts.items()):
+            fields = {"what": self.what, "kind": kind, "count": count}
+            self.log.warning(message, fields, extra={"kind": kind, "count": count, **extra})
 
 
 __all__ = ["OutageLog"]

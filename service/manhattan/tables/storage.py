@@ -14,9 +14,5 @@ def make_store(settings: Settings) -> VersionedStore:
     ``MANHATTAN_DATA_DIR`` (memory with ``:memory:``). Tables need a Redis that never evicts
     their keys (README "Tables": Redis requirements)."""
     return make_versioned_store(
-        settings.tables_url,
-        data_dir=settings.data_path,
-        timeout=settings.redis_timeout,
-        pool_size=settings.redis_pool_size,
-        pool_timeout=settings.redis_pool_timeout,
+        settings.tables_url, data_dir=settings.data_path, **settings.redis_options
     )

@@ -1,5 +1,6 @@
 """GraphQL types of the lobby (``Query.lobby``): a page of public waiting tables as REST's
-``GET /v1/tables`` answers it (``manhattan.wire.tables.TableList``), newest activity first."""
+``GET /v1/tables`` answers it (``manhattan.wire.tables.TableList``), newest activity first; both
+read from that JSON by ``FromJson``."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import strawberry
 from strawberry.scalars import JSON
 
+from manhattan.api.graphql.json_objects import FromJson
 from manhattan.api.graphql.table_types import SeatKindEnum, TableStatusEnum
-from manhattan.api.graphql.types import as_json_scalar
 from manhattan.api.graphql.wire_types import wire_type
 from manhattan.wire import tables as wire
 
@@ -28,7 +29,7 @@ else:
 
 
 @strawberry.type(description="A public waiting table as the lobby lists it.")
-class LobbyTable:
+class LobbyTable(FromJson):
     table_id: str
     name: str
     status: TableStatusEnum
@@ -41,30 +42,8 @@ class LobbyTable:
     activity: float = strawberry.field(description="epoch milliseconds of the last change")
     turn_seconds: int | None
 
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> LobbyTable:
-        setup = dict(obj["setup"])
-        setup["variants"] = as_json_scalar(setup["variants"])
-        return cls(
-            table_id=obj["tableId"],
-            name=obj["name"],
-            status=obj["status"],
-            public=obj["public"],
-            host=obj["host"],
-            setup=LobbySetup.from_json(setup),
-            seats=[LobbySeat.from_json(seat) for seat in obj["seats"]],
-            open_seats=obj["openSeats"],
-            version=obj["version"],
-            activity=obj["activity"],
-            turn_seconds=obj["turnSeconds"],
-        )
-
 
 @strawberry.type(description="A page of the lobby; next is the following page's cursor.")
-class LobbyPage:
+class LobbyPage(FromJson):
     tables: list[LobbyTable]
     next: str | None = strawberry.field(description="the cursor of the next page (null: last)")
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> LobbyPage:
-        return cls(tables=[LobbyTable.from_json(t) for t in obj["tables"]], next=obj["next"])

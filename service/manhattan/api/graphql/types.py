@@ -53,17 +53,8 @@ class MoveType(FromJson):
 
     @classmethod
     def from_domain(cls, move: manhattan.Move) -> MoveType:
-        return cls(
-            type=move.type,
-            player=move.player,
-            card=move.card,
-            neighborhood=move.neighborhood,
-            floors=move.floors,
-            color=move.color,
-            pieces=None if move.pieces is None else list(move.pieces),
-            block=None if move.block is None else list(move.block),
-            notation=move.notation,
-        )
+        """A copy of an engine move, read from its JSON like every ``FromJson`` type."""
+        return cls.from_json(move.to_json())
 
     @classmethod
     def from_domain_list(cls, moves: list[manhattan.Move]) -> list[MoveType]:

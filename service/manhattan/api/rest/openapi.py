@@ -17,7 +17,7 @@ import msgspec
 
 import manhattan
 from manhattan import wire
-from manhattan.api.rest.openapi_parts import JSON, MSGPACK, responses
+from manhattan.api.rest.openapi_parts import JSON, MSGPACK, parameter, responses
 from manhattan.api.rest.openapi_parts import body as _body
 from manhattan.api.rest.openapi_tables import table_paths, table_schemas
 from manhattan.engine.jsonschema import build_schema as state_json_schema
@@ -149,21 +149,19 @@ def _post(
 
 #: Set by a trusted platform that relays its players' requests (trust model: README).
 CALLER_HEADERS: list[dict[str, Any]] = [
-    {
-        "name": "Manhattan-Game",
-        "in": "header",
-        "required": False,
-        "description": "every state of the request must belong to this game (gameId)",
-        "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-    },
-    {
-        "name": "Manhattan-Player",
-        "in": "header",
-        "required": False,
-        "description": "on behalf of this player: answers are addressed to them, and a token "
+    parameter(
+        "Manhattan-Game",
+        "header",
+        {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+        "every state of the request must belong to this game (gameId)",
+    ),
+    parameter(
+        "Manhattan-Player",
+        "header",
+        {"type": "string", "pattern": "^[0-3]$"},
+        "on behalf of this player: answers are addressed to them, and a token "
         "issued to another player is refused",
-        "schema": {"type": "string", "pattern": "^[0-3]$"},
-    },
+    ),
 ]
 
 _SVG = "image/svg+xml"
@@ -234,10 +232,7 @@ def _render_paths() -> dict[str, Any]:
                 "summary": "The board as SVG (a player's view with player or a player's token)",
                 "parameters": [
                     *CALLER_HEADERS,
-                    *(
-                        {"name": name, "in": "query", "required": False, "schema": schema}
-                        for name, schema in queries
-                    ),
+                    *(parameter(name, "query", schema) for name, schema in queries),
                 ],
                 "responses": _svg_responses(),
             },
@@ -269,7 +264,7 @@ def _get_paths() -> dict[str, Any]:
                 "operationId": "getState",
                 "summary": "A cached state by id",
                 "parameters": [
-                    {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+                    parameter("id", "path", {"type": "string"}, required=True),
                     *CALLER_HEADERS,
                 ],
                 "responses": _responses("SealedState", errors=(404, 503)),

@@ -1,5 +1,5 @@
-"""The pieces every operation of the OpenAPI document is built from: a request body and the
-responses (success and each error status with the codes it carries), for ``openapi.py`` and
+"""The pieces every operation of the OpenAPI document is built from: a parameter, a request body
+and the responses (success and each error status with the codes it carries), for ``openapi.py`` and
 ``openapi_tables.py`` alike."""
 
 from __future__ import annotations
@@ -11,6 +11,22 @@ from manhattan.wire import HTTP_STATUS, ref
 
 JSON = "application/json"
 MSGPACK = "application/msgpack"
+
+
+def parameter(
+    name: str,
+    where: str,
+    schema: dict[str, Any],
+    description: str | None = None,
+    *,
+    required: bool = False,
+) -> dict[str, Any]:
+    """One parameter of an operation: ``where`` is ``path``, ``query`` or ``header``."""
+    out: dict[str, Any] = {"name": name, "in": where, "required": required}
+    if description is not None:
+        out["description"] = description
+    out["schema"] = schema
+    return out
 
 
 def body(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:

@@ -7,32 +7,25 @@ from typing import Any, get_args
 
 import msgspec
 
-from manhattan.api.rest.openapi_parts import body, responses
+from manhattan.api.rest.openapi_parts import body, parameter, responses
 from manhattan.wire import ref
 from manhattan.wire.tables import LobbyQuery, TableEventType
 
-_ID = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
-_BEARER = {
-    "name": "Authorization",
-    "in": "header",
-    "required": False,
-    "description": "Bearer <seatToken> (or the host token)",
-    "schema": {"type": "string"},
-}
-_KEY = {
-    "name": "Manhattan-Key",
-    "in": "header",
-    "required": False,
-    "description": "a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY",
-    "schema": {"type": "string"},
-}
-_PLAYER = {
-    "name": "player",
-    "in": "query",
-    "required": False,
-    "description": "a platform's player id (with Manhattan-Key)",
-    "schema": {"type": "string", "minLength": 1, "maxLength": 64},
-}
+_STRING = {"type": "string"}
+_ID = parameter("id", "path", _STRING, required=True)
+_BEARER = parameter("Authorization", "header", _STRING, "Bearer <seatToken> (or the host token)")
+_KEY = parameter(
+    "Manhattan-Key",
+    "header",
+    _STRING,
+    "a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY",
+)
+_PLAYER = parameter(
+    "player",
+    "query",
+    {"type": "string", "minLength": 1, "maxLength": 64},
+    "a platform's player id (with Manhattan-Key)",
+)
 _ALWAYS = (400, 413, 415, 429, 503)
 _SEATED = (401, 403, 404, 409)
 
@@ -69,13 +62,8 @@ def _events() -> dict[str, Any]:
             "parameters": [
                 _ID,
                 _BEARER,
-                {"name": "ticket", "in": "query", "required": False, "schema": {"type": "string"}},
-                {
-                    "name": "Last-Event-ID",
-                    "in": "header",
-                    "required": False,
-                    "schema": {"type": "string"},
-                },
+                parameter("ticket", "query", _STRING),
+                parameter("Last-Event-ID", "header", _STRING),
             ],
             "responses": {
                 **responses("Error", "200", (401, 403, 404), always=_ALWAYS),
@@ -130,8 +118,7 @@ def _lobby() -> dict[str, Any]:
     schema = msgspec.json.schema(LobbyQuery)
     fields = schema["$defs"]["LobbyQuery"]["properties"]
     operation["get"]["parameters"] += [
-        {"name": name, "in": "query", "required": False, "schema": _not_null(field)}
-        for name, field in fields.items()
+        parameter(name, "query", _not_null(field)) for name, field in fields.items()
     ]
     return operation
 
@@ -244,19 +231,10 @@ def _ratings() -> dict[str, Any]:
     )["get"]
     operation["parameters"] += [
         _PLAYER,
-        {
-            "name": "limit",
-            "in": "query",
-            "required": False,
-            "schema": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50},
-        },
-        {
-            "name": "cursor",
-            "in": "query",
-            "required": False,
-            "description": "the next of the page before",
-            "schema": {"type": "string"},
-        },
+        parameter(
+            "limit", "query", {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}
+        ),
+        parameter("cursor", "query", _STRING, "the next of the page before"),
     ]
     either = {"anyOf": [ref("RatingList"), ref("Rating")]}
     for media in operation["responses"]["200"]["content"].values():
