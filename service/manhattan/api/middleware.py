@@ -33,6 +33,8 @@ access_log = logging.getLogger("manhattan.access")
 #: name to raw value) when no name is repeated: the routes read them with one dict lookup
 #: (``encoding.header``) instead of a scan of the list per lookup.
 HEADERS_KEY = "manhattan.headers"
+#: The server's own ``send``, under the middleware's (which only adds a header to the start).
+SERVER_SEND_KEY = "manhattan.server_send"
 
 
 class BodyTooLarge(Exception):
@@ -101,6 +103,7 @@ class ServiceMiddleware:
 
         if len(headers) == len(raw_headers):
             scope[HEADERS_KEY] = headers
+        scope[SERVER_SEND_KEY] = send  # a table stream's direct writes (rest/sse.py)
         try:
             error = self._refusal(scope, headers, len(raw_headers))
             if error is None:

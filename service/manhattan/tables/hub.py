@@ -25,6 +25,7 @@ import msgpack
 from manhattan.store.cas import GAP, VersionedStore
 
 from .errors import TableError
+from .fanout import write_direct
 from .model import Table
 from .projection import Receiver, event_json, receiver_player
 from .push import Push
@@ -56,10 +57,14 @@ class Listener:
         "_waiter",
         "beat_at",
         "client",
+        "delivering",
         "due",
         "gone",
         "heartbeat",
+        "public",
         "rung",
+        "sent",
+        "sink",
         "spectator",
         "table_id",
         "version",
@@ -80,6 +85,14 @@ class Listener:
         self.due = False
         self.gone = False
         self._waiter: asyncio.Future[None] | None = None
+        #: The newest version this stream has written (-1: not open yet); ``delivering``
+        #: while the stream itself writes, after a wake.
+        self.sent = -1
+        self.delivering = False
+        #: A spectator of a public table without a token: the hub may write its public pushes
+        #: straight to ``sink`` (``fanout.py``), which answers False when it cannot now.
+        self.public = False
+        self.sink: Callable[[bytes], bool] | None = None
 
     def ring(self, version: int) -> None:
         if version > self.version:
@@ -168,6 +181,8 @@ class Hub:
         self._clients: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
         self.closing = False
+        #: Pushes written to spectators by the hub itself (``fanout.py``), since start.
+        self.direct_writes = 0
 
     @property
     def stream_count(self) -> int:
@@ -181,8 +196,8 @@ class Hub:
             if version <= self._rung.get(table_id, 0):
                 return
             self._rung[table_id] = version
-        for listener in group or ():
-            listener.ring(version)
+            for listener in write_direct(self, table_id, version, group):
+                listener.ring(version)
         if self.listener is not None:
             self.listener.table_changed(table_id, version)
 

@@ -69,19 +69,24 @@ async def table_stream(
         for first in await _opening(hub, table, version, receiver, last_event_id):
             yield first
         del table  # the hub holds it; an idle stream keeps nothing of its own
-        sent, lost = version, False
+        # What this stream has written is ``bell.sent``: the hub may write a public change to
+        # a spectator itself (``fanout.py``) while the stream waits, never while it writes.
+        bell.sent, bell.public, lost = version, bearer is None, False
         bell.next_beat()
         while not hub.closing:
+            bell.delivering = False
             await bell.wait()
             if bell.gone or hub.closing:
                 return
+            bell.delivering = True
             rung, bell.rung = bell.rung, False
+            sent = bell.sent
             if bell.due:  # due even while rung (doorbells ring in an outage)
                 bell.next_beat()
                 yield None
                 await _mark(tables, table_id, receiver, heartbeat)
-            elif not rung:
-                continue
+            elif not rung or (bell.version <= sent and not lost):
+                continue  # (rung for a change the hub has written here already)
             try:
                 if rung:
                     table, version = await hub.fresh(table_id, max(bell.version, sent + 1))
@@ -106,7 +111,7 @@ async def table_stream(
                 for push in hub.pushes(table, entries, receiver):
                     yield push
             del table, entries
-            sent, lost = version, False
+            bell.sent, lost = version, False
             bell.next_beat()
     finally:
         hub.forget(bell)

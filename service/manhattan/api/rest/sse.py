@@ -20,6 +20,8 @@ from starlette.types import Message, Receive, Scope, Send
 
 from manhattan.tables import HEARTBEAT_FRAME, Hangup, Push
 
+from ..middleware import SERVER_SEND_KEY
+
 HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
     (b"cache-control", b"no-store"),
@@ -49,6 +51,8 @@ class EventStreamResponse(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        if self._hangup.listener is not None:
+            self._hangup.listener.sink = direct_sink(scope.get(SERVER_SEND_KEY))
         watcher = HangupWatch(receive, self._hangup)
         watcher.start()
         source, item = self._source, self._first
@@ -66,6 +70,42 @@ class EventStreamResponse(Response):
             watcher.close()
             await source.aclose()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+#: Bytes a connection may have waiting to go out and still be written to directly.
+DIRECT_WRITE_BACKLOG = 64 * 1024
+
+
+def direct_sink(server_send: object) -> Callable[[bytes], bool] | None:
+    """Where the hub may write a frame of this open stream itself (``tables/fanout.py``): the
+    connection under uvicorn's ``send``, in its chunked framing; None under another server.
+    Leans on uvicorn's HTTP/1.1 protocols (``RequestResponseCycle``: ``transport``, ``flow``,
+    ``chunked_encoding``, ``disconnected``), which is why uvicorn is pinned below 1.0. The sink
+    answers False, and writes nothing, when the connection is gone or not taking data now (the
+    stream then writes the frame itself, through ``send``, which waits for it)."""
+    cycle: Any = getattr(server_send, "__self__", None)
+    transport = getattr(cycle, "transport", None)
+    flow = getattr(cycle, "flow", None)
+    if (
+        cycle is None
+        or transport is None
+        or flow is None
+        or getattr(cycle, "chunked_encoding", None) is not True
+        or not hasattr(cycle, "disconnected")
+    ):
+        return None
+
+    def write(frame: bytes) -> bool:
+        if (
+            cycle.disconnected
+            or flow.write_paused
+            or transport.get_write_buffer_size() > DIRECT_WRITE_BACKLOG
+        ):
+            return False
+        transport.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+        return True
+
+    return write
 
 
 class HangupWatch:
