@@ -22,26 +22,36 @@ export async function launch(executablePath, artifactsDir) {
 }
 
 // A TCP relay in front of the service whose connections can be cut: a real lost connection for
-// the page behind it (browser "offline" emulation leaves an open event stream alone).
+// the page behind it (browser "offline" emulation leaves an open event stream alone). With
+// `refuseSockets` set it drops each new WebSocket handshake (a network that lets no websocket
+// through) and relays everything else.
+const UPGRADE = /\r\nupgrade:\s*websocket/i;
 export async function relay(target) {
   const { hostname, port } = new URL(target);
   const sockets = new Set();
   let down = false;
+  const line = {};
   const server = net.createServer((client) => {
     if (down) return client.destroy();
-    const upstream = net.connect(Number(port), hostname);
-    for (const [a, b] of [[client, upstream], [upstream, client]]) {
-      a.pipe(b);
-      a.on("error", () => b.destroy());
-      a.on("close", () => b.destroy());
-    }
+    client.once("data", (first) => {
+      if (line.refuseSockets && UPGRADE.test(first.toString("latin1"))) return client.destroy();
+      const upstream = net.connect(Number(port), hostname);
+      upstream.write(first);
+      for (const [a, b] of [[client, upstream], [upstream, client]]) {
+        a.pipe(b);
+        a.on("error", () => b.destroy());
+        a.on("close", () => b.destroy());
+      }
+      sockets.add(upstream);
+      upstream.on("close", () => sockets.delete(upstream));
+    });
+    client.on("error", () => client.destroy());
     sockets.add(client);
-    sockets.add(upstream);
     client.on("close", () => sockets.delete(client));
-    upstream.on("close", () => sockets.delete(upstream));
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
+  return Object.assign(line, {
+    refuseSockets: false,
     url: `http://127.0.0.1:${server.address().port}`,
     cut(ms) {
       down = true;
@@ -52,7 +62,7 @@ export async function relay(target) {
       for (const socket of sockets) socket.destroy();
       server.close();
     },
-  };
+  });
 }
 
 // A person's browser: its own context (storage, language), offline for anything but `origin`.
@@ -67,7 +77,7 @@ export async function open(label, viewport, origin, { locale = "en-US" } = {}) {
   const page = await context.newPage();
   page.on("pageerror", (error) => out.errors.push(`${label}: ${error}`));
   page.on("console", (message) => {
-    if (message.type() === "error" && !/Failed to load resource|EventSource|net::ERR/.test(message.text())) {
+    if (message.type() === "error" && !/Failed to load resource|EventSource|net::ERR|WebSocket connection to/.test(message.text())) {
       out.errors.push(`${label} console: ${message.text()}`);
     }
   });

@@ -1,0 +1,85 @@
+"""The web page over the service's GraphQL websocket (issue 26, item 2), in headless Chromium
+(``clients/web/e2e/socket.mjs``): two people play a table through a relay; while the socket is
+up, their moves and chat lines go over it (no POST of a move or a chat line), the seat token
+given once at ``connection_init``, under the page's Content-Security-Policy; the service
+restarts (its store on disk keeps the table), which closes the socket, while the relay drops
+websocket handshakes: the pages carry on over HTTP and the SSE stream; once websockets get
+through again, the pages go back to the socket by themselves and finish the game on it.
+Needs what test_web_e2e.py needs (``chromium``, ``node``, ``npm``; fails under ``CI`` without
+them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+from .conftest import free_port, stop_server
+from .web_browser import ARTIFACTS, E2E, playwright_installed, require_browser, serve_page
+
+TIMEOUT = 300  # about 40 s on a quiet machine (a socket retry waits 5-20 s); room for a loaded one
+
+
+def _play(data_dir: Path) -> dict[str, Any]:
+    chromium = require_browser()
+    playwright_installed()
+    port = free_port()
+    env = {"MANHATTAN_DATA_DIR": str(data_dir)}
+    servers = [serve_page(port, env)]
+    ARTIFACTS.mkdir(exist_ok=True)
+    output: list[str] = []
+    with subprocess.Popen(
+        ["node", str(E2E / "socket.mjs"), f"http://127.0.0.1:{port}", str(ARTIFACTS), chromium],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as driver:
+        watchdog = threading.Timer(TIMEOUT, driver.kill)
+        watchdog.start()
+        try:
+            assert driver.stdout is not None and driver.stdin is not None
+            for line in driver.stdout:
+                output.append(line)
+                if line.strip() == "RESTART":  # the service restarts on the same port and store
+                    stop_server(servers[-1])
+                    servers.append(serve_page(port, env))
+                    driver.stdin.write("back\n")
+                    driver.stdin.flush()
+            driver.wait(timeout=30)
+            errors = driver.stderr.read() if driver.stderr else ""
+        finally:
+            watchdog.cancel()
+            driver.kill()
+            stop_server(servers[-1])
+    assert driver.returncode == 0, ("".join(output) + errors)[-4000:]
+    assert len(servers) == 2, "the service was never restarted"
+    outcome: dict[str, Any] = json.loads(output[-1])
+    (ARTIFACTS / "web-socket-outcome.json").write_text(json.dumps(outcome, indent=1))
+    return outcome
+
+
+def test_the_page_plays_over_the_socket_and_carries_on_over_http_when_it_closes(
+    tmp_path: Path,
+) -> None:
+    played = _play(tmp_path / "data")
+    assert played["errors"] == [] and played["offsite"] == []
+    # The page may open websockets to its own host under its Content-Security-Policy.
+    assert "ws://127.0.0.1:" in played["connectSrc"]
+    sent = played["sent"]
+    # 1. The socket up: every move and the chat line on it, none over HTTP.
+    socket = sent["socket"]
+    assert socket["moves"] == 4 and socket["tableMove"] == 4, socket
+    assert socket["sendChat"] == 1 and socket["postMoves"] == 0 and socket["postChat"] == 0, socket
+    assert played["linkedAtStart"]
+    # 2. The service restarted and no websocket gets through: HTTP, and the game goes on.
+    http = sent["http"]
+    assert http["moves"] == 4 and http["postMoves"] == 4 and http["tableMove"] == 0, http
+    assert http["postChat"] == 1 and http["sendChat"] == 0, http
+    # 3. Websockets again: back on the socket, by itself, to the end of the game.
+    back = sent["back"]
+    assert back["moves"] > 0 and back["tableMove"] == back["moves"] and back["postMoves"] == 0, back
+    english = [ranking.replace(" (you)", "") for ranking in played["rankings"]]
+    assert english[0] == english[1] and "Ann" in english[0] and "Ben" in english[0]
