@@ -103,6 +103,10 @@ def _a_reload_or_a_lost_connection_comes_back_to_the_same_seat(
 ) -> None:
     assert played["reloaded"] and played["checks"]["reloadedInSeat"]
     assert played["wentOffline"]  # and the game went on to the end after it
+    # Cy played over the table's websocket, which the cut broke as well; the page was live again
+    # over whichever came back first (test_web_socket.py follows a socket's loss move by move).
+    link = played["cyLink"]
+    assert link["before"] == "socket" and link["after"] in ("socket", "http"), link
     # A reload at the end says the game is over once (the log), the status line otherwise.
     assert played["overAfterReload"] == 1
 

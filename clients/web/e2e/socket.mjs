@@ -9,7 +9,7 @@
 // The service's restart is asked of whoever runs this (tests/clients/test_web_socket.py): a line
 // "RESTART" on stdout, answered by a line on stdin once the service is back.
 //   node socket.mjs <service url> <artifacts dir> <chromium path>
-// Prints one JSON line with what happened.
+// Prints one JSON line with what happened (and, if it failed, what was sent until then).
 import { createInterface } from "node:readline";
 import { body, launch, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
 
@@ -63,8 +63,8 @@ async function play(pages, rngs, n) {
 
 const linked = (page, how, timeout = 30_000) => page.waitForSelector(`body[data-link=${how}]`, { timeout });
 
+const line = await relay(base);
 try {
-  const line = await relay(base);
   const ann = await open("Ann", { width: 1280, height: 800 }, line.url);
   const ben = await open("Ben", { width: 1280, height: 800 }, line.url);
   for (const page of [ann, ben]) count(page);
@@ -111,10 +111,14 @@ try {
   await play(pages, rngs, 1000);
   await ann.waitForSelector("#ending:not([hidden])");
   out.rankings = await Promise.all(pages.map((p) => p.textContent("#ending .ranking")));
-  out.sent = sent;
-  line.close();
-  console.log(JSON.stringify(out));
+} catch (error) {
+  // What was sent up to the failure is printed all the same: it says more than a timeout.
+  out.failure = `${phase}: ${error.stack ?? error}`;
+  process.exitCode = 1;
 } finally {
+  out.sent = sent;
+  console.log(JSON.stringify(out));
   input.close();
+  line.close();
   await browser.close();
 }
