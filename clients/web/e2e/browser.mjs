@@ -24,18 +24,23 @@ export async function launch(executablePath, artifactsDir) {
 // A TCP relay in front of the service whose connections can be cut: a real lost connection for
 // the page behind it (browser "offline" emulation leaves an open event stream alone). With
 // `refuseSockets` set it drops each new WebSocket handshake (a network that lets no websocket
-// through) and relays everything else.
+// through) and relays everything else; `silenceSockets()` stops relaying what the service sends
+// on the open websockets, without closing them (a network that lost the way back without a
+// word): what the page sends still arrives.
 const UPGRADE = /\r\nupgrade:\s*websocket/i;
 export async function relay(target) {
   const { hostname, port } = new URL(target);
   const sockets = new Set();
   let down = false;
   const line = {};
+  const websockets = new Set();
   const server = net.createServer((client) => {
     if (down) return client.destroy();
     client.once("data", (first) => {
-      if (line.refuseSockets && UPGRADE.test(first.toString("latin1"))) return client.destroy();
+      const upgrade = UPGRADE.test(first.toString("latin1"));
+      if (line.refuseSockets && upgrade) return client.destroy();
       const upstream = net.connect(Number(port), hostname);
+      if (upgrade) websockets.add([client, upstream]);
       upstream.write(first);
       for (const [a, b] of [[client, upstream], [upstream, client]]) {
         a.pipe(b);
@@ -53,6 +58,14 @@ export async function relay(target) {
   return Object.assign(line, {
     refuseSockets: false,
     url: `http://127.0.0.1:${server.address().port}`,
+    silenceSockets() {
+      for (const [client, upstream] of websockets) {
+        upstream.unpipe(client);
+        upstream.removeAllListeners("data");
+        upstream.on("data", () => {}); // read and dropped
+      }
+      websockets.clear();
+    },
     cut(ms) {
       down = true;
       for (const socket of sockets) socket.destroy();
@@ -193,6 +206,7 @@ export async function playTurn(page, rng, shotName = null) {
     out.checks.forfeits = (out.checks.forfeits ?? 0) + 1;
   } else await build(page, rng, shotName);
   out.moves[page.label] = (out.moves[page.label] ?? 0) + 1;
-  await page.waitForFunction((v) => document.body.dataset.version !== v, version, { timeout: 30_000 });
+  // (Up to 30 s for a socket gone silent to be given up, and a move on it sent again over HTTP.)
+  await page.waitForFunction((v) => document.body.dataset.version !== v, version, { timeout: 45_000 });
   return true;
 }

@@ -5,7 +5,12 @@
 //      the network in front of it (a relay) now drops websocket handshakes: the pages follow the
 //      table on its SSE stream and send their moves and chat as HTTP POSTs, and the game goes on;
 //   3. the network lets websockets through again: the pages go back to the socket by themselves,
-//      and the game ends with no more POSTs of a move.
+//      and play a few moves on it with no POST;
+//   4. the network loses what the service sends on the sockets without closing them, while the
+//      page's own frames still arrive, and lets no new websocket through: the next move goes out
+//      on the socket and is applied, its answer never comes; the page gives the silent socket up
+//      (no pong within 15 s) and sends the move again over HTTP with the same moveId, which the
+//      service answers as the first time (200, not STALE_VERSION); the game ends over HTTP.
 // The service's restart is asked of whoever runs this (tests/clients/test_web_socket.py): a line
 // "RESTART" on stdout, answered by a line on stdin once the service is back.
 //   node socket.mjs <service url> <artifacts dir> <chromium path>
@@ -20,15 +25,20 @@ const lines = input[Symbol.asyncIterator]();
 
 // What a page sends, per phase: POSTs of moves and chat lines, and GraphQL operations on its
 // websockets by field name.
-const phases = ["socket", "http", "back"];
+const phases = ["socket", "http", "back", "silent"];
 let phase = "socket";
-const sent = Object.fromEntries(phases.map((p) => [p, { postMoves: 0, postChat: 0, tableMove: 0, sendChat: 0, moves: 0 }]));
+const sent = Object.fromEntries(phases.map((p) => [p, { postMoves: 0, postMovesOk: 0, postChat: 0, tableMove: 0, sendChat: 0, moves: 0 }]));
 function count(page) {
   page.on("request", (request) => {
     const path = new URL(request.url()).pathname;
     if (request.method() !== "POST") return;
     if (/\/v1\/tables\/[^/]+\/moves$/.test(path)) sent[phase].postMoves += 1;
     if (/\/v1\/tables\/[^/]+\/chat$/.test(path)) sent[phase].postChat += 1;
+  });
+  page.on("response", (response) => {
+    const request = response.request();
+    const path = new URL(request.url()).pathname;
+    if (request.method() === "POST" && /\/moves$/.test(path) && response.status() === 200) sent[phase].postMovesOk += 1;
   });
   page.on("websocket", (ws) => {
     ws.on("framesent", ({ payload }) => {
@@ -108,7 +118,15 @@ try {
   phase = "back";
   line.refuseSockets = false;
   await Promise.all([linked(ann, "socket", 90_000), linked(ben, "socket", 90_000)]);
+  await play(pages, rngs, 4);
+
+  // 4. The way back goes silent on the open sockets; no new websocket gets through.
+  phase = "silent";
+  line.refuseSockets = true;
+  line.silenceSockets();
   await play(pages, rngs, 1000);
+  out.links = await Promise.all(pages.map((p) => body(p, "link")));
+  out.notices = await Promise.all(pages.map((p) => p.textContent("#notice")));
   await ann.waitForSelector("#ending:not([hidden])");
   out.rankings = await Promise.all(pages.map((p) => p.textContent("#ending .ranking")));
 } catch (error) {
