@@ -27,7 +27,7 @@ const lines = input[Symbol.asyncIterator]();
 // websockets by field name.
 const phases = ["socket", "http", "back", "silent"];
 let phase = "socket";
-const sent = Object.fromEntries(phases.map((p) => [p, { postMoves: 0, postMovesOk: 0, postChat: 0, tableMove: 0, sendChat: 0, moves: 0 }]));
+const sent = Object.fromEntries(phases.map((p) => [p, { postMoves: 0, postMovesOk: 0, postChat: 0, tableMove: 0, sendChat: 0, moves: 0, socketMovesBy: {} }]));
 function count(page) {
   page.on("request", (request) => {
     const path = new URL(request.url()).pathname;
@@ -44,6 +44,7 @@ function count(page) {
     ws.on("framesent", ({ payload }) => {
       const field = /\b(tableMove|sendChat)\(/.exec(String(payload))?.[1];
       if (field) sent[phase][field] += 1;
+      if (field === "tableMove") sent[phase].socketMovesBy[page.label] = (sent[phase].socketMovesBy[page.label] ?? 0) + 1;
     });
   });
 }
