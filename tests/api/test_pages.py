@@ -108,3 +108,31 @@ async def test_graphiql_has_no_inline_script(client: httpx.AsyncClient) -> None:
     assert not re.search(r"\son[a-z]+=", page)  # no inline event handlers either
     start = await client.get("/static/graphiql/start.js")
     assert start.status_code == 200 and "GraphiQL.createFetcher" in start.text
+
+
+@pytest.mark.parametrize(
+    ("host", "sources"),
+    [
+        ("play.example:8443", "'self' ws://play.example:8443 wss://play.example:8443"),
+        ("127.0.0.1:8000", "'self' ws://127.0.0.1:8000 wss://127.0.0.1:8000"),
+        ("[::1]:8000", "'self' ws://[::1]:8000 wss://[::1]:8000"),
+        # A Host header that would add a directive or a source gets none.
+        ("a.example; script-src *", "'self'"),
+        ("a.example *", "'self'"),
+    ],
+)
+async def test_the_play_page_may_open_websockets_to_its_own_host(
+    client: httpx.AsyncClient, host: str, sources: str
+) -> None:
+    """The page holds the table's GraphQL websocket (README, "Moves over the websocket"):
+    ``connect-src`` names the host it was asked from for ws and wss, beside ``'self'``, which
+    matches them only in browsers that follow CSP Level 3."""
+    for path in ("/play/", "/play/live.js"):
+        response = await client.get(path, headers={"accept": BROWSER_ACCEPT, "host": host})
+        assert response.status_code == 200, path
+        policy = dict(
+            directive.strip().split(" ", 1)
+            for directive in response.headers["content-security-policy"].split(";")
+        )
+        assert policy["connect-src"] == sources, path
+        assert policy["script-src"] == "'self'" and policy["default-src"] == "'self'"

@@ -16,10 +16,15 @@ from manhattan.settings import Settings
 
 def build() -> object:
     """The app with the default settings but for the page's directory, which
-    ``MANHATTAN_WEB_DIR`` may name (a built or patched copy of clients/web/play)."""
-    web_dir = os.environ.get("MANHATTAN_WEB_DIR")
+    ``MANHATTAN_WEB_DIR`` may name (a built or patched copy of clients/web/play), and the data
+    directory, which ``MANHATTAN_DATA_DIR`` may name (tables kept across a restart; in memory
+    otherwise)."""
     settings = Settings(access_log=False)
-    return create_app(replace(settings, web_dir=web_dir) if web_dir else settings)
+    if web_dir := os.environ.get("MANHATTAN_WEB_DIR"):
+        settings = replace(settings, web_dir=web_dir)
+    if data_dir := os.environ.get("MANHATTAN_DATA_DIR"):
+        settings = replace(settings, data_dir=data_dir)
+    return create_app(settings)
 
 
 def main() -> None:

@@ -22,27 +22,50 @@ export async function launch(executablePath, artifactsDir) {
 }
 
 // A TCP relay in front of the service whose connections can be cut: a real lost connection for
-// the page behind it (browser "offline" emulation leaves an open event stream alone).
+// the page behind it (browser "offline" emulation leaves an open event stream alone). With
+// `refuseSockets` set it drops each new WebSocket handshake (a network that lets no websocket
+// through) and relays everything else; `silenceSockets()` stops relaying what the service sends
+// on the open websockets, without closing them (a network that lost the way back without a
+// word): what the page sends still arrives.
+const UPGRADE = /\r\nupgrade:\s*websocket/i;
 export async function relay(target) {
   const { hostname, port } = new URL(target);
   const sockets = new Set();
   let down = false;
+  const line = {};
+  const websockets = new Set();
   const server = net.createServer((client) => {
     if (down) return client.destroy();
-    const upstream = net.connect(Number(port), hostname);
-    for (const [a, b] of [[client, upstream], [upstream, client]]) {
-      a.pipe(b);
-      a.on("error", () => b.destroy());
-      a.on("close", () => b.destroy());
-    }
+    client.once("data", (first) => {
+      const upgrade = UPGRADE.test(first.toString("latin1"));
+      if (line.refuseSockets && upgrade) return client.destroy();
+      const upstream = net.connect(Number(port), hostname);
+      if (upgrade) websockets.add([client, upstream]);
+      upstream.write(first);
+      for (const [a, b] of [[client, upstream], [upstream, client]]) {
+        a.pipe(b);
+        a.on("error", () => b.destroy());
+        a.on("close", () => b.destroy());
+      }
+      sockets.add(upstream);
+      upstream.on("close", () => sockets.delete(upstream));
+    });
+    client.on("error", () => client.destroy());
     sockets.add(client);
-    sockets.add(upstream);
     client.on("close", () => sockets.delete(client));
-    upstream.on("close", () => sockets.delete(upstream));
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
+  return Object.assign(line, {
+    refuseSockets: false,
     url: `http://127.0.0.1:${server.address().port}`,
+    silenceSockets() {
+      for (const [client, upstream] of websockets) {
+        upstream.unpipe(client);
+        upstream.removeAllListeners("data");
+        upstream.on("data", () => {}); // read and dropped
+      }
+      websockets.clear();
+    },
     cut(ms) {
       down = true;
       for (const socket of sockets) socket.destroy();
@@ -52,7 +75,7 @@ export async function relay(target) {
       for (const socket of sockets) socket.destroy();
       server.close();
     },
-  };
+  });
 }
 
 // A person's browser: its own context (storage, language), offline for anything but `origin`.
@@ -67,7 +90,7 @@ export async function open(label, viewport, origin, { locale = "en-US" } = {}) {
   const page = await context.newPage();
   page.on("pageerror", (error) => out.errors.push(`${label}: ${error}`));
   page.on("console", (message) => {
-    if (message.type() === "error" && !/Failed to load resource|EventSource|net::ERR/.test(message.text())) {
+    if (message.type() === "error" && !/Failed to load resource|EventSource|net::ERR|WebSocket connection to/.test(message.text())) {
       out.errors.push(`${label} console: ${message.text()}`);
     }
   });
@@ -183,6 +206,7 @@ export async function playTurn(page, rng, shotName = null) {
     out.checks.forfeits = (out.checks.forfeits ?? 0) + 1;
   } else await build(page, rng, shotName);
   out.moves[page.label] = (out.moves[page.label] ?? 0) + 1;
-  await page.waitForFunction((v) => document.body.dataset.version !== v, version, { timeout: 30_000 });
+  // (Up to 30 s for a socket gone silent to be given up, and a move on it sent again over HTTP.)
+  await page.waitForFunction((v) => document.body.dataset.version !== v, version, { timeout: 45_000 });
   return true;
 }

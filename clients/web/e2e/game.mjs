@@ -145,11 +145,14 @@ async function playToTheEnd(pages, rounds) {
       await ada.click("#close-recap");
     }
     if (!out.wentOffline && moves >= 6 && (await body(cy, "myTurn")) !== "true") {
-      // Cy's connection drops for a moment: the page reconnects (a fresh ticket) and catches up.
+      // Cy's connection drops for a moment (her websocket with it): the page reconnects (the
+      // SSE stream with a fresh ticket, the socket a few seconds later) and catches up.
+      const linkBefore = await body(cy, "link");
       cyLine.cut(1500);
       await cy.waitForSelector("#connection.reconnecting", { timeout: 20_000 });
       await cy.waitForSelector("#connection.live", { timeout: 30_000 });
       out.wentOffline = true;
+      out.cyLink = { before: linkBefore, after: await body(cy, "link") };
     }
     if (!out.reloaded && moves >= 10 && (await body(bea, "myTurn")) !== "true") {
       // Bea reloads mid-game: the seat token in session storage brings her back to her seat.

@@ -1,9 +1,11 @@
-// What a person does at a table: chat and its commands, join, start, leave, rematch, a move.
+// What a person does at a table: chat and its commands, join, start, leave, rematch, a move;
+// over the table's socket while it is live for this seat, else over HTTP (live.js `send`).
 
 import * as api from "./api.js";
 import { t } from "./i18n.js";
 import { $, S, bearer, notice } from "./state.js";
 import { follow, moved, refresh, take } from "./connection.js";
+import { send } from "./live.js";
 
 export async function sendChat(event) {
   event.preventDefault();
@@ -19,7 +21,7 @@ export async function sendChat(event) {
     else if (command === "/leave") await leave();
     else if (command.startsWith("/")) notice(t("chat.commands"));
     else if (!S.seat) notice(t("chat.sitDown"));
-    else await api.call(`/tables/${S.tableId}/chat`, { body: { text }, bearer: S.seat.seatToken });
+    else await send(S.stream, S.tableId, "chat", { text }, S.seat.seatToken);
   } catch (error) {
     notice(error.message);
   }
@@ -40,13 +42,13 @@ export async function join(name) {
 
 export async function start() {
   if (!bearer()) return notice(t("start.who"));
-  take((await api.call(`/tables/${S.tableId}/start`, { body: {}, bearer: bearer() })).table);
+  take((await send(S.stream, S.tableId, "start", {}, bearer())).table);
 }
 
 export async function leave() {
   if (!S.seat) return notice(t("leave.notSeated"));
   if (S.table?.status === "playing" && !confirm(t("leave.confirm"))) return;
-  await api.call(`/tables/${S.tableId}/leave`, { body: {}, bearer: S.seat.seatToken });
+  await send(S.stream, S.tableId, "leave", {}, S.seat.seatToken);
   api.dropSeat(S.tableId);
   S.seat = null;
   await refresh();
@@ -54,7 +56,7 @@ export async function leave() {
 }
 
 export async function rematch() {
-  const answer = await api.call(`/tables/${S.tableId}/rematch`, { body: {}, bearer: bearer() });
+  const answer = await send(S.stream, S.tableId, "rematch", {}, bearer());
   const id = answer.tableId ?? answer.table?.tableId;
   if (answer.seatToken) api.keepSeat(id, { seatToken: answer.seatToken, name: S.seat?.name });
   if (answer.hostToken) api.keepHost(id, answer.hostToken);
@@ -67,7 +69,7 @@ export async function play(move) {
   S.busy = true;
   const body = { move: strip(move), version: S.table.version, moveId: crypto.randomUUID() };
   try {
-    const answer = await api.call(`/tables/${S.tableId}/moves`, { body, bearer: S.seat.seatToken });
+    const answer = await send(S.stream, S.tableId, "moves", body, S.seat.seatToken);
     S.piece = null;
     S.pick = [0, 0, 0, 0];
     S.target = null;

@@ -91,11 +91,13 @@ export function follow(tableId, bearerFn, onEvent, onState) {
         url += `?ticket=${encodeURIComponent(ticket)}`;
       }
     } catch (error) {
+      if (stopped) return;
       onState("reconnecting", error);
       setTimeout(open, retry);
       retry = Math.min(retry * 2, 8000);
       return;
     }
+    if (stopped) return; // stopped while the ticket was on its way
     source = new EventSource(url);
     source.onopen = () => {
       retry = 500;

@@ -1,5 +1,6 @@
-// A table's live side: the stream of its events, the refreshes they call for, taking in a newer
-// answer of the service, and saying so plainly when the table is gone.
+// A table's live side: the link to its events (the GraphQL socket, or the SSE stream: live.js),
+// the refreshes they call for, taking in a newer answer of the service, and saying so plainly
+// when the table is gone.
 
 import * as api from "./api.js";
 import { el } from "./board.js";
@@ -9,6 +10,7 @@ import { addLine, drawChatLine, drawLog, logEvent } from "./log.js";
 import { drawClock, render } from "./render.js";
 import { yourTurn } from "./alerts.js";
 import { openReplay } from "./replay.js";
+import { follow as followLive } from "./live.js";
 
 // A seat handed over by link (/play/?table=<id>#seat=<token>, DESIGN §9): kept in this tab like
 // a seat taken here, and dropped from the address bar at once (a fragment never reaches the
@@ -42,8 +44,9 @@ export async function showTable() {
   if (location.hash === "#replay" && S.table?.status === "over") await openReplay();
 }
 
-// The live stream: a seat's (with a ticket), or a spectator's of a public table. A private
-// table shows nothing live to someone without a seat until they join.
+// The live link: a seat's (its token on the socket, or a ticket for the stream), or a
+// spectator's of a public table. A private table shows nothing live to someone without a seat
+// until they join. body[data-link] says which way the page is live: "socket" or "http".
 export function follow() {
   S.stream?.stop();
   S.stream = null;
@@ -52,8 +55,9 @@ export function follow() {
     $("connection").className = "";
     return;
   }
-  S.stream = api.follow(S.tableId, () => S.seat?.seatToken, onEvent, (state, error) => {
+  S.stream = followLive(S.tableId, () => S.seat?.seatToken, onEvent, (state, error) => {
     S.live = state === "live";
+    document.body.dataset.link = S.live ? S.stream?.over ?? "" : "";
     $("connection").textContent = S.live ? t("conn.live") : t("conn.reconnecting");
     $("connection").className = state;
     if (error?.code === "TABLE_NOT_FOUND") return gone();
@@ -154,8 +158,12 @@ export function take(table) {
   if (before && !before.moves.length && table.moves.length) yourTurn();
 }
 
+let chatted = 0; // the version of the last chat line drawn: one line per message
 export function onEvent(type, data, version) {
-  if (type === "chat") drawChatLine(data);
+  if (type === "chat" && !(version <= chatted)) {
+    chatted = version;
+    drawChatLine(data);
+  }
   if (type === "snapshot") {
     if (S.log.version && data.version > S.log.version) addLine(data.version, t("log.caughtUp"));
     take(data);

@@ -6,13 +6,17 @@ bytes, in ``vendor/graphiql``), kept apart from ``static/`` (the service's own f
 Every page, and every file under ``/static`` and ``/play`` (the web page keeps seat tokens in
 its storage), is sent with ``PAGE_HEADERS``: scripts only from files of this origin (no inline
 script: GraphiQL's start-up is ``/static/graphiql/start.js``), no framing, no type sniffing, no
-referrer. Styles may be inline: GraphiQL's editor injects its own.
+referrer. Styles may be inline: GraphiQL's editor injects its own. The files of ``PageHeaders``
+(``/play``, whose page holds the table's GraphQL websocket) may also connect to ``ws://`` and
+``wss://`` of the host they were asked from: CSP Level 3 lets ``'self'`` match them, browsers
+that predate it do not.
 """
 
 from __future__ import annotations
 
 import html
-from functools import cache
+import re
+from functools import cache, lru_cache
 from pathlib import Path
 
 from starlette.requests import Request
@@ -50,16 +54,39 @@ PAGE_HEADERS = {
 _RAW_PAGE_HEADERS = [(k.encode(), v.encode()) for k, v in PAGE_HEADERS.items()]
 
 
+# A Host header as a browser sends it: a name or an address, and a port. Anything else (spaces,
+# a semicolon that would start another directive) gets the policy without the socket sources.
+_HOST = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
+@lru_cache(maxsize=64)
+def _raw_headers_for(host: str) -> list[tuple[bytes, bytes]]:
+    """``PAGE_HEADERS`` for a file asked from ``host``: ``connect-src`` names its websockets."""
+    if not _HOST.fullmatch(host):
+        return _RAW_PAGE_HEADERS
+    policy = CONTENT_SECURITY_POLICY.replace(
+        "connect-src 'self'", f"connect-src 'self' ws://{host} wss://{host}"
+    )
+    return [
+        (k.encode(), (policy if k == "content-security-policy" else v).encode())
+        for k, v in PAGE_HEADERS.items()
+    ]
+
+
 class PageHeaders:
-    """An ASGI app (static files) whose every response carries ``PAGE_HEADERS``."""
+    """An ASGI app (static files) whose every response carries ``PAGE_HEADERS``, its
+    ``connect-src`` with the websockets of the host asked (``ws://host wss://host``)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        host = next((v for k, v in scope.get("headers", ()) if k == b"host"), b"")
+        headers = _raw_headers_for(host.decode("latin-1"))
+
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *_RAW_PAGE_HEADERS]
+                message["headers"] = [*message.get("headers", ()), *headers]
             await send(message)
 
         await self.app(scope, receive, with_headers)

@@ -84,6 +84,7 @@ export default {
   "conn.private": "private table: take a seat to follow it live",
   "conn.seatLost": "Your seat at this table is no longer yours; you are watching.",
   "conn.noAnswer": "The service does not answer: {error}",
+  "conn.socketLost": "The connection closed before the service answered: look at the table before trying again.",
   "gone.title": "This table is gone",
   "gone.text":
     "The service has no table with this link: it may have ended long ago, or the service was restarted and lost it. Nothing here is live any more.",

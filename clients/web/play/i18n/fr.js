@@ -82,6 +82,7 @@ export default {
   "conn.private": "table privée : prenez une place pour la suivre en direct",
   "conn.seatLost": "Votre place à cette table n’est plus la vôtre ; vous regardez.",
   "conn.noAnswer": "Le service ne répond pas : {error}",
+  "conn.socketLost": "La connexion s’est fermée avant la réponse du service : regardez la table avant de réessayer.",
   "gone.title": "Cette table n’existe plus",
   "gone.text":
     "Le service n’a aucune table à ce lien : elle s’est peut-être terminée il y a longtemps, ou le service a redémarré et l’a perdue. Plus rien ici n’est en direct.",
