@@ -1,6 +1,6 @@
 """A public change written straight to the spectators' connections (``tables/fanout.py``):
 every spectator still gets every change once and in order, one whose connection is not taking
-data is left to its own stream (which waits for it) and catches up, seats take the usual way."""
+data is left to its own stream (which waits for it) and catches up; a seat gets its own view."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ async def test_a_crowd_of_spectators_gets_every_change_once_and_in_order(
         await spectator.open()
     first = crowd[0].ids[0]
     listeners = runtime(live).hub._listeners[tid]
-    assert all(listener.sink is not None and listener.public for listener in listeners)
+    assert all(listener.sink is not None and listener.direct for listener in listeners)
     last = await play(seated, 8)
     for spectator in crowd:
         await spectator.read_until(lambda s=spectator: s.ids[-1] >= last)
@@ -131,7 +131,7 @@ async def test_a_spectator_whose_connection_refuses_catches_up_on_its_own_stream
     assert hub.direct_writes == (middle - first) + 2 * (last - middle)
 
 
-async def test_seats_take_their_own_pushes_beside_a_crowd(live: LiveServer) -> None:
+async def test_a_seat_gets_its_own_view_beside_a_crowd(live: LiveServer) -> None:
     tid, _, seated = await new_table(live, 2)
     crowd = [RawSpectator(live, tid) for _ in range(5)]
     for spectator in crowd:
@@ -144,6 +144,8 @@ async def test_seats_take_their_own_pushes_beside_a_crowd(live: LiveServer) -> N
     assert [p["id"] for p in pushed] == list(range(snapshot["id"] + 1, last + 1))
     views = [p["data"]["view"] for p in pushed if "view" in p["data"]]
     assert views and all(view["hand"] for view in views)  # the seat's own view, its hand
+    # The hub wrote every change to all six streams, the seat's in its own audience's frame.
+    assert runtime(live).hub.direct_writes == 6 * (last - snapshot["id"])
     for spectator in crowd:
         await spectator.read_until(lambda s=spectator: s.ids[-1] >= last)
         assert spectator.ids == list(range(spectator.ids[0], last + 1))

@@ -31,6 +31,7 @@ from .projection import Receiver, event_json, receiver_player
 from .push import Push
 from .records import CHANNEL, ChangeListener
 from .service import Tables
+from .tokens import Bearer
 
 log = logging.getLogger("manhattan.tables.hub")
 
@@ -55,13 +56,14 @@ class Listener:
 
     __slots__ = (
         "_waiter",
+        "bearer",
         "beat_at",
         "client",
         "delivering",
+        "direct",
         "due",
         "gone",
         "heartbeat",
-        "public",
         "rung",
         "sent",
         "sink",
@@ -89,9 +91,11 @@ class Listener:
         #: while the stream itself writes, after a wake.
         self.sent = -1
         self.delivering = False
-        #: A spectator of a public table without a token: the hub may write its public pushes
-        #: straight to ``sink`` (``fanout.py``), which answers False when it cannot now.
-        self.public = False
+        #: Once the stream is open (``direct``), the hub may write changes for ``bearer`` (None:
+        #: a public spectator) straight to ``sink`` (``fanout.py``), which answers False when
+        #: it cannot now.
+        self.direct = False
+        self.bearer: Bearer | None = None
         self.sink: Callable[[bytes], bool] | None = None
 
     def ring(self, version: int) -> None:

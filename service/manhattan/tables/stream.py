@@ -69,9 +69,9 @@ async def table_stream(
         for first in await _opening(hub, table, version, receiver, last_event_id):
             yield first
         del table  # the hub holds it; an idle stream keeps nothing of its own
-        # What this stream has written is ``bell.sent``: the hub may write a public change to
-        # a spectator itself (``fanout.py``) while the stream waits, never while it writes.
-        bell.sent, bell.public, lost = version, bearer is None, False
+        # What this stream has written is ``bell.sent``: the hub may write a change itself
+        # (``fanout.py``) while the stream waits, never while it writes.
+        bell.sent, bell.bearer, bell.direct, lost = version, bearer, True, False
         bell.next_beat()
         while not hub.closing:
             bell.delivering = False
