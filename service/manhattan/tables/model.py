@@ -26,6 +26,33 @@ ANSWERS_PER_SEAT = 4
 CHAT_SIZE = 30
 
 SEAT_KINDS = ("open", "human", "bot")
+#: A table record's fields after its format number, in order (``Table.encode``); a field added
+#: later goes at the end, and a record written before it gets the field's default.
+RECORD_FIELDS = (
+    "id",
+    "name",
+    "public",
+    "turn_seconds",
+    "setup",
+    "seed",
+    "status",
+    "seats",
+    "host_epoch",
+    "state",
+    "moves",
+    "deadline",
+    "bot_turn",
+    "log",
+    "answers",
+    "chat",
+    "chat_times",
+    "rematch",
+    "created",
+    "updated",
+    "owner",
+    "rated",
+)
+_SEATS = RECORD_FIELDS.index("seats")
 STATUSES = ("waiting", "playing", "over")
 
 
@@ -140,34 +167,10 @@ class Table:
 
     # -- encoding -------------------------------------------------------------------------
     def encode(self) -> bytes:
-        data: bytes = msgpack.packb(
-            [
-                1,
-                self.id,
-                self.name,
-                self.public,
-                self.turn_seconds,
-                self.setup,
-                self.seed,
-                self.status,
-                [s.to_wire() for s in self.seats],
-                self.host_epoch,
-                self.state,
-                self.moves,
-                self.deadline,
-                self.bot_turn,
-                self.log,
-                self.answers,
-                self.chat,
-                self.chat_times,
-                self.rematch,
-                self.created,
-                self.updated,
-                self.owner,
-                self.rated,
-            ],
-            use_bin_type=True,
-        )
+        """The record: format 1, then the fields in ``RECORD_FIELDS`` order."""
+        values = [getattr(self, name) for name in RECORD_FIELDS]
+        values[_SEATS] = [s.to_wire() for s in self.seats]
+        data: bytes = msgpack.packb([1, *values], use_bin_type=True)
         return data
 
     @classmethod
@@ -176,54 +179,12 @@ class Table:
         if not isinstance(raw, list) or not raw or raw[0] != 1:
             raise ValueError("not a table record of format 1")
         # Fields added later sit at the end: an older record has fewer and gets the defaults.
-        owner, rated = [*raw[21:23], None, False][:2]
-        (
-            _,
-            id_,
-            name,
-            public,
-            turn_seconds,
-            setup,
-            seed,
-            status,
-            seats,
-            host_epoch,
-            state,
-            moves,
-            deadline,
-            bot_turn,
-            log,
-            answers,
-            chat,
-            chat_times,
-            rematch,
-            created,
-            updated,
-        ) = raw[:21]
-        return cls(
-            id=id_,
-            name=name,
-            public=public,
-            turn_seconds=turn_seconds,
-            setup=setup,
-            seed=seed,
-            status=status,
-            seats=[Seat.from_wire(s) for s in seats],
-            host_epoch=host_epoch,
-            state=state,
-            moves=moves,
-            deadline=deadline,
-            bot_turn=bot_turn,
-            log=log,
-            answers={int(k): v for k, v in answers.items()},
-            chat=chat,
-            chat_times={int(k): v for k, v in chat_times.items()},
-            rematch=rematch,
-            created=created,
-            updated=updated,
-            owner=owner,
-            rated=bool(rated),
-        )
+        values = dict(zip(RECORD_FIELDS, raw[1:], strict=False))
+        values["seats"] = [Seat.from_wire(s) for s in values["seats"]]
+        values["answers"] = {int(k): v for k, v in values["answers"].items()}
+        values["chat_times"] = {int(k): v for k, v in values["chat_times"].items()}
+        values["rated"] = bool(values.get("rated", False))
+        return cls(**values)
 
     # -- questions ------------------------------------------------------------------------
     def seat(self, sid: int) -> Seat | None:
