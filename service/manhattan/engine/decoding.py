@@ -52,6 +52,28 @@ class PublicFields:
     supply: tuple[Counts, ...]
     selected: tuple[Counts, ...]
 
+    def __init__(
+        self,
+        rules: Rules,
+        round: int,
+        phase: str,
+        first_player: int,
+        to_move: int | None,
+        board: Board,
+        supply: tuple[Counts, ...],
+        selected: tuple[Counts, ...],
+    ) -> None:
+        # Written out, as every frozen value of the engine's (``records``): mypyc compiles it
+        # to a native constructor.
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "first_player", first_player)
+        object.__setattr__(self, "to_move", to_move)
+        object.__setattr__(self, "board", board)
+        object.__setattr__(self, "supply", supply)
+        object.__setattr__(self, "selected", selected)
+
 
 @dataclass(frozen=True, slots=True)
 class StateFields(PublicFields):
@@ -68,6 +90,46 @@ class StateFields(PublicFields):
     urban: Urban | None
     seed: str
     shuffles: int
+
+    def __init__(
+        self,
+        rules: Rules,
+        round: int,
+        phase: str,
+        first_player: int,
+        to_move: int | None,
+        board: Board,
+        supply: tuple[Counts, ...],
+        selected: tuple[Counts, ...],
+        hands: tuple[tuple[int, ...], ...],
+        deck: tuple[int, ...],
+        discard: tuple[int, ...],
+        scores: tuple[int, ...],
+        history: tuple[RoundRecord, ...],
+        monster: int | None,
+        urban: Urban | None,
+        seed: str,
+        shuffles: int,
+    ) -> None:
+        # Every field set here rather than through ``PublicFields.__init__``: one call less
+        # when interpreted.
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "first_player", first_player)
+        object.__setattr__(self, "to_move", to_move)
+        object.__setattr__(self, "board", board)
+        object.__setattr__(self, "supply", supply)
+        object.__setattr__(self, "selected", selected)
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "deck", deck)
+        object.__setattr__(self, "discard", discard)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "history", history)
+        object.__setattr__(self, "monster", monster)
+        object.__setattr__(self, "urban", urban)
+        object.__setattr__(self, "seed", seed)
+        object.__setattr__(self, "shuffles", shuffles)
 
 
 #: The class ``read_fields`` makes: ``State`` (or ``StateFields`` itself).
