@@ -75,6 +75,23 @@ class Move:
         object.__setattr__(self, "player", player)
         object.__setattr__(self, "block", block)
 
+    # Equality and hashing written out for the same reason (a search keys its tree by moves);
+    # they are what ``dataclass`` would generate: the fields but ``player`` and ``block``.
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return (
+            self.type == other.type
+            and self.card == other.card
+            and self.neighborhood == other.neighborhood
+            and self.floors == other.floors
+            and self.color == other.color
+            and self.pieces == other.pieces
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.card, self.neighborhood, self.floors, self.color, self.pieces))
+
     # The constructors below make a ``Move``, whatever class they are called on: called through
     # ``cls`` the call would be a generic one under mypyc.
     @classmethod

@@ -74,7 +74,9 @@ class Urban:
     revealed: tuple[str, ...]
     current: str | None
 
-    def __init__(self, deck: tuple[str, ...], revealed: tuple[str, ...], current: str | None) -> None:
+    def __init__(
+        self, deck: tuple[str, ...], revealed: tuple[str, ...], current: str | None
+    ) -> None:
         object.__setattr__(self, "deck", deck)
         object.__setattr__(self, "revealed", revealed)
         object.__setattr__(self, "current", current)
