@@ -10,8 +10,6 @@ and ``codec`` (above ``state``) is the encodings' public face.
 from __future__ import annotations
 
 import itertools
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
@@ -52,6 +50,28 @@ class PublicFields:
     supply: tuple[Counts, ...]
     selected: tuple[Counts, ...]
 
+    def __init__(
+        self,
+        rules: Rules,
+        round: int,
+        phase: str,
+        first_player: int,
+        to_move: int | None,
+        board: Board,
+        supply: tuple[Counts, ...],
+        selected: tuple[Counts, ...],
+    ) -> None:
+        # Written out, as every frozen value of the engine's (``records``): mypyc compiles it
+        # to a native constructor.
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "first_player", first_player)
+        object.__setattr__(self, "to_move", to_move)
+        object.__setattr__(self, "board", board)
+        object.__setattr__(self, "supply", supply)
+        object.__setattr__(self, "selected", selected)
+
 
 @dataclass(frozen=True, slots=True)
 class StateFields(PublicFields):
@@ -68,6 +88,46 @@ class StateFields(PublicFields):
     urban: Urban | None
     seed: str
     shuffles: int
+
+    def __init__(
+        self,
+        rules: Rules,
+        round: int,
+        phase: str,
+        first_player: int,
+        to_move: int | None,
+        board: Board,
+        supply: tuple[Counts, ...],
+        selected: tuple[Counts, ...],
+        hands: tuple[tuple[int, ...], ...],
+        deck: tuple[int, ...],
+        discard: tuple[int, ...],
+        scores: tuple[int, ...],
+        history: tuple[RoundRecord, ...],
+        monster: int | None,
+        urban: Urban | None,
+        seed: str,
+        shuffles: int,
+    ) -> None:
+        # Every field set here rather than through ``PublicFields.__init__``: one call less
+        # when interpreted.
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "first_player", first_player)
+        object.__setattr__(self, "to_move", to_move)
+        object.__setattr__(self, "board", board)
+        object.__setattr__(self, "supply", supply)
+        object.__setattr__(self, "selected", selected)
+        object.__setattr__(self, "hands", hands)
+        object.__setattr__(self, "deck", deck)
+        object.__setattr__(self, "discard", discard)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "history", history)
+        object.__setattr__(self, "monster", monster)
+        object.__setattr__(self, "urban", urban)
+        object.__setattr__(self, "seed", seed)
+        object.__setattr__(self, "shuffles", shuffles)
 
 
 #: The class ``read_fields`` makes: ``State`` (or ``StateFields`` itself).
@@ -107,7 +167,7 @@ def read_fields(data: StateFormat, make: type[S]) -> S:
     _below(data.first_player, "$.firstPlayer", players)
     if data.to_move is not None:
         _below(data.to_move, "$.toMove", players)
-    board = tuple([b for hood in data.board for b in hood])
+    board: Board = tuple(itertools.chain.from_iterable(data.board))
     supply = _per_color(data.supply, "$.supply", k)
     selected = _per_color(data.selected, "$.selected", k)
     _check_pieces(board, supply, selected, k)
@@ -192,25 +252,30 @@ def _read_rules_checked(data: RulesFormat) -> Rules:
 
 
 def _check_pieces(
-    board: Sequence[Sequence[tuple[int, int]]],
-    supply: Sequence[Sequence[int]],
-    selected: Sequence[Sequence[int]],
+    board: Board,
+    supply: tuple[tuple[int, ...], ...],
+    selected: tuple[tuple[int, ...], ...],
     k: int,
 ) -> None:
     """Pieces are of the game's ``k`` colors; board + supply + selected never exceed a color's
-    pieces of each size (DESIGN §2)."""
+    pieces of each size (DESIGN §2). Written for mypyc: loops over typed tuples compile to C
+    loops, and counts typed ``tuple[int, ...]`` are read in place, where ``Counts`` (four
+    ints) would be unboxed into a C struct and boxed again for each read."""
     used = [0] * 20  # used[color * 5 + floors]: pieces on the board
-    for c, f in itertools.chain.from_iterable(board):
-        used[c * 5 + f] += 1
+    for building in board:
+        for piece in building:
+            used[piece[0] * 5 + piece[1]] += 1
     if any(used[k * 5 :]):
         for i, building in enumerate(board):
             for j, (c, _) in enumerate(building):
                 if c >= k:
                     _fail(f"$.board[{i // 9}][{i % 9}][{j}][0]", f"a color is 0 to {k - 1}")
     for c in range(k):
-        s, t, u = supply[c], selected[c], used[c * 5 + 1 : c * 5 + 5]
+        s = supply[c]
+        t = selected[c]
+        base = c * 5 + 1
         for i in range(4):
-            if u[i] + s[i] + t[i] > PIECES_PER_COLOR[i]:
+            if used[base + i] + s[i] + t[i] > PIECES_PER_COLOR[i]:
                 _fail(
                     f"$.supply[{c}][{i}]",
                     f"color {c} would have more than "
@@ -218,19 +283,20 @@ def _check_pieces(
                 )
 
 
-_ALL_CARDS = [c for c in range(CARD_POSITIONS) for _ in range(CARD_COPIES)]
-
-
 def _read_cards(
     data: StateFormat, players: int
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
     hands = tuple([tuple(sorted(h)) for h in _per_color(data.hands, "$.hands", players)])
-    deck, discard = data.deck, data.discard
-    if sorted(itertools.chain(deck, discard, *hands)) == _ALL_CARDS:
-        return hands, deck, discard  # each position exactly CARD_COPIES times
-    counts = Counter(deck) + Counter(discard)
-    for h in hands:
-        counts.update(h)
+    deck: tuple[int, ...] = data.deck
+    discard: tuple[int, ...] = data.discard
+    counts = [0] * CARD_POSITIONS  # the format bounds every card to 0..8
+    for card in deck:
+        counts[card] += 1
+    for card in discard:
+        counts[card] += 1
+    for hand in hands:
+        for card in hand:
+            counts[card] += 1
     for card in range(CARD_POSITIONS):
         if counts[card] != CARD_COPIES:
             _fail(
@@ -238,7 +304,7 @@ def _read_cards(
                 f"hands + deck + discard must hold {CARD_COPIES} cards of each "
                 f"position; position {card} appears {counts[card]} times",
             )
-    raise AssertionError("unreachable: the counts differ somewhere")
+    return hands, deck, discard
 
 
 _BREAKDOWNS: dict[BreakdownFormat, Breakdown] = {}
@@ -328,11 +394,14 @@ def _check_progress(state: StateFields) -> None:
         fakes = 1 if FAKE_NEWS in state.urban.revealed[:-1] else 0
         if len(state.urban.revealed) != state.round + fakes:
             _fail("$.urban.revealed", f"one card revealed per round so far ({state.round})")
-    held = [sum(s) for s in state.selected]
+    # Typed as ``tuple[int, ...]``, not ``Counts``: read in place when compiled (_check_pieces).
+    selected: tuple[tuple[int, ...], ...] = state.selected
+    supply: tuple[tuple[int, ...], ...] = state.supply
+    held = [sum(s) for s in selected]
     chosen = [n > 0 for n in held]
     selecting = state.phase == "select"
     for c in range(k):
-        taken = PIECES_TOTAL - sum(state.supply[c])
+        taken = PIECES_TOTAL - sum(supply[c])
         expected = state.round * ppr if (not selecting or chosen[c]) else ((state.round - 1) * ppr)
         if taken != expected:
             _fail(

@@ -33,6 +33,12 @@ class Event:
     data: dict[str, Any]
     visible_to: int | None = None
 
+    def __init__(self, type: str, data: dict[str, Any], visible_to: int | None = None) -> None:
+        # Written out, as every frozen value of the engine's (``records``): a native constructor.
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "visible_to", visible_to)
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, **self.data}
 

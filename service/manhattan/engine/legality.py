@@ -128,15 +128,13 @@ def _legal_builds(game: GameLike, player: int) -> list[Move]:
         by_hood = table[card]
         for n in open_hoods(ctx, block):
             building = board[n * 9 + block]
-            if not building:
-                for color, floors in sizes:
-                    row = by_hood[n][color]
-                    moves.extend([row[f - 1] for f in floors])
-                continue
+            # Appended one by one: compiled, that is a C loop with no list made per block.
             for color, floors in sizes:
-                need = floors_needed(building, color)  # RULES §6
+                need = floors_needed(building, color) if building else 1  # RULES §6
                 row = by_hood[n][color]
-                moves.extend([row[f - 1] for f in floors if f >= need])
+                for f in floors:
+                    if f >= need:
+                        moves.append(row[f - 1])
     return moves
 
 

@@ -24,7 +24,7 @@ move. Examples:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import IllegalMoveError, malformed
@@ -54,20 +54,62 @@ class Move:
     player: int | None = field(default=None, compare=False)
     block: tuple[int, int, int] | None = field(default=None, compare=False)
 
+    def __init__(
+        self,
+        type: str,
+        card: int | None = None,
+        neighborhood: int | None = None,
+        floors: int | None = None,
+        color: int | None = None,
+        pieces: tuple[int, int, int, int] | None = None,
+        player: int | None = None,
+        block: tuple[int, int, int] | None = None,
+    ) -> None:
+        # Written out, as every frozen value of the engine's (``records``): a native constructor.
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "neighborhood", neighborhood)
+        object.__setattr__(self, "floors", floors)
+        object.__setattr__(self, "color", color)
+        object.__setattr__(self, "pieces", pieces)
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "block", block)
+
+    # Equality and hashing written out for the same reason (a search keys its tree by moves);
+    # they are what ``dataclass`` would generate: the fields but ``player`` and ``block``.
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Move):
+            return NotImplemented
+        return (
+            self.type == other.type
+            and self.card == other.card
+            and self.neighborhood == other.neighborhood
+            and self.floors == other.floors
+            and self.color == other.color
+            and self.pieces == other.pieces
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.card, self.neighborhood, self.floors, self.color, self.pieces))
+
+    # The constructors below make a ``Move``, whatever class they are called on: called through
+    # ``cls`` the call would be a generic one under mypyc.
     @classmethod
     def select(cls, color: int, pieces: tuple[int, int, int, int]) -> Move:
-        return cls("select", color=color, pieces=tuple(pieces))  # type: ignore[arg-type]
+        return Move("select", color=color, pieces=tuple(pieces))  # type: ignore[arg-type]
 
     @classmethod
     def build(cls, card: int, neighborhood: int, floors: int, color: int | None = None) -> Move:
-        return cls("build", card=card, neighborhood=neighborhood, floors=floors, color=color)
+        return Move("build", card=card, neighborhood=neighborhood, floors=floors, color=color)
 
     @classmethod
     def forfeit(cls, card: int, floors: int, color: int | None = None) -> Move:
-        return cls("forfeit", card=card, floors=floors, color=color)
+        return Move("forfeit", card=card, floors=floors, color=color)
 
-    def with_context(self, player: int, block: tuple[int, int, int] | None) -> Move:
-        return replace(self, player=player, block=block)
+    def with_context(self, player: int | None, block: tuple[int, int, int] | None) -> Move:
+        """This move with ``player`` and ``block`` (which equality ignores) replaced."""
+        m = self
+        return Move(m.type, m.card, m.neighborhood, m.floors, m.color, m.pieces, player, block)
 
     # -- notation --------------------------------------------------------------------------
     def __str__(self) -> str:
@@ -159,7 +201,7 @@ class Move:
             move = cls.forfeit(data.card, data.floors, data.color)
         block = getattr(data, "block", None)
         if data.player is not None or block is not None:
-            move = replace(move, player=data.player, block=block)
+            move = move.with_context(data.player, block)
         return move
 
 

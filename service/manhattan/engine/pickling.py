@@ -3,8 +3,11 @@
 Interpreted, ``dataclasses`` gives a frozen class with slots a ``__setstate__`` that restores
 its fields with ``object.__setattr__``. Compiled by mypyc, the class has native attributes and
 pickle restores them with ``setattr``, which a frozen class refuses (``FrozenInstanceError``):
-a ``Move`` could not cross the bot pool's pipe. ``register`` gives each class a ``copyreg``
-reducer that rebuilds it field by field, whichever build runs, so both builds do the same.
+a ``Move`` could not cross the bot pool's pipe; and a compiled class that writes its own
+``__init__`` runs it from ``__new__``, so an empty instance cannot even be made. ``register``
+gives each class a ``copyreg`` reducer that calls the class with its fields (those its
+``__init__`` takes; the others, such as ``Rules``' lookups, it derives again), whichever build
+runs, so both builds do the same.
 """
 
 from __future__ import annotations
@@ -18,14 +21,12 @@ from typing import Any
 
 def rebuild(cls: Any, values: dict[str, Any]) -> Any:
     """An instance of the frozen dataclass ``cls`` with ``values`` as its fields."""
-    obj = cls.__new__(cls)
-    for name, value in values.items():
-        object.__setattr__(obj, name, value)
-    return obj
+    return cls(**values)
 
 
 def reduce(obj: Any) -> tuple[Any, ...]:
-    return rebuild, (type(obj), {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)})
+    fields = dataclasses.fields(obj)
+    return rebuild, (type(obj), {f.name: getattr(obj, f.name) for f in fields if f.init})
 
 
 def frozen_dataclasses(modules: Iterable[ModuleType]) -> list[type[Any]]:

@@ -300,6 +300,12 @@ class Transition:
     events: list[Event]
     move: Move
 
+    def __init__(self, state: State, events: list[Event], move: Move) -> None:
+        # Written out, as every frozen value of the engine's (``records``): a native constructor.
+        object.__setattr__(self, "state", state)
+        object.__setattr__(self, "events", events)
+        object.__setattr__(self, "move", move)
+
 
 def play(state: State, move: Move) -> Transition:
     """Check ``move`` against ``state`` and apply it; ``state`` is not modified."""

@@ -1,5 +1,11 @@
 """The small values a state is made of: a round's score breakdown, a scored round, the urban-rule
-deck, the phases. They sit below ``state`` and the codec, which both build them."""
+deck, the phases. They sit below ``state`` and the codec, which both build them.
+
+The engine's frozen dataclasses write their own ``__init__`` with ``object.__setattr__`` (what
+the generated one does): mypyc compiles that to a native constructor, where it would keep the
+generated ``__init__`` interpreted. ``dataclass`` still gives equality, hashing, ``repr`` and
+the frozen ``__setattr__`` (assigning an attribute raises ``FrozenInstanceError``).
+"""
 
 from __future__ import annotations
 
@@ -18,6 +24,14 @@ class Breakdown:
     majorities: tuple[int, ...] = ()  # neighborhoods where the majority bonus was won
     tallest: int = 0
     urban: int = 0
+
+    def __init__(
+        self, buildings: int = 0, majorities: tuple[int, ...] = (), tallest: int = 0, urban: int = 0
+    ) -> None:
+        object.__setattr__(self, "buildings", buildings)
+        object.__setattr__(self, "majorities", majorities)
+        object.__setattr__(self, "tallest", tallest)
+        object.__setattr__(self, "urban", urban)
 
     @property
     def total(self) -> int:
@@ -40,6 +54,10 @@ class RoundRecord:
     round: int
     scores: tuple[Breakdown, ...]
 
+    def __init__(self, round: int, scores: tuple[Breakdown, ...]) -> None:
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "scores", scores)
+
     @property
     def colors(self) -> tuple[Breakdown, ...]:
         return self.scores
@@ -55,6 +73,13 @@ class Urban:
     deck: tuple[str, ...]
     revealed: tuple[str, ...]
     current: str | None
+
+    def __init__(
+        self, deck: tuple[str, ...], revealed: tuple[str, ...], current: str | None
+    ) -> None:
+        object.__setattr__(self, "deck", deck)
+        object.__setattr__(self, "revealed", revealed)
+        object.__setattr__(self, "current", current)
 
     def to_json(self) -> dict[str, object]:
         return {"current": self.current, "deck": list(self.deck), "revealed": list(self.revealed)}

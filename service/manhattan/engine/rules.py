@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import msgspec
+
 EDITIONS = ("classic", "modern")
 MONSTERS = ("godzilla", "baby")
 SEAT_NAMES = ("South", "West", "North", "East")
@@ -48,6 +50,21 @@ class Variants:
     reshuffle_each_round: bool = False
     monster: str | None = None
 
+    def __init__(
+        self,
+        anti_trust: bool = False,
+        slow_growth: bool = False,
+        urban_rules: bool = False,
+        reshuffle_each_round: bool = False,
+        monster: str | None = None,
+    ) -> None:
+        # Written out (as in ``records``) so that mypyc compiles a native constructor.
+        object.__setattr__(self, "anti_trust", anti_trust)
+        object.__setattr__(self, "slow_growth", slow_growth)
+        object.__setattr__(self, "urban_rules", urban_rules)
+        object.__setattr__(self, "reshuffle_each_round", reshuffle_each_round)
+        object.__setattr__(self, "monster", monster)
+
     def to_json(self) -> dict[str, object]:
         return {
             "antiTrust": self.anti_trust,
@@ -56,6 +73,10 @@ class Variants:
             "slowGrowth": self.slow_growth,
             "urbanRules": self.urban_rules,
         }
+
+
+#: Every variant off (a value: one instance serves every ruleset).
+NO_VARIANTS = Variants()
 
 
 def default_colors(players: int) -> tuple[tuple[int, ...], ...]:
@@ -90,8 +111,30 @@ class Rules:
     variants: Variants = field(default_factory=Variants)
     _tables: _Tables = field(init=False, repr=False, compare=False, hash=False)
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        edition: str,
+        players: int,
+        rounds: int,
+        pieces_per_round: int,
+        colors: tuple[tuple[int, ...], ...],
+        seats: tuple[int, ...],
+        variants: Variants = NO_VARIANTS,
+    ) -> None:
+        object.__setattr__(self, "edition", edition)
+        object.__setattr__(self, "players", players)
+        object.__setattr__(self, "rounds", rounds)
+        object.__setattr__(self, "pieces_per_round", pieces_per_round)
+        object.__setattr__(self, "colors", colors)
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "variants", variants)
         object.__setattr__(self, "_tables", _Tables.build(self))
+
+    @property
+    def packed(self) -> msgspec.Raw:
+        """``to_json`` in msgpack, encoded once per ruleset: a state's canonical encoding
+        (``State.to_msgpack``) embeds it as is."""
+        return self._tables.packed
 
     @property
     def color_count(self) -> int:
@@ -133,6 +176,19 @@ class _Tables:
     order: tuple[int, ...]
     next_player: tuple[int, ...]
     owner_of_color: tuple[int, ...]
+    packed: msgspec.Raw
+
+    def __init__(
+        self,
+        order: tuple[int, ...],
+        next_player: tuple[int, ...],
+        owner_of_color: tuple[int, ...],
+        packed: msgspec.Raw,
+    ) -> None:
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "next_player", next_player)
+        object.__setattr__(self, "owner_of_color", owner_of_color)
+        object.__setattr__(self, "packed", packed)
 
     @classmethod
     def build(cls, rules: Rules) -> _Tables:
@@ -144,4 +200,5 @@ class _Tables:
         for p, cs in enumerate(rules.colors):
             for c in cs:
                 owner[c] = p
-        return cls(order, tuple(nxt), tuple(owner))
+        packed = msgspec.Raw(msgspec.msgpack.encode(rules.to_json()))
+        return _Tables(order, tuple(nxt), tuple(owner), packed)

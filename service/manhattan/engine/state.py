@@ -5,20 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
+import msgspec
 
 from .board import block_coords
 from .decoding import StateFields, fields_from_msgpack, read_fields, read_state_format
 from .formats import STATE_FORMAT, StateFormat
 from .records import PHASES, Breakdown, Counts, RoundRecord, Urban  # re-exported
 
+_ENCODE = msgspec.msgpack.Encoder().encode
+
 __all__ = ["PHASES", "Breakdown", "Counts", "RoundRecord", "State", "Urban"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class State(StateFields):
     """A whole game at one moment. Build one with ``new_game`` or ``State.from_json``; its
-    fields are declared in ``decoding.StateFields``."""
+    fields are declared in ``decoding.StateFields``, whose ``__init__`` it keeps (``init=False``:
+    a generated one would be interpreted under mypyc)."""
 
     # The encodings (DESIGN §2): JSON with every object's keys sorted, so that msgpack of it is
     # canonical as is; reading checks everything (``decoding``). ``codec`` gives them by name.
@@ -46,9 +49,37 @@ class State(StateFields):
         }
 
     def to_msgpack(self) -> bytes:
-        """The canonical encoding: msgpack of ``to_json`` (keys sorted at every level)."""
-        data: bytes = msgpack.packb(self.to_json())
-        return data
+        """The canonical encoding: msgpack of ``to_json`` (keys sorted at every level), written
+        by msgspec from the state's own tuples (msgspec writes a tuple as msgpack writes a
+        list, and the smallest form of every integer, string and container, as ``msgpack``
+        does: ``test_codec`` checks the bytes against ``msgpack.packb(to_json())``); the
+        rules' part is encoded once per ruleset."""
+        board = self.board
+        history = self.history
+        urban = self.urban
+        monster = self.monster
+        return _ENCODE(
+            {
+                "board": [board[n * 9 : n * 9 + 9] for n in range(6)],
+                "deck": self.deck,
+                "discard": self.discard,
+                "firstPlayer": self.first_player,
+                "format": STATE_FORMAT,
+                "hands": self.hands,
+                "history": [r.to_json() for r in history] if history else (),
+                "monster": None if monster is None else block_coords(monster),
+                "phase": self.phase,
+                "round": self.round,
+                "rules": self.rules.packed,
+                "scores": self.scores,
+                "seed": self.seed,
+                "selected": self.selected,
+                "shuffles": self.shuffles,
+                "supply": self.supply,
+                "toMove": self.to_move,
+                "urban": None if urban is None else urban.to_json(),
+            }
+        )
 
     @staticmethod
     def from_format(data: StateFormat) -> State:
