@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
+import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -44,7 +46,7 @@ from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql.limits import InputLimits
 from .metrics import CONTENT_TYPE, Metrics
-from .middleware import ServiceMiddleware
+from .middleware import SERVER_SEND_KEY, ServiceMiddleware
 from .pages import OfflineGraphQLApp, PageHeaders, page_routes
 from .quotas import Quotas
 from .rate_limit import RateLimiter
@@ -287,6 +289,11 @@ class ServiceApp(Starlette):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.streams is not None and is_stream_get(scope):
             scope["app"] = self
+            # Weakly: the scope holding the server's send would be a reference cycle (the send
+            # is bound to the server's request, which holds the scope), garbage for the
+            # collector after every stream.
+            if inspect.ismethod(send):
+                scope[SERVER_SEND_KEY] = weakref.WeakMethod(send)
             await self.streams(scope, receive, send)
             return
         await super().__call__(scope, receive, send)

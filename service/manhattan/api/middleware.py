@@ -33,7 +33,7 @@ access_log = logging.getLogger("manhattan.access")
 #: name to raw value) when no name is repeated: the routes read them with one dict lookup
 #: (``encoding.header``) instead of a scan of the list per lookup.
 HEADERS_KEY = "manhattan.headers"
-#: The server's own ``send``, under the middleware's (which only adds a header to the start).
+#: A table stream's server ``send`` (uvicorn's), weakly (``ServiceApp``): its direct writes.
 SERVER_SEND_KEY = "manhattan.server_send"
 
 
@@ -103,7 +103,6 @@ class ServiceMiddleware:
 
         if len(headers) == len(raw_headers):
             scope[HEADERS_KEY] = headers
-        scope[SERVER_SEND_KEY] = send  # a table stream's direct writes (rest/sse.py)
         try:
             error = self._refusal(scope, headers, len(raw_headers))
             if error is None:

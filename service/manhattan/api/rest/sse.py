@@ -51,8 +51,9 @@ class EventStreamResponse(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
-        if self._hangup.listener is not None:
-            self._hangup.listener.sink = direct_sink(scope.get(SERVER_SEND_KEY))
+        server_send = scope.get(SERVER_SEND_KEY)
+        if self._hangup.listener is not None and server_send is not None:
+            self._hangup.listener.sink = direct_sink(server_send())
         watcher = HangupWatch(receive, self._hangup)
         watcher.start()
         source, item = self._source, self._first
