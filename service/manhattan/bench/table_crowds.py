@@ -18,25 +18,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import re
 import time
 from collections.abc import AsyncIterator
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..http_client import open_stream
-from .harness import latency_summary, resident_kib, spawned_service
+from .harness import cpu_seconds, latency_summary, resident_kib, spawned_service
+from .table_crowd_process import Crowd
 from .table_people import (
-    STREAM_IDLE_TIMEOUT,
-    STREAM_OPEN_CONCURRENCY,
     BenchError,
     Endpoint,
     Person,
     Pool,
     TableRun,
     Tally,
-    bounded,
     idle_streams,
     must,
     play_tables,
@@ -52,7 +47,6 @@ IDLE_KIB_TARGET = 16.0
 THINK_SHARE = 0.7
 #: Every bench client connects from loopback: the fresh services allow them all.
 STREAMS_PER_CLIENT = "1000000"
-_MOVE_ID = re.compile(rb"^event: move\r\n.*\r\nid: (\d+)$", re.S)
 
 
 @contextlib.asynccontextmanager
@@ -79,53 +73,6 @@ async def fresh_idle(redis_url: str | None, streams: int, hold: float) -> dict[s
 
 
 # -- spectators -------------------------------------------------------------------------------
-class Spectator:
-    """One spectator's stream: the arrival of each move event, against the time its POST began
-    (``table.sent``); frames are only split, never parsed as JSON."""
-
-    def __init__(self, endpoint: Endpoint, table: TableRun, latencies: list[float]) -> None:
-        self.endpoint, self.table, self.latencies = endpoint, table, latencies
-        self.opened = asyncio.Event()
-        self.error: str | None = None
-
-    async def run(self) -> None:
-        path = f"/v1/tables/{self.table.table_id}/events"
-        headers = {"accept": "text/event-stream"}
-        try:
-            stream = await open_stream(
-                self.endpoint.origin, "GET", path, headers=headers, timeout=STREAM_IDLE_TIMEOUT
-            )
-        except OSError as exc:
-            self.error = f"spectator: {exc!r}"
-            self.opened.set()
-            return
-        try:
-            if stream.status != 200:
-                self.error = f"spectator: HTTP {stream.status}"
-                return
-            pending = b""
-            async for chunk in stream.chunks():
-                arrived = time.perf_counter()
-                *frames, pending = (pending + chunk).split(b"\r\n\r\n")
-                for frame in frames:
-                    self._seen(frame, arrived)
-        except (OSError, ValueError) as exc:
-            self.error = f"spectator: {exc!r}"
-        finally:
-            self.opened.set()
-            await stream.aclose()
-
-    def _seen(self, frame: bytes, arrived: float) -> None:
-        if frame.startswith(b"event: snapshot"):
-            self.opened.set()
-            return
-        found = _MOVE_ID.match(frame)
-        if found is not None:
-            sent = self.table.sent.get(int(found.group(1)))
-            if sent is not None:
-                self.latencies.append(arrived - sent)
-
-
 async def public_table(pool: Pool) -> TableRun:
     """A public table of four people, joined, not started."""
     body = {"setup": {}, "seats": ["open"] * SEATS, "public": True, "name": "watched"}
@@ -223,16 +170,9 @@ async def _watch_one_game(
     rate: float,
     seed: int,
 ) -> dict[str, Any]:
-    """``count`` spectators open the public table's stream; its people play one game at about
-    ``rate`` moves a second while a cheap request is timed; then everyone hangs up."""
-    latencies: list[float] = []
-    crowd = [Spectator(endpoint, watched, latencies) for _ in range(count)]
-    readers: list[asyncio.Task[None]] = []
-
-    async def join(spectator: Spectator) -> None:
-        readers.append(asyncio.create_task(spectator.run()))
-        await spectator.opened.wait()
-
+    """``count`` spectators (in a process of their own: ``table_crowd_process.py``) open the
+    public table's stream; its people play one game at about ``rate`` moves a second while a
+    cheap request is timed; then everyone hangs up."""
     tally, stop = Tally(), asyncio.Event()
     rng = random.Random(seed)
     think = THINK_SHARE / rate  # the rest of a move's time is its POST and its push
@@ -244,12 +184,13 @@ async def _watch_one_game(
     cheap: asyncio.Task[dict[str, Any]] | None = None
     stop_cheap = asyncio.Event()
     pool = Pool(endpoint, 4)
+    crowd = Crowd(endpoint, watched.table_id, count)
+    arrivals: dict[int, list[float]] = {}
     try:
-        await bounded(STREAM_OPEN_CONCURRENCY, [partial(join, s) for s in crowd])
+        await crowd.open()
         opened_in = time.perf_counter() - began
-        failed = [s.error for s in crowd if s.error]
-        if failed:
-            raise BenchError(f"{len(failed)} spectator streams failed: {failed[:3]}")
+        if crowd.errors:
+            raise BenchError(f"{len(crowd.errors)} spectator streams failed: {crowd.errors[:3]}")
         await asyncio.sleep(2.0)
         rss_open = resident_kib(pid) if pid is not None else None
         seated = [asyncio.create_task(p.run()) for p in people]
@@ -259,11 +200,11 @@ async def _watch_one_game(
         pool.close()
         pool = Pool(endpoint, 4)
         cheap = asyncio.create_task(cheap_requests(endpoint, watched.table_id, stop_cheap))
-        played_from = time.perf_counter()
+        played_from, cpu_from = time.perf_counter(), _cpu(pid)
         await pool.must("POST", f"/v1/tables/{watched.table_id}/start", {}, watched.host_token)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*seated), 120.0)
-        played_for = time.perf_counter() - played_from
+        played_for, cpu_used = time.perf_counter() - played_from, _cpu(pid) - cpu_from
         await asyncio.sleep(0.5)  # the last pushes on their way
         stop_cheap.set()
         busy = await cheap
@@ -274,21 +215,36 @@ async def _watch_one_game(
             await asyncio.gather(cheap, return_exceptions=True)
         pool.close()
         await asyncio.gather(*(p.close() for p in people))
-        for task in readers:
-            task.cancel()
-        await asyncio.gather(*readers, return_exceptions=True)
+        try:
+            arrivals = await crowd.close()
+        finally:
+            crowd.kill()
+    latencies = [
+        arrived - watched.sent[version]
+        for version, times in arrivals.items()
+        if version in watched.sent
+        for arrived in times
+    ]
     return {
         "opened_in_s": opened_in,
         "watched_moves": tally.moves,
         "watched_moves_per_s": per_second(tally.moves, played_for),
         "watched_game_over": watched.over,
+        # The service's CPU while the watched game was played (beside it, the other tables),
+        # as a share of one core: near 1.0, the service itself is the bottleneck.
+        "service_core_share": cpu_used / played_for if pid is not None else None,
         "push_latency": latency_summary(latencies, PERCENTILES),
         "deliveries_expected": tally.moves * count,
-        "watched_errors": tally.errors + sum(1 for s in crowd if s.error),
+        "watched_errors": tally.errors + len(crowd.errors),
         "watched_error_samples": tally.samples[:4],
         "cheap": busy,
         "rss_open": rss_open,
     }
+
+
+def _cpu(pid: int | None) -> float:
+    found = cpu_seconds(pid) if pid is not None else None
+    return found or 0.0
 
 
 def _rss(start: int | None, opened: int | None, end: int | None, count: int) -> dict[str, Any]:

@@ -230,6 +230,8 @@ def print_spectators(found: dict[str, Any]) -> None:
         f"(target p99 < {targets['push_p99_ms']:.0f} ms: "
         f"{_verdict(_at_most(push['p99_ms'] if push['count'] else None, targets['push_p99_ms']))})"
     )
+    if found.get("service_core_share") is not None:
+        print(f"    service CPU meanwhile: {found['service_core_share']:.2f} of a core")
     for name, key, share in (
         ("table GET", "table_get", found["cheap_p99_vs_idle"]),
         ("/healthz", "healthz", found["healthz_p99_vs_idle"]),
