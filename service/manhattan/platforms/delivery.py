@@ -1,22 +1,25 @@
 """Making deliveries (DESIGN §10): a background task on the event loop, never on a move's path.
 
-Each claim round takes the due heads of as many tables' queues as there are free slots
-(``concurrency``), in one step of the outbox (``outbox.py``), and sends each as a ``POST`` with
-the Standard Webhooks headers (signed for this attempt's timestamp). A 2xx marks it done, which
-frees the table's next one; anything else (an error status, a refused address, a timeout, a
-reset) is tried again after an exponential backoff, for ``retry_seconds`` (3 days by default,
-DESIGN: at least 24 hours), then dropped with a warning. The outcomes are kept in batches: one
-task keeps every outcome that came in meanwhile in one step (a transaction, a script), and the
-slot is free as soon as the answer is in; until its outcome is kept the delivery's lease holds,
-so a crash in between only repeats it (at least once, same ``webhook-id``). A receiver that
-gives no answer (timeout, refused, reset) is *failing* until it answers again and then holds at
-most ``failing_target_concurrency`` slots: its other claimed tables are put back for about a
-second without counting an attempt, so one dead receiver never takes the claim rounds from the
-others. Before each attempt the host
-is resolved and checked (``addresses.py``) and the request goes to the checked address.
-Redirects are not followed (a 3xx is a failure), the answer's body is read up to
-``MAX_ANSWER_BYTES``, and an attempt has a short timeout: a slow receiver holds one of
-``concurrency`` slots for at most that long, and never a move.
+Each claim round takes, in one step of the outbox (``outbox.py``), the due heads of as many
+tables as there are free slots (``concurrency``), each with a *run* of the deliveries queued
+behind it (``run``, fewer when the lease is short), the table claimed for them all. A slot
+sends its run in order, each as a ``POST`` with the Standard Webhooks headers (signed for this
+attempt's timestamp), the next only after the one before it got a 2xx, so a table's next
+delivery never waits for a claim round. Anything but a 2xx (an error status, a refused address,
+a timeout, a reset) ends the run: that delivery is tried again after an exponential backoff,
+for ``retry_seconds`` (3 days by default, DESIGN: at least 24 hours), then dropped with a
+warning, and the table's claim is freed. The outcomes are kept in batches: one task keeps every
+outcome that came in meanwhile in one step (a transaction, a script). Until an outcome is kept
+the claim holds, so a crash in between only repeats deliveries, in order (at least once, the
+same ``webhook-id``); a dead replica's claims run out after the lease.
+
+A receiver that gives no answer (timeout, refused, reset) is *failing* until it answers again,
+and then holds at most ``failing_target_concurrency`` slots: its other claimed tables are put
+back for about a second without counting an attempt, so one dead receiver never takes the claim
+rounds from the others. Before each attempt the host is resolved and checked (``addresses.py``)
+and the request goes to the checked address. Redirects are not followed (a 3xx is a failure),
+the answer's body is read up to ``MAX_ANSWER_BYTES``, and an attempt has a short timeout: a slow
+receiver holds a slot for at most that long, and never a move.
 """
 
 from __future__ import annotations
