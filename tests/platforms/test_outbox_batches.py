@@ -124,10 +124,13 @@ async def test_deliveries_keep_each_tables_order_while_a_dead_receiver_holds_few
         while len({r.id for r in live_receiver.delivered()}) < 48:
             assert time.monotonic() - started < 20, len(live_receiver.delivered())
             await asyncio.sleep(0.05)
+        took = time.monotonic() - started
+        while len(dead_receiver.snapshot()) < 12:  # the dead receiver's tables try again
+            assert time.monotonic() - started < 20, len(dead_receiver.snapshot())
+            await asyncio.sleep(0.05)
     finally:
         worker.cancel()
         await deliverer.close()
-    took = time.monotonic() - started
     arrived: dict[str, list[int]] = {}
     for received in live_receiver.delivered():
         table = received.id.split("_")[1]
