@@ -13,8 +13,9 @@ outcome that came in meanwhile in one step (a transaction, a script). Until an o
 the claim holds, so a crash in between only repeats deliveries, in order (at least once, the
 same ``webhook-id``); a dead replica's claims run out after the lease.
 
-A receiver that gives no answer (timeout, refused, reset) is *failing* until it answers again,
-and then holds at most ``failing_target_concurrency`` slots: its other claimed tables are put
+A receiver that gave no answer (timeout, refused, reset) ``failing_after`` times in a row is
+*failing* until it answers again (one slow answer of a busy receiver is not enough), and then
+holds at most ``failing_target_concurrency`` slots: its other claimed tables are put
 back for about a second without counting an attempt, so one dead receiver never takes the claim
 rounds from the others. Before each attempt the host is resolved and checked (``addresses.py``)
 and the request goes to the checked address. Redirects are not followed (a 3xx is a failure),
@@ -69,6 +70,8 @@ class DeliverySettings:
     #: Attempts in flight to one receiver whose last attempt got no answer (timed out, refused,
     #: reset), until one is answered: a dead receiver holds this many slots, not all.
     failing_target_concurrency: int = 4
+    #: Attempts in a row without an answer that make a receiver failing.
+    failing_after: int = 3
     #: Deliveries of one table claimed together and sent one after the other, at most (fewer
     #: when the lease is short: see ``Deliverer.run_length``).
     run: int = 8
@@ -85,7 +88,8 @@ class _Target:
     """A receiver (``host:port``) as this process sees it."""
 
     sending: int = 0
-    failing: bool = False
+    #: Attempts in a row that got no answer (any answer, even an error status, resets it).
+    unanswered: int = 0
 
 
 class Deliverer:
@@ -155,7 +159,8 @@ class Deliverer:
             if run[0].id in self._sending:  # our own claim ran out mid-attempt: renewed
                 continue
             target = self._target(run[0])
-            if target.failing and target.sending >= self.settings.failing_target_concurrency:
+            failing = target.unanswered >= self.settings.failing_after
+            if failing and target.sending >= self.settings.failing_target_concurrency:
                 # A receiver that gives no answer holds few slots: its tables wait (attempts
                 # unchanged) while the other receivers' deliveries go on.
                 self.deferred += 1
@@ -249,7 +254,7 @@ class Deliverer:
         started = now_ms()
         try:
             ok = await self.attempt(delivery)
-            target.failing = not ok and target.failing
+            target.unanswered = 0
         except PlatformError as exc:
             log.warning(
                 "webhook address refused",
@@ -260,7 +265,8 @@ class Deliverer:
             log.info(
                 "webhook attempt failed", extra={"table": delivery.table_id, "error": repr(exc)}
             )
-            ok, target.failing = False, True
+            ok = False
+            target.unanswered += 1
         if delivery.first_at == 0:
             delivery.first_at = started
         return ok
