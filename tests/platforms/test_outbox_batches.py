@@ -80,6 +80,22 @@ async def test_a_dead_workers_run_passes_on_after_its_lease_from_what_was_not_ke
     assert versions(taken) == {"d": ["msg_d_2", "msg_d_3"]}  # the second again: at least once
 
 
+async def test_a_whole_runs_outcomes_in_one_batch_leave_nothing_to_send_again(
+    opener: Opener,
+) -> None:
+    outbox = opener()
+    await outbox.put_hook("r", b"hook")
+    await outbox.enqueue("r", 3, [item("r", v) for v in (1, 2, 3)])
+    await outbox.put_hook("s", b"hook")
+    await outbox.enqueue("s", 2, [item("s", 1), item("s", 2)])
+    runs = {run[0].table_id: run for run in await outbox.claim_runs(now(), 60_000, 10, 3)}
+    r, s = runs["r"], runs["s"]
+    # every one sent in a row, their outcomes kept together: the ends given first
+    await outbox.finish([r[2]], [(s[1], now() + 60_000)], now(), [r[0], r[1], s[0]])
+    assert await outbox.claim_runs(now(), 60_000, 10, 3) == []  # r is done, s not due yet
+    assert await outbox.waiting() == 1  # s's second, to be tried again
+
+
 @pytest.fixture
 def live_receiver() -> Iterator[Receiver]:
     found = Receiver().start()

@@ -78,13 +78,13 @@ end
 return out
 """
 _FINISH = """
-local now, done, going_on = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local now, going_on, done = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local a = 4
 for k = 2, #KEYS do
   local q, t, h = KEYS[k], ARGV[a], ARGV[a + 1]
-  if k <= done + going_on + 1 then
+  if k <= going_on + done + 1 then
     if redis.call('LINDEX', q, 0) == h then redis.call('LPOP', q) end
-    if k > done + 1 then
+    if k <= going_on + 1 then
       -- the worker goes on with the table's next: its claim (the due time) stays
     elseif redis.call('LLEN', q) > 0 then
       redis.call('ZADD', KEYS[1], now, t)
@@ -245,9 +245,12 @@ class RedisOutbox:
         going_on = going_on or []
         if not done and not later and not going_on:
             return
+        # A table's outcomes in one batch are some going on, then at most one that ends its
+        # run: kept in that order (a done first would free the table while its run's earlier
+        # deliveries are still queued, and its own head check would miss).
         keys: list[Any] = [self.due_key]
-        args: list[Any] = [now, len(done), len(going_on)]
-        for delivery in [*done, *going_on]:
+        args: list[Any] = [now, len(going_on), len(done)]
+        for delivery in [*going_on, *done]:
             keys.append(self.queue(delivery.table_id))
             args += [delivery.table_id, delivery.handle]
         for delivery, next_at in later:
