@@ -129,6 +129,7 @@ class RedisOutbox:
         self.queue_prefix, self.remind_key = f"{base}:q:", f"{base}:remind"
         self.consumer = uuid.uuid4().hex
         self.claim_idle_ms = claim_idle_ms
+        self._autoclaimed_at = 0
         self._group_ready = False
         self._enqueue = self.redis.register_script(_ENQUEUE)
         self._schedule = self.redis.register_script(_SCHEDULE)
@@ -189,17 +190,25 @@ class RedisOutbox:
         self._group_ready = True
 
     async def intake(self, now: int, block_ms: int | None = None) -> int:
-        """Move new stream entries (and a dead replica's pending ones) into the queues."""
+        """Move new stream entries (and a dead replica's pending ones, looked for at most every
+        ``claim_idle_ms / 2``, up to a second) into the queues: one round trip to read, one
+        script to move them."""
         await self._ensure_group()
+        autoclaim = now - self._autoclaimed_at >= min(1000, self.claim_idle_ms // 2)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if autoclaim:
+                pipe.xautoclaim(
+                    self.stream, GROUP, self.consumer, self.claim_idle_ms, "0-0", count=100
+                )
+            pipe.xreadgroup(
+                GROUP, self.consumer, {self.stream: ">"}, count=INTAKE_BATCH, block=block_ms
+            )
+            answers: list[Any] = await pipe.execute()
         entries: list[tuple[bytes, dict[bytes, bytes]]] = []
-        claimed: Any = await self.redis.xautoclaim(
-            self.stream, GROUP, self.consumer, self.claim_idle_ms, "0-0", count=100
-        )
-        entries += [e for e in claimed[1] if e[1]]
-        read: Any = await self.redis.xreadgroup(
-            GROUP, self.consumer, {self.stream: ">"}, count=INTAKE_BATCH, block=block_ms
-        )
-        for _, found in read or ():
+        if autoclaim:
+            self._autoclaimed_at = now
+            entries += [e for e in answers[0][1] if e[1]]
+        for _, found in answers[-1] or ():
             entries += found
         if entries:  # one script for them all (its keys: the stream, the due set, queues)
             keys: list[Any] = [self.stream, self.due_key]
