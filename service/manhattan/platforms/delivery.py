@@ -138,12 +138,21 @@ class Deliverer:
                     log.warning("webhook outbox unavailable", extra={"error": repr(exc)})
                     more = False
                 if not more:  # nothing more due, or every slot taken: wait for news
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), self.settings.poll)
+                    await self._nap()
         finally:
             keeper.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await keeper
+
+    async def _nap(self) -> None:
+        """Until poked, or ``poll`` seconds. Not ``asyncio.wait_for``: on Python 3.11 it may
+        swallow a cancellation that comes as the wait ends (a poke), and the closing service
+        then waited for this task for ever."""
+        waiter = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({waiter}, timeout=self.settings.poll)
+        finally:
+            waiter.cancel()
 
     async def round(self) -> bool:
         """Claim the due heads of as many tables as there are free slots, each with a run of
