@@ -128,3 +128,26 @@ def test_bots_are_rated_by_level_and_budget() -> None:
     assert rated_name(Seat(0, "human", "x")) is None  # a person without a platform id
     left = Seat(0, "human", "x", {"level": "random"}, left=True, player_id="ann")
     assert rated_name(left) == "ann"  # a player who left is rated by the seat's result
+
+
+async def test_a_rematch_of_a_platform_table_is_in_its_players_tables(
+    platform_live: LiveServer,
+) -> None:
+    live = platform_live
+    first = await create(live, seats=reserved("ann", "bob"), autoStart=True)
+    tokens = [t["seatToken"] for t in first["seatTokens"]]
+    await play_through(live, first["tableId"], tokens)
+    async with live.client(tokens[0]) as ann:
+        again = ok(await ann.post(f"/v1/tables/{first['tableId']}/rematch"))
+    rematch = again["tableId"]
+    assert rematch != first["tableId"]
+    async with keyed(live, CLUB) as club:
+        for player in ("ann", "bob"):  # bob's seat is kept for him: the table is his too
+            mine = ok(await club.get("/v1/tables", params={"player": player}))
+            ids = [t["tableId"] for t in mine["tables"]]
+            assert ids == [rematch, first["tableId"]], (player, ids)
+            assert mine["tables"][0]["status"] == "waiting"
+            assert {s.get("id") for s in mine["tables"][0]["seats"]} == {"ann", "bob"}
+    async with keyed(live, RIVAL) as rival:
+        crossed = ok(await rival.get("/v1/tables", params={"player": "ann"}))
+        assert crossed["tables"] == []

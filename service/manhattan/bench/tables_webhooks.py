@@ -1,8 +1,10 @@
 """``manhattan bench tables --webhooks``: the tables' move rate with every table's webhook on
 against the same tables without one, and how late the deliveries arrive (DESIGN §10).
 
-The bench runs its own receiver (an HTTP/1.1 server on loopback in this process, answering
-204 at once) and starts the service with a platform key and the receiver's network allowed.
+The bench runs its own receiver (an HTTP/1.1 server on loopback answering 204 at once, in a
+process of its own: in the players' process, busy with 800 simulated people, its answers waited
+for their turn and the latency measured the bench as much as the service) and starts the
+service with a platform key and the receiver's network allowed.
 Three phases of ``--seconds`` each, ``--tables`` tables of four people playing as in the plain
 bench: without webhooks, with a webhook on every table (every event: started, turn, timeout,
 left, over), without again; the rate without is the mean of both. A delivery's **latency** is
@@ -15,9 +17,12 @@ Targets: moves/s with webhooks at least 0.9x without, delivery latency p99 under
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
+import multiprocessing
 import time
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from typing import Any
 
 from .harness import latency_summary
@@ -82,6 +87,61 @@ class Receiver:
         self.latencies.append(max(0.0, now - sent))
 
 
+class ReceiverProcess:
+    """The ``Receiver`` in a child process: ``port`` and ``last`` while it runs, and its
+    latencies, ids and request count once stopped (``stop``)."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._last = context.Value("d", 0.0, lock=False)
+        self._conn, child = context.Pipe()
+        self._process = context.Process(
+            target=_receive, args=(child, self._last), name="webhooks-receiver", daemon=True
+        )
+        self.port = 0
+        self.latencies: list[float] = []
+        self.ids: set[str] = set()
+        self.requests = 0
+
+    async def start(self) -> ReceiverProcess:
+        self._process.start()
+        self.port = await asyncio.to_thread(self._conn.recv)
+        return self
+
+    @property
+    def last(self) -> float:
+        """``time.monotonic()`` of the last delivery (one clock for every process)."""
+        return float(self._last.value)
+
+    async def stop(self) -> None:
+        self._conn.send("stop")
+        self.latencies, ids, self.requests = await asyncio.to_thread(self._conn.recv)
+        self.ids = set(ids)
+        await asyncio.to_thread(self._process.join, 10)
+
+
+def _receive(conn: Connection, last: Any) -> None:
+    """The child: serve until the parent says stop, then send back what was received."""
+
+    async def serve() -> None:
+        receiver = Receiver()
+        server = await receiver.start()
+        conn.send(receiver.port)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loop.add_reader(conn.fileno(), stop.set)
+        while not stop.is_set():
+            last.value = receiver.last
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.1)
+        loop.remove_reader(conn.fileno())
+        conn.recv()
+        server.close()
+        conn.send((receiver.latencies, sorted(receiver.ids), receiver.requests))
+
+    asyncio.run(serve())
+
+
 async def webhooks_bench(
     endpoint: Endpoint,
     pid: int | None,
@@ -90,8 +150,7 @@ async def webhooks_bench(
     seed: int,
     setup: dict[str, Any],
 ) -> dict[str, Any]:
-    receiver = Receiver()
-    server = await receiver.start()
+    receiver = await ReceiverProcess().start()
     hook = {"webhook": {"url": f"http://127.0.0.1:{receiver.port}/hook", "events": EVENTS}}
     key = {"manhattan-key": KEY_SECRET}
     try:
@@ -103,7 +162,7 @@ async def webhooks_bench(
             await asyncio.sleep(0.2)
         off_again = await measured(pid, play_tables(endpoint, tables, seconds, seed + 2, setup))
     finally:
-        server.close()
+        await receiver.stop()
     off_rate = (off["moves_per_s"] + off_again["moves_per_s"]) / 2
     latency = latency_summary(receiver.latencies, PERCENTILES)
     report = {

@@ -1,14 +1,26 @@
 """Making deliveries (DESIGN §10): a background task on the event loop, never on a move's path.
 
-The worker claims the heads of the tables' queues (``outbox.py``), sends each as a ``POST``
-with the Standard Webhooks headers (signed for this attempt's timestamp) and, on a 2xx, marks it
-done, which frees the table's next one; anything else (an error status, a refused address, a
-timeout, a reset) is tried again after an exponential backoff, for ``retry_seconds`` (3 days by
-default, DESIGN: at least 24 hours), then dropped with a warning. Before each attempt the host
-is resolved and checked (``addresses.py``) and the request goes to the checked address.
-Redirects are not followed (a 3xx is a failure), the answer's body is read up to
-``MAX_ANSWER_BYTES``, and an attempt has a short timeout: a slow receiver holds one of
-``concurrency`` slots for at most that long, and never a move.
+Each claim round takes, in one step of the outbox (``outbox.py``), the due heads of as many
+tables as there are free slots (``concurrency``), each with a *run* of the deliveries queued
+behind it (``run``, fewer when the lease is short), the table claimed for them all. A slot
+sends its run in order, each as a ``POST`` with the Standard Webhooks headers (signed for this
+attempt's timestamp), the next only after the one before it got a 2xx, so a table's next
+delivery never waits for a claim round. Anything but a 2xx (an error status, a refused address,
+a timeout, a reset) ends the run: that delivery is tried again after an exponential backoff,
+for ``retry_seconds`` (3 days by default, DESIGN: at least 24 hours), then dropped with a
+warning, and the table's claim is freed. The outcomes are kept in batches: one task keeps every
+outcome that came in meanwhile in one step (a transaction, a script). Until an outcome is kept
+the claim holds, so a crash in between only repeats deliveries, in order (at least once, the
+same ``webhook-id``); a dead replica's claims run out after the lease.
+
+A receiver that gave no answer (timeout, refused, reset) ``failing_after`` times in a row is
+*failing* until it answers again (one slow answer of a busy receiver is not enough), and then
+holds at most ``failing_target_concurrency`` slots: its other claimed tables are put
+back for about a second without counting an attempt, so one dead receiver never takes the claim
+rounds from the others. Before each attempt the host is resolved and checked (``addresses.py``)
+and the request goes to the checked address. Redirects are not followed (a 3xx is a failure),
+the answer's body is read up to ``MAX_ANSWER_BYTES``, and an attempt has a short timeout: a slow
+receiver holds a slot for at most that long, and never a move.
 """
 
 from __future__ import annotations
@@ -20,6 +32,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from .addresses import Network, check
 from .errors import PlatformError
@@ -30,6 +43,13 @@ from .webhook_client import WebhookClient
 log = logging.getLogger("manhattan.platforms.webhooks")
 
 MAX_ANSWER_BYTES = 64 * 1024
+#: Outcomes kept in one step of the outbox, at most.
+KEEP_BATCH = 500
+#: Receivers (``host:port``) remembered for their health, at most (idle ones are forgotten).
+MAX_TARGETS = 10_000
+#: Outcomes: done (the table's claim freed), done with the run going on (the claim kept), and
+#: failed (again at its ``next_at``, the claim freed).
+DONE, GOING_ON, LATER = "done", "going on", "later"
 
 
 def now_ms() -> int:
@@ -45,13 +65,31 @@ class DeliverySettings:
     retry_seconds: float = 3 * 86_400.0
     #: Milliseconds a claim lasts: a dead worker's claims go to another after this.
     lease_ms: int = 30_000
-    concurrency: int = 64
+    #: Attempts in flight in this process, at most (the claim rounds ask for as many).
+    concurrency: int = 256
+    #: Attempts in flight to one receiver whose last attempt got no answer (timed out, refused,
+    #: reset), until one is answered: a dead receiver holds this many slots, not all.
+    failing_target_concurrency: int = 4
+    #: Attempts in a row without an answer that make a receiver failing.
+    failing_after: int = 3
+    #: Deliveries of one table claimed together and sent one after the other, at most (fewer
+    #: when the lease is short: see ``Deliverer.run_length``).
+    run: int = 8
     #: Seconds between looks at the outbox when nothing pokes the worker.
     poll: float = 0.25
 
     def backoff(self, attempts: int) -> float:
         delay: float = min(self.backoff_cap, self.backoff_base * 2 ** max(0, attempts - 1))
         return delay * random.uniform(0.8, 1.0)
+
+
+@dataclass(slots=True)
+class _Target:
+    """A receiver (``host:port``) as this process sees it."""
+
+    sending: int = 0
+    #: Attempts in a row that got no answer (any answer, even an error status, resets it).
+    unanswered: int = 0
 
 
 class Deliverer:
@@ -65,95 +103,204 @@ class Deliverer:
         self.allow = allow
         self.settings = settings or DeliverySettings()
         self._wake = asyncio.Event()
-        self._slots = asyncio.Semaphore(self.settings.concurrency)
         self._running: set[asyncio.Task[None]] = set()
-        self._sending: set[str] = set()  # ids of the deliveries being attempted here
-        self.client = WebhookClient(self.settings.timeout, max_body=MAX_ANSWER_BYTES)
+        self._full = False  # the last claim round filled every free slot
+        self._sending: set[str] = set()  # ids claimed here whose outcome is not yet kept
+        self._targets: dict[str, _Target] = {}
+        #: Outcomes waiting to be kept, in order: (delivery, DONE | GOING_ON | LATER, next_at).
+        self._outcomes: list[tuple[Delivery, str, int]] = []
+        self._outcome = asyncio.Event()
+        self.client = WebhookClient(
+            self.settings.timeout,
+            max_body=MAX_ANSWER_BYTES,
+            idle_per_target=self.settings.concurrency,
+        )
         #: Seconds from an event's timestamp to its successful delivery (the bench reads it).
         self.latencies: list[float] = []
         self.delivered = 0
         self.failures = 0
+        self.deferred = 0
+        self.flushes = 0
 
     def poke(self) -> None:
         self._wake.set()
 
     async def run(self) -> None:
-        while True:
-            self._wake.clear()
-            try:
-                found = await self.round()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the store is down: try again on the next round
-                log.warning("webhook outbox unavailable: %r", exc)
-                found = 0
-            if found < self.settings.concurrency // 2:  # no backlog: wait for news
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self.settings.poll)
-
-    async def round(self) -> int:
-        free = self.settings.concurrency - len(self._running)
-        if free <= 0:
-            await asyncio.wait(set(self._running), return_when=asyncio.FIRST_COMPLETED)
-            return 1
-        claimed = await self.outbox.claim(now_ms(), self.settings.lease_ms, free)
-        for delivery in claimed:
-            if delivery.id in self._sending:  # our own claim ran out mid-attempt: renewed
-                continue
-            task = asyncio.create_task(self._send(delivery))
-            self._running.add(task)
-            task.add_done_callback(self._running.discard)
-        return len(claimed)
-
-    async def _send(self, delivery: Delivery) -> None:
-        self._sending.add(delivery.id)
+        keeper = asyncio.create_task(self._keep_loop(), name="webhooks-keep")
         try:
-            await self._send_once(delivery)
+            while True:
+                self._wake.clear()
+                try:
+                    more = await self.round()
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # the store is down: try again on the next round
+                    log.warning("webhook outbox unavailable", extra={"error": repr(exc)})
+                    more = False
+                if not more:  # nothing more due, or every slot taken: wait for news
+                    await self._nap()
         finally:
-            self._sending.discard(delivery.id)
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await keeper
 
-    async def _send_once(self, delivery: Delivery) -> None:
-        async with self._slots:
-            started = now_ms()
-            try:
-                ok = await self.attempt(delivery)
-            except PlatformError as exc:
-                log.warning(
-                    "webhook address refused",
-                    extra={"table": delivery.table_id, "error": exc.message},
-                )
-                ok = False
-            if delivery.first_at == 0:
-                delivery.first_at = started
-            if ok:
-                self.delivered += 1
-                await self.outbox.done(delivery, now_ms())
-                self.poke()  # the table's next delivery may go now
-                return
-            self.failures += 1
-            delivery.attempts += 1
-            if now_ms() - delivery.first_at > self.settings.retry_seconds * 1000:
-                log.warning(
-                    "webhook dropped after retrying",
-                    extra={"table": delivery.table_id, "webhookId": delivery.id},
-                )
-                await self.outbox.done(delivery, now_ms())
-                return
-            next_at = now_ms() + int(self.settings.backoff(delivery.attempts) * 1000)
-            await self.outbox.retry(delivery, next_at)
-
-    async def attempt(self, delivery: Delivery) -> bool:
-        """One POST to the checked address: True on a 2xx."""
-        target = await check(delivery.url, self.allow)
-        timestamp = int(time.time())
-        request_headers = headers(delivery.secret, delivery.id, timestamp, delivery.body)
+    async def _nap(self) -> None:
+        """Until poked, or ``poll`` seconds. Not ``asyncio.wait_for``: on Python 3.11 it may
+        swallow a cancellation that comes as the wait ends (a poke), and the closing service
+        then waited for this task for ever."""
+        waiter = asyncio.ensure_future(self._wake.wait())
         try:
-            status = await self.client.post(target, request_headers, delivery.body)
-        except (OSError, TimeoutError) as exc:
+            await asyncio.wait({waiter}, timeout=self.settings.poll)
+        finally:
+            waiter.cancel()
+
+    async def round(self) -> bool:
+        """Claim the due heads of as many tables as there are free slots, each with a run of
+        the table's next deliveries, in one step of the outbox, and start sending them:
+        whether the outbox may have more due now."""
+        free = self.settings.concurrency - len(self._running)
+        self._full = free <= 0
+        if self._full:
+            return False  # a finishing send pokes
+        now = now_ms()
+        runs = await self.outbox.claim_runs(now, self.settings.lease_ms, free, self.run_length)
+        for run in runs:
+            if run[0].id in self._sending:  # our own claim ran out mid-attempt: renewed
+                continue
+            target = self._target(run[0])
+            failing = target.unanswered >= self.settings.failing_after
+            if failing and target.sending >= self.settings.failing_target_concurrency:
+                # A receiver that gives no answer holds few slots: its tables wait (attempts
+                # unchanged) while the other receivers' deliveries go on.
+                self.deferred += 1
+                self._sending.add(run[0].id)
+                self._keep(run[0], LATER, now + int(self.settings.backoff(1) * 1000))
+                continue
+            target.sending += 1
+            self._sending.update(d.id for d in run)
+            task = asyncio.create_task(self._send_run(run, target, now))
+            self._running.add(task)
+            task.add_done_callback(self._sent)
+        self._full = len(runs) >= free
+        return self._full
+
+    @property
+    def run_length(self) -> int:
+        """Deliveries of a table claimed together: as many as fit in the lease, one attempt's
+        timeout each, with one timeout to spare (at least the head)."""
+        fit = int(self.settings.lease_ms / (self.settings.timeout * 1000)) - 1
+        return max(1, min(self.settings.run, fit))
+
+    def _target(self, delivery: Delivery) -> _Target:
+        name = urlsplit(delivery.url).netloc
+        target = self._targets.get(name)
+        if target is None:
+            if len(self._targets) >= MAX_TARGETS:  # forget the idle ones
+                for idle in [k for k, t in self._targets.items() if not t.sending]:
+                    del self._targets[idle]
+            target = self._targets[name] = _Target()
+        return target
+
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        if self._full:  # a slot is free and the last round had more than slots
+            self.poke()
+
+    def _keep(self, delivery: Delivery, kind: str, next_at: int = 0) -> None:
+        self._outcomes.append((delivery, kind, next_at))
+        self._outcome.set()
+
+    async def _keep_loop(self) -> None:
+        """Keep the outcomes in the outbox, as many as have come in one step (a transaction,
+        one script): a done frees its table's next delivery for the next claim round."""
+        while True:
+            await self._outcome.wait()
+            self._outcome.clear()
+            while self._outcomes:
+                batch = self._outcomes[:KEEP_BATCH]
+                try:
+                    await self._finish(batch)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # the store is down: kept later (the leases hold)
+                    log.warning("webhook outcomes not kept yet", extra={"error": repr(exc)})
+                    await asyncio.sleep(self.settings.poll)
+                    continue
+                del self._outcomes[: len(batch)]
+                self.flushes += 1
+                for delivery, _, _ in batch:
+                    self._sending.discard(delivery.id)
+                self.poke()
+
+    async def _finish(self, batch: list[tuple[Delivery, str, int]]) -> None:
+        done = [d for d, kind, _ in batch if kind == DONE]
+        going_on = [d for d, kind, _ in batch if kind == GOING_ON]
+        later = [(d, at) for d, kind, at in batch if kind == LATER]
+        await self.outbox.finish(done, later, now_ms(), going_on)
+
+    async def _send_run(self, run: list[Delivery], target: _Target, claimed_at: int) -> None:
+        """Send a table's run in order, each after the one before it succeeded, while the
+        claim lasts; a failure ends the run (the table's claim is freed with it)."""
+        deadline = claimed_at + self.settings.lease_ms - int(self.settings.timeout * 1000)
+        try:
+            for index, delivery in enumerate(run):
+                ok = await self._attempt_one(delivery, target)
+                more = index + 1 < len(run) and now_ms() < deadline
+                if ok:
+                    self.delivered += 1
+                    self._keep(delivery, GOING_ON if more else DONE)
+                else:
+                    self._failed(delivery)
+                    more = False
+                if not more:
+                    for unsent in run[index + 1 :]:  # freed with the table's claim
+                        self._sending.discard(unsent.id)
+                    return
+        finally:
+            target.sending -= 1
+
+    async def _attempt_one(self, delivery: Delivery, target: _Target) -> bool:
+        started = now_ms()
+        try:
+            ok = await self.attempt(delivery)
+            target.unanswered = 0
+        except PlatformError as exc:
+            log.warning(
+                "webhook address refused",
+                extra={"table": delivery.table_id, "error": exc.message},
+            )
+            ok = False
+        except (OSError, TimeoutError) as exc:  # no answer: the receiver holds few slots
             log.info(
                 "webhook attempt failed", extra={"table": delivery.table_id, "error": repr(exc)}
             )
-            return False
+            ok = False
+            target.unanswered += 1
+        if delivery.first_at == 0:
+            delivery.first_at = started
+        return ok
+
+    def _failed(self, delivery: Delivery) -> None:
+        """Keep a failed attempt's outcome: again after a backoff, or dropped after retrying
+        for ``retry_seconds``."""
+        self.failures += 1
+        delivery.attempts += 1
+        if now_ms() - delivery.first_at > self.settings.retry_seconds * 1000:
+            log.warning(
+                "webhook dropped after retrying",
+                extra={"table": delivery.table_id, "webhookId": delivery.id},
+            )
+            self._keep(delivery, DONE)
+            return
+        self._keep(delivery, LATER, now_ms() + int(self.settings.backoff(delivery.attempts) * 1000))
+
+    async def attempt(self, delivery: Delivery) -> bool:
+        """One POST to the checked address: True on a 2xx, False on another status; raises
+        OSError or TimeoutError when no answer came."""
+        target = await check(delivery.url, self.allow)
+        timestamp = int(time.time())
+        request_headers = headers(delivery.secret, delivery.id, timestamp, delivery.body)
+        status = await self.client.post(target, request_headers, delivery.body)
         if 200 <= status < 300:
             self._record_latency(delivery)
             return True
@@ -171,6 +318,10 @@ class Deliverer:
         for task in list(self._running):
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if self._outcomes:  # what was sent is kept, as far as the store lets us
+            with contextlib.suppress(Exception):
+                await self._finish(self._outcomes)
+            self._outcomes.clear()
         self.client.close()
 
 

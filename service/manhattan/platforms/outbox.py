@@ -6,7 +6,10 @@ deliveries of versions after the cursor and moves it, in one atomic step, so two
 both heard a change enqueue it once. Deliveries wait in one queue per table, oldest first; a
 worker *claims* the head of a table's queue for a lease (a dead worker's claim runs out and
 another worker takes it), and only the head, so a table's deliveries go out in version order.
-A failed delivery stays the head with a later ``next_at`` (exponential backoff). Reminders are a
+A failed delivery stays the head with a later ``next_at`` (exponential backoff). A claim takes
+the heads of many tables in one step, each with a *run* of the deliveries behind it (the table
+stays claimed while the worker sends them one after the other), and ``finish`` keeps many
+outcomes in one step. Reminders are a
 due-time set of ``"<table>:<version>:<deadline>"`` members.
 """
 
@@ -53,6 +56,10 @@ class Delivery:
         return cls(id_, table_id, url, secret, body, attempts, first_at, handle)
 
 
+#: What ``enqueue`` takes for one table: (table id, version, [(version, delivery)]).
+Enqueued = tuple[str, int, list[tuple[int, Delivery]]]
+
+
 class Outbox(Protocol):
     name: str
 
@@ -71,15 +78,41 @@ class Outbox(Protocol):
         were added."""
         ...
 
+    async def enqueue_many(self, batch: list[Enqueued]) -> list[int]:
+        """``enqueue`` for many tables (``(table_id, version, items)``) in one step."""
+        ...
+
     async def add(self, delivery: Delivery) -> None:
         """A delivery outside the cursor (a reminder), behind the table's others."""
         ...
 
-    async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]: ...
+    async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]:
+        """The due heads of up to ``limit`` tables, claimed (``claim_runs`` with runs of 1)."""
+        ...
+
+    async def claim_runs(
+        self, now: int, lease_ms: int, limit: int, run: int
+    ) -> list[list[Delivery]]:
+        """In one step, the due heads of up to ``limit`` tables, each with up to ``run - 1``
+        of the table's next deliveries behind it, all claimed for ``lease_ms``: the worker
+        sends a run in order, each after the one before it succeeded."""
+        ...
 
     async def done(self, delivery: Delivery, now: int) -> None: ...
 
     async def retry(self, delivery: Delivery, next_at: int) -> None: ...
+
+    async def finish(
+        self,
+        done: list[Delivery],
+        later: list[tuple[Delivery, int]],
+        now: int,
+        going_on: list[Delivery] | None = None,
+    ) -> None:
+        """``done`` and ``retry`` for many deliveries in one step (a transaction, a script),
+        each freeing its table's claim; ``going_on``: done, the worker keeping the table's
+        claim to send the run's next."""
+        ...
 
     async def remind(self, member: str, at: int) -> None: ...
 

@@ -2,13 +2,15 @@
 
 New deliveries are appended to a Stream (``XADD``, in the same script that checks and moves the
 table's cursor). Each replica reads it in the consumer group ``delivery`` (``XREADGROUP``) and
-moves each entry into its table's queue (a list) and the due set (a sorted set of table ids by
-the time their head may go), acknowledging the entry (``XACK``) in the same script: an entry is
+moves the entries into their tables' queues (lists) and the due set (a sorted set of table ids
+by the time their head may go), acknowledging them (``XACK``) in the same script, one script
+for all the entries read at once: an entry is
 in the stream's pending list or in a queue, never lost between them. A replica that died after
 reading entries leaves them pending; ``XAUTOCLAIM`` hands them to a live one after
 ``claim_idle_ms``. A moved entry is deleted (``XDEL``), so the stream stays small. A claim
-moves the table's due time to the end of the lease, so a dead replica's claim runs out and
-the head goes to another. Every key shares the hash tag
+takes the due heads of many tables in one script and moves each table's due time to the end of
+the lease, so a dead replica's claim runs out and the head goes to another; ``finish`` keeps
+many outcomes in one script. Every key shares the hash tag
 ``{webhooks}``: one slot, so the scripts are atomic on a cluster too.
 """
 
@@ -21,58 +23,82 @@ import redis.asyncio as redis
 from redis.exceptions import ResponseError
 
 from ..store.cache import redis_client
-from .outbox import Delivery
+from .outbox import Delivery, Enqueued
 
 GROUP = "delivery"
+#: Stream entries read (``XREADGROUP COUNT``) and moved into the queues by one script, at most.
+INTAKE_BATCH = 500
 
 _ENQUEUE = """
-local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
-if cur < 0 then return 0 end
-local added = 0
-for i = 3, #ARGV, 2 do
-  if tonumber(ARGV[i]) > cur then
-    redis.call('XADD', KEYS[2], '*', 't', ARGV[1], 'd', ARGV[i + 1])
-    added = added + 1
+local out = {}
+local a = 1
+while a <= #ARGV do
+  local t, version, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local cur = tonumber(redis.call('HGET', KEYS[1], t) or '-1')
+  local added = 0
+  if cur >= 0 then
+    for i = a + 3, a + 2 + 2 * n, 2 do
+      if tonumber(ARGV[i]) > cur then
+        redis.call('XADD', KEYS[2], '*', 't', t, 'd', ARGV[i + 1])
+        added = added + 1
+      end
+    end
+    if version > cur then redis.call('HSET', KEYS[1], t, version) end
   end
+  table.insert(out, added)
+  a = a + 3 + 2 * n
 end
-if tonumber(ARGV[2]) > cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-return added
+return out
 """
 _SCHEDULE = """
-if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 1 then
-  redis.call('RPUSH', KEYS[3], ARGV[4])
-  redis.call('ZADD', KEYS[2], 'NX', ARGV[5], ARGV[3])
-  redis.call('XDEL', KEYS[1], ARGV[2])
+local queued = 0
+for k = 3, #KEYS do
+  local i = (k - 3) * 3 + 3
+  if redis.call('XACK', KEYS[1], ARGV[1], ARGV[i]) == 1 then
+    redis.call('RPUSH', KEYS[k], ARGV[i + 2])
+    redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[i + 1])
+    redis.call('XDEL', KEYS[1], ARGV[i])
+    queued = queued + 1
+  end
 end
-return 1
+return queued
 """
 _CLAIM = """
 local tables = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
 local out = {}
 for _, t in ipairs(tables) do
-  local head = redis.call('LINDEX', ARGV[4] .. t, 0)
-  if head then
+  local run = redis.call('LRANGE', ARGV[4] .. t, 0, tonumber(ARGV[5]) - 1)
+  if #run > 0 then
     redis.call('ZADD', KEYS[1], ARGV[2], t)
-    table.insert(out, head)
+    table.insert(out, run)
   else
     redis.call('ZREM', KEYS[1], t)
   end
 end
 return out
 """
-_DONE = """
-if redis.call('LINDEX', KEYS[2], 0) == ARGV[2] then redis.call('LPOP', KEYS[2]) end
-if redis.call('LLEN', KEYS[2]) > 0 then
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-else
-  redis.call('ZREM', KEYS[1], ARGV[1])
-end
-return 1
-"""
-_RETRY = """
-if redis.call('LINDEX', KEYS[2], 0) == ARGV[2] then
-  redis.call('LSET', KEYS[2], 0, ARGV[3])
-  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+_FINISH = """
+local now, going_on, done = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local a = 4
+for k = 2, #KEYS do
+  local q, t, h = KEYS[k], ARGV[a], ARGV[a + 1]
+  if k <= going_on + done + 1 then
+    if redis.call('LINDEX', q, 0) == h then redis.call('LPOP', q) end
+    if k <= going_on + 1 then
+      -- the worker goes on with the table's next: its claim (the due time) stays
+    elseif redis.call('LLEN', q) > 0 then
+      redis.call('ZADD', KEYS[1], now, t)
+    else
+      redis.call('ZREM', KEYS[1], t)
+    end
+    a = a + 2
+  else
+    if redis.call('LINDEX', q, 0) == h then
+      redis.call('LSET', q, 0, ARGV[a + 2])
+      redis.call('ZADD', KEYS[1], ARGV[a + 3], t)
+    end
+    a = a + 4
+  end
 end
 return 1
 """
@@ -103,12 +129,12 @@ class RedisOutbox:
         self.queue_prefix, self.remind_key = f"{base}:q:", f"{base}:remind"
         self.consumer = uuid.uuid4().hex
         self.claim_idle_ms = claim_idle_ms
+        self._autoclaimed_at = 0
         self._group_ready = False
         self._enqueue = self.redis.register_script(_ENQUEUE)
         self._schedule = self.redis.register_script(_SCHEDULE)
         self._claim = self.redis.register_script(_CLAIM)
-        self._done = self.redis.register_script(_DONE)
-        self._retry = self.redis.register_script(_RETRY)
+        self._finish = self.redis.register_script(_FINISH)
         self._take = self.redis.register_script(_TAKE)
 
     def queue(self, table_id: str) -> str:
@@ -138,10 +164,17 @@ class RedisOutbox:
             await pipe.execute()
 
     async def enqueue(self, table_id: str, version: int, items: list[tuple[int, Delivery]]) -> int:
-        args: list[Any] = [table_id, version]
-        for v, delivery in items:
-            args += [v, delivery.encode()]
-        return int(await self._enqueue(keys=[self.cursors_key, self.stream], args=args))
+        return (await self.enqueue_many([(table_id, version, items)]))[0]
+
+    async def enqueue_many(self, batch: list[Enqueued]) -> list[int]:
+        """``enqueue`` for many tables in one script: how many each added."""
+        args: list[Any] = []
+        for table_id, version, items in batch:
+            args += [table_id, version, len(items)]
+            for v, delivery in items:
+                args += [v, delivery.encode()]
+        added = await self._enqueue(keys=[self.cursors_key, self.stream], args=args)
+        return [int(n) for n in added]
 
     async def add(self, delivery: Delivery) -> None:
         await self.redis.xadd(self.stream, {"t": delivery.table_id, "d": delivery.encode()})
@@ -157,44 +190,82 @@ class RedisOutbox:
         self._group_ready = True
 
     async def intake(self, now: int, block_ms: int | None = None) -> int:
-        """Move new stream entries (and a dead replica's pending ones) into the queues."""
+        """Move new stream entries (and a dead replica's pending ones, looked for at most every
+        ``claim_idle_ms / 2``, up to a second) into the queues: one round trip to read, one
+        script to move them."""
         await self._ensure_group()
-        entries: list[tuple[bytes, dict[bytes, bytes]]] = []
-        claimed: Any = await self.redis.xautoclaim(
-            self.stream, GROUP, self.consumer, self.claim_idle_ms, "0-0", count=100
-        )
-        entries += [e for e in claimed[1] if e[1]]
-        read: Any = await self.redis.xreadgroup(
-            GROUP, self.consumer, {self.stream: ">"}, count=200, block=block_ms
-        )
-        for _, found in read or ():
-            entries += found
-        for entry_id, fields in entries:
-            table_id = fields[b"t"].decode()
-            await self._schedule(
-                keys=[self.stream, self.due_key, self.queue(table_id)],
-                args=[GROUP, entry_id, table_id, fields[b"d"], now],
+        autoclaim = now - self._autoclaimed_at >= min(1000, self.claim_idle_ms // 2)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if autoclaim:
+                pipe.xautoclaim(
+                    self.stream, GROUP, self.consumer, self.claim_idle_ms, "0-0", count=100
+                )
+            pipe.xreadgroup(
+                GROUP, self.consumer, {self.stream: ">"}, count=INTAKE_BATCH, block=block_ms
             )
+            answers: list[Any] = await pipe.execute()
+        entries: list[tuple[bytes, dict[bytes, bytes]]] = []
+        if autoclaim:
+            self._autoclaimed_at = now
+            entries += [e for e in answers[0][1] if e[1]]
+        for _, found in answers[-1] or ():
+            entries += found
+        if entries:  # one script for them all (its keys: the stream, the due set, queues)
+            keys: list[Any] = [self.stream, self.due_key]
+            args: list[Any] = [GROUP, now]
+            for entry_id, fields in entries:
+                table_id = fields[b"t"].decode()
+                keys.append(self.queue(table_id))
+                args += [entry_id, table_id, fields[b"d"]]
+            await self._schedule(keys=keys, args=args)
         return len(entries)
 
     async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]:
+        return [run[0] for run in await self.claim_runs(now, lease_ms, limit, 1)]
+
+    async def claim_runs(
+        self, now: int, lease_ms: int, limit: int, run: int
+    ) -> list[list[Delivery]]:
+        """The due heads of up to ``limit`` tables, each with up to ``run - 1`` deliveries
+        behind it; each table due again at ``now + lease_ms`` (its claim), in one script."""
         await self.intake(now)
-        heads = await self._claim(
-            keys=[self.due_key], args=[now, now + lease_ms, limit, self.queue_prefix]
+        runs = await self._claim(
+            keys=[self.due_key], args=[now, now + lease_ms, limit, self.queue_prefix, run]
         )
-        return [Delivery.decode(bytes(h), bytes(h)) for h in heads]
+        return [[Delivery.decode(bytes(h), bytes(h)) for h in found] for found in runs]
 
     async def done(self, delivery: Delivery, now: int) -> None:
-        await self._done(
-            keys=[self.due_key, self.queue(delivery.table_id)],
-            args=[delivery.table_id, delivery.handle, now],
-        )
+        await self.finish([delivery], [], now)
 
     async def retry(self, delivery: Delivery, next_at: int) -> None:
-        await self._retry(
-            keys=[self.due_key, self.queue(delivery.table_id)],
-            args=[delivery.table_id, delivery.handle, delivery.encode(), next_at],
-        )
+        await self.finish([], [(delivery, next_at)], 0)
+
+    async def finish(
+        self,
+        done: list[Delivery],
+        later: list[tuple[Delivery, int]],
+        now: int,
+        going_on: list[Delivery] | None = None,
+    ) -> None:
+        """Many outcomes in one script: a ``done`` head leaves its queue (the table is due
+        again now if more wait); a ``going_on`` one too, its table still claimed (the worker
+        sends the run's next); a ``later`` one is replaced by its new bytes, due at its
+        time."""
+        going_on = going_on or []
+        if not done and not later and not going_on:
+            return
+        # A table's outcomes in one batch are some going on, then at most one that ends its
+        # run: kept in that order (a done first would free the table while its run's earlier
+        # deliveries are still queued, and its own head check would miss).
+        keys: list[Any] = [self.due_key]
+        args: list[Any] = [now, len(going_on), len(done)]
+        for delivery in [*going_on, *done]:
+            keys.append(self.queue(delivery.table_id))
+            args += [delivery.table_id, delivery.handle]
+        for delivery, next_at in later:
+            keys.append(self.queue(delivery.table_id))
+            args += [delivery.table_id, delivery.handle, delivery.encode(), next_at]
+        await self._finish(keys=keys, args=args)
 
     async def remind(self, member: str, at: int) -> None:
         await self.redis.zadd(self.remind_key, {member: at})

@@ -1,11 +1,14 @@
 """A platform's players' tables (DESIGN §10 "My tables"): an index per key and player id.
 
 Each (key, player id) has one versioned record listing the ids of the key's tables where the
-player was given a seat, newest last and bounded (``MAX_PER_PLAYER``); it is written when the
-key creates a table with reserved seats, by compare-and-set. Listing reads that one record and
-the tables it names (never a scan of all tables), keeps those that still exist, still belong to
-the key and where the id still holds a seat, and orders them: waiting and playing first, then
-the last finished ones, newest first within each.
+player was given a seat, newest last and bounded (``MAX_PER_PLAYER``); it is written, by
+compare-and-set, when the key creates a table with reserved seats, and when such a table ends:
+then its players' indexes get the id its rematch will have (``rematch_id``, the same for every
+replica), since a rematch keeps their seats and ids and stays the key's table; until somebody
+asks for the rematch, the id names no table and the listing skips it. Listing reads that one
+record and the tables it names (never a scan of all tables), keeps those that still exist,
+still belong to the key and where the id still holds a seat, and orders them: waiting and
+playing first, then the last finished ones, newest first within each.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ..store.cas import VersionedStore
 from ..tables.model import Table
 from ..tables.projection import SPECTATOR, table_json
 from ..tables.records import MAX_SWAP_TRIES, PREFIX, table_key
+from ..tables.seating import rematch_id
 
 #: Tables remembered per player (the oldest leave first) and finished tables listed at most.
 MAX_PER_PLAYER = 200
@@ -49,6 +53,14 @@ class PlayerTables:
             done, _ = await self.store.swap(record_key, expected, data, ttl=INDEX_TTL)
             if done:
                 return
+
+    async def table_over(self, table: Table) -> None:
+        """``OverWatcher``: the players a rematch would keep a seat for learn its id."""
+        if table.owner is None:
+            return
+        for seat in table.seats:
+            if seat.player_id is not None and seat.kind == "human" and not seat.left:
+                await self.add(table.owner, seat.player_id, rematch_id(table.id))
 
     async def tables(self, key: str, player: str) -> list[dict[str, Any]]:
         """The player's tables at this key, as the key sees them (with its player ids)."""

@@ -28,6 +28,7 @@ class Platforms:
         self.players = PlayerTables(runtime.store)
         self.ratings = Ratings(runtime.store)
         self.tables.over_watchers.append(self)
+        self.tables.over_watchers.append(self.players)  # a rematch joins the players' tables
 
     # -- who calls ------------------------------------------------------------------------
     def caller(self, headers: Mapping[str, str]) -> str | None:

@@ -33,7 +33,7 @@ from .addresses import Network, check, parse_allow
 from .delivery import Deliverer, DeliverySettings, now_ms
 from .errors import PlatformError
 from .keys import ApiKeys
-from .outbox import Delivery, Outbox
+from .outbox import Delivery, Enqueued, Outbox
 from .outbox_redis import RedisOutbox
 from .outbox_sqlite import SqliteOutbox
 from .signing import new_secret
@@ -47,7 +47,51 @@ DEFAULT_EVENTS = ("table.turn", "table.over")
 NO_HOOK_MEMORY = 100_000
 HOOK_MEMORY = 20_000
 
+#: Tables caught up at once by the enqueue loop (their enqueues share a step of the outbox).
+CATCH_UP_AT_ONCE = 64
+#: Tables' enqueues in one step of the outbox, at most.
+ENQUEUE_BATCH = 256
+
 Read = Callable[[str, int], Awaitable[tuple[Table, int]]]
+
+
+class Enqueuer:
+    """The tables' enqueues of the moment in one step of the outbox (a transaction, one round
+    trip) instead of one each: whoever asks while a step is on joins the next."""
+
+    def __init__(self, outbox: Outbox) -> None:
+        self.outbox = outbox
+        self._waiting: list[tuple[Enqueued, asyncio.Future[int]]] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def enqueue(self, table_id: str, version: int, items: list[tuple[int, Delivery]]) -> int:
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._waiting.append(((table_id, version, items), future))
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._steps(), name="webhooks-enqueue-steps")
+        return await future
+
+    async def _steps(self) -> None:
+        while self._waiting:
+            await asyncio.sleep(0)  # the other tables of this round ask meanwhile
+            batch = self._waiting[:ENQUEUE_BATCH]
+            del self._waiting[:ENQUEUE_BATCH]
+            try:
+                added = await self.outbox.enqueue_many([one for one, _ in batch])
+            except Exception as exc:  # each caller hears it (the sweep tries again)
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for (_, future), count in zip(batch, added, strict=True):
+                if not future.done():
+                    future.set_result(count)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +212,7 @@ class Webhooks:
         #: How a table is read at (at least) a version: the hub's shared read when wired.
         self.read: Read = self._load
         self._tasks: list[asyncio.Task[None]] = []
+        self._enqueuer = Enqueuer(outbox)
         self.enqueued = 0
 
     @classmethod
@@ -236,8 +281,8 @@ class Webhooks:
             await self._wake.wait()
             self._wake.clear()
             batch, self._pending = list(self._pending.items()), {}
-            for start in range(0, len(batch), 32):
-                chunk = batch[start : start + 32]
+            for start in range(0, len(batch), CATCH_UP_AT_ONCE):
+                chunk = batch[start : start + CATCH_UP_AT_ONCE]
                 results = await asyncio.gather(
                     *(self.catch_up(t, v) for t, v in chunk), return_exceptions=True
                 )
@@ -284,7 +329,7 @@ class Webhooks:
         at = now_ms()
         messages = [m for m in messages_of(table, cursor) if m.type in hook.events]
         items = [(m.version, delivery_of(table_id, hook, m, at)) for m in messages]
-        added = await self.outbox.enqueue(table_id, version, items)
+        added = await self._enqueuer.enqueue(table_id, version, items)
         if table_id in self._hooks:
             self._hooks[table_id] = (hook, version)
         if added:
@@ -349,5 +394,6 @@ class Webhooks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         await self.deliverer.close()
+        await self._enqueuer.close()
         with contextlib.suppress(Exception):
             await self.outbox.close()
