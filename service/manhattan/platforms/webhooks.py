@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import functools
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -123,8 +124,14 @@ class Message:
 
 
 def iso(ms: int) -> str:
-    moment = datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    """``ms`` (epoch milliseconds) as ISO 8601 in UTC, to the millisecond."""
+    return f"{_iso_second(ms // 1000)}.{ms % 1000:03d}Z"
+
+
+@functools.lru_cache(maxsize=64)
+def _iso_second(seconds: int) -> str:
+    # Every delivery of a busy second has the same second: formatted once.
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def turn_message(
