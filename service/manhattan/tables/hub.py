@@ -185,7 +185,7 @@ class Hub:
         self._clients: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
         self.closing = False
-        #: Pushes written to spectators by the hub itself (``fanout.py``), since start.
+        #: Pushes written to streams by the hub itself (``fanout.py``), since start.
         self.direct_writes = 0
 
     @property
