@@ -81,7 +81,8 @@ def direct_sink(server_send: object) -> Callable[[bytes], bool] | None:
     """Where the hub may write a frame of this open stream itself (``tables/fanout.py``): the
     connection under uvicorn's ``send``, in its chunked framing; None under another server.
     Leans on uvicorn's HTTP/1.1 protocols (``RequestResponseCycle``: ``transport``, ``flow``,
-    ``chunked_encoding``, ``disconnected``), which is why uvicorn is pinned below 1.0. The sink
+    ``chunked_encoding``, ``disconnected``, ``response_complete``), which is why uvicorn is
+    pinned below 1.0. The sink
     answers False, and writes nothing, when the connection is gone or not taking data now (the
     stream then writes the frame itself, through ``send``, which waits for it)."""
     cycle: Any = getattr(server_send, "__self__", None)
@@ -93,12 +94,14 @@ def direct_sink(server_send: object) -> Callable[[bytes], bool] | None:
         or flow is None
         or getattr(cycle, "chunked_encoding", None) is not True
         or not hasattr(cycle, "disconnected")
+        or not hasattr(cycle, "response_complete")
     ):
         return None
 
     def write(frame: bytes) -> bool:
         if (
             cycle.disconnected
+            or cycle.response_complete  # the stream ended: its last chunk is written
             or flow.write_paused
             or transport.get_write_buffer_size() > DIRECT_WRITE_BACKLOG
         ):
