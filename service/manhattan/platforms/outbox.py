@@ -98,9 +98,13 @@ class Outbox(Protocol):
         sends a run in order, each after the one before it succeeded."""
         ...
 
-    async def done(self, delivery: Delivery, now: int) -> None: ...
+    async def done(self, delivery: Delivery, now: int) -> None:
+        """``delivery`` was delivered (``finish`` of one)."""
+        await self.finish([delivery], [], now)
 
-    async def retry(self, delivery: Delivery, next_at: int) -> None: ...
+    async def retry(self, delivery: Delivery, next_at: int) -> None:
+        """``delivery`` again at ``next_at`` (``finish`` of one)."""
+        await self.finish([], [(delivery, next_at)], 0)
 
     async def finish(
         self,

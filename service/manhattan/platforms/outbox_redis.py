@@ -23,7 +23,7 @@ import redis.asyncio as redis
 from redis.exceptions import ResponseError
 
 from ..store.cache import redis_client
-from .outbox import Delivery, Enqueued
+from .outbox import Delivery, Enqueued, Outbox
 
 GROUP = "delivery"
 #: Stream entries read (``XREADGROUP COUNT``) and moved into the queues by one script, at most.
@@ -109,7 +109,7 @@ return members
 """
 
 
-class RedisOutbox:
+class RedisOutbox(Outbox):
     name = "redis"
 
     def __init__(
@@ -233,12 +233,6 @@ class RedisOutbox:
             keys=[self.due_key], args=[now, now + lease_ms, limit, self.queue_prefix, run]
         )
         return [[Delivery.decode(bytes(h), bytes(h)) for h in found] for found in runs]
-
-    async def done(self, delivery: Delivery, now: int) -> None:
-        await self.finish([delivery], [], now)
-
-    async def retry(self, delivery: Delivery, next_at: int) -> None:
-        await self.finish([], [(delivery, next_at)], 0)
 
     async def finish(
         self,

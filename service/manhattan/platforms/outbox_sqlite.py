@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from .outbox import Delivery, Enqueued
+from .outbox import Delivery, Enqueued, Outbox
 
 T = TypeVar("T")
 
@@ -56,7 +56,7 @@ WHERE d.next_at <= ? AND d.claimed_until <= ? ORDER BY d.next_at LIMIT ?
 """
 
 
-class SqliteOutbox:
+class SqliteOutbox(Outbox):
     name = "sqlite"
 
     def __init__(self, directory: Path | None) -> None:
@@ -157,12 +157,6 @@ class SqliteOutbox:
             return runs
 
         return await self._run(work)
-
-    async def done(self, delivery: Delivery, now: int) -> None:
-        await self.finish([delivery], [], now)
-
-    async def retry(self, delivery: Delivery, next_at: int) -> None:
-        await self.finish([], [(delivery, next_at)], 0)
 
     async def finish(
         self,
