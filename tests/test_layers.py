@@ -82,8 +82,6 @@ KNOWN_INNER_IMPORTS: set[tuple[str, str]] = {
     # matplotlib is optional and slow to import: plot imports it when it draws
     ("manhattan.bench.plot", "matplotlib"),
     ("manhattan.bench.plot", "matplotlib.pyplot"),
-    # the terminal imports the bots when a bot is first asked, and plays on without them
-    ("manhattan.terminal.game", "manhattan.bots"),
 }
 #: Part edges against the layers, each removed by the branch named (none left).
 KNOWN_PART_EDGES: set[tuple[str, str]] = set()

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
+from manhattan.bots import suggest
 from manhattan.engine import ManhattanError, Move, State, check_move, legal_moves, new_game
 from manhattan.engine import explain as explain_move
 from manhattan.engine import play as play_move
@@ -58,14 +58,6 @@ class Table(Protocol):
 
 
 # -- tables ----------------------------------------------------------------------------------
-def _bot_suggest() -> Callable[..., Any] | None:
-    try:
-        from manhattan.bots import suggest
-    except ImportError:
-        return None
-    return suggest
-
-
 class LocalTable:
     """The game in this process, on the engine."""
 
@@ -73,7 +65,6 @@ class LocalTable:
         self.state: State = new_game(**setup)
         self.bot_level = bot_level
         self.rng = random.Random(seed)
-        self.suggest = _bot_suggest()
 
     def view(self, player: int) -> JSON:
         return player_view(self.state, player).to_json()
@@ -94,10 +85,8 @@ class LocalTable:
 
     def bot_move(self, player: int) -> JSON:
         seed = self.rng.randrange(2**31)
-        if self.suggest is not None:
-            chosen = self.suggest(player_view(self.state, player), level=self.bot_level, seed=seed)
-            return check_move(self.state, chosen.move).to_json()
-        return self.rng.choice(legal_moves(self.state)).to_json()
+        chosen = suggest(player_view(self.state, player), level=self.bot_level, seed=seed)
+        return check_move(self.state, chosen.move).to_json()
 
     def preview(self, move: JSON) -> str:
         seat_view = player_view(self.state, self.state.to_move or 0)
