@@ -27,7 +27,7 @@ from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.platforms import platform_routes
-from manhattan.api.rest.sse import give_back_memory, server_exiting
+from manhattan.api.rest.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
 from manhattan.api.rest.stream import StreamEndpoint, is_stream_get, stream_routes
 from manhattan.api.rest.tables import table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
@@ -46,7 +46,7 @@ from .encoding import render
 from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from .graphql.limits import InputLimits
 from .metrics import CONTENT_TYPE, Metrics
-from .middleware import SERVER_SEND_KEY, ServiceMiddleware
+from .middleware import ServiceMiddleware
 from .pages import OfflineGraphQLApp, PageHeaders, page_routes
 from .quotas import Quotas
 from .rate_limit import RateLimiter

@@ -33,8 +33,6 @@ access_log = logging.getLogger("manhattan.access")
 #: name to raw value) when no name is repeated: the routes read them with one dict lookup
 #: (``encoding.header``) instead of a scan of the list per lookup.
 HEADERS_KEY = "manhattan.headers"
-#: A table stream's server ``send`` (uvicorn's), weakly (``ServiceApp``): its direct writes.
-SERVER_SEND_KEY = "manhattan.server_send"
 
 
 class BodyTooLarge(Exception):

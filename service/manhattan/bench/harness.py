@@ -214,6 +214,11 @@ def resident_kib(pid: int) -> int | None:
     return None
 
 
+def process_cpu(pid: int | None) -> float | None:
+    """``cpu_seconds`` of ``pid``; None without a process id."""
+    return None if pid is None else cpu_seconds(pid)
+
+
 def cpu_seconds(pid: int) -> float | None:
     """User + system CPU time the process has used, from /proc (Linux), or None."""
     try:

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from .harness import cpu_seconds, latency_summary, resident_kib, spawned_service
+from .harness import latency_summary, process_cpu, resident_kib, spawned_service
 from .table_crowd_process import Crowd
 from .table_people import (
     BenchError,
@@ -200,11 +200,11 @@ async def _watch_one_game(
         pool.close()
         pool = Pool(endpoint, 4)
         cheap = asyncio.create_task(cheap_requests(endpoint, watched.table_id, stop_cheap))
-        played_from, cpu_from = time.perf_counter(), _cpu(pid)
+        played_from, cpu_from = time.perf_counter(), process_cpu(pid)
         await pool.must("POST", f"/v1/tables/{watched.table_id}/start", {}, watched.host_token)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*seated), 120.0)
-        played_for, cpu_used = time.perf_counter() - played_from, _cpu(pid) - cpu_from
+        played_for, cpu_to = time.perf_counter() - played_from, process_cpu(pid)
         await asyncio.sleep(0.5)  # the last pushes on their way
         stop_cheap.set()
         busy = await cheap
@@ -232,7 +232,9 @@ async def _watch_one_game(
         "watched_game_over": watched.over,
         # The service's CPU while the watched game was played (beside it, the other tables),
         # as a share of one core: near 1.0, the service itself is the bottleneck.
-        "service_core_share": cpu_used / played_for if pid is not None else None,
+        "service_core_share": None
+        if cpu_from is None or cpu_to is None
+        else (cpu_to - cpu_from) / played_for,
         "push_latency": latency_summary(latencies, PERCENTILES),
         "deliveries_expected": tally.moves * count,
         "watched_errors": tally.errors + len(crowd.errors),
@@ -240,11 +242,6 @@ async def _watch_one_game(
         "cheap": busy,
         "rss_open": rss_open,
     }
-
-
-def _cpu(pid: int | None) -> float:
-    found = cpu_seconds(pid) if pid is not None else None
-    return found or 0.0
 
 
 def _rss(start: int | None, opened: int | None, end: int | None, count: int) -> dict[str, Any]:

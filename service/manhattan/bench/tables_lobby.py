@@ -13,9 +13,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from .harness import process_cpu
 from .table_people import SETUP_CONCURRENCY, Endpoint, Pool
 from .table_report import per_second, ratio
-from .tables_scale import PROBE_WORKERS, _cpu, _for, _per, timed_setup
+from .tables_scale import PROBE_WORKERS, _for, _per, timed_setup
 
 #: Target: lobby first pages per second over /healthz per second, same run.
 LOBBY_TARGET = 0.25
@@ -54,12 +55,12 @@ async def lobby_phase(
         }
         probes: dict[str, Any] = {}
         for name, path in paths.items():
-            before = _cpu(pid)
+            before = process_cpu(pid)
             done = await _for(seconds, partial(pool.must, "GET", path))
             probes[name] = {
                 "path": path,
                 "per_s": per_second(done, seconds),
-                "cpu_ms": _per(before, _cpu(pid), done),
+                "cpu_ms": _per(before, process_cpu(pid), done),
             }
     finally:
         pool.close()

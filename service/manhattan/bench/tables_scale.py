@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from .harness import cpu_seconds
+from .harness import process_cpu
 from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, bounded
 from .table_report import LIVE_TARGET, per_second, ratio
 
@@ -73,11 +73,11 @@ async def probe(endpoint: Endpoint, pid: int | None, seconds: float) -> dict[str
         tid, tokens = await new_playing(pool, None)
         path = f"/v1/tables/{tid}"
         tables = [await new_playing(pool, None) for _ in range(PROBE_WORKERS)]
-        cpu = _cpu(pid)
+        cpu = process_cpu(pid)
         gets = await _for(seconds, lambda: pool.must("GET", path, token=tokens[0]))
-        cpu_gets = _cpu(pid)
+        cpu_gets = process_cpu(pid)
         moves = await _moves(pool, tables, seconds)
-        cpu_moves = _cpu(pid)
+        cpu_moves = process_cpu(pid)
     finally:
         pool.close()
     return {
@@ -86,10 +86,6 @@ async def probe(endpoint: Endpoint, pid: int | None, seconds: float) -> dict[str
         "cpu_ms_per_get": _per(cpu, cpu_gets, gets),
         "cpu_ms_per_move": _per(cpu_gets, cpu_moves, moves),
     }
-
-
-def _cpu(pid: int | None) -> float | None:
-    return None if pid is None else cpu_seconds(pid)
 
 
 def _per(before: float | None, after: float | None, count: int) -> float | None:

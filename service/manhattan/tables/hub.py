@@ -348,7 +348,7 @@ class Hub:
             push = kept.get(key)
             if push is None:
                 kind, data = event_json(table, entry, receiver)
-                push = kept[key] = Push(entry["v"], kind, data)
+                push = kept[key] = Push(entry["v"], kind, data, kept=True)
                 if "view" in data:
                     self._one_view_kept(table.id, kept, entry["v"], audience)
                 # Now and then, not on every push; at most some 4 x 16 versions' pushes (a table

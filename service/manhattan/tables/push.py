@@ -28,13 +28,14 @@ class Push:
 
     __slots__ = ("_lean", "event", "frame", "id")
 
-    def __init__(self, id: int, event: str, data: dict[str, Any]) -> None:
+    def __init__(self, id: int, event: str, data: dict[str, Any], *, kept: bool = False) -> None:
         self.id = id
         self.event = event
         self.frame: bytes = _frame(id, event, _encode(data))
-        #: The frame without the heavy keys, when it has any (``lean``).
+        #: For a push the hub keeps (``kept``), the frame without the heavy keys, when it has
+        #: any (``lean``); a snapshot, one receiver's, is never made lean.
         self._lean: bytes | None = None
-        if any(key in data for key in HEAVY_KEYS):
+        if kept and any(key in data for key in HEAVY_KEYS):
             light = {k: v for k, v in data.items() if k not in HEAVY_KEYS}
             self._lean = _frame(id, event, _encode(light))
 

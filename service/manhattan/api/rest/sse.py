@@ -20,7 +20,9 @@ from starlette.types import Message, Receive, Scope, Send
 
 from manhattan.tables import HEARTBEAT_FRAME, Hangup, Push
 
-from ..middleware import SERVER_SEND_KEY
+#: Where ``ServiceApp`` puts a table stream's server ``send`` (uvicorn's, held weakly) in the
+#: request's scope, for ``direct_sink``.
+SERVER_SEND_KEY = "manhattan.server_send"
 
 HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
