@@ -68,7 +68,8 @@ async def table_stream(
         await _mark(tables, table_id, receiver, heartbeat)
         for first in await _opening(hub, table, version, receiver, last_event_id):
             yield first
-        del table  # the hub holds it; an idle stream keeps nothing of its own
+            del first  # (an idle stream keeps nothing of its own: not the snapshot it sent)
+        del table  # the hub holds it
         # What this stream has written is ``bell.sent``: the hub may write a change itself
         # (``fanout.py``) while the stream waits, never while it writes.
         bell.sent, bell.bearer, bell.direct, lost = version, bearer, True, False
