@@ -16,9 +16,14 @@ _move_json: dict[int, tuple[Move, bytes]] = {}
 
 
 def moves_json(moves: Sequence[Move]) -> bytes:
-    """``{"moves": [...]}`` as JSON bytes, each move's JSON encoded once per instance and reused
-    (moves are immutable, and ``legal_moves`` hands out shared instances). The memo holds each
-    move it keys by ``id``, so an id cannot be reused while it is cached."""
+    """``{"moves": [...]}`` as JSON bytes."""
+    return b'{"moves":' + moves_array_json(moves) + b"}"
+
+
+def moves_array_json(moves: Sequence[Move]) -> bytes:
+    """``[...]``, the moves as a JSON array, each move's JSON encoded once per instance and
+    reused (moves are immutable, and ``legal_moves`` hands out shared instances). The memo
+    holds each move it keys by ``id``, so an id cannot be reused while it is cached."""
     memo = _move_json
     parts = []
     for move in moves:
@@ -28,7 +33,7 @@ def moves_json(moves: Sequence[Move]) -> bytes:
                 memo.clear()
             entry = memo[id(move)] = (move, dump_json(move.to_json()))
         parts.append(entry[1])
-    return b'{"moves":[' + b",".join(parts) + b"]}"
+    return b"[" + b",".join(parts) + b"]"
 
 
 def dump_json(payload: Any) -> bytes:

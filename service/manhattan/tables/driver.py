@@ -71,8 +71,26 @@ class Driver:
         self.read: Callable[[str, int], Awaitable[tuple[Table, int]]] = self._load
 
     def table_changed(self, table_id: str, version: int) -> None:
-        """A change made by this process: look at the table at once."""
+        """A change made by this process: look at the table at once, unless the table as the
+        change left it (this process's copy) shows there is nothing to look at: most moves of
+        people without a clock, where a check would read the table and do nothing."""
+        recent = self.tables.recent(table_id, version)
+        if recent is not None and recent[1] == version and self._nothing_due(table_id, recent[0]):
+            self._remember(table_id)
+            return
         self.poke(table_id, version)
+
+    def _nothing_due(self, table_id: str, table: Table) -> bool:
+        """Whether a check of ``table`` now would do nothing: no clock, no bot to move, not
+        over, and nothing of it in the index, waiting or being checked by this process."""
+        if table_id in self._busy or table_id in self._placed or table_id in self._now:
+            return False
+        if table.deadline is not None or table.bot_turn or table.status == "over":
+            return False
+        if table.status != "playing" or table.state is None:
+            return True
+        to_move = table.game().to_move
+        return to_move is None or not table.seats[to_move].bot_plays
 
     def seen(self, table_id: str) -> None:
         """A table known to exist (a stream opened on it): checked once if this process has
