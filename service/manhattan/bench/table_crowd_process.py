@@ -14,61 +14,86 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import re
 import time
 from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ..http_client import open_stream
 from .table_people import STREAM_IDLE_TIMEOUT, STREAM_OPEN_CONCURRENCY, Endpoint, bounded
 
-_MOVE_ID = re.compile(rb"^event: move\r\n.*\r\nid: (\d+)$", re.S)
 
-
-class Spectator:
-    """One spectator's stream: the arrival of each move event (frames are only split, never
-    parsed as JSON)."""
+class Spectator(asyncio.Protocol):
+    """One spectator's stream, read by a bare protocol (no reader task, no chunk decoding): the
+    arrival of each move event. Frames are only split, never parsed as JSON: the SSE frames
+    end in a blank line, which JSON text cannot hold, so a chunk's size line between two frames
+    is all that stands around them."""
 
     def __init__(self, endpoint: Endpoint, table_id: str, arrivals: dict[int, list[float]]):
         self.endpoint, self.table_id, self.arrivals = endpoint, table_id, arrivals
         self.opened = asyncio.Event()
         self.error: str | None = None
+        self._transport: asyncio.Transport | None = None
+        self._pending = b""
+        self._head = True
+        self._closing = False
 
     async def run(self) -> None:
-        path = f"/v1/tables/{self.table_id}/events"
-        headers = {"accept": "text/event-stream"}
+        """Connect and send the request; the rest happens in the protocol's callbacks."""
+        loop = asyncio.get_running_loop()
         try:
-            stream = await open_stream(
-                self.endpoint.origin, "GET", path, headers=headers, timeout=STREAM_IDLE_TIMEOUT
+            await asyncio.wait_for(
+                loop.create_connection(lambda: self, self.endpoint.host, self.endpoint.port),
+                STREAM_IDLE_TIMEOUT,
             )
-        except OSError as exc:
-            self.error = f"spectator: {exc!r}"
-            self.opened.set()
-            return
-        try:
-            if stream.status != 200:
-                self.error = f"spectator: HTTP {stream.status}"
-                return
-            pending = b""
-            async for chunk in stream.chunks():
-                arrived = time.perf_counter()
-                *frames, pending = (pending + chunk).split(b"\r\n\r\n")
-                for frame in frames:
-                    self._seen(frame, arrived)
-        except (OSError, ValueError) as exc:
-            self.error = f"spectator: {exc!r}"
-        finally:
-            self.opened.set()
-            await stream.aclose()
+        except (OSError, TimeoutError) as exc:
+            self._fail(f"spectator: {exc!r}")
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        path = f"/v1/tables/{self.table_id}/events"
+        transport.write(
+            f"GET {path} HTTP/1.1\r\nHost: {self.endpoint.host}:{self.endpoint.port}\r\n"
+            "Accept: text/event-stream\r\n\r\n".encode()
+        )
+
+    def data_received(self, data: bytes) -> None:
+        arrived = time.perf_counter()
+        *frames, self._pending = (self._pending + data).split(b"\r\n\r\n")
+        for frame in frames:
+            if self._head:  # the answer's head
+                self._head = False
+                status = frame.split(b" ", 2)[1] if frame.startswith(b"HTTP/1.1 ") else b"?"
+                if status != b"200":
+                    self._fail(f"spectator: HTTP {status.decode(errors='replace')}")
+                    return
+            else:
+                self._seen(frame, arrived)
 
     def _seen(self, frame: bytes, arrived: float) -> None:
-        if frame.startswith(b"event: snapshot"):
+        kind = frame.find(b"event: ", 0, 32)  # after the chunk's size line
+        if kind < 0:
+            return  # a heartbeat, or the end of a chunk
+        if frame.startswith(b"event: snapshot", kind):
             self.opened.set()
-            return
-        found = _MOVE_ID.match(frame)
-        if found is not None:
-            self.arrivals.setdefault(int(found.group(1)), []).append(arrived)
+        elif frame.startswith(b"event: move", kind):
+            at = frame.rfind(b"\r\nid: ")
+            if at >= 0:
+                self.arrivals.setdefault(int(frame[at + 6 :]), []).append(arrived)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._closing:
+            self._fail(f"spectator: the stream ended ({exc!r})")
+
+    def _fail(self, error: str) -> None:
+        self.error = self.error or error
+        self.opened.set()
+        self.close()
+
+    def close(self) -> None:
+        self._closing = True
+        if self._transport is not None:
+            self._transport.close()
 
 
 class Crowd:
@@ -113,17 +138,16 @@ def crowd_main(host: str, port: int, table_id: str, count: int, pipe: Connection
 async def _crowd(endpoint: Endpoint, table_id: str, count: int, pipe: Connection) -> None:
     arrivals: dict[int, list[float]] = {}
     crowd = [Spectator(endpoint, table_id, arrivals) for _ in range(count)]
-    readers: list[asyncio.Task[None]] = []
 
     async def join(spectator: Spectator) -> None:
-        readers.append(asyncio.create_task(spectator.run()))
+        await spectator.run()
         await spectator.opened.wait()
 
     await bounded(STREAM_OPEN_CONCURRENCY, [partial(join, s) for s in crowd])
     pipe.send([s.error for s in crowd if s.error])
     await asyncio.to_thread(pipe.recv)  # "stop"
-    for task in readers:
-        task.cancel()
-    await asyncio.gather(*readers, return_exceptions=True)
+    for spectator in crowd:
+        spectator.close()
+    await asyncio.sleep(0)  # (the transports close in the next turn of the loop)
     errors: list[Any] = [s.error for s in crowd if s.error]
     pipe.send((arrivals, errors))
