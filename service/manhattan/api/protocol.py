@@ -25,13 +25,26 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
+from ..settings import Settings
+
 
 @dataclass(frozen=True, slots=True)
 class ConnectionLimits:
-    max_head_bytes: int = 16_384
-    max_headers: int = 100
-    head_timeout: float = 10.0
-    body_timeout: float = 30.0
+    """The bounds of a connection; their defaults are the settings' (``connection_limits``)."""
+
+    max_head_bytes: int
+    max_headers: int
+    head_timeout: float
+    body_timeout: float
+
+
+def connection_limits(settings: Settings) -> ConnectionLimits:
+    return ConnectionLimits(
+        max_head_bytes=settings.max_header_bytes,
+        max_headers=settings.max_headers,
+        head_timeout=settings.header_timeout,
+        body_timeout=settings.body_timeout,
+    )
 
 
 class _Refused(Exception):
@@ -41,7 +54,7 @@ class _Refused(Exception):
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` with ``limits`` (set on a subclass by ``bounded_protocol``)."""
 
-    limits = ConnectionLimits()
+    limits = connection_limits(Settings())
     # In slots, not in the instance's dict: six more keys there would make uvicorn's
     # key-sharing dict of each connection a dict of its own (about 1.5 KiB more a connection,
     # held by every open stream).

@@ -41,13 +41,14 @@ KINDS: dict[str, str] = {
 
 @dataclass(frozen=True, slots=True)
 class QuotaLimits:
-    """Per client address and ``window`` seconds; 0 turns a quota off."""
+    """Per client address and ``window`` seconds; 0 turns a quota off. The defaults are the
+    settings' (``from_settings``)."""
 
-    creates: int = 30
-    tickets: int = 300
-    joins: int = 60
-    chat: int = 60
-    window: float = 60.0
+    creates: int
+    tickets: int
+    joins: int
+    chat: int
+    window: float
 
     @classmethod
     def from_settings(cls, settings: Settings) -> QuotaLimits:

@@ -12,7 +12,7 @@ import uvicorn
 
 from ..settings import Settings
 from .app import create_app
-from .protocol import ConnectionLimits, bounded_protocol
+from .protocol import bounded_protocol, connection_limits
 from .request_log import configure_logging
 
 
@@ -36,15 +36,6 @@ def run(host: str | None, port: int | None) -> None:
         server_header=False,
         timeout_keep_alive=30,
         timeout_graceful_shutdown=max(1, round(settings.graceful_timeout)),
-    )
-
-
-def connection_limits(settings: Settings) -> ConnectionLimits:
-    return ConnectionLimits(
-        max_head_bytes=settings.max_header_bytes,
-        max_headers=settings.max_headers,
-        head_timeout=settings.header_timeout,
-        body_timeout=settings.body_timeout,
     )
 
 

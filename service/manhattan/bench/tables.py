@@ -60,6 +60,8 @@ STREAMS_PER_CLIENT = 1_000_000
 # -- the run ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Options:
+    """The run's options, read from the command line (``build_parser`` holds their defaults)."""
+
     tables: int
     seconds: float
     stateless_seconds: float
@@ -67,17 +69,17 @@ class Options:
     idle_hold: float
     rounds: int | None
     seed: int
-    think: float = 0.0
-    live: int = 0
-    live_seconds: float = 5.0
-    lobby: int = 0
-    spectators: int = 0
-    spectator_think: float = 2.0
-    spectator_rate: float = 10.0
-    skip_play: bool = False
+    think: float
+    live: int
+    live_seconds: float
+    lobby: int
+    spectators: int
+    spectator_think: float
+    spectator_rate: float
+    skip_play: bool
     #: Phases with many streams run in a service process of their own (False with --url).
-    fresh: bool = True
-    redis_url: str | None = None
+    fresh: bool
+    redis_url: str | None
 
 
 async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:

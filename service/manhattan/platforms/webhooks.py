@@ -29,6 +29,7 @@ from ..settings import Settings
 from ..tables import TableError, Tables
 from ..tables.model import Table, event_data
 from ..tables.projection import record_json
+from ..tables.tasks import stop_tasks
 from ..wire import MAX_KEYED_TURN_SECONDS, NewTable, read
 from .addresses import Network, check, parse_allow
 from .delivery import Deliverer, DeliverySettings, now_ms
@@ -90,9 +91,7 @@ class Enqueuer:
 
     async def close(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await stop_tasks([self._task])
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,11 +394,7 @@ class Webhooks:
             await asyncio.sleep(self.sweep_seconds)
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await stop_tasks(self._tasks)
         await self.deliverer.close()
         await self._enqueuer.close()
         with contextlib.suppress(Exception):

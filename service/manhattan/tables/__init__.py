@@ -28,6 +28,7 @@ from .records import ChangeListener, TableSettings, is_table_id, now_ms, table_k
 from .service import Tables
 from .storage import make_store
 from .stream import table_stream
+from .tasks import stop_tasks
 from .tokens import Bearer
 
 log = logging.getLogger("manhattan.tables")
@@ -122,11 +123,7 @@ class TableRuntime:
     async def close(self) -> None:
         self.hub.close()
         await self.driver.close()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await stop_tasks(self._tasks)
         await self.bots.close()
         close = getattr(self.store, "close", None)
         if close is not None:
