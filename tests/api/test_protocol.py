@@ -14,7 +14,8 @@ import pytest
 import uvicorn
 from starlette.types import Receive, Scope, Send
 
-from manhattan.api.protocol import ConnectionLimits, bounded_protocol
+from manhattan.api.protocol import bounded_protocol, connection_limits
+from manhattan.settings import Settings
 
 BIG_BODY_BYTES = 4 * 1024 * 1024
 
@@ -57,7 +58,7 @@ def port() -> Iterator[int]:
         app,
         host="127.0.0.1",
         port=free,
-        http=bounded_protocol(ConnectionLimits()),
+        http=bounded_protocol(connection_limits(Settings())),
         log_config=None,
         lifespan="off",
     )
