@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from manhattan.bench.harness import latency_summary
-from manhattan.bench.table_people import Endpoint, EventStream
+from manhattan.bench.sse_frames import FrameStream, StreamRefused
 from manhattan.bench.table_report import (
     PERCENTILES,
     TARGETS,
@@ -21,6 +21,7 @@ from manhattan.bench.table_report import (
     ratio,
     verdicts,
 )
+from manhattan.tables.push import HEARTBEAT_FRAME, Push
 
 
 def test_latency_summary_is_nearest_rank_in_milliseconds() -> None:
@@ -97,40 +98,49 @@ def test_the_push_target_is_judged_at_a_persons_pace_when_measured() -> None:
     assert verdicts({**saturated, "tables_paced": None})["push_p99_ms"] is False
 
 
-def test_the_stream_reads_chunked_sse_split_anywhere() -> None:
-    body = (
-        b": ping\r\n\r\n"
-        b'event: snapshot\r\nid: 3\r\ndata: {"a": 1}\r\n\r\n'
-        b'event: move\r\nid: 4\r\ndata: {"b":\r\ndata: 2}\r\n\r\n'
-    )
-    pieces = [body[k : k + 7] for k in range(0, len(body), 7)]  # chunks cut mid-line
-    chunked = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in pieces) + b"0\r\n\r\n"
-    head = (
-        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
-    )
+def test_the_stream_reads_the_services_frames_split_anywhere() -> None:
+    """The bench's reader (``sse_frames``) on the bytes the service writes: the hub's frames
+    (``Push``), each one chunk of uvicorn's chunked framing, cut at any byte by the network."""
+    frames = [
+        Push(3, "snapshot", {"a": 1}).frame,
+        HEARTBEAT_FRAME,
+        Push(4, "move", {"b": "x\r\n\r\ny", "view": {"c": [1, 2]}}).frame,
+    ]
+    chunked = b"".join(b"%x\r\n%s\r\n" % (len(f), f) for f in frames)
+    head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+    answer = head + b"transfer-encoding: chunked\r\n\r\n" + chunked
 
-    async def scenario() -> tuple[list[tuple[str, int, Any]], bytes]:
+    async def scenario(status: bytes) -> tuple[list[tuple[bytes, int, Any]], bytes]:
         seen: list[bytes] = []
+        events: list[tuple[bytes, int, Any]] = []
 
         async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             seen.append(await reader.readuntil(b"\r\n\r\n"))
-            writer.write(head + chunked)
-            await writer.drain()
+            body = answer.replace(b" 200 OK", status)
+            for k in range(0, len(body), 5):  # five bytes at a time
+                writer.write(body[k : k + 5])
+                await writer.drain()
+                await asyncio.sleep(0)
             writer.close()
+
+        def on_frame(kind: bytes, ident: int, data: bytes, arrived: float) -> None:
+            events.append((kind, ident, json.loads(data)))
 
         server = await asyncio.start_server(serve, "127.0.0.1", 0)
         port = server.sockets[0].getsockname()[1]
         async with server:
-            stream = EventStream(Endpoint("127.0.0.1", port), "/v1/tables/t/events", "tok")
-            await stream.open()
-            events = [(k, i, json.loads(d)) async for k, i, d in stream.events()]
-            stream.close()
+            path = "/v1/tables/t/events"
+            stream = await FrameStream.open("127.0.0.1", port, path, on_frame, token="tok")
+            await stream.ended
         return events, seen[0]
 
-    events, request = asyncio.run(scenario())
-    assert events == [("snapshot", 3, {"a": 1}), ("move", 4, {"b": 2})]
+    events, request = asyncio.run(scenario(b" 200 OK"))
+    move = {"b": "x\r\n\r\ny", "view": {"c": [1, 2]}}
+    assert events == [(b"snapshot", 3, {"a": 1}), (b"move", 4, move)]
     assert b"GET /v1/tables/t/events HTTP/1.1" in request
-    assert b"authorization: Bearer tok" in request
+    assert b"Authorization: Bearer tok" in request
+    with pytest.raises(StreamRefused, match="HTTP 404"):
+        asyncio.run(scenario(b" 404 Not Found"))
 
 
 def _bench(*args: str, timeout: float) -> dict[str, Any]:

@@ -14,86 +14,51 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import time
 from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .table_people import STREAM_IDLE_TIMEOUT, STREAM_OPEN_CONCURRENCY, Endpoint, bounded
+from .sse_frames import FrameStream, StreamRefused
+from .table_people import STREAM_OPEN_CONCURRENCY, Endpoint, bounded
 
 
-class Spectator(asyncio.Protocol):
-    """One spectator's stream, read by a bare protocol (no reader task, no chunk decoding): the
-    arrival of each move event. Frames are only split, never parsed as JSON: the SSE frames
-    end in a blank line, which JSON text cannot hold, so a chunk's size line between two frames
-    is all that stands around them."""
+class Spectator:
+    """One spectator's stream (``sse_frames``): the arrival of each move event."""
 
     def __init__(self, endpoint: Endpoint, table_id: str, arrivals: dict[int, list[float]]):
         self.endpoint, self.table_id, self.arrivals = endpoint, table_id, arrivals
         self.opened = asyncio.Event()
         self.error: str | None = None
-        self._transport: asyncio.Transport | None = None
-        self._pending = b""
-        self._head = True
-        self._closing = False
+        self._stream: FrameStream | None = None
 
     async def run(self) -> None:
-        """Connect and send the request; the rest happens in the protocol's callbacks."""
-        loop = asyncio.get_running_loop()
-        try:
-            await asyncio.wait_for(
-                loop.create_connection(lambda: self, self.endpoint.host, self.endpoint.port),
-                STREAM_IDLE_TIMEOUT,
-            )
-        except (OSError, TimeoutError) as exc:
-            self._fail(f"spectator: {exc!r}")
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        """Open the stream; the rest happens as its frames arrive."""
         path = f"/v1/tables/{self.table_id}/events"
-        transport.write(
-            f"GET {path} HTTP/1.1\r\nHost: {self.endpoint.host}:{self.endpoint.port}\r\n"
-            "Accept: text/event-stream\r\n\r\n".encode()
-        )
-
-    def data_received(self, data: bytes) -> None:
-        arrived = time.perf_counter()
-        *frames, self._pending = (self._pending + data).split(b"\r\n\r\n")
-        for frame in frames:
-            if self._head:  # the answer's head
-                self._head = False
-                status = frame.split(b" ", 2)[1] if frame.startswith(b"HTTP/1.1 ") else b"?"
-                if status != b"200":
-                    self._fail(f"spectator: HTTP {status.decode(errors='replace')}")
-                    return
-            else:
-                self._seen(frame, arrived)
-
-    def _seen(self, frame: bytes, arrived: float) -> None:
-        kind = frame.find(b"event: ", 0, 32)  # after the chunk's size line
-        if kind < 0:
-            return  # a heartbeat, or the end of a chunk
-        if frame.startswith(b"event: snapshot", kind):
+        try:
+            self._stream = await FrameStream.open(
+                self.endpoint.host, self.endpoint.port, path, self._seen
+            )
+        except StreamRefused as exc:
+            self.error = f"spectator: {exc}"
             self.opened.set()
-        elif frame.startswith(b"event: move", kind):
-            at = frame.rfind(b"\r\nid: ")
-            if at >= 0:
-                self.arrivals.setdefault(int(frame[at + 6 :]), []).append(arrived)
+            return
+        self._stream.ended.add_done_callback(self._ended)
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self._closing:
-            self._fail(f"spectator: the stream ended ({exc!r})")
+    def _seen(self, kind: bytes, ident: int, data: bytes, arrived: float) -> None:
+        if kind == b"move":
+            self.arrivals.setdefault(ident, []).append(arrived)
+        elif kind == b"snapshot":
+            self.opened.set()
 
-    def _fail(self, error: str) -> None:
-        self.error = self.error or error
-        self.opened.set()
-        self.close()
+    def _ended(self, _: object) -> None:
+        if self._stream is not None:  # not closed by us
+            self.error = self.error or "spectator: the stream ended early"
+            self.opened.set()
 
     def close(self) -> None:
-        self._closing = True
-        if self._transport is not None:
-            self._transport.close()
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
 
 
 class Crowd:

@@ -10,7 +10,7 @@ import math
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 import orjson
 
-from ..http_client import Connection, Origin, Stream, open_stream
-from ..sse_reader import SSEParser
+from ..http_client import Connection, Origin
 from .harness import cpu_seconds, latency_summary, resident_kib
+from .sse_frames import FrameStream, StreamRefused
 from .table_report import PERCENTILES, SEATS, memory_growth, per_second
 
 #: Requests in flight while tables are created and joined (not measured).
@@ -96,43 +96,6 @@ async def must(
     if not 200 <= status < 300:
         raise BenchError(f"{method} {path}: HTTP {status} {str(answer)[:200]}")
     return answer
-
-
-class EventStream:
-    """One table stream: ``http_client.open_stream`` parsed by ``sse_reader.SSEParser``.
-
-    ``events`` yields ``(event, id, data)`` (the id -1 until one came); heartbeats (comments)
-    dispatch nothing."""
-
-    def __init__(self, endpoint: Endpoint, path: str, token: str | None) -> None:
-        self.endpoint, self.path, self.token = endpoint, path, token
-        self._stream: Stream | None = None
-
-    async def open(self) -> None:
-        headers = {"accept": "text/event-stream"}
-        if self.token is not None:
-            headers["authorization"] = f"Bearer {self.token}"
-        self._stream = await open_stream(
-            self.endpoint.origin, "GET", self.path, headers=headers, timeout=STREAM_IDLE_TIMEOUT
-        )
-        if self._stream.status != 200:
-            status = self._stream.status
-            self.close()
-            raise BenchError(f"stream {self.path}: HTTP {status}")
-
-    async def events(self) -> AsyncIterator[tuple[str, int, str]]:
-        assert self._stream is not None
-        parser = SSEParser()
-        async for line in self._stream.lines():
-            event = parser.feed(line)
-            if event is not None:
-                ident = int(event.id) if event.id and event.id.isdigit() else -1
-                yield event.event, ident, event.data
-
-    def close(self) -> None:
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
 
 
 class Pool:
@@ -279,48 +242,63 @@ class Person:
         self.think = think
         self.endpoint = endpoint
         self.token = table.tokens[seat]
-        self.stream = EventStream(endpoint, f"/v1/tables/{table.table_id}/events", self.token)
+        self.stream: FrameStream | None = None
         self.rest = endpoint.connection()
         self.me: int | None = None
         self.moving: asyncio.Task[None] | None = None
         self.ready = asyncio.Event()
 
     async def run(self) -> None:
+        """Open the stream and follow it (``_event``) until the game is over or the run stops."""
+        path = f"/v1/tables/{self.table.table_id}/events"
+        host, port = self.endpoint.host, self.endpoint.port
         try:
-            await self.stream.open()
-            async for kind, version, data in self.stream.events():
-                arrived = time.perf_counter()
-                to_move: int | None = None
-                parsed: dict[str, Any] = {}
-                if kind == "move":
-                    sent = self.table.sent.get(version)
-                    parsed = orjson.loads(data)
-                    if sent is not None and parsed.get("player") != self.me:
-                        self.tally.push.append(arrived - sent)
-                    to_move = parsed.get("toMove")
-                elif kind == "snapshot":
-                    parsed = orjson.loads(data)
-                    self.me = parsed.get("you")
-                    self.ready.set()
-                    if parsed["status"] == "playing":
-                        to_move = parsed.get("toMove")
-                elif kind == "started":
-                    parsed = orjson.loads(data)
-                    to_move = parsed.get("toMove")
-                elif kind == "over":
-                    self.table.over = True
-                    return
-                if to_move is not None and to_move == self.me and not self.stop.is_set():
-                    # The event carries the mover's legal moves at its version: no GET.
-                    known = (parsed.get("moves"), parsed.get("version"))
-                    self.moving = asyncio.create_task(self.move(*known))
-            if not self.stop.is_set():
+            self.stream = await FrameStream.open(host, port, path, self._event, token=self.token)
+            await self.stream.ended
+            if not self.stop.is_set() and not self.table.over:
                 self.tally.fail(f"stream of {self.table.table_id}/{self.seat} ended early")
-        except (BenchError, OSError, ValueError) as exc:
+        except StreamRefused as exc:
             if not self.stop.is_set():
-                self.tally.fail(f"stream of {self.table.table_id}/{self.seat}: {exc!r}")
+                self.tally.fail(f"stream of {self.table.table_id}/{self.seat}: {exc}")
         finally:
             self.ready.set()
+            self._hang_up()
+
+    def _event(self, kind: bytes, version: int, data: bytes, arrived: float) -> None:
+        """One event of the stream, as it arrives: the push latency of others' moves, and a
+        move when it is this seat's turn."""
+        try:
+            to_move: int | None = None
+            parsed: dict[str, Any] = {}
+            if kind == b"move":
+                sent = self.table.sent.get(version)
+                parsed = orjson.loads(data)
+                if sent is not None and parsed.get("player") != self.me:
+                    self.tally.push.append(arrived - sent)
+                to_move = parsed.get("toMove")
+            elif kind == b"snapshot":
+                parsed = orjson.loads(data)
+                self.me = parsed.get("you")
+                self.ready.set()
+                if parsed["status"] == "playing":
+                    to_move = parsed.get("toMove")
+            elif kind == b"started":
+                parsed = orjson.loads(data)
+                to_move = parsed.get("toMove")
+            elif kind == b"over":
+                self.table.over = True
+                self._hang_up()
+                return
+            if to_move is not None and to_move == self.me and not self.stop.is_set():
+                # The event carries the mover's legal moves at its version: no GET.
+                known = (parsed.get("moves"), parsed.get("version"))
+                self.moving = asyncio.create_task(self.move(*known))
+        except ValueError as exc:
+            self.tally.fail(f"stream of {self.table.table_id}/{self.seat}: {exc!r}")
+            self._hang_up()
+
+    def _hang_up(self) -> None:
+        if self.stream is not None:
             self.stream.close()
 
     async def move(self, moves: list[Any] | None, version: int | None) -> None:
@@ -361,7 +339,7 @@ class Person:
         if self.moving is not None:
             self.moving.cancel()
             await asyncio.gather(self.moving, return_exceptions=True)
-        self.stream.close()
+        self._hang_up()
         self.rest.close()
 
 
@@ -446,22 +424,28 @@ async def idle_streams(
     seats = [(run, k) for run in runs for k in range(SEATS)][:streams]
     await asyncio.sleep(1.0)  # let the setup's garbage settle before the baseline
     before = resident_kib(pid) if pid is not None else None
-    opened = [
-        EventStream(endpoint, f"/v1/tables/{run.table_id}/events", run.tokens[k])
-        for run, k in seats
-    ]
+    opened: list[FrameStream] = []
     snapshots = 0
 
-    async def open_one(stream: EventStream) -> None:
+    def seen(kind: bytes, ident: int, data: bytes, arrived: float) -> None:
         nonlocal snapshots
-        await stream.open()
-        async for kind, _, _ in stream.events():
-            if kind == "snapshot":
-                snapshots += 1
-                return
+        snapshots += kind == b"snapshot"
+
+    async def open_one(run: TableRun, seat: int) -> None:
+        path = f"/v1/tables/{run.table_id}/events"
+        host, port = endpoint.host, endpoint.port
+        try:
+            opened.append(await FrameStream.open(host, port, path, seen, token=run.tokens[seat]))
+        except StreamRefused as exc:
+            raise BenchError(f"an idle stream did not open: {exc}") from exc
 
     try:
-        await bounded(STREAM_OPEN_CONCURRENCY, [partial(open_one, s) for s in opened])
+        await bounded(STREAM_OPEN_CONCURRENCY, [partial(open_one, *seat) for seat in seats])
+        deadline = time.monotonic() + REQUEST_TIMEOUT
+        while snapshots + sum(s.ended.done() for s in opened) < len(opened):
+            if time.monotonic() > deadline:
+                raise BenchError(f"{len(opened) - snapshots} idle streams sent no snapshot")
+            await asyncio.sleep(0.05)  # every stream's first frame, its snapshot, arrived
         await asyncio.sleep(hold)  # every stream open and silent (heartbeats only)
         after = resident_kib(pid) if pid is not None else None
     finally:
