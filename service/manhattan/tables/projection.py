@@ -34,13 +34,28 @@ SPECTATOR = Receiver()
 
 def seat_view(state: State, player: int | None) -> dict[str, Any]:
     """``player``'s view (RULES §11), or the public view for None: any player's view without
-    the hand, which is the only private part of a view."""
+    the hand, which is the only private part of a view. Not to be modified: the same object
+    answers a move and goes into the mover's push (``_recent_views``)."""
+    key = (id(state), player)
+    kept = _recent_views.get(key)
+    if kept is not None and kept[0] is state:
+        return kept[1]
     if player is not None:
-        return manhattan.view(state, player).to_json()
-    public = manhattan.view(state, 0).to_json()
-    public["hand"] = []
-    public["player"] = None
-    return public
+        view = manhattan.view(state, player).to_json()
+    else:
+        view = manhattan.view(state, 0).to_json()
+        view["hand"] = []
+        view["player"] = None
+    if len(_recent_views) >= RECENT_VIEWS:
+        _recent_views.pop(next(iter(_recent_views)))
+    _recent_views[key] = (state, view)
+    return view
+
+
+#: Views of the newest states, by (state, player): a move's answer and the mover's push share
+#: one (each holds its state, so an id is not reused while kept).
+RECENT_VIEWS = 256
+_recent_views: dict[tuple[int, int | None], tuple[State, dict[str, Any]]] = {}
 
 
 def receiver_player(table: Table, receiver: Receiver) -> int | None:
