@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 import manhattan
@@ -27,9 +27,10 @@ from manhattan.api.graphql.schema import build_schema
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.platforms import platform_routes
+from manhattan.api.rest.shortcut import Shortcut
 from manhattan.api.rest.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
-from manhattan.api.rest.stream import StreamEndpoint, is_stream_get, stream_routes
-from manhattan.api.rest.tables import table_routes
+from manhattan.api.rest.stream import stream_routes, stream_shortcut
+from manhattan.api.rest.tables import BUSIEST_ROUTES, table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
 from manhattan.store.cas import VersionedStore
@@ -280,21 +281,27 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
 
 class ServiceApp(Starlette):
     """Starlette, but a table's event stream (open for hours, holding every frame of the call
-    that serves it) is served by ``streams``: the service middleware and ``StreamEndpoint``
-    only, the same rate limiter and metrics, without the error and exception middlewares and
-    the router."""
+    that serves it) and the busiest table routes (a move, a table GET) are served by
+    ``Shortcut``s (``api/rest/shortcut.py``): the service middleware and the handler only, the
+    same rate limiter, metrics and error handlers, without the error and exception middlewares
+    and the router. Each shortcut is kept beside itself behind the service middleware."""
 
-    streams: Any = None
+    streams: tuple[Shortcut, ASGIApp] | None = None
+    busiest: tuple[Shortcut, ASGIApp] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.streams is not None and is_stream_get(scope):
+        if self.streams is not None and self.streams[0].takes(scope):
             scope["app"] = self
             # Weakly: the scope holding the server's send would be a reference cycle (the send
             # is bound to the server's request, which holds the scope), garbage for the
             # collector after every stream.
             if inspect.ismethod(send):
                 scope[SERVER_SEND_KEY] = weakref.WeakMethod(send)
-            await self.streams(scope, receive, send)
+            await self.streams[1](scope, receive, send)
+            return
+        if self.busiest is not None and self.busiest[0].takes(scope):
+            scope["app"] = self
+            await self.busiest[1](scope, receive, send)
             return
         await super().__call__(scope, receive, send)
 
@@ -336,7 +343,8 @@ def create_app(
         "log_requests": settings.access_log,
     }
     app.add_middleware(ServiceMiddleware, **middleware)
-    app.streams = ServiceMiddleware(
-        StreamEndpoint(expected_error, internal_error), **middleware, replay_empty_body=False
-    )
+    streams = stream_shortcut(expected_error, internal_error)
+    app.streams = streams, ServiceMiddleware(streams, **middleware, replay_empty_body=False)
+    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error)
+    app.busiest = busiest, ServiceMiddleware(busiest, **middleware)
     return app

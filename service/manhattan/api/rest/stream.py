@@ -9,27 +9,22 @@ lean one of ``sse.py``; the hub ends open streams when the server shuts down, so
 a graceful shutdown.
 
 A stream stays open for hours, and with it every frame of the call that serves it: so the app
-(``app.ServiceApp``) serves GETs of this path by ``StreamEndpoint`` behind the service
-middleware only, without Starlette's error middleware, exception middleware and router frames
-(the route stays for anything else).
+(``app.ServiceApp``) serves GETs of this path by a ``Shortcut`` (``shortcut.py``) behind the
+service middleware only, without Starlette's error middleware, exception middleware and router
+frames (the route stays for anything else).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
-from starlette.types import Receive, Scope, Send
 
 from manhattan.api.client_address import client_address
-from manhattan.api.errors import to_api_error
+from manhattan.api.rest.shortcut import ErrorHandler, Shortcut
 from manhattan.api.rest.sse import EventStreamResponse
 from manhattan.api.rest.tables import bearer, runtime, table_id
 from manhattan.tables import Bearer, Hangup, TableError, table_stream
-
-ErrorHandler = Callable[[Request, Exception], Awaitable[Response]]
 
 
 def _last_event_id(request: Request) -> int | None:
@@ -62,38 +57,9 @@ async def get_events(request: Request) -> Response:
     return EventStreamResponse(first, source, hangup)
 
 
-def is_stream_get(scope: Scope) -> bool:
-    """Whether ``scope`` is a GET of a table's event stream."""
-    path: str = scope.get("path", "")
-    return (
-        scope["type"] == "http"
-        and scope.get("method") == "GET"
-        and path.startswith("/v1/tables/")
-        and path.endswith("/events")
-        and path.count("/") == 4
-    )
-
-
-class StreamEndpoint:
-    """ASGI app of ``GET /v1/tables/{id}/events`` alone (``is_stream_get``), served without
-    the router's frames; a refusal is answered by ``on_error`` (the app's handler of expected
-    errors), anything else that fails before the stream opens by ``on_crash``."""
-
-    def __init__(self, on_error: ErrorHandler, on_crash: ErrorHandler) -> None:
-        self.on_error = on_error
-        self.on_crash = on_crash
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path: str = scope["path"]
-        scope["path_params"] = {"id": path[len("/v1/tables/") : -len("/events")]}
-        request = Request(scope, receive)
-        try:
-            response = await get_events(request)
-        except Exception as exc:
-            handler = self.on_error if to_api_error(exc) is not None else self.on_crash
-            response = await handler(request, exc)
-        del request
-        await response(scope, receive, send)
+def stream_shortcut(on_error: ErrorHandler, on_crash: ErrorHandler) -> Shortcut:
+    """The stream's route served without the router's frames (``shortcut.py``)."""
+    return Shortcut({("GET", "events"): get_events}, on_error, on_crash)
 
 
 def stream_routes() -> list[BaseRoute]:

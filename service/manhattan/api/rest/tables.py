@@ -176,3 +176,8 @@ def table_routes() -> list[BaseRoute]:
         Route("/v1/tables/{id}/ticket", post_ticket, methods=post),
         Route("/v1/tables/{id}/record", get_record, methods=["GET"]),
     ]
+
+
+#: The routes a table's people call most (a move, the table), served by a ``Shortcut``
+#: (``shortcut.py``) besides their routes above: (method, what follows ``/v1/tables/{id}/``).
+BUSIEST_ROUTES = {("POST", "moves"): post_move, ("GET", ""): get_table}
