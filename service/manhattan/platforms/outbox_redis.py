@@ -54,7 +54,8 @@ _ROUND = """
 local stream, due, group, consumer = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
 local now, prefix = ARGV[3], ARGV[6]
 local function read()
-  return redis.pcall('XREADGROUP', 'GROUP', group, consumer, 'COUNT', ARGV[8], 'STREAMS', stream, '>')
+  return redis.pcall(
+    'XREADGROUP', 'GROUP', group, consumer, 'COUNT', ARGV[8], 'STREAMS', stream, '>')
 end
 local function move(entries)
   for _, e in ipairs(entries) do
@@ -62,7 +63,8 @@ local function move(entries)
     if fields and #fields > 0 and redis.call('XACK', stream, group, e[1]) == 1 then
       local t, d
       for i = 1, #fields, 2 do
-        if fields[i] == 't' then t = fields[i + 1] elseif fields[i] == 'd' then d = fields[i + 1] end
+        if fields[i] == 't' then t = fields[i + 1] end
+        if fields[i] == 'd' then d = fields[i + 1] end
       end
       redis.call('RPUSH', prefix .. t, d)
       redis.call('ZADD', due, 'NX', now, t)

@@ -50,9 +50,18 @@ CREATE TABLE IF NOT EXISTS reminders (member TEXT PRIMARY KEY, at INTEGER NOT NU
 CREATE INDEX IF NOT EXISTS reminders_at ON reminders (at);
 """
 _HEADS = """
-SELECT d.seq, d.table_id FROM deliveries d
+SELECT d.seq AS head, d.table_id, d.next_at FROM deliveries d
 JOIN (SELECT MIN(seq) AS head FROM deliveries GROUP BY table_id) h ON d.seq = h.head
 WHERE d.next_at <= ? AND d.claimed_until <= ? ORDER BY d.next_at LIMIT ?
+"""
+#: The claimed tables' runs in one statement: each due head with the deliveries behind it.
+_RUNS = f"""
+WITH heads AS ({_HEADS})
+SELECT seq, table_id, data FROM (
+    SELECT d.seq, d.table_id, d.data, h.next_at,
+           ROW_NUMBER() OVER (PARTITION BY d.table_id ORDER BY d.seq) AS place
+    FROM deliveries d JOIN heads h ON d.table_id = h.table_id
+) WHERE place <= ? ORDER BY next_at, table_id, seq
 """
 
 
@@ -144,16 +153,18 @@ class SqliteOutbox(Outbox):
 
         def work(db: sqlite3.Connection) -> list[list[Delivery]]:
             runs: list[list[Delivery]] = []
-            leased: list[tuple[int, int]] = []
-            for head, table_id in db.execute(_HEADS, (now, now, limit)).fetchall():
-                rows = db.execute(
-                    "SELECT seq, data FROM deliveries WHERE table_id = ? AND seq >= ? "
-                    "ORDER BY seq LIMIT ?",
-                    (table_id, head, run),
-                ).fetchall()
-                runs.append([Delivery.decode(bytes(data), seq) for seq, data in rows])
-                leased += [(now + lease_ms, seq) for seq, _ in rows]
-            db.executemany("UPDATE deliveries SET claimed_until = ? WHERE seq = ?", leased)
+            table = None
+            rows = db.execute(_RUNS, (now, now, limit, run)).fetchall()
+            for seq, table_id, data in rows:
+                if table_id != table:
+                    runs.append([])
+                    table = table_id
+                runs[-1].append(Delivery.decode(bytes(data), seq))
+            until = now + lease_ms
+            db.executemany(
+                "UPDATE deliveries SET claimed_until = ? WHERE seq = ?",
+                [(until, seq) for seq, _, _ in rows],
+            )
             return runs
 
         return await self._run(work)
