@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 from .addresses import Network, check
 from .errors import PlatformError
-from .outbox import Delivery, Outbox
+from .outbox import Delivery, Outbox, Outcomes
 from .signing import headers
 from .webhook_client import WebhookClient
 
@@ -236,7 +236,7 @@ class Deliverer:
         done = [d for d, kind, _ in batch if kind == DONE]
         going_on = [d for d, kind, _ in batch if kind == GOING_ON]
         later = [(d, at) for d, kind, at in batch if kind == LATER]
-        await self.outbox.finish(done, later, now_ms(), going_on)
+        await self.outbox.keep(Outcomes(done, later, going_on, now_ms()))
 
     async def _send_run(self, run: list[Delivery], target: _Target, claimed_at: int) -> None:
         """Send a table's run in order, each after the one before it succeeded, while the

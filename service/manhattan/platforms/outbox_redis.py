@@ -10,7 +10,7 @@ stream's pending list or in a queue, never lost between them, and the stream sta
 it takes the due heads of many tables and moves each table's due time to the end of the lease,
 so a dead replica's claim runs out and the head goes to another. A replica that died after
 reading entries leaves them pending; the round's ``XAUTOCLAIM`` hands them to a live one after
-``claim_idle_ms``. ``finish`` keeps many outcomes in one script. Every key shares the hash tag
+``claim_idle_ms``. ``keep`` keeps many outcomes in one script. Every key shares the hash tag
 ``{webhooks}``: one slot, so the scripts are atomic on a cluster too.
 """
 
@@ -23,7 +23,7 @@ import redis.asyncio as redis
 from redis.exceptions import ResponseError
 
 from ..store.cache import redis_client
-from .outbox import Delivery, Enqueued, Outbox
+from .outbox import Delivery, Enqueued, Outbox, Outcomes
 
 GROUP = "delivery"
 #: Stream entries read (``XREADGROUP COUNT``) and moved into the queues by one script, at most.
@@ -223,25 +223,19 @@ class RedisOutbox(Outbox):
         runs = await self._round(keys=[self.stream, self.due_key], args=args)
         return [[Delivery.decode(bytes(h), bytes(h)) for h in found] for found in runs]
 
-    async def finish(
-        self,
-        done: list[Delivery],
-        later: list[tuple[Delivery, int]],
-        now: int,
-        going_on: list[Delivery] | None = None,
-    ) -> None:
+    async def keep(self, outcomes: Outcomes) -> None:
         """Many outcomes in one script: a ``done`` head leaves its queue (the table is due
         again now if more wait); a ``going_on`` one too, its table still claimed (the worker
         sends the run's next); a ``later`` one is replaced by its new bytes, due at its
         time."""
-        going_on = going_on or []
+        done, later, going_on = outcomes.done, outcomes.later, outcomes.going_on
         if not done and not later and not going_on:
             return
         # A table's outcomes in one batch are some going on, then at most one that ends its
         # run: kept in that order (a done first would free the table while its run's earlier
         # deliveries are still queued, and its own head check would miss).
         keys: list[Any] = [self.due_key]
-        args: list[Any] = [now, len(going_on), len(done)]
+        args: list[Any] = [outcomes.now, len(going_on), len(done)]
         for delivery in [*going_on, *done]:
             keys.append(self.queue(delivery.table_id))
             args += [delivery.table_id, delivery.handle]

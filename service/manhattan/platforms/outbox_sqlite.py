@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from .outbox import Delivery, Enqueued, Outbox
+from .outbox import Delivery, Enqueued, Outbox, Outcomes
 
 T = TypeVar("T")
 
@@ -169,20 +169,15 @@ class SqliteOutbox(Outbox):
 
         return await self._run(work)
 
-    async def finish(
-        self,
-        done: list[Delivery],
-        later: list[tuple[Delivery, int]],
-        now: int,
-        going_on: list[Delivery] | None = None,
-    ) -> None:
+    async def keep(self, outcomes: Outcomes) -> None:
         """Many outcomes in one transaction. ``done`` ones leave their queues and free their
         tables (the rest of a run claimed with them is unclaimed); ``later`` ones stay heads,
         unclaimed, due at their time, their tables freed too; ``going_on`` ones leave their
         queues while the worker keeps the table's claim (it sends the run's next)."""
-        removed = [(d.handle,) for d in [*done, *(going_on or [])]]
-        again = [(d.encode(), at, d.handle) for d, at in later]
-        freed = [(d.table_id,) for d in done] + [(d.table_id,) for d, _ in later]
+        removed = [(d.handle,) for d in [*outcomes.done, *outcomes.going_on]]
+        again = [(d.encode(), at, d.handle) for d, at in outcomes.later]
+        freed = [(d.table_id,) for d in outcomes.done]
+        freed += [(d.table_id,) for d, _ in outcomes.later]
 
         def work(db: sqlite3.Connection) -> None:
             db.executemany("DELETE FROM deliveries WHERE seq = ?", removed)
