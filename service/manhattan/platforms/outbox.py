@@ -102,14 +102,15 @@ class Outbox(Protocol):
 
     async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]:
         """The due heads of up to ``limit`` tables, claimed (``claim_runs`` with runs of 1)."""
-        ...
+        return [run[0] for run in await self.claim_runs(now, lease_ms, limit, 1)]
 
     async def claim_runs(
-        self, now: int, lease_ms: int, limit: int, run: int
+        self, now: int, lease_ms: int, limit: int, run: int, outcomes: Outcomes | None = None
     ) -> list[list[Delivery]]:
-        """In one step, the due heads of up to ``limit`` tables, each with up to ``run - 1``
-        of the table's next deliveries behind it, all claimed for ``lease_ms``: the worker
-        sends a run in order, each after the one before it succeeded."""
+        """In one step, ``outcomes`` kept (``keep``), then the due heads of up to ``limit``
+        tables, each with up to ``run - 1`` of the table's next deliveries behind it, all
+        claimed for ``lease_ms``: the worker sends a run in order, each after the one before
+        it succeeded. A table freed by an outcome may be claimed again in the same step."""
         ...
 
     async def done(self, delivery: Delivery, now: int) -> None:

@@ -50,7 +50,42 @@ while a <= #ARGV do
 end
 return out
 """
-_ROUND = """
+#: Outcomes (``Outbox.keep``) from ARGV[a] on: now, how many going on, done and later, then
+#: (table, head) for each going on and done and (table, head, new bytes, due) for each later.
+#: A head is changed only if it is still the queue's head (an outcome kept twice is harmless).
+_KEEP_FUNCTION = """
+local function keep(due, prefix, a)
+  local now = ARGV[a]
+  local going_on, done = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local count = going_on + done + tonumber(ARGV[a + 3])
+  a = a + 4
+  for n = 1, count do
+    local t, h = ARGV[a], ARGV[a + 1]
+    local q = prefix .. t
+    if n <= going_on + done then
+      if redis.call('LINDEX', q, 0) == h then redis.call('LPOP', q) end
+      if n <= going_on then
+        -- the worker goes on with the table's next: its claim (the due time) stays
+      elseif redis.call('LLEN', q) > 0 then
+        redis.call('ZADD', due, now, t)
+      else
+        redis.call('ZREM', due, t)
+      end
+      a = a + 2
+    else
+      if redis.call('LINDEX', q, 0) == h then
+        redis.call('LSET', q, 0, ARGV[a + 2])
+        redis.call('ZADD', due, ARGV[a + 3], t)
+      end
+      a = a + 4
+    end
+  end
+end
+"""
+_KEEP = _KEEP_FUNCTION + "keep(KEYS[1], ARGV[1], 2)\nreturn 1\n"
+_ROUND = (
+    _KEEP_FUNCTION
+    + """
 local stream, due, group, consumer = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
 local now, prefix = ARGV[3], ARGV[6]
 local function read()
@@ -72,6 +107,7 @@ local function move(entries)
     end
   end
 end
+keep(due, prefix, 11)  -- the outcomes that came in first: their tables' next may go now
 local found = read()
 if type(found) == 'table' and found.err then  -- no group yet (a new or flushed stream)
   redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
@@ -94,31 +130,7 @@ for _, t in ipairs(tables) do
 end
 return out
 """
-_FINISH = """
-local now, going_on, done = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local a = 4
-for k = 2, #KEYS do
-  local q, t, h = KEYS[k], ARGV[a], ARGV[a + 1]
-  if k <= going_on + done + 1 then
-    if redis.call('LINDEX', q, 0) == h then redis.call('LPOP', q) end
-    if k <= going_on + 1 then
-      -- the worker goes on with the table's next: its claim (the due time) stays
-    elseif redis.call('LLEN', q) > 0 then
-      redis.call('ZADD', KEYS[1], now, t)
-    else
-      redis.call('ZREM', KEYS[1], t)
-    end
-    a = a + 2
-  else
-    if redis.call('LINDEX', q, 0) == h then
-      redis.call('LSET', q, 0, ARGV[a + 2])
-      redis.call('ZADD', KEYS[1], ARGV[a + 3], t)
-    end
-    a = a + 4
-  end
-end
-return 1
-"""
+)
 _TAKE = """
 local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for _, m in ipairs(members) do redis.call('ZREM', KEYS[1], m) end
@@ -150,7 +162,7 @@ class RedisOutbox(Outbox):
         self._group_ready = False
         self._enqueue = self.redis.register_script(_ENQUEUE)
         self._round = self.redis.register_script(_ROUND)
-        self._finish = self.redis.register_script(_FINISH)
+        self._keep = self.redis.register_script(_KEEP)
         self._take = self.redis.register_script(_TAKE)
 
     def queue(self, table_id: str) -> str:
@@ -209,17 +221,19 @@ class RedisOutbox(Outbox):
         return [run[0] for run in await self.claim_runs(now, lease_ms, limit, 1)]
 
     async def claim_runs(
-        self, now: int, lease_ms: int, limit: int, run: int
+        self, now: int, lease_ms: int, limit: int, run: int, outcomes: Outcomes | None = None
     ) -> list[list[Delivery]]:
         """The due heads of up to ``limit`` tables, each with up to ``run - 1`` deliveries
         behind it; each table due again at ``now + lease_ms`` (its claim). One script, one
-        round trip: it first moves the new stream entries (and, at most every
-        ``claim_idle_ms / 2`` up to a second, a dead replica's pending ones) into the queues."""
+        round trip: it first keeps ``outcomes``, then moves the new stream entries (and, at
+        most every ``claim_idle_ms / 2`` up to a second, a dead replica's pending ones) into
+        the queues."""
         autoclaim = now - self._autoclaimed_at >= min(1000, self.claim_idle_ms // 2)
         if autoclaim:
             self._autoclaimed_at = now
         args: list[Any] = [GROUP, self.consumer, now, now + lease_ms, limit, self.queue_prefix]
         args += [run, INTAKE_BATCH, int(autoclaim), self.claim_idle_ms]
+        args += _outcome_args(outcomes or Outcomes(now=now))
         runs = await self._round(keys=[self.stream, self.due_key], args=args)
         return [[Delivery.decode(bytes(h), bytes(h)) for h in found] for found in runs]
 
@@ -228,21 +242,9 @@ class RedisOutbox(Outbox):
         again now if more wait); a ``going_on`` one too, its table still claimed (the worker
         sends the run's next); a ``later`` one is replaced by its new bytes, due at its
         time."""
-        done, later, going_on = outcomes.done, outcomes.later, outcomes.going_on
-        if not done and not later and not going_on:
-            return
-        # A table's outcomes in one batch are some going on, then at most one that ends its
-        # run: kept in that order (a done first would free the table while its run's earlier
-        # deliveries are still queued, and its own head check would miss).
-        keys: list[Any] = [self.due_key]
-        args: list[Any] = [outcomes.now, len(going_on), len(done)]
-        for delivery in [*going_on, *done]:
-            keys.append(self.queue(delivery.table_id))
-            args += [delivery.table_id, delivery.handle]
-        for delivery, next_at in later:
-            keys.append(self.queue(delivery.table_id))
-            args += [delivery.table_id, delivery.handle, delivery.encode(), next_at]
-        await self._finish(keys=keys, args=args)
+        if outcomes.done or outcomes.later or outcomes.going_on:
+            args = [self.queue_prefix, *_outcome_args(outcomes)]
+            await self._keep(keys=[self.due_key], args=args)
 
     async def remind(self, member: str, at: int) -> None:
         await self.redis.zadd(self.remind_key, {member: at})
@@ -265,3 +267,16 @@ class RedisOutbox(Outbox):
 
     async def close(self) -> None:
         await self.redis.aclose()
+
+
+def _outcome_args(outcomes: Outcomes) -> list[Any]:
+    """The arguments of ``_KEEP_FUNCTION``. A table's outcomes in one batch are some going on,
+    then at most one that ends its run: kept in that order (a done first would free the table
+    while its run's earlier deliveries are still queued, and its own head check would miss)."""
+    going_on, done, later = outcomes.going_on, outcomes.done, outcomes.later
+    args: list[Any] = [outcomes.now, len(going_on), len(done), len(later)]
+    for delivery in [*going_on, *done]:
+        args += [delivery.table_id, delivery.handle]
+    for delivery, next_at in later:
+        args += [delivery.table_id, delivery.handle, delivery.encode(), next_at]
+    return args

@@ -142,16 +142,16 @@ class SqliteOutbox(Outbox):
     async def add(self, delivery: Delivery) -> None:
         await self._run(lambda db: _insert(db, delivery, 0))
 
-    async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]:
-        return [run[0] for run in await self.claim_runs(now, lease_ms, limit, 1)]
-
     async def claim_runs(
-        self, now: int, lease_ms: int, limit: int, run: int
+        self, now: int, lease_ms: int, limit: int, run: int, outcomes: Outcomes | None = None
     ) -> list[list[Delivery]]:
         """The due heads of up to ``limit`` tables, each with up to ``run - 1`` deliveries
-        behind it, all leased until ``now + lease_ms``, in one transaction."""
+        behind it, all leased until ``now + lease_ms``, in one transaction that first keeps
+        ``outcomes``."""
 
         def work(db: sqlite3.Connection) -> list[list[Delivery]]:
+            if outcomes is not None:
+                _keep(db, outcomes)
             runs: list[list[Delivery]] = []
             table = None
             rows = db.execute(_RUNS, (now, now, limit, run)).fetchall()
@@ -170,24 +170,7 @@ class SqliteOutbox(Outbox):
         return await self._run(work)
 
     async def keep(self, outcomes: Outcomes) -> None:
-        """Many outcomes in one transaction. ``done`` ones leave their queues and free their
-        tables (the rest of a run claimed with them is unclaimed); ``later`` ones stay heads,
-        unclaimed, due at their time, their tables freed too; ``going_on`` ones leave their
-        queues while the worker keeps the table's claim (it sends the run's next)."""
-        removed = [(d.handle,) for d in [*outcomes.done, *outcomes.going_on]]
-        again = [(d.encode(), at, d.handle) for d, at in outcomes.later]
-        freed = [(d.table_id,) for d in outcomes.done]
-        freed += [(d.table_id,) for d, _ in outcomes.later]
-
-        def work(db: sqlite3.Connection) -> None:
-            db.executemany("DELETE FROM deliveries WHERE seq = ?", removed)
-            db.executemany("UPDATE deliveries SET data = ?, next_at = ? WHERE seq = ?", again)
-            db.executemany(
-                "UPDATE deliveries SET claimed_until = 0 WHERE table_id = ? AND claimed_until > 0",
-                freed,
-            )
-
-        await self._run(work)
+        await self._run(lambda db: _keep(db, outcomes))
 
     async def remind(self, member: str, at: int) -> None:
         await self._run(
@@ -250,3 +233,20 @@ def _insert(db: sqlite3.Connection, delivery: Delivery, next_at: int) -> int:
         (delivery.id, delivery.table_id, delivery.encode(), next_at),
     )
     return cursor.rowcount
+
+
+def _keep(db: sqlite3.Connection, outcomes: Outcomes) -> None:
+    """Many outcomes (``Outbox.keep``). ``done`` ones leave their queues and free their tables
+    (the rest of a run claimed with them is unclaimed); ``later`` ones stay heads, unclaimed,
+    due at their time, their tables freed too; ``going_on`` ones leave their queues while the
+    worker keeps the table's claim (it sends the run's next)."""
+    removed = [(d.handle,) for d in [*outcomes.done, *outcomes.going_on]]
+    db.executemany("DELETE FROM deliveries WHERE seq = ?", removed)
+    db.executemany(
+        "UPDATE deliveries SET data = ?, next_at = ? WHERE seq = ?",
+        [(d.encode(), at, d.handle) for d, at in outcomes.later],
+    )
+    freed = [(d.table_id,) for d in outcomes.done] + [(d.table_id,) for d, _ in outcomes.later]
+    db.executemany(
+        "UPDATE deliveries SET claimed_until = 0 WHERE table_id = ? AND claimed_until > 0", freed
+    )
