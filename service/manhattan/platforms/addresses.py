@@ -10,6 +10,7 @@ was checked (the answer of a second lookup could differ: DNS rebinding).
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 from collections.abc import Iterable
@@ -75,11 +76,34 @@ def split_url(url: str) -> tuple[str, str, int]:
 async def check(url: str, allow: tuple[Network, ...]) -> Target:
     """The URL's target if every address of its host may be called, else
     ``WEBHOOK_URL_REFUSED``."""
+    literal = _literal_target(url, allow)
+    if literal is not None:
+        return literal
+    scheme, host, port = split_url(url)
+    return _target(url, scheme, host, port, await _resolve(host, port), allow)
+
+
+@functools.lru_cache(maxsize=4096)
+def _literal_target(url: str, allow: tuple[Network, ...]) -> Target | None:
+    """The target of a URL whose host is an address, or None for a name. Nothing but the URL
+    decides it, so it is checked once and remembered (every delivery of a table checks its
+    URL again); a name is resolved and checked at every call."""
     scheme, host, port = split_url(url)
     try:
-        addresses: list[IPAddress] = [ipaddress.ip_address(host)]
-    except ValueError:  # a name: resolved off the event loop
-        addresses = await _resolve(host, port)
+        address: IPAddress = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    return _target(url, scheme, host, port, [address], allow)
+
+
+def _target(
+    url: str,
+    scheme: str,
+    host: str,
+    port: int,
+    addresses: list[IPAddress],
+    allow: tuple[Network, ...],
+) -> Target:
     if not addresses:
         raise PlatformError("WEBHOOK_URL_REFUSED", f"the host {host!r} does not resolve")
     for address in addresses:

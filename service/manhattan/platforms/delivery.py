@@ -8,10 +8,12 @@ attempt's timestamp), the next only after the one before it got a 2xx, so a tabl
 delivery never waits for a claim round. Anything but a 2xx (an error status, a refused address,
 a timeout, a reset) ends the run: that delivery is tried again after an exponential backoff,
 for ``retry_seconds`` (3 days by default, DESIGN: at least 24 hours), then dropped with a
-warning, and the table's claim is freed. The outcomes are kept in batches: one task keeps every
-outcome that came in meanwhile in one step (a transaction, a script). Until an outcome is kept
-the claim holds, so a crash in between only repeats deliveries, in order (at least once, the
-same ``webhook-id``); a dead replica's claims run out after the lease.
+warning, and the table's claim is freed. The outcomes are kept by the next claim round, in
+its one step, before it claims: every outcome that came in meanwhile, so a table whose run
+ended may go again in that same step (one round trip to Redis, not two, each waiting for a busy
+event loop). Until an outcome is kept the claim holds, so a crash in between only repeats
+deliveries, in order (at least once, the same ``webhook-id``); a dead replica's claims run out
+after the lease.
 
 A receiver that gave no answer (timeout, refused, reset) ``failing_after`` times in a row is
 *failing* until it answers again (one slow answer of a busy receiver is not enough), and then
@@ -36,7 +38,7 @@ from urllib.parse import urlsplit
 
 from .addresses import Network, check
 from .errors import PlatformError
-from .outbox import Delivery, Outbox
+from .outbox import Delivery, Outbox, Outcomes
 from .signing import headers
 from .webhook_client import WebhookClient
 
@@ -109,7 +111,6 @@ class Deliverer:
         self._targets: dict[str, _Target] = {}
         #: Outcomes waiting to be kept, in order: (delivery, DONE | GOING_ON | LATER, next_at).
         self._outcomes: list[tuple[Delivery, str, int]] = []
-        self._outcome = asyncio.Event()
         self.client = WebhookClient(
             self.settings.timeout,
             max_body=MAX_ANSWER_BYTES,
@@ -126,23 +127,17 @@ class Deliverer:
         self._wake.set()
 
     async def run(self) -> None:
-        keeper = asyncio.create_task(self._keep_loop(), name="webhooks-keep")
-        try:
-            while True:
-                self._wake.clear()
-                try:
-                    more = await self.round()
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:  # the store is down: try again on the next round
-                    log.warning("webhook outbox unavailable", extra={"error": repr(exc)})
-                    more = False
-                if not more:  # nothing more due, or every slot taken: wait for news
-                    await self._nap()
-        finally:
-            keeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await keeper
+        while True:
+            self._wake.clear()
+            try:
+                more = await self.round()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the store is down: try again (the leases hold)
+                log.warning("webhook outbox unavailable", extra={"error": repr(exc)})
+                more = False
+            if not more:  # nothing more due, or every slot taken: wait for news
+                await self._nap()
 
     async def _nap(self) -> None:
         """Until poked, or ``poll`` seconds. Not ``asyncio.wait_for``: on Python 3.11 it may
@@ -155,34 +150,47 @@ class Deliverer:
             waiter.cancel()
 
     async def round(self) -> bool:
-        """Claim the due heads of as many tables as there are free slots, each with a run of
-        the table's next deliveries, in one step of the outbox, and start sending them:
-        whether the outbox may have more due now."""
+        """One step of the outbox (a transaction, one script): keep the outcomes that came in
+        (a done table's next delivery may go at once), then claim the due heads of as many
+        tables as there are free slots, each with a run of the table's next deliveries, and
+        start sending them. Whether to go again at once: more may be due, or outcomes wait."""
+        batch = self._outcomes[:KEEP_BATCH]
+        outcomes = _outcomes_of(batch)
         free = self.settings.concurrency - len(self._running)
-        self._full = free <= 0
-        if self._full:
-            return False  # a finishing send pokes
         now = now_ms()
-        runs = await self.outbox.claim_runs(now, self.settings.lease_ms, free, self.run_length)
+        runs: list[list[Delivery]] = []
+        if free > 0:
+            lease = self.settings.lease_ms
+            runs = await self.outbox.claim_runs(now, lease, free, self.run_length, outcomes)
+        elif batch:  # every slot taken: only the outcomes (a finishing send pokes)
+            await self.outbox.keep(outcomes)
+        if batch:
+            del self._outcomes[: len(batch)]
+            self.flushes += 1
+            for delivery, _, _ in batch:
+                self._sending.discard(delivery.id)
         for run in runs:
-            if run[0].id in self._sending:  # our own claim ran out mid-attempt: renewed
-                continue
-            target = self._target(run[0])
-            failing = target.unanswered >= self.settings.failing_after
-            if failing and target.sending >= self.settings.failing_target_concurrency:
-                # A receiver that gives no answer holds few slots: its tables wait (attempts
-                # unchanged) while the other receivers' deliveries go on.
-                self.deferred += 1
-                self._sending.add(run[0].id)
-                self._keep(run[0], LATER, now + int(self.settings.backoff(1) * 1000))
-                continue
-            target.sending += 1
-            self._sending.update(d.id for d in run)
-            task = asyncio.create_task(self._send_run(run, target, now))
-            self._running.add(task)
-            task.add_done_callback(self._sent)
-        self._full = len(runs) >= free
-        return self._full
+            self._start(run, now)
+        self._full = free <= 0 or len(runs) >= free
+        return (0 < free <= len(runs)) or bool(self._outcomes)
+
+    def _start(self, run: list[Delivery], now: int) -> None:
+        if run[0].id in self._sending:  # our own claim ran out mid-attempt: renewed
+            return
+        target = self._target(run[0])
+        failing = target.unanswered >= self.settings.failing_after
+        if failing and target.sending >= self.settings.failing_target_concurrency:
+            # A receiver that gives no answer holds few slots: its tables wait (attempts
+            # unchanged) while the other receivers' deliveries go on.
+            self.deferred += 1
+            self._sending.add(run[0].id)
+            self._keep(run[0], LATER, now + int(self.settings.backoff(1) * 1000))
+            return
+        target.sending += 1
+        self._sending.update(d.id for d in run)
+        task = asyncio.create_task(self._send_run(run, target, now))
+        self._running.add(task)
+        task.add_done_callback(self._sent)
 
     @property
     def run_length(self) -> int:
@@ -207,36 +215,9 @@ class Deliverer:
             self.poke()
 
     def _keep(self, delivery: Delivery, kind: str, next_at: int = 0) -> None:
+        """An outcome, kept by the next round (until then the table's claim holds)."""
         self._outcomes.append((delivery, kind, next_at))
-        self._outcome.set()
-
-    async def _keep_loop(self) -> None:
-        """Keep the outcomes in the outbox, as many as have come in one step (a transaction,
-        one script): a done frees its table's next delivery for the next claim round."""
-        while True:
-            await self._outcome.wait()
-            self._outcome.clear()
-            while self._outcomes:
-                batch = self._outcomes[:KEEP_BATCH]
-                try:
-                    await self._finish(batch)
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:  # the store is down: kept later (the leases hold)
-                    log.warning("webhook outcomes not kept yet", extra={"error": repr(exc)})
-                    await asyncio.sleep(self.settings.poll)
-                    continue
-                del self._outcomes[: len(batch)]
-                self.flushes += 1
-                for delivery, _, _ in batch:
-                    self._sending.discard(delivery.id)
-                self.poke()
-
-    async def _finish(self, batch: list[tuple[Delivery, str, int]]) -> None:
-        done = [d for d, kind, _ in batch if kind == DONE]
-        going_on = [d for d, kind, _ in batch if kind == GOING_ON]
-        later = [(d, at) for d, kind, at in batch if kind == LATER]
-        await self.outbox.finish(done, later, now_ms(), going_on)
+        self.poke()
 
     async def _send_run(self, run: list[Delivery], target: _Target, claimed_at: int) -> None:
         """Send a table's run in order, each after the one before it succeeded, while the
@@ -320,9 +301,18 @@ class Deliverer:
                 await task
         if self._outcomes:  # what was sent is kept, as far as the store lets us
             with contextlib.suppress(Exception):
-                await self._finish(self._outcomes)
+                await self.outbox.keep(_outcomes_of(self._outcomes))
             self._outcomes.clear()
         self.client.close()
+
+
+def _outcomes_of(batch: list[tuple[Delivery, str, int]]) -> Outcomes:
+    return Outcomes(
+        done=[d for d, kind, _ in batch if kind == DONE],
+        later=[(d, at) for d, kind, at in batch if kind == LATER],
+        going_on=[d for d, kind, _ in batch if kind == GOING_ON],
+        now=now_ms(),
+    )
 
 
 def _event_ms(body: bytes) -> int:

@@ -15,7 +15,7 @@ due-time set of ``"<table>:<version>:<deadline>"`` members.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import msgpack
@@ -56,6 +56,20 @@ class Delivery:
         return cls(id_, table_id, url, secret, body, attempts, first_at, handle)
 
 
+@dataclass(slots=True)
+class Outcomes:
+    """Outcomes kept in one step of the outbox (a transaction, a script). ``done``: delivered
+    (or dropped after retrying), leaving the queue and freeing the table's claim; ``later``:
+    again at its time (the delivery's new bytes replace it), the claim freed; ``going_on``:
+    delivered, leaving the queue, the worker keeping the table's claim to send the run's next.
+    A table's outcomes in one step are some going on, then at most one that ends its run."""
+
+    done: list[Delivery] = field(default_factory=list)
+    later: list[tuple[Delivery, int]] = field(default_factory=list)
+    going_on: list[Delivery] = field(default_factory=list)
+    now: int = 0
+
+
 #: What ``enqueue`` takes for one table: (table id, version, [(version, delivery)]).
 Enqueued = tuple[str, int, list[tuple[int, Delivery]]]
 
@@ -88,23 +102,24 @@ class Outbox(Protocol):
 
     async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]:
         """The due heads of up to ``limit`` tables, claimed (``claim_runs`` with runs of 1)."""
-        ...
+        return [run[0] for run in await self.claim_runs(now, lease_ms, limit, 1)]
 
     async def claim_runs(
-        self, now: int, lease_ms: int, limit: int, run: int
+        self, now: int, lease_ms: int, limit: int, run: int, outcomes: Outcomes | None = None
     ) -> list[list[Delivery]]:
-        """In one step, the due heads of up to ``limit`` tables, each with up to ``run - 1``
-        of the table's next deliveries behind it, all claimed for ``lease_ms``: the worker
-        sends a run in order, each after the one before it succeeded."""
+        """In one step, ``outcomes`` kept (``keep``), then the due heads of up to ``limit``
+        tables, each with up to ``run - 1`` of the table's next deliveries behind it, all
+        claimed for ``lease_ms``: the worker sends a run in order, each after the one before
+        it succeeded. A table freed by an outcome may be claimed again in the same step."""
         ...
 
     async def done(self, delivery: Delivery, now: int) -> None:
         """``delivery`` was delivered (``finish`` of one)."""
-        await self.finish([delivery], [], now)
+        await self.keep(Outcomes(done=[delivery], now=now))
 
     async def retry(self, delivery: Delivery, next_at: int) -> None:
         """``delivery`` again at ``next_at`` (``finish`` of one)."""
-        await self.finish([], [(delivery, next_at)], 0)
+        await self.keep(Outcomes(later=[(delivery, next_at)]))
 
     async def finish(
         self,
@@ -113,9 +128,11 @@ class Outbox(Protocol):
         now: int,
         going_on: list[Delivery] | None = None,
     ) -> None:
-        """``done`` and ``retry`` for many deliveries in one step (a transaction, a script),
-        each freeing its table's claim; ``going_on``: done, the worker keeping the table's
-        claim to send the run's next."""
+        """``done`` and ``retry`` for many deliveries in one step (``keep``)."""
+        await self.keep(Outcomes(done, later, going_on or [], now))
+
+    async def keep(self, outcomes: Outcomes) -> None:
+        """Many outcomes in one step (a transaction, a script), as ``Outcomes`` says."""
         ...
 
     async def remind(self, member: str, at: int) -> None: ...

@@ -1,16 +1,16 @@
 """The outbox on Redis, as ``outbox.py`` describes it, shared by every replica.
 
 New deliveries are appended to a Stream (``XADD``, in the same script that checks and moves the
-table's cursor). Each replica reads it in the consumer group ``delivery`` (``XREADGROUP``) and
-moves the entries into their tables' queues (lists) and the due set (a sorted set of table ids
-by the time their head may go), acknowledging them (``XACK``) in the same script, one script
-for all the entries read at once: an entry is
-in the stream's pending list or in a queue, never lost between them. A replica that died after
-reading entries leaves them pending; ``XAUTOCLAIM`` hands them to a live one after
-``claim_idle_ms``. A moved entry is deleted (``XDEL``), so the stream stays small. A claim
-takes the due heads of many tables in one script and moves each table's due time to the end of
-the lease, so a dead replica's claim runs out and the head goes to another; ``finish`` keeps
-many outcomes in one script. Every key shares the hash tag
+table's cursor). A claim round is one script, one round trip (on a busy event loop each round
+trip waits for the loop, and a table's next delivery waited for three of them): it reads the
+new entries in the consumer group ``delivery`` (``XREADGROUP``), moves them into their tables'
+queues (lists) and the due set (a sorted set of table ids by the time their head may go),
+acknowledging (``XACK``) and deleting (``XDEL``) each as it moves it, so an entry is in the
+stream's pending list or in a queue, never lost between them, and the stream stays small; then
+it takes the due heads of many tables and moves each table's due time to the end of the lease,
+so a dead replica's claim runs out and the head goes to another. A replica that died after
+reading entries leaves them pending; the round's ``XAUTOCLAIM`` hands them to a live one after
+``claim_idle_ms``. ``keep`` keeps many outcomes in one script. Every key shares the hash tag
 ``{webhooks}``: one slot, so the scripts are atomic on a cluster too.
 """
 
@@ -23,7 +23,7 @@ import redis.asyncio as redis
 from redis.exceptions import ResponseError
 
 from ..store.cache import redis_client
-from .outbox import Delivery, Enqueued, Outbox
+from .outbox import Delivery, Enqueued, Outbox, Outcomes
 
 GROUP = "delivery"
 #: Stream entries read (``XREADGROUP COUNT``) and moved into the queues by one script, at most.
@@ -50,58 +50,87 @@ while a <= #ARGV do
 end
 return out
 """
-_SCHEDULE = """
-local queued = 0
-for k = 3, #KEYS do
-  local i = (k - 3) * 3 + 3
-  if redis.call('XACK', KEYS[1], ARGV[1], ARGV[i]) == 1 then
-    redis.call('RPUSH', KEYS[k], ARGV[i + 2])
-    redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[i + 1])
-    redis.call('XDEL', KEYS[1], ARGV[i])
-    queued = queued + 1
+#: Outcomes (``Outbox.keep``) from ARGV[a] on: now, how many going on, done and later, then
+#: (table, head) for each going on and done and (table, head, new bytes, due) for each later.
+#: A head is changed only if it is still the queue's head (an outcome kept twice is harmless).
+_KEEP_FUNCTION = """
+local function keep(due, prefix, a)
+  local now = ARGV[a]
+  local going_on, done = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local count = going_on + done + tonumber(ARGV[a + 3])
+  a = a + 4
+  for n = 1, count do
+    local t, h = ARGV[a], ARGV[a + 1]
+    local q = prefix .. t
+    if n <= going_on + done then
+      if redis.call('LINDEX', q, 0) == h then redis.call('LPOP', q) end
+      if n <= going_on then
+        -- the worker goes on with the table's next: its claim (the due time) stays
+      elseif redis.call('LLEN', q) > 0 then
+        redis.call('ZADD', due, now, t)
+      else
+        redis.call('ZREM', due, t)
+      end
+      a = a + 2
+    else
+      if redis.call('LINDEX', q, 0) == h then
+        redis.call('LSET', q, 0, ARGV[a + 2])
+        redis.call('ZADD', due, ARGV[a + 3], t)
+      end
+      a = a + 4
+    end
   end
 end
-return queued
 """
-_CLAIM = """
-local tables = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+_KEEP = _KEEP_FUNCTION + "keep(KEYS[1], ARGV[1], 2)\nreturn 1\n"
+_ROUND = (
+    _KEEP_FUNCTION
+    + """
+local stream, due, group, consumer = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+local now, prefix = ARGV[3], ARGV[6]
+local function read()
+  return redis.pcall(
+    'XREADGROUP', 'GROUP', group, consumer, 'COUNT', ARGV[8], 'STREAMS', stream, '>')
+end
+local function move(entries)
+  for _, e in ipairs(entries) do
+    local fields = e[2]
+    if fields and #fields > 0 and redis.call('XACK', stream, group, e[1]) == 1 then
+      local t, d
+      for i = 1, #fields, 2 do
+        if fields[i] == 't' then t = fields[i + 1] end
+        if fields[i] == 'd' then d = fields[i + 1] end
+      end
+      redis.call('RPUSH', prefix .. t, d)
+      redis.call('ZADD', due, 'NX', now, t)
+      redis.call('XDEL', stream, e[1])
+    end
+  end
+end
+keep(due, prefix, 11)  -- the outcomes that came in first: their tables' next may go now
+local found = read()
+if type(found) == 'table' and found.err then  -- no group yet (a new or flushed stream)
+  redis.call('XGROUP', 'CREATE', stream, group, '0', 'MKSTREAM')
+  found = read()
+end
+if ARGV[9] == '1' then
+  move(redis.call('XAUTOCLAIM', stream, group, consumer, ARGV[10], '0-0', 'COUNT', 100)[2])
+end
+if found then move(found[1][2]) end
+local tables = redis.call('ZRANGEBYSCORE', due, '-inf', now, 'LIMIT', 0, ARGV[5])
 local out = {}
 for _, t in ipairs(tables) do
-  local run = redis.call('LRANGE', ARGV[4] .. t, 0, tonumber(ARGV[5]) - 1)
+  local run = redis.call('LRANGE', prefix .. t, 0, tonumber(ARGV[7]) - 1)
   if #run > 0 then
-    redis.call('ZADD', KEYS[1], ARGV[2], t)
+    redis.call('ZADD', due, ARGV[4], t)
     table.insert(out, run)
   else
-    redis.call('ZREM', KEYS[1], t)
+    redis.call('ZREM', due, t)
   end
 end
 return out
 """
-_FINISH = """
-local now, going_on, done = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local a = 4
-for k = 2, #KEYS do
-  local q, t, h = KEYS[k], ARGV[a], ARGV[a + 1]
-  if k <= going_on + done + 1 then
-    if redis.call('LINDEX', q, 0) == h then redis.call('LPOP', q) end
-    if k <= going_on + 1 then
-      -- the worker goes on with the table's next: its claim (the due time) stays
-    elseif redis.call('LLEN', q) > 0 then
-      redis.call('ZADD', KEYS[1], now, t)
-    else
-      redis.call('ZREM', KEYS[1], t)
-    end
-    a = a + 2
-  else
-    if redis.call('LINDEX', q, 0) == h then
-      redis.call('LSET', q, 0, ARGV[a + 2])
-      redis.call('ZADD', KEYS[1], ARGV[a + 3], t)
-    end
-    a = a + 4
-  end
-end
-return 1
-"""
+)
 _TAKE = """
 local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[2])
 for _, m in ipairs(members) do redis.call('ZREM', KEYS[1], m) end
@@ -132,9 +161,8 @@ class RedisOutbox(Outbox):
         self._autoclaimed_at = 0
         self._group_ready = False
         self._enqueue = self.redis.register_script(_ENQUEUE)
-        self._schedule = self.redis.register_script(_SCHEDULE)
-        self._claim = self.redis.register_script(_CLAIM)
-        self._finish = self.redis.register_script(_FINISH)
+        self._round = self.redis.register_script(_ROUND)
+        self._keep = self.redis.register_script(_KEEP)
         self._take = self.redis.register_script(_TAKE)
 
     def queue(self, table_id: str) -> str:
@@ -189,77 +217,34 @@ class RedisOutbox(Outbox):
                 raise
         self._group_ready = True
 
-    async def intake(self, now: int, block_ms: int | None = None) -> int:
-        """Move new stream entries (and a dead replica's pending ones, looked for at most every
-        ``claim_idle_ms / 2``, up to a second) into the queues: one round trip to read, one
-        script to move them."""
-        await self._ensure_group()
-        autoclaim = now - self._autoclaimed_at >= min(1000, self.claim_idle_ms // 2)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            if autoclaim:
-                pipe.xautoclaim(
-                    self.stream, GROUP, self.consumer, self.claim_idle_ms, "0-0", count=100
-                )
-            pipe.xreadgroup(
-                GROUP, self.consumer, {self.stream: ">"}, count=INTAKE_BATCH, block=block_ms
-            )
-            answers: list[Any] = await pipe.execute()
-        entries: list[tuple[bytes, dict[bytes, bytes]]] = []
-        if autoclaim:
-            self._autoclaimed_at = now
-            entries += [e for e in answers[0][1] if e[1]]
-        for _, found in answers[-1] or ():
-            entries += found
-        if entries:  # one script for them all (its keys: the stream, the due set, queues)
-            keys: list[Any] = [self.stream, self.due_key]
-            args: list[Any] = [GROUP, now]
-            for entry_id, fields in entries:
-                table_id = fields[b"t"].decode()
-                keys.append(self.queue(table_id))
-                args += [entry_id, table_id, fields[b"d"]]
-            await self._schedule(keys=keys, args=args)
-        return len(entries)
-
     async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]:
         return [run[0] for run in await self.claim_runs(now, lease_ms, limit, 1)]
 
     async def claim_runs(
-        self, now: int, lease_ms: int, limit: int, run: int
+        self, now: int, lease_ms: int, limit: int, run: int, outcomes: Outcomes | None = None
     ) -> list[list[Delivery]]:
         """The due heads of up to ``limit`` tables, each with up to ``run - 1`` deliveries
-        behind it; each table due again at ``now + lease_ms`` (its claim), in one script."""
-        await self.intake(now)
-        runs = await self._claim(
-            keys=[self.due_key], args=[now, now + lease_ms, limit, self.queue_prefix, run]
-        )
+        behind it; each table due again at ``now + lease_ms`` (its claim). One script, one
+        round trip: it first keeps ``outcomes``, then moves the new stream entries (and, at
+        most every ``claim_idle_ms / 2`` up to a second, a dead replica's pending ones) into
+        the queues."""
+        autoclaim = now - self._autoclaimed_at >= min(1000, self.claim_idle_ms // 2)
+        if autoclaim:
+            self._autoclaimed_at = now
+        args: list[Any] = [GROUP, self.consumer, now, now + lease_ms, limit, self.queue_prefix]
+        args += [run, INTAKE_BATCH, int(autoclaim), self.claim_idle_ms]
+        args += _outcome_args(outcomes or Outcomes(now=now))
+        runs = await self._round(keys=[self.stream, self.due_key], args=args)
         return [[Delivery.decode(bytes(h), bytes(h)) for h in found] for found in runs]
 
-    async def finish(
-        self,
-        done: list[Delivery],
-        later: list[tuple[Delivery, int]],
-        now: int,
-        going_on: list[Delivery] | None = None,
-    ) -> None:
+    async def keep(self, outcomes: Outcomes) -> None:
         """Many outcomes in one script: a ``done`` head leaves its queue (the table is due
         again now if more wait); a ``going_on`` one too, its table still claimed (the worker
         sends the run's next); a ``later`` one is replaced by its new bytes, due at its
         time."""
-        going_on = going_on or []
-        if not done and not later and not going_on:
-            return
-        # A table's outcomes in one batch are some going on, then at most one that ends its
-        # run: kept in that order (a done first would free the table while its run's earlier
-        # deliveries are still queued, and its own head check would miss).
-        keys: list[Any] = [self.due_key]
-        args: list[Any] = [now, len(going_on), len(done)]
-        for delivery in [*going_on, *done]:
-            keys.append(self.queue(delivery.table_id))
-            args += [delivery.table_id, delivery.handle]
-        for delivery, next_at in later:
-            keys.append(self.queue(delivery.table_id))
-            args += [delivery.table_id, delivery.handle, delivery.encode(), next_at]
-        await self._finish(keys=keys, args=args)
+        if outcomes.done or outcomes.later or outcomes.going_on:
+            args = [self.queue_prefix, *_outcome_args(outcomes)]
+            await self._keep(keys=[self.due_key], args=args)
 
     async def remind(self, member: str, at: int) -> None:
         await self.redis.zadd(self.remind_key, {member: at})
@@ -282,3 +267,16 @@ class RedisOutbox(Outbox):
 
     async def close(self) -> None:
         await self.redis.aclose()
+
+
+def _outcome_args(outcomes: Outcomes) -> list[Any]:
+    """The arguments of ``_KEEP_FUNCTION``. A table's outcomes in one batch are some going on,
+    then at most one that ends its run: kept in that order (a done first would free the table
+    while its run's earlier deliveries are still queued, and its own head check would miss)."""
+    going_on, done, later = outcomes.going_on, outcomes.done, outcomes.later
+    args: list[Any] = [outcomes.now, len(going_on), len(done), len(later)]
+    for delivery in [*going_on, *done]:
+        args += [delivery.table_id, delivery.handle]
+    for delivery, next_at in later:
+        args += [delivery.table_id, delivery.handle, delivery.encode(), next_at]
+    return args

@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from .outbox import Delivery, Enqueued, Outbox
+from .outbox import Delivery, Enqueued, Outbox, Outcomes
 
 T = TypeVar("T")
 
@@ -50,9 +50,18 @@ CREATE TABLE IF NOT EXISTS reminders (member TEXT PRIMARY KEY, at INTEGER NOT NU
 CREATE INDEX IF NOT EXISTS reminders_at ON reminders (at);
 """
 _HEADS = """
-SELECT d.seq, d.table_id FROM deliveries d
+SELECT d.seq AS head, d.table_id, d.next_at FROM deliveries d
 JOIN (SELECT MIN(seq) AS head FROM deliveries GROUP BY table_id) h ON d.seq = h.head
 WHERE d.next_at <= ? AND d.claimed_until <= ? ORDER BY d.next_at LIMIT ?
+"""
+#: The claimed tables' runs in one statement: each due head with the deliveries behind it.
+_RUNS = f"""
+WITH heads AS ({_HEADS})
+SELECT seq, table_id, data FROM (
+    SELECT d.seq, d.table_id, d.data, h.next_at,
+           ROW_NUMBER() OVER (PARTITION BY d.table_id ORDER BY d.seq) AS place
+    FROM deliveries d JOIN heads h ON d.table_id = h.table_id
+) WHERE place <= ? ORDER BY next_at, table_id, seq
 """
 
 
@@ -133,55 +142,35 @@ class SqliteOutbox(Outbox):
     async def add(self, delivery: Delivery) -> None:
         await self._run(lambda db: _insert(db, delivery, 0))
 
-    async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]:
-        return [run[0] for run in await self.claim_runs(now, lease_ms, limit, 1)]
-
     async def claim_runs(
-        self, now: int, lease_ms: int, limit: int, run: int
+        self, now: int, lease_ms: int, limit: int, run: int, outcomes: Outcomes | None = None
     ) -> list[list[Delivery]]:
         """The due heads of up to ``limit`` tables, each with up to ``run - 1`` deliveries
-        behind it, all leased until ``now + lease_ms``, in one transaction."""
+        behind it, all leased until ``now + lease_ms``, in one transaction that first keeps
+        ``outcomes``."""
 
         def work(db: sqlite3.Connection) -> list[list[Delivery]]:
+            if outcomes is not None:
+                _keep(db, outcomes)
             runs: list[list[Delivery]] = []
-            leased: list[tuple[int, int]] = []
-            for head, table_id in db.execute(_HEADS, (now, now, limit)).fetchall():
-                rows = db.execute(
-                    "SELECT seq, data FROM deliveries WHERE table_id = ? AND seq >= ? "
-                    "ORDER BY seq LIMIT ?",
-                    (table_id, head, run),
-                ).fetchall()
-                runs.append([Delivery.decode(bytes(data), seq) for seq, data in rows])
-                leased += [(now + lease_ms, seq) for seq, _ in rows]
-            db.executemany("UPDATE deliveries SET claimed_until = ? WHERE seq = ?", leased)
+            table = None
+            rows = db.execute(_RUNS, (now, now, limit, run)).fetchall()
+            for seq, table_id, data in rows:
+                if table_id != table:
+                    runs.append([])
+                    table = table_id
+                runs[-1].append(Delivery.decode(bytes(data), seq))
+            until = now + lease_ms
+            db.executemany(
+                "UPDATE deliveries SET claimed_until = ? WHERE seq = ?",
+                [(until, seq) for seq, _, _ in rows],
+            )
             return runs
 
         return await self._run(work)
 
-    async def finish(
-        self,
-        done: list[Delivery],
-        later: list[tuple[Delivery, int]],
-        now: int,
-        going_on: list[Delivery] | None = None,
-    ) -> None:
-        """Many outcomes in one transaction. ``done`` ones leave their queues and free their
-        tables (the rest of a run claimed with them is unclaimed); ``later`` ones stay heads,
-        unclaimed, due at their time, their tables freed too; ``going_on`` ones leave their
-        queues while the worker keeps the table's claim (it sends the run's next)."""
-        removed = [(d.handle,) for d in [*done, *(going_on or [])]]
-        again = [(d.encode(), at, d.handle) for d, at in later]
-        freed = [(d.table_id,) for d in done] + [(d.table_id,) for d, _ in later]
-
-        def work(db: sqlite3.Connection) -> None:
-            db.executemany("DELETE FROM deliveries WHERE seq = ?", removed)
-            db.executemany("UPDATE deliveries SET data = ?, next_at = ? WHERE seq = ?", again)
-            db.executemany(
-                "UPDATE deliveries SET claimed_until = 0 WHERE table_id = ? AND claimed_until > 0",
-                freed,
-            )
-
-        await self._run(work)
+    async def keep(self, outcomes: Outcomes) -> None:
+        await self._run(lambda db: _keep(db, outcomes))
 
     async def remind(self, member: str, at: int) -> None:
         await self._run(
@@ -244,3 +233,20 @@ def _insert(db: sqlite3.Connection, delivery: Delivery, next_at: int) -> int:
         (delivery.id, delivery.table_id, delivery.encode(), next_at),
     )
     return cursor.rowcount
+
+
+def _keep(db: sqlite3.Connection, outcomes: Outcomes) -> None:
+    """Many outcomes (``Outbox.keep``). ``done`` ones leave their queues and free their tables
+    (the rest of a run claimed with them is unclaimed); ``later`` ones stay heads, unclaimed,
+    due at their time, their tables freed too; ``going_on`` ones leave their queues while the
+    worker keeps the table's claim (it sends the run's next)."""
+    removed = [(d.handle,) for d in [*outcomes.done, *outcomes.going_on]]
+    db.executemany("DELETE FROM deliveries WHERE seq = ?", removed)
+    db.executemany(
+        "UPDATE deliveries SET data = ?, next_at = ? WHERE seq = ?",
+        [(d.encode(), at, d.handle) for d, at in outcomes.later],
+    )
+    freed = [(d.table_id,) for d in outcomes.done] + [(d.table_id,) for d, _ in outcomes.later]
+    db.executemany(
+        "UPDATE deliveries SET claimed_until = 0 WHERE table_id = ? AND claimed_until > 0", freed
+    )

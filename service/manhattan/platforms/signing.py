@@ -8,6 +8,7 @@ base64 of HMAC-SHA256, keyed with the secret's bytes, over ``"{id}.{timestamp}.{
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
@@ -20,6 +21,7 @@ def new_secret() -> str:
     return PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode("ascii")
 
 
+@functools.lru_cache(maxsize=4096)  # every delivery of a table signs with its one secret
 def secret_bytes(secret: str) -> bytes:
     return base64.b64decode(secret.removeprefix(PREFIX))
 

@@ -57,7 +57,9 @@ class WebhookClient:
         ]
         lines += [f"{name}: {value}" for name, value in headers.items()]
         request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
-        return await asyncio.wait_for(self._send(target, request), self.timeout)
+        # ``asyncio.timeout``, not ``wait_for``: no task of its own for every delivery.
+        async with asyncio.timeout(self.timeout):
+            return await self._send(target, request)
 
     async def _send(self, target: Target, request: bytes) -> int:
         key = (target.scheme, target.address, target.port, target.host)

@@ -151,10 +151,11 @@ def turn_message(
 def messages_of(table: Table, cursor: int) -> list[Message]:
     """What the table's logged changes after version ``cursor`` announce, oldest first."""
     out: list[Message | None] = []
-    for entry in table.log:
+    start = len(table.log)  # the log is in version order: read back to the cursor, not all
+    while start > 0 and int(table.log[start - 1]["v"]) > cursor:
+        start -= 1
+    for entry in table.log[start:]:
         v, kind = int(entry["v"]), entry["type"]
-        if v <= cursor:
-            continue
         data = event_data(entry)
         if kind == "started":
             seats = [
