@@ -11,29 +11,15 @@ import orjson
 
 from manhattan import Move
 
-_MOVE_JSON_SIZE = 20_000
-_move_json: dict[int, tuple[Move, bytes]] = {}
-
 
 def moves_json(moves: Sequence[Move]) -> bytes:
-    """``{"moves": [...]}`` as JSON bytes."""
-    return b'{"moves":' + moves_array_json(moves) + b"}"
+    """``{"moves": [...]}`` as JSON bytes (the stateless answers cache it per state).
 
-
-def moves_array_json(moves: Sequence[Move]) -> bytes:
-    """``[...]``, the moves as a JSON array, each move's JSON encoded once per instance and
-    reused (moves are immutable, and ``legal_moves`` hands out shared instances). The memo
-    holds each move it keys by ``id``, so an id cannot be reused while it is cached."""
-    memo = _move_json
-    parts = []
-    for move in moves:
-        entry = memo.get(id(move))
-        if entry is None or entry[0] is not move:
-            if len(memo) >= _MOVE_JSON_SIZE:
-                memo.clear()
-            entry = memo[id(move)] = (move, dump_json(move.to_json()))
-        parts.append(entry[1])
-    return b"[" + b",".join(parts) + b"]"
+    Not memoized per move: ``legal_moves`` makes new instances on every call, so a memo by
+    instance never hit and kept 20,000 of them alive (some 80 MiB) before it was cleared; and
+    a move's value (``Move.__eq__``: type, card, neighborhood, floors, color) leaves out what
+    its JSON also says (the player, the block)."""
+    return b'{"moves":' + dump_json([move.to_json() for move in moves]) + b"}"
 
 
 def dump_json(payload: Any) -> bytes:

@@ -12,13 +12,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 import manhattan
 from manhattan import State
 
 from ..engine.codec import state_from_msgpack
-from ..games.encoding import moves_array_json
 from .model import Table, event_data
 
 
@@ -232,9 +229,7 @@ def _with_next_moves(
     state = table.game()
     if state.to_move != player or table.seats[player].bot_plays:
         return out
-    # As JSON already (each move's encoded once and reused): the push is encoded with msgspec,
-    # which writes a Raw as it is.
-    out["moves"] = msgspec.Raw(moves_array_json(manhattan.legal_moves(state)))
+    out["moves"] = [m.to_json() for m in manhattan.legal_moves(state)]
     return out
 
 
