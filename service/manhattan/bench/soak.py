@@ -40,8 +40,8 @@ from ..http_client import Connection, HttpError, Origin
 from .harness import (
     add_service_arguments,
     bench_parser,
-    cpu_seconds,
     latency_summary,
+    process_cpu,
     refused,
     report_on_service,
     resident_kib,
@@ -297,7 +297,7 @@ class SoakOptions:
 
 async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any]:
     load_at_start = os.getloadavg()[0]
-    cpu_at_start = cpu_seconds(pid) if pid is not None else None
+    cpu_at_start = process_cpu(pid)
     tally = Tally()
     watch = MemoryWatch(pid)
     stop = asyncio.Event()
@@ -320,7 +320,7 @@ async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any
     finally:
         await asyncio.gather(*(player.connection.aclose() for player in players))
     elapsed = time.perf_counter() - started
-    cpu_at_end = cpu_seconds(pid) if pid is not None else None
+    cpu_at_end = process_cpu(pid)
     stop.set()
     await watcher
     everything = [s for values in tally.latencies.values() for s in values]

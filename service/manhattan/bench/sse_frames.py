@@ -63,7 +63,7 @@ class FrameStream(asyncio.Protocol):
             raise StreamRefused(f"{path}: {exc!r}") from exc
         if status != 200:
             stream.close()
-            raise StreamRefused(f"{path}: HTTP {status}")
+            raise StreamRefused(f"{path}: HTTP {status}" if status else f"{path}: no answer")
         return stream
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -78,7 +78,7 @@ class FrameStream(asyncio.Protocol):
             if not self.status.done():  # the answer's head
                 parts = frame.split(b" ", 2)
                 ok = frame.startswith(b"HTTP/1.1 ") and len(parts) > 1 and parts[1].isdigit()
-                self.status.set_result(int(parts[1]) if ok else 0)
+                self.status.set_result(int(parts[1]) if ok else 0)  # (0: not HTTP)
                 continue
             at = frame.find(b"event: ", 0, 32)  # after the chunk's size line
             if at < 0:
@@ -91,8 +91,8 @@ class FrameStream(asyncio.Protocol):
             self._on_frame(frame[at + 7 : kind_end], ident, body, arrived)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if not self.status.done():
-            self.status.set_exception(ConnectionError(f"closed before an answer ({exc!r})"))
+        if not self.status.done():  # closed before an answer (a result: no one may ask)
+            self.status.set_result(0)
         if not self.ended.done():
             self.ended.set_result(None)
 

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import orjson
 
 from ..http_client import Connection, Origin
-from .harness import cpu_seconds, latency_summary, resident_kib
+from .harness import latency_summary, process_cpu, resident_kib
 from .sse_frames import FrameStream, StreamRefused
 from .table_report import PERCENTILES, SEATS, memory_growth, per_second
 
@@ -375,7 +375,7 @@ async def play_tables(
         raise BenchError(f"streams did not open: {tally.samples}")
     pool = Pool(endpoint, SETUP_CONCURRENCY)
     started = time.perf_counter()
-    cpu_started = cpu_seconds(pid) if pid is not None else None
+    cpu_started = process_cpu(pid)
     cpu_used: float | None = None
     try:
         starts = [
@@ -388,9 +388,9 @@ async def play_tables(
             await asyncio.wait_for(done, max(0.0, seconds))
     finally:
         elapsed = time.perf_counter() - started
-        if cpu_started is not None and pid is not None:
-            cpu_now = cpu_seconds(pid)
-            cpu_used = None if cpu_now is None else cpu_now - cpu_started
+        cpu_now = process_cpu(pid)
+        if cpu_started is not None and cpu_now is not None:
+            cpu_used = cpu_now - cpu_started
         stop.set()
         await asyncio.gather(*(person.close() for person in people))
         pool.close()

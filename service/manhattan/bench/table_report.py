@@ -7,7 +7,7 @@ import time
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
-from .harness import cpu_seconds
+from .harness import process_cpu
 
 TARGETS = {
     "push_p99_ms": 50.0,
@@ -82,10 +82,10 @@ def move_cpu_ms(tables: dict[str, Any]) -> float | None:
 async def measured(pid: int | None, phase: Awaitable[dict[str, Any]]) -> dict[str, Any]:
     """Run a phase and add the CPU it cost: the service's (from /proc) and this process's. On a
     shared machine CPU per move is a steadier figure than moves per second."""
-    service_before = cpu_seconds(pid) if pid is not None else None
+    service_before = process_cpu(pid)
     bench_before = time.process_time()
     result = await phase
-    service_after = cpu_seconds(pid) if pid is not None else None
+    service_after = process_cpu(pid)
     result["bench_cpu_seconds"] = time.process_time() - bench_before
     result["service_cpu_seconds"] = (
         None if service_before is None or service_after is None else service_after - service_before

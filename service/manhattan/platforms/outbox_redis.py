@@ -217,9 +217,6 @@ class RedisOutbox(Outbox):
                 raise
         self._group_ready = True
 
-    async def claim(self, now: int, lease_ms: int, limit: int) -> list[Delivery]:
-        return [run[0] for run in await self.claim_runs(now, lease_ms, limit, 1)]
-
     async def claim_runs(
         self, now: int, lease_ms: int, limit: int, run: int, outcomes: Outcomes | None = None
     ) -> list[list[Delivery]]:
