@@ -32,17 +32,23 @@ SPECTATOR = Receiver()
 def seat_view(state: State, player: int | None) -> dict[str, Any]:
     """``player``'s view (RULES §11), or the public view for None: any player's view without
     the hand, which is the only private part of a view. Not to be modified: the same object
-    answers a move and goes into the mover's push (``_recent_views``)."""
+    answers a move and goes into the mover's push (``_recent_views``), and a seat's view shares
+    every part but its hand with the public view of the same state."""
     key = (id(state), player)
     kept = _recent_views.get(key)
     if kept is not None and kept[0] is state:
         return kept[1]
-    if player is not None:
-        view = manhattan.view(state, player).to_json()
-    else:
+    if player is None:
         view = manhattan.view(state, 0).to_json()
         view["hand"] = []
         view["player"] = None
+    else:
+        # The public view with this player's own hand: the board, history and the rest are
+        # built once a state, not once a seat (a move's pushes want every seat's view).
+        own = manhattan.view(state, player)
+        view = dict(seat_view(state, None))
+        view["hand"] = list(own.hand)
+        view["player"] = own.player
     if len(_recent_views) >= RECENT_VIEWS:
         _recent_views.pop(next(iter(_recent_views)))
     _recent_views[key] = (state, view)
