@@ -11,6 +11,7 @@ reading a table decodes only what the caller uses.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +22,11 @@ from ..engine.state import State
 
 #: Events kept for ``Last-Event-ID`` resumption; an older id is answered with a snapshot.
 LOG_SIZE = 24
-#: Move ids remembered per seat (with their answers) for idempotent retries.
-ANSWERS_PER_SEAT = 4
+#: Move ids remembered per seat (with their answers) for idempotent retries. A seat's client
+#: has one move in flight at a time (it needs a move's answer or push to play the next), so
+#: its newest answer is the one retried; one more for margin. An older move id's retry still
+#: carries its old version, so it is refused as ``STALE_VERSION``, never applied twice.
+ANSWERS_PER_SEAT = 2
 CHAT_SIZE = 30
 
 SEAT_KINDS = ("open", "human", "bot")
@@ -127,7 +131,9 @@ class Table:
     #: Recent events, oldest first: {"v", "type", "data"} with data in full (msgpack bytes;
     #: projected on send).
     log: list[dict[str, Any]] = field(default_factory=list)
-    #: sid -> [[moveId, answer msgpack], ...] newest last: the seat's own answers.
+    #: sid -> [[moveId, answer], ...] newest last: the seat's own answers, each its msgpack
+    #: compressed (``remember``): a view is most of an answer and the answers were most of a
+    #: record, rewritten whole on every move.
     answers: dict[int, list[list[Any]]] = field(default_factory=dict)
     chat: list[dict[str, Any]] = field(default_factory=list)
     #: sid -> epoch ms of recent chat messages (rate limit).
@@ -210,15 +216,21 @@ class Table:
 
     def remember(self, sid: int, move_id: str, answer: dict[str, Any]) -> None:
         kept = self.answers.setdefault(sid, [])
-        kept.append([move_id, msgpack.packb(answer, use_bin_type=True)])
+        kept.append([move_id, zlib.compress(msgpack.packb(answer, use_bin_type=True), 1)])
         del kept[:-ANSWERS_PER_SEAT]
 
     def answer_for(self, sid: int, move_id: str) -> dict[str, Any] | None:
         for known, answer in self.answers.get(sid, ()):
             if known == move_id:
-                found: dict[str, Any] = msgpack.unpackb(answer, raw=False)
+                found: dict[str, Any] = msgpack.unpackb(_inflated(answer), raw=False)
                 return found
         return None
+
+
+def _inflated(answer: bytes) -> bytes:
+    """A remembered answer's msgpack, compressed with zlib; a record written before answers
+    were compressed holds the msgpack itself (a map: its first byte is never zlib's 0x78)."""
+    return zlib.decompress(answer) if answer[:1] == b"\x78" else answer
 
 
 def event_data(entry: dict[str, Any]) -> dict[str, Any]:
