@@ -13,6 +13,7 @@ import pytest
 
 from manhattan.store.cas import MemoryVersionedStore, Record, VersionedStore
 from manhattan.store.sqlite_cas import (
+    CHECKPOINT_WRITES,
     DATABASE_FILE,
     DataDirectoryError,
     DataDirectoryInUse,
@@ -90,8 +91,8 @@ async def test_a_lease_is_taken_once_until_it_expires(tmp_path: Path) -> None:
 
 
 async def test_racing_swaps_from_many_tasks_count_every_write(tmp_path: Path) -> None:
-    """Concurrent writers through the one writer thread: every swap is a transaction, so the
-    version counts exactly the swaps that reported success."""
+    """Concurrent writers, each yielding between its read and its swap: every swap is a
+    transaction, so the version counts exactly the swaps that reported success."""
     store = SqliteVersionedStore(tmp_path)
     await store.swap("k", 0, b"", ttl=600)
 
@@ -99,6 +100,7 @@ async def test_racing_swaps_from_many_tasks_count_every_write(tmp_path: Path) ->
         while True:
             record = await store.read("k")
             assert record is not None
+            await asyncio.sleep(0)  # the others read the same version meanwhile
             done, _ = await store.swap("k", record.version, record.data + name, ttl=600)
             if done:
                 return
@@ -111,6 +113,32 @@ async def test_racing_swaps_from_many_tasks_count_every_write(tmp_path: Path) ->
     assert record.version == 27
     with sqlite3.connect(tmp_path / DATABASE_FILE) as db:  # committed, seen by another reader
         assert db.execute("SELECT version FROM records WHERE key = 'k'").fetchone() == (27,)
+
+
+async def test_the_log_reaches_the_database_and_starts_again(tmp_path: Path) -> None:
+    """Automatic checkpoints are off on the loop's connection (they wait for the disk); every
+    CHECKPOINT_WRITES writes the store checkpoints on its thread, so the database file takes
+    the records while the service runs, and the log starts again from its beginning (its
+    header's salt changes) instead of growing for as long as writes go on."""
+    store = SqliteVersionedStore(tmp_path)
+    database, wal = tmp_path / DATABASE_FILE, tmp_path / (DATABASE_FILE + "-wal")
+    try:
+        empty = database.stat().st_size
+        await store.swap("t", 0, bytes(8_000), ttl=600)
+        salt = wal.read_bytes()[16:24]
+        for n in range(1, 3 * CHECKPOINT_WRITES):
+            assert (await store.swap("t", n, bytes(8_000), ttl=600))[0]
+            await asyncio.sleep(0)  # as between a service's requests: the checkpoint's turn
+        start = 3 * CHECKPOINT_WRITES
+        for version in range(start, start + 5_000):  # writes go on until the log restarts
+            if wal.read_bytes()[16:24] != salt:
+                break
+            await store.swap("t", version - 1, bytes(8_000), ttl=600)
+            await asyncio.sleep(0)
+        assert wal.read_bytes()[16:24] != salt
+        assert database.stat().st_size > empty + 8_000
+    finally:
+        await store.close()
 
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])

@@ -3,26 +3,19 @@ describes it: WAL with ``synchronous=NORMAL`` (a ``kill -9`` loses nothing commi
 operation one ``BEGIN IMMEDIATE`` transaction. With ``":memory:"`` it lives as long as the
 process (tests, and a service without a data directory).
 
-Unlike ``store/sqlite_cas.py``, the transactions run on the event loop itself. Each is small
-(the deliverer batches: a claim round, a batch of outcomes and a batch of enqueues is one each),
-and a commit in WAL mode with ``synchronous=NORMAL`` only appends to the log, never waits for
-the disk. On a thread, every row stepped is a handover of the GIL: with the loop busy playing
-moves, each one waited up to the interpreter's switch interval (5 ms), and one claim round took
-0.3 to 1.3 s (the profile of the webhooks bench, README). What does wait for the disk, the WAL
-checkpoint (``fsync``), is kept off the loop: automatic checkpoints are off on this connection
-and a thread of the outbox's own checkpoints, on its own connection, every
-``CHECKPOINT_COMMITS`` commits (and at close)."""
+As in ``store/sqlite_cas.py``, the transactions run on the event loop itself and the
+checkpoints on a thread (``store/sqlite_loop.py`` says why; on a thread, one claim round took
+0.3 to 1.3 s in the webhooks bench, README). Each is small: the deliverer batches, so a claim
+round, a batch of outcomes and a batch of enqueues is one transaction each."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import sqlite3
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from ..store.sqlite_loop import MEMORY, LoopDatabase
 from .outbox import Delivery, Enqueued, Outbox, Outcomes
 
 T = TypeVar("T")
@@ -69,43 +62,18 @@ class SqliteOutbox(Outbox):
     name = "sqlite"
 
     def __init__(self, directory: Path | None) -> None:
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="webhooks-checkpoint")
-        self._path = ":memory:" if directory is None else str(directory / DATABASE_FILE)
+        path = MEMORY if directory is None else str(directory / DATABASE_FILE)
         if directory is not None:
             directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._db.execute("PRAGMA wal_autocheckpoint=0")  # checkpoints go to the thread
-        self._db.executescript(_SCHEMA)
-        self._checkpointer: sqlite3.Connection | None = None
-        self._commits = 0
-        self._checkpointing: Future[None] | None = None
+        self._database = LoopDatabase(
+            path, checkpoint_every=CHECKPOINT_COMMITS, thread_name="webhooks-checkpoint"
+        )
+        self._database.db.executescript(_SCHEMA)
         self._closed = False
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """One transaction, on the loop (see the module's doc)."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            result = work(self._db)
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
-        self._commits += 1
-        idle = self._checkpointing is None or self._checkpointing.done()
-        if self._commits >= CHECKPOINT_COMMITS and self._path != ":memory:" and idle:
-            self._commits = 0
-            self._checkpointing = self._pool.submit(self._checkpoint)
-        return result
-
-    def _checkpoint(self) -> None:
-        """On the outbox's thread: the log into the database, without blocking the writer."""
-        if self._checkpointer is None:
-            self._checkpointer = sqlite3.connect(self._path, isolation_level=None)
-            self._checkpointer.execute("PRAGMA busy_timeout=5000")
-        self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        return await self._database.transaction(work)
 
     async def put_hook(self, table_id: str, hook: bytes) -> None:
         await self._run(
@@ -198,18 +166,7 @@ class SqliteOutbox(Outbox):
         if self._closed:
             return
         self._closed = True
-        loop = asyncio.get_running_loop()
-        if self._path != ":memory:":
-            with contextlib.suppress(sqlite3.Error):
-                await loop.run_in_executor(self._pool, self._checkpoint)
-
-        def shut() -> None:
-            if self._checkpointer is not None:
-                self._checkpointer.close()
-
-        await loop.run_in_executor(self._pool, shut)
-        self._pool.shutdown(wait=True)
-        self._db.close()
+        await self._database.close()
 
 
 def _enqueue(

@@ -13,10 +13,11 @@ committed; a power cut may lose the last commits but never corrupts the file. Ea
 one ``BEGIN IMMEDIATE`` transaction that reads the version and writes the next one only if it is
 still the expected one: that transaction *is* the compare-and-set.
 
-Threading: every SQLite call runs on one thread of the store's own (``run_in_executor`` on a
-one-worker pool), never on the event loop. One thread serializes all writers, so there is no
-``SQLITE_BUSY`` in process, and each operation is one hop to that thread, a whole transaction in
-one function (aiosqlite would make a hop per statement, and adds a dependency for nothing here).
+Threading: each operation (one row: a swap, a read, a put) runs whole on the event loop, and
+the checkpoints of the log, which wait for the disk, on a thread with its own connection
+(``store/sqlite_loop.py`` says why: a hop to a thread per operation cost more CPU than the
+swap). The loop is the one writer, so there is no ``SQLITE_BUSY`` in process. The scans (the
+live keys at start-up, a count) run on that thread, as readers that never block the writer.
 
 One process owns a data directory: it holds an exclusive ``flock`` on ``manhattan.lock`` there
 while the store is open (the kernel releases it when the process dies, ``kill -9`` included), and
@@ -26,20 +27,19 @@ the memory store: only this process's streams can be listening.
 
 from __future__ import annotations
 
-import asyncio
 import fcntl
 import logging
 import os
 import sqlite3
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, TypeVar
 
 from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import LocalChannels, Record
 from manhattan.store.expiring import ExpiringMap
+from manhattan.store.sqlite_loop import LoopDatabase
 
 log = logging.getLogger("manhattan.store.sqlite")
 
@@ -64,8 +64,11 @@ _UPSERT = (
 #: Seconds the memory copy remembers that a key holds no record.
 ABSENT_SECONDS = 60.0
 _ABSENT = Record(0, b"")
-#: Rows one sweep deletes at most (a sweep must not hold the writer for long).
-SWEEP_BATCH = 2_000
+#: Rows one sweep deletes at most (a sweep runs on the loop: it must not hold it for long).
+SWEEP_BATCH = 500
+#: Writes between two checkpoints (on the thread) of the log into the database: some 5 MiB
+#: of log with a table's record of some 14 KB (some 6 pages of the log a write).
+CHECKPOINT_WRITES = 200
 
 
 class DataDirectoryError(RuntimeError):
@@ -121,26 +124,38 @@ class SqliteVersionedStore(LocalChannels):
         except OSError as exc:
             raise DataDirectoryError(f"the data directory {directory}: {exc}") from exc
         try:
-            self._db = _connect(directory / DATABASE_FILE)
+            self._database = _connect(directory / DATABASE_FILE)
         except (sqlite3.Error, OSError) as exc:
             self._lock.close()
             raise DataDirectoryError(f"the database in {directory}: {exc}") from exc
-        self._executor = ThreadPoolExecutor(1, thread_name_prefix="manhattan-sqlite")
+        self._db = self._database.db
         self._records: ExpiringMap[Record] = ExpiringMap(memory_records, clock)
         self._next_sweep = 0.0
         self._closed = False
 
     async def _run(self, operation: Callable[..., T], *args: object) -> T:
+        """``operation`` on the loop, counted towards the next checkpoint (most operations
+        write; most reads are answered from memory without one)."""
+        await self._database.ready()
         if self._closed:
             raise StoreUnavailable("the table store is closed")
-        loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._executor, operation, *args)
+            result = operation(*args)
         except sqlite3.Error as exc:
-            log.error("table store (SQLite) failed", extra={"error": repr(exc)})
-            raise StoreUnavailable("the table store (SQLite) failed; retry shortly") from exc
+            raise _failed(exc) from exc
+        self._database.wrote()
+        return result
 
-    # -- the operations, each run whole on the store's thread --------------------------------
+    async def _scan(self, operation: Callable[[sqlite3.Connection], T]) -> T:
+        """``operation`` with the thread's own connection (a reader: the loop writes on)."""
+        if self._closed:
+            raise StoreUnavailable("the table store is closed")
+        try:
+            return await self._database.on_thread(operation)
+        except sqlite3.Error as exc:
+            raise _failed(exc) from exc
+
+    # -- the operations, each run whole on the loop ------------------------------------------
 
     def _read(self, key: str) -> tuple[Record, float] | None:
         """The live record at ``key`` and when it expires."""
@@ -234,18 +249,10 @@ class SqliteVersionedStore(LocalChannels):
         )
         return cursor.rowcount
 
-    def _count(self) -> int:
-        row = self._db.execute("SELECT count(*) FROM records").fetchone()
+    @staticmethod
+    def _count(db: sqlite3.Connection) -> int:
+        row = db.execute("SELECT count(*) FROM records").fetchone()
         return int(row[0])
-
-    def _live_keys(self, glob: str) -> list[str]:
-        rows = self._db.execute(
-            "SELECT key FROM records WHERE key GLOB ? AND expires > ?", (glob, self._clock())
-        )
-        return [str(key) for (key,) in rows]
-
-    def _close(self) -> None:
-        self._db.close()
 
     # -- the VersionedStore protocol -----------------------------------------------------------
 
@@ -301,38 +308,49 @@ class SqliteVersionedStore(LocalChannels):
 
     async def count(self) -> int:
         """Rows in the database, expired ones not yet swept included."""
-        return await self._run(self._count)
+        return await self._scan(self._count)
 
     async def live_keys(self, glob: str) -> list[str]:
         """The keys of unexpired records that match a SQLite GLOB pattern (after a restart,
         the tables whose clocks and bot turns this process must pick up again)."""
-        return await self._run(self._live_keys, glob)
+        now = self._clock()
+
+        def live_keys(db: sqlite3.Connection) -> list[str]:
+            rows = db.execute(
+                "SELECT key FROM records WHERE key GLOB ? AND expires > ?", (glob, now)
+            )
+            return [str(key) for (key,) in rows]
+
+        return await self._scan(live_keys)
 
     async def close(self) -> None:
         """Closes the database and releases the data directory (idempotent)."""
         if self._closed:
             return
         self._fanout.deliver_gap()
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._executor, self._close)
         self._closed = True
-        self._executor.shutdown(wait=True)
+        await self._database.close()
         self._lock.close()
 
 
-def _connect(path: Path) -> sqlite3.Connection:
+def _connect(path: Path) -> LoopDatabase:
     """The database at ``path``, created if absent: WAL, synchronous=NORMAL, autocommit (each
     statement its own transaction unless inside an explicit ``BEGIN``)."""
-    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = NORMAL")
-    db.execute("PRAGMA busy_timeout = 5000")
-    db.executescript(_SCHEMA)
+    database = LoopDatabase(
+        str(path), checkpoint_every=CHECKPOINT_WRITES, thread_name="manhattan-sqlite"
+    )
+    database.db.executescript(_SCHEMA)
     os.chmod(path, 0o600)
-    return db
+    return database
+
+
+def _failed(exc: sqlite3.Error) -> StoreUnavailable:
+    log.error("table store (SQLite) failed", extra={"error": repr(exc)})
+    return StoreUnavailable("the table store (SQLite) failed; retry shortly")
 
 
 __all__ = [
+    "CHECKPOINT_WRITES",
     "DATABASE_FILE",
     "DataDirectoryError",
     "DataDirectoryInUse",
