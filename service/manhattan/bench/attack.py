@@ -30,7 +30,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -417,9 +417,7 @@ def print_report(report: dict[str, Any]) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = harness.bench_parser("manhattan bench attack", __doc__)
-    for option in fields(AttackOptions):  # --idle-seconds, ..., --concurrency
-        kind = type(option.default)
-        parser.add_argument(f"--{option.name.replace('_', '-')}", type=kind, default=option.default)
+    harness.add_options(parser, AttackOptions)  # --idle-seconds, ..., --concurrency
     parser.add_argument(
         "--env",
         action="append",
@@ -442,9 +440,7 @@ def run(argv: list[str]) -> int:
     numbers = (args.idle_seconds, args.header_requests, args.cache_queries, args.concurrency)
     if min(numbers) <= 0 or args.probe_interval < 0:
         return refused("counts and --idle-seconds must be positive")
-    options = AttackOptions(
-        **{option.name: getattr(args, option.name) for option in fields(AttackOptions)}
-    )
+    options = harness.options_from(args, AttackOptions)
     try:
         report = attack(options, environment)
     except (AttackError, HarnessError, SettingsError) as exc:

@@ -22,10 +22,13 @@ import tempfile
 import time
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import MISSING, field, fields
+from typing import Any, TypeVar, cast, get_args, get_type_hints
 from urllib.parse import urlsplit
 
 from ..http_client import HttpError, Reply, request
+
+T = TypeVar("T")
 
 
 class HarnessError(RuntimeError):
@@ -137,6 +140,41 @@ def bench_parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
+
+
+def option(default: T, about: str | None = None) -> T:
+    """A field of a bench's options (a dataclass) that is a flag of its command (``add_options``),
+    with its default and ``about``, its help line."""
+    return field(default=default, metadata={"help": about})
+
+
+def add_options(parser: argparse.ArgumentParser, options: type[Any]) -> None:
+    """A flag for each field of the dataclass ``options`` that has a default: ``--`` and its name
+    with dashes, of the field's type (an optional one: of the type besides None; a ``bool`` is
+    ``store_true``), with its default and its ``option`` help line."""
+    hints = get_type_hints(options)
+    for declared in fields(options):
+        if declared.default is MISSING:
+            continue  # not a flag: the command gives it (``options_from``)
+        flag = f"--{declared.name.replace('_', '-')}"
+        about = declared.metadata.get("help")
+        hint = hints[declared.name]
+        kind = next(k for k in get_args(hint) or (hint,) if k is not type(None))
+        if kind is bool:
+            parser.add_argument(flag, action="store_true", help=about)
+        else:
+            parser.add_argument(flag, type=kind, default=declared.default, help=about)
+
+
+def options_from(args: argparse.Namespace, options: type[T], **given: Any) -> T:
+    """The dataclass ``options`` made of the flags ``add_options`` added, and ``given``: the
+    fields that are not flags."""
+    flags = {
+        declared.name: getattr(args, declared.name)
+        for declared in fields(cast(Any, options))
+        if declared.default is not MISSING
+    }
+    return options(**flags, **given)
 
 
 def refused(message: str) -> int:

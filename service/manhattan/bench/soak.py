@@ -38,9 +38,12 @@ import msgpack
 
 from ..http_client import Connection, HttpError, Origin
 from .harness import (
+    add_options,
     add_service_arguments,
     bench_parser,
     latency_summary,
+    option,
+    options_from,
     process_cpu,
     refused,
     report_on_service,
@@ -287,12 +290,19 @@ class Player:
 # -- the run ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class SoakOptions:
-    seconds: float
-    max_requests: int
-    games: int
-    seed: int
-    warmup_seconds: float
-    request_timeout: float
+    """The run's options, each a flag (``add_options``)."""
+
+    seconds: float = option(30.0, "time budget (default 30)")
+    max_requests: int = option(200_000, "request budget (default 200000)")
+    games: int = option(32, "concurrent simulated games")
+    seed: int = option(1, "seed for the simulated players")
+    warmup: float | None = option(None, "seconds before the RSS baseline")
+    timeout: float = option(10.0, "per-request timeout, s")
+
+    @property
+    def warmup_seconds(self) -> float:
+        """``warmup``; by default a fifth of the run, 5 s at most."""
+        return self.warmup if self.warmup is not None else min(5.0, self.seconds / 5)
 
 
 async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any]:
@@ -306,7 +316,7 @@ async def soak(url: str, pid: int | None, options: SoakOptions) -> dict[str, Any
     budget = Budget(options.seconds, options.max_requests)
     players = [
         Player(
-            Connection(origin, options.request_timeout),
+            Connection(origin, options.timeout),
             tally,
             budget,
             random.Random(master.getrandbits(64)),
@@ -405,16 +415,7 @@ def print_report(report: dict[str, Any]) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = bench_parser("manhattan bench soak", __doc__)
     add_service_arguments(parser)
-    parser.add_argument("--seconds", type=float, default=30.0, help="time budget (default 30)")
-    parser.add_argument(
-        "--max-requests", type=int, default=200_000, help="request budget (default 200000)"
-    )
-    parser.add_argument("--games", type=int, default=32, help="concurrent simulated games")
-    parser.add_argument("--seed", type=int, default=1, help="seed for the simulated players")
-    parser.add_argument(
-        "--warmup", type=float, default=None, help="seconds before the RSS baseline"
-    )
-    parser.add_argument("--timeout", type=float, default=10.0, help="per-request timeout, s")
+    add_options(parser, SoakOptions)
     return parser
 
 
@@ -423,10 +424,7 @@ def run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.seconds <= 0 or args.max_requests <= 0 or args.games <= 0:
         return refused("--seconds, --max-requests and --games must be positive")
-    warmup = args.warmup if args.warmup is not None else min(5.0, args.seconds / 5)
-    options = SoakOptions(
-        args.seconds, args.max_requests, args.games, args.seed, warmup, args.timeout
-    )
+    options = options_from(args, SoakOptions)
     report = report_on_service(args, "soak", lambda url, pid: soak(url, pid, options), print_report)
     if report is None:
         return 2

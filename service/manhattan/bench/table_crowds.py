@@ -201,7 +201,7 @@ async def _watch_one_game(
         pool = Pool(endpoint, 4)
         cheap = asyncio.create_task(cheap_requests(endpoint, watched.table_id, stop_cheap))
         played_from, cpu_from = time.perf_counter(), process_cpu(pid)
-        await pool.must("POST", f"/v1/tables/{watched.table_id}/start", {}, watched.host_token)
+        await must(pool, "POST", f"/v1/tables/{watched.table_id}/start", {}, watched.host_token)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*seated), 120.0)
         played_for, cpu_to = time.perf_counter() - played_from, process_cpu(pid)

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 import orjson
 
-from ..http_client import Connection, Origin
+from ..http_client import Connection, Origin, Reply
 from .harness import latency_summary, process_cpu, resident_kib
 from .sse_frames import FrameStream, StreamRefused
 from .table_report import PERCENTILES, SEATS, memory_growth, per_second
@@ -65,7 +65,7 @@ class Endpoint:
 
 
 async def call(
-    connection: Connection,
+    connection: Connection | Pool,
     method: str,
     path: str,
     body: Any = None,
@@ -85,7 +85,7 @@ async def call(
 
 
 async def must(
-    connection: Connection,
+    connection: Connection | Pool,
     method: str,
     path: str,
     body: Any = None,
@@ -99,7 +99,8 @@ async def must(
 
 
 class Pool:
-    """``size`` keep-alive connections, each lent to one request at a time."""
+    """``size`` keep-alive connections, each lent to one request at a time: ``call`` and
+    ``must`` take a pool where they take a connection."""
 
     def __init__(self, endpoint: Endpoint, size: int) -> None:
         self._all = [endpoint.connection() for _ in range(size)]
@@ -107,17 +108,13 @@ class Pool:
         for connection in self._all:
             self._free.put_nowait(connection)
 
-    async def must(
-        self,
-        method: str,
-        path: str,
-        body: Any = None,
-        token: str = "",
-        more: dict[str, str] | None = None,
-    ) -> Any:
+    async def request(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> Reply:
+        """``Connection.request`` on a free connection, lent for this request alone."""
         connection = await self._free.get()
         try:
-            return await must(connection, method, path, body, token, more)
+            return await connection.request(method, path, body, headers)
         finally:
             self._free.put_nowait(connection)
 
@@ -193,11 +190,11 @@ async def seated_table(
 ) -> TableRun:
     """A table created with ``body`` (``more``: the creation's headers) and each of its
     ``seats`` joined in turn, by a person named ``names`` and the seat's number."""
-    created = await pool.must("POST", "/v1/tables", body, "", more)
+    created = await must(pool, "POST", "/v1/tables", body, "", more)
     tid = created["tableId"]
     tokens = []
     for seat in range(seats):
-        joined = await pool.must("POST", f"/v1/tables/{tid}/join", {"name": f"{names}{seat}"})
+        joined = await must(pool, "POST", f"/v1/tables/{tid}/join", {"name": f"{names}{seat}"})
         tokens.append(joined["seatToken"])
     return TableRun(tid, created["hostToken"], tokens)
 
@@ -379,7 +376,7 @@ async def play_tables(
     cpu_used: float | None = None
     try:
         starts = [
-            lambda r=r: pool.must("POST", f"/v1/tables/{r.table_id}/start", {}, r.host_token)
+            lambda r=r: must(pool, "POST", f"/v1/tables/{r.table_id}/start", {}, r.host_token)
             for r in runs
         ]
         await bounded(SETUP_CONCURRENCY, starts)

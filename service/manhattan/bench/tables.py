@@ -41,11 +41,19 @@ shares the machine with the service), and read their streams with ``sse_reader``
 import argparse
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from .harness import add_service_arguments, bench_parser, refused, report_on_service
+from .harness import (
+    add_options,
+    add_service_arguments,
+    bench_parser,
+    option,
+    options_from,
+    refused,
+    report_on_service,
+)
 from .table_crowds import fresh_idle, fresh_service, spectators_phase
 from .table_people import BenchError, Endpoint, idle_streams, play_tables, stateless
 from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
@@ -58,25 +66,39 @@ STREAMS_PER_CLIENT = 1_000_000
 
 
 # -- the run ----------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Options:
-    """The run's options, read from the command line (``build_parser`` holds their defaults)."""
+    """The run's options: each field with a default is a flag (``add_options``)."""
 
-    tables: int
-    seconds: float
-    stateless_seconds: float
-    idle_streams: int
-    idle_hold: float
-    rounds: int | None
-    seed: int
-    think: float
-    live: int
-    live_seconds: float
-    lobby: int
-    spectators: int
-    spectator_think: float
-    spectator_rate: float
-    skip_play: bool
+    tables: int = option(200, "concurrent 4-seat tables")
+    seconds: float = option(20.0, "time at the tables")
+    stateless_seconds: float = option(10.0, "each stateless phase")
+    idle_streams: int = option(2000, "0 skips the idle phase")
+    idle_hold: float = option(16.0, "seconds streams stay idle")
+    rounds: int | None = option(None, "rounds per game (default: the rules')")
+    seed: int = option(1)
+    think: float = option(
+        0.0,
+        "also play the tables again with people taking this many seconds a move (0.5-1.5x), "
+        "and judge the push latency there",
+    )
+    live: int = option(
+        0, "also measure table GETs and moves with this many more live tables (0: skip)"
+    )
+    live_seconds: float = option(5.0, "each --live and --lobby probe")
+    lobby: int = option(
+        0,
+        "also measure lobby pages against /healthz with this many public waiting tables "
+        "(with --tables 0: only this)",
+    )
+    spectators: int = option(
+        0,
+        "also hold this many SSE streams on one public table beside --tables playing tables, "
+        "in a fresh service (0: skip)",
+    )
+    spectator_think: float = option(2.0, "seconds a move at --tables then")
+    spectator_rate: float = option(10.0, "moves a second at the public table")
+    skip_play: bool = option(False, "leave out the stateless and tables phases")
     #: Phases with many streams run in a service process of their own (False with --url).
     fresh: bool
     redis_url: str | None
@@ -179,62 +201,13 @@ async def _live_phase(endpoint: Endpoint, pid: int | None, options: Options) -> 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = bench_parser("manhattan bench tables", __doc__)
-    parser.add_argument("--tables", type=int, default=200, help="concurrent 4-seat tables")
-    parser.add_argument("--seconds", type=float, default=20.0, help="time at the tables")
-    parser.add_argument(
-        "--stateless-seconds", type=float, default=10.0, help="each stateless phase"
-    )
-    parser.add_argument("--idle-streams", type=int, default=2000, help="0 skips the idle phase")
-    parser.add_argument("--idle-hold", type=float, default=16.0, help="seconds streams stay idle")
-    parser.add_argument(
-        "--rounds", type=int, default=None, help="rounds per game (default: the rules')"
-    )
+    add_options(parser, Options)
     add_service_arguments(parser)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument(
-        "--think",
-        type=float,
-        default=0.0,
-        help="also play the tables again with people taking this many seconds a move "
-        "(0.5-1.5x), and judge the push latency there",
-    )
-    parser.add_argument(
-        "--live",
-        type=int,
-        default=0,
-        help="also measure table GETs and moves with this many more live tables (0: skip)",
-    )
-    parser.add_argument(
-        "--live-seconds", type=float, default=5.0, help="each --live and --lobby probe"
-    )
-    parser.add_argument(
-        "--lobby",
-        type=int,
-        default=0,
-        help="also measure lobby pages against /healthz with this many public waiting tables "
-        "(with --tables 0: only this)",
-    )
     parser.add_argument(
         "--webhooks",
         action="store_true",
         help="instead: moves/s with a webhook on every table against without, and the "
         "delivery latency (bench/tables_webhooks.py; the receiver runs in the bench)",
-    )
-    parser.add_argument(
-        "--spectators",
-        type=int,
-        default=0,
-        help="also hold this many SSE streams on one public table beside --tables playing "
-        "tables, in a fresh service (0: skip)",
-    )
-    parser.add_argument(
-        "--spectator-think", type=float, default=2.0, help="seconds a move at --tables then"
-    )
-    parser.add_argument(
-        "--spectator-rate", type=float, default=10.0, help="moves a second at the public table"
-    )
-    parser.add_argument(
-        "--skip-play", action="store_true", help="leave out the stateless and tables phases"
     )
     return parser
 
@@ -276,24 +249,13 @@ def run(argv: list[str]) -> int:
         os.environ.setdefault(f"MANHATTAN_QUOTA_{quota}", "0")
     if args.webhooks:
         return run_webhooks(args)
-    options = Options(
-        args.tables,
-        args.seconds,
-        args.stateless_seconds,
-        args.idle_streams,
-        args.idle_hold,
-        args.rounds,
-        args.seed,
-        max(0.0, args.think),
-        max(0, args.live),
-        args.live_seconds,
-        max(0, args.lobby),
-        args.spectators,
-        args.spectator_think,
-        args.spectator_rate,
-        args.skip_play,
-        fresh=args.url is None,
-        redis_url=args.redis_url,
+    options = options_from(args, Options, fresh=args.url is None, redis_url=args.redis_url)
+    # negative counts and thinking times turn their phases off
+    options = replace(
+        options,
+        think=max(0.0, options.think),
+        live=max(0, options.live),
+        lobby=max(0, options.lobby),
     )
     report = report_on_service(
         args,

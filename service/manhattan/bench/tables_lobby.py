@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from .harness import process_cpu
-from .table_people import SETUP_CONCURRENCY, Endpoint, Pool
+from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, must
 from .table_report import per_second, ratio
 from .tables_scale import PROBE_WORKERS, _for, _per, timed_setup
 
@@ -32,9 +32,9 @@ async def public_tables(endpoint: Endpoint, count: int) -> float:
         if k % 5 == 0:
             setup["variants"] = {"antiTrust": True}
         body = {"name": f"table {k}", "setup": setup, "turnSeconds": 60 if k % 4 else None}
-        created = await pool.must("POST", "/v1/tables", body)
+        created = await must(pool, "POST", "/v1/tables", body)
         if k % 3 == 0:
-            await pool.must("POST", f"/v1/tables/{created['tableId']}/join", {"name": f"p{k}"})
+            await must(pool, "POST", f"/v1/tables/{created['tableId']}/join", {"name": f"p{k}"})
 
     return await timed_setup(pool, count, one)
 
@@ -45,7 +45,7 @@ async def lobby_phase(
     created_in = await public_tables(endpoint, count)
     pool = Pool(endpoint, PROBE_WORKERS)
     try:
-        first = await pool.must("GET", "/v1/tables")
+        first = await must(pool, "GET", "/v1/tables")
         paths = {
             "healthz": "/healthz",
             "first_page": "/v1/tables",
@@ -56,7 +56,7 @@ async def lobby_phase(
         probes: dict[str, Any] = {}
         for name, path in paths.items():
             before = process_cpu(pid)
-            done = await _for(seconds, partial(pool.must, "GET", path))
+            done = await _for(seconds, partial(must, pool, "GET", path))
             probes[name] = {
                 "path": path,
                 "per_s": per_second(done, seconds),

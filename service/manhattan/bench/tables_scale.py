@@ -16,7 +16,7 @@ from functools import partial
 from typing import Any
 
 from .harness import process_cpu
-from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, bounded
+from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, bounded, must
 from .table_report import LIVE_TARGET, per_second, ratio
 
 #: Connections the probe keeps busy at once.
@@ -29,13 +29,13 @@ async def new_playing(pool: Pool, clock: int | None) -> tuple[str, list[str]]:
     body: dict[str, Any] = {"setup": {"players": 2}, "public": False}
     if clock is not None:
         body["turnSeconds"] = clock
-    created = await pool.must("POST", "/v1/tables", body)
+    created = await must(pool, "POST", "/v1/tables", body)
     tid = created["tableId"]
     tokens = []
     for name in ("ann", "bob"):
-        joined = await pool.must("POST", f"/v1/tables/{tid}/join", {"name": name})
+        joined = await must(pool, "POST", f"/v1/tables/{tid}/join", {"name": name})
         tokens.append(joined["seatToken"])
-    await pool.must("POST", f"/v1/tables/{tid}/start", {}, created["hostToken"])
+    await must(pool, "POST", f"/v1/tables/{tid}/start", {}, created["hostToken"])
     return tid, tokens
 
 
@@ -48,7 +48,7 @@ async def live_tables(endpoint: Endpoint, count: int) -> float:
         if k % 2:
             await new_playing(pool, 3600)
         else:
-            await pool.must("POST", "/v1/tables", {"setup": {"players": 2}, "public": False})
+            await must(pool, "POST", "/v1/tables", {"setup": {"players": 2}, "public": False})
 
     return await timed_setup(pool, count, one)
 
@@ -74,7 +74,7 @@ async def probe(endpoint: Endpoint, pid: int | None, seconds: float) -> dict[str
         path = f"/v1/tables/{tid}"
         tables = [await new_playing(pool, None) for _ in range(PROBE_WORKERS)]
         cpu = process_cpu(pid)
-        gets = await _for(seconds, lambda: pool.must("GET", path, token=tokens[0]))
+        gets = await _for(seconds, lambda: must(pool, "GET", path, token=tokens[0]))
         cpu_gets = process_cpu(pid)
         moves = await _moves(pool, tables, seconds)
         cpu_moves = process_cpu(pid)
@@ -117,14 +117,14 @@ async def _moves(pool: Pool, tables: list[tuple[str, list[str]]], seconds: float
         nonlocal played
         tid, tokens = table
         while time.perf_counter() < until:
-            seen = await pool.must("GET", f"/v1/tables/{tid}", token=tokens[0])
+            seen = await must(pool, "GET", f"/v1/tables/{tid}", token=tokens[0])
             if seen["status"] != "playing":
                 tid, tokens = await new_playing(pool, None)
                 continue
             if seen["toMove"] != 0:
-                seen = await pool.must("GET", f"/v1/tables/{tid}", token=tokens[seen["toMove"]])
+                seen = await must(pool, "GET", f"/v1/tables/{tid}", token=tokens[seen["toMove"]])
             body = {"move": seen["moves"][0], "version": seen["version"]}
-            await pool.must("POST", f"/v1/tables/{tid}/moves", body, tokens[seen["toMove"]])
+            await must(pool, "POST", f"/v1/tables/{tid}/moves", body, tokens[seen["toMove"]])
             played += 1
 
     await asyncio.gather(*(play(table) for table in tables))

@@ -9,7 +9,8 @@ import msgspec
 import pytest
 from strawberry.types.base import StrawberryOptional, get_object_definition
 
-from manhattan.api.graphql import table_types, types
+from manhattan.api.graphql import inputs, table_types, types
+from manhattan.api.graphql.enums import Monster
 from manhattan.api.graphql.wire_types import graphql_type, wire_type
 from manhattan.wire import games, tables
 
@@ -20,6 +21,7 @@ DERIVED: list[tuple[Any, type[msgspec.Struct]]] = [
     (table_types.TableSeat, tables.TableSeat),
     (table_types.ChatMessage, tables.ChatMessage),
     (table_types.TableTicket, tables.TableTicket),
+    (inputs.VariantsInput, games.Variants),
 ]
 
 
@@ -57,6 +59,19 @@ def test_a_derived_type_reads_the_rest_answer() -> None:
     assert (seat.player, seat.name, seat.kind) == (1, None, "open")
     ticket = table_types.TableTicket.from_json({"ticket": "t", "expiresIn": 60})
     assert (ticket.ticket, ticket.expires_in) == ("t", 60)
+
+
+def test_a_derived_input_has_the_shapes_defaults_and_writes_its_json() -> None:
+    assert msgspec.convert(inputs.VariantsInput().to_json(), games.Variants) == games.Variants()
+    chosen = inputs.VariantsInput(slow_growth=True, monster=Monster("godzilla")).to_json()
+    assert chosen == {
+        "antiTrust": False,
+        "slowGrowth": True,
+        "urbanRules": False,
+        "reshuffleEachRound": False,
+        "monster": "godzilla",
+    }
+    assert type(chosen["monster"]) is str  # the enum member as the wire's plain string
 
 
 def test_what_the_wire_cannot_type_must_be_named() -> None:

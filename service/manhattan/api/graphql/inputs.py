@@ -6,7 +6,7 @@ closed vocabularies are enums (``graphql_enums``) and reach the operations as pl
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import strawberry
 from starlette.requests import Request
@@ -16,6 +16,7 @@ from strawberry.types.unset import UNSET
 
 from manhattan import wire
 from manhattan.api.graphql.enums import BotLevel, Edition, Monster, MoveKind, wire_string
+from manhattan.api.graphql.wire_types import wire_input
 from manhattan.games import Caller, StateRef
 
 
@@ -76,13 +77,10 @@ class MoveInput:
         return given
 
 
-@strawberry.input(name="VariantsInput")
-class VariantsInput:
-    anti_trust: bool = False
-    slow_growth: bool = False
-    urban_rules: bool = False
-    reshuffle_each_round: bool = False
-    monster: Monster | None = None
+if TYPE_CHECKING:  # derived from the wire shape
+    VariantsInput = Any
+else:
+    VariantsInput = wire_input(wire.Variants, name="VariantsInput", types={"monster": Monster})
 
 
 @strawberry.input(name="GameSetup", description="Options of a new game; omitted: the defaults.")
@@ -111,14 +109,7 @@ class GameSetup:
             "monsterStart": self.monster_start,
         }
         if self.variants is not None:
-            v = self.variants
-            out["variants"] = {
-                "antiTrust": v.anti_trust,
-                "slowGrowth": v.slow_growth,
-                "urbanRules": v.urban_rules,
-                "reshuffleEachRound": v.reshuffle_each_round,
-                "monster": wire_string(v.monster),
-            }
+            out["variants"] = self.variants.to_json()
         return {k: v for k, v in out.items() if v is not None}
 
 

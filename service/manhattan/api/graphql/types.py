@@ -6,8 +6,7 @@ query that wants ``stateId`` does not pay for the board.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import strawberry
 from strawberry.scalars import JSON
@@ -189,31 +188,9 @@ class GameState:
         return self._state.shuffles
 
 
-class ViewSource(Protocol):
-    """What ``PlayerView`` reads: a ``manhattan.View``, or a table's view as JSON
-    (``ViewJson``), whose public view has no player."""
-
-    @property
-    def player(self) -> int | None: ...
-    @property
-    def round(self) -> int: ...
-    @property
-    def phase(self) -> str: ...
-    @property
-    def to_move(self) -> int | None: ...
-    @property
-    def hand(self) -> Sequence[int]: ...
-    @property
-    def hand_sizes(self) -> Sequence[int]: ...
-    @property
-    def deck_size(self) -> int: ...
-    @property
-    def scores(self) -> Sequence[int]: ...
-    def to_json(self) -> dict[str, Any]: ...
-
-
 class ViewJson:
-    """A view already in its JSON form (manhattan/view@1), as tables hand it out."""
+    """A view already in its JSON form (manhattan/view@1), as tables hand it out: what
+    ``PlayerView`` reads of a ``manhattan.View``, where a table's public view has no player."""
 
     def __init__(self, obj: dict[str, Any]) -> None:
         self._json = obj
@@ -236,7 +213,7 @@ class ViewJson:
     "public view (no hand, player null).",
 )
 class PlayerView:
-    _view: strawberry.Private[ViewSource]
+    _view: strawberry.Private[manhattan.View | ViewJson]
 
     @classmethod
     def from_domain(cls, view: manhattan.View) -> PlayerView:

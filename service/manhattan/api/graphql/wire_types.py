@@ -11,12 +11,14 @@ a GraphQL enum, or a type the GraphQL contract fixed otherwise (a chat message's
 
 Each derived type has ``from_json`` (the REST answer's object, camelCase keys) and
 ``from_attributes`` (an object with the same attribute names, such as an engine value).
+``wire_input`` derives an input type the same way, with the shape's defaults and ``to_json``.
 """
 
 from __future__ import annotations
 
 import types as pytypes
 from collections.abc import Mapping
+from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin
 
 import msgspec
@@ -63,22 +65,7 @@ def wire_type(
     """A strawberry object type named ``name`` (the shape's own name by default) with the
     fields of ``shape`` (see the module)."""
     name = name or shape.__name__
-    given = dict(types or {})
-    annotations: dict[str, Any] = {}
-    namespace: dict[str, Any] = {}
-    for field in msgspec.structs.fields(shape):
-        raw = field.type
-        if field.name in given:
-            nullable = type(None) in get_args(_without_meta(raw))
-            chosen = given.pop(field.name)
-            annotations[field.name] = chosen | None if nullable else chosen
-        else:
-            annotations[field.name] = graphql_type(raw)
-        about = description_of(raw)
-        if about is not None:
-            namespace[field.name] = strawberry.field(description=about)
-    if given:
-        raise ValueError(f"{shape.__name__} has no fields {sorted(given)}")
+    annotations, namespace = _fields(shape, types, with_defaults=False)
     encode = {f.name: f.encode_name for f in msgspec.structs.fields(shape)}
     #: Optional fields with a default may be left out of the JSON (e.g. a seat's player id).
     defaults = {
@@ -107,6 +94,50 @@ def wire_type(
     )
     made = type(name, (), namespace)
     return strawberry.type(made, name=name, description=description)
+
+
+def wire_input(
+    shape: type[msgspec.Struct], *, name: str, types: Mapping[str, Any] | None = None
+) -> Any:
+    """A strawberry input type named ``name`` with the fields of ``shape`` (see the module) and
+    their defaults; ``to_json()`` is the input as the shape's JSON object (camelCase keys, an
+    enum member as its string), every field present."""
+    annotations, namespace = _fields(shape, types, with_defaults=True)
+    encode = {f.name: f.encode_name for f in msgspec.structs.fields(shape)}
+
+    def to_json(self: Any) -> dict[str, Any]:
+        values = {key: getattr(self, field) for field, key in encode.items()}
+        return {key: v.value if isinstance(v, Enum) else v for key, v in values.items()}
+
+    namespace.update(__annotations__=annotations, to_json=to_json, __module__=__name__)
+    return strawberry.input(type(name, (), namespace), name=name)
+
+
+def _fields(
+    shape: type[msgspec.Struct], types: Mapping[str, Any] | None, *, with_defaults: bool
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The annotations of a type derived from ``shape``, and its ``strawberry.field``s: those
+    with a description, and with ``with_defaults`` (an input), those with a default."""
+    given = dict(types or {})
+    annotations: dict[str, Any] = {}
+    namespace: dict[str, Any] = {}
+    for field in msgspec.structs.fields(shape):
+        raw = field.type
+        if field.name in given:
+            nullable = type(None) in get_args(_without_meta(raw))
+            chosen = given.pop(field.name)
+            annotations[field.name] = chosen | None if nullable else chosen
+        else:
+            annotations[field.name] = graphql_type(raw)
+        about = description_of(raw)
+        default = field.default if with_defaults else msgspec.NODEFAULT
+        if default is not msgspec.NODEFAULT:
+            namespace[field.name] = strawberry.field(default=default, description=about)
+        elif about is not None:
+            namespace[field.name] = strawberry.field(description=about)
+    if given:
+        raise ValueError(f"{shape.__name__} has no fields {sorted(given)}")
+    return annotations, namespace
 
 
 def _without_meta(annotation: Any) -> Any:
