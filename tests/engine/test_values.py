@@ -16,7 +16,7 @@ import pytest
 import manhattan
 from manhattan.engine import Breakdown, Move, RoundRecord, Rules, State, Urban, Variants, View
 from manhattan.engine.build import is_compiled
-from manhattan.engine.decoding import PublicFields, StateFields
+from manhattan.engine.decoding import StateFields
 from manhattan.engine.events import Event
 from manhattan.engine.play import Transition
 
@@ -25,7 +25,6 @@ HOT = (
     Breakdown,
     Event,
     Move,
-    PublicFields,
     RoundRecord,
     Rules,
     State,

@@ -171,24 +171,13 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class _Tables:
-    """Lookups derived once per ruleset (Rules is frozen and hashable)."""
+    """Lookups derived once per ruleset (Rules is frozen and hashable). Built once per ``Rules``
+    (whose constructor also encodes the rules): ``dataclass``'s constructor serves."""
 
     order: tuple[int, ...]
     next_player: tuple[int, ...]
     owner_of_color: tuple[int, ...]
     packed: msgspec.Raw
-
-    def __init__(
-        self,
-        order: tuple[int, ...],
-        next_player: tuple[int, ...],
-        owner_of_color: tuple[int, ...],
-        packed: msgspec.Raw,
-    ) -> None:
-        object.__setattr__(self, "order", order)
-        object.__setattr__(self, "next_player", next_player)
-        object.__setattr__(self, "owner_of_color", owner_of_color)
-        object.__setattr__(self, "packed", packed)
 
     @classmethod
     def build(cls, rules: Rules) -> _Tables:
