@@ -21,17 +21,16 @@ from manhattan.engine.events import Event
 from manhattan.engine.play import Transition
 
 #: The values every move and every decoded state builds: their constructors must be native.
+#: (Not ``Rules`` and its ``Variants``: built once per ruleset, they keep ``dataclass``'s.)
 HOT = (
     Breakdown,
     Event,
     Move,
     RoundRecord,
-    Rules,
     State,
     StateFields,
     Transition,
     Urban,
-    Variants,
     View,
 )
 
