@@ -146,7 +146,7 @@ class Rules:
 @dataclass(frozen=True, slots=True)
 class _Tables:
     """Lookups derived once per ruleset (Rules is frozen and hashable). Built once per ``Rules``
-    (whose constructor also encodes the rules): ``dataclass``'s constructor serves."""
+    (``build`` also encodes the rules in msgpack): ``dataclass``'s constructor serves."""
 
     order: tuple[int, ...]
     next_player: tuple[int, ...]
