@@ -16,23 +16,21 @@ import pytest
 import manhattan
 from manhattan.engine import Breakdown, Move, RoundRecord, Rules, State, Urban, Variants, View
 from manhattan.engine.build import is_compiled
-from manhattan.engine.decoding import PublicFields, StateFields
+from manhattan.engine.decoding import StateFields
 from manhattan.engine.events import Event
 from manhattan.engine.play import Transition
 
 #: The values every move and every decoded state builds: their constructors must be native.
+#: (Not ``Rules`` and its ``Variants``: built once per ruleset, they keep ``dataclass``'s.)
 HOT = (
     Breakdown,
     Event,
     Move,
-    PublicFields,
     RoundRecord,
-    Rules,
     State,
     StateFields,
     Transition,
     Urban,
-    Variants,
     View,
 )
 

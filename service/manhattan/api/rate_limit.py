@@ -7,8 +7,10 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 
 
+@dataclass(eq=False)
 class RateLimiter:
     """A token bucket per client key: ``rate`` requests per second, bursts up to ``burst``.
 
@@ -16,23 +18,19 @@ class RateLimiter:
     the ingress. Bounded to ``max_clients`` keys (least recently seen dropped).
     """
 
-    def __init__(
-        self,
-        rate: float,
-        burst: int,
-        *,
-        max_clients: int = 10_000,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.max_clients = max_clients
-        self._clock = clock
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+    rate: float
+    burst: int
+    _: KW_ONLY
+    max_clients: int = 10_000
+    clock: Callable[[], float] = time.monotonic
+    #: client key -> (tokens left, when they were counted), least recently seen first.
+    _buckets: OrderedDict[str, tuple[float, float]] = field(
+        default_factory=OrderedDict, init=False, repr=False
+    )
 
     def allow(self, client: str) -> float:
         """0.0 if the request may proceed, else the seconds until it may."""
-        now = self._clock()
+        now = self.clock()
         tokens, last = self._buckets.get(client, (float(self.burst), now))
         tokens = min(float(self.burst), tokens + (now - last) * self.rate)
         if tokens >= 1.0:

@@ -39,7 +39,9 @@ _MSGPACK_STATE = msgspec.msgpack.Decoder(StateFormat)
 @dataclass(frozen=True, slots=True)
 class PublicFields:
     """What every player at the table sees of a game, the first fields of a ``State`` and of a
-    ``view.View`` alike (RULES §11)."""
+    ``view.View`` alike (RULES §11). Only a base: nothing builds one, so it writes no
+    constructor (its subclasses write theirs, each setting every field: a native constructor
+    under mypyc, one call and no more)."""
 
     rules: Rules
     round: int
@@ -49,28 +51,6 @@ class PublicFields:
     board: Board
     supply: tuple[Counts, ...]
     selected: tuple[Counts, ...]
-
-    def __init__(
-        self,
-        rules: Rules,
-        round: int,
-        phase: str,
-        first_player: int,
-        to_move: int | None,
-        board: Board,
-        supply: tuple[Counts, ...],
-        selected: tuple[Counts, ...],
-    ) -> None:
-        # Written out, as every frozen value of the engine's (``records``): mypyc compiles it
-        # to a native constructor.
-        object.__setattr__(self, "rules", rules)
-        object.__setattr__(self, "round", round)
-        object.__setattr__(self, "phase", phase)
-        object.__setattr__(self, "first_player", first_player)
-        object.__setattr__(self, "to_move", to_move)
-        object.__setattr__(self, "board", board)
-        object.__setattr__(self, "supply", supply)
-        object.__setattr__(self, "selected", selected)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +89,8 @@ class StateFields(PublicFields):
         seed: str,
         shuffles: int,
     ) -> None:
-        # Every field set here rather than through ``PublicFields.__init__``: one call less
-        # when interpreted.
+        # Written out, as every frozen value of the engine's (``records``): mypyc compiles it
+        # to a native constructor.
         object.__setattr__(self, "rules", rules)
         object.__setattr__(self, "round", round)
         object.__setattr__(self, "phase", phase)

@@ -33,6 +33,11 @@ def _hood(n: int) -> str:
     return f"neighborhood {n} ({NEIGHBORHOOD_NAMES[n]})"
 
 
+def _bonus_change(color: int, what: str, points: int) -> str:
+    """A scoring bonus won or lost (RULES §7.2, §7.3): who, what happened, the points it moves."""
+    return f"color {color} {what} ({points:+d})"
+
+
 @dataclass(frozen=True, slots=True)
 class BlockChange:
     """One block the move changes: by the placed piece (``cause`` "build") or by the monster
@@ -96,21 +101,16 @@ class MajorityChange:
     @property
     def explanation(self) -> str:
         mine = self.counts[self.color]
+        hood = _hood(self.neighborhood)
         if self.won:
             second = max((n for c, n in enumerate(self.counts) if c != self.color), default=0)
-            return (
-                f"color {self.color} wins the majority in {_hood(self.neighborhood)}: "
-                f"{mine} buildings against {second} (+{MAJORITY_BONUS})"
-            )
-        if self.winner is None:
-            return (
-                f"color {self.color} loses the majority in {_hood(self.neighborhood)}: a tie at "
-                f"{max(self.counts)} buildings cancels it (-{MAJORITY_BONUS})"
-            )
-        return (
-            f"color {self.color} loses the majority in {_hood(self.neighborhood)} to color "
-            f"{self.winner} ({self.counts[self.winner]} against {mine}) (-{MAJORITY_BONUS})"
-        )
+            what = f"wins the majority in {hood}: {mine} buildings against {second}"
+        elif self.winner is None:
+            what = f"loses the majority in {hood}: a tie at {max(self.counts)} buildings cancels it"
+        else:
+            theirs = self.counts[self.winner]
+            what = f"loses the majority in {hood} to color {self.winner} ({theirs} against {mine})"
+        return _bonus_change(self.color, what, MAJORITY_BONUS if self.won else -MAJORITY_BONUS)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,20 +135,17 @@ class TallestChange:
 
     @property
     def explanation(self) -> str:
+        floors = f"{self.height} floors"
         if self.change == "gained":
-            return (
-                f"color {self.color} owns the one tallest building ({self.height} floors) "
-                f"(+{TALLEST_BONUS})"
+            return _bonus_change(
+                self.color, f"owns the one tallest building ({floors})", TALLEST_BONUS
             )
+        lost = "loses the tallest-building bonus"
         if self.change == "cancelled":
-            return (
-                f"color {self.color} loses the tallest-building bonus: two or more buildings tie "
-                f"at {self.height} floors, so nobody scores it (-{TALLEST_BONUS})"
-            )
-        return (
-            f"color {self.color} loses the tallest-building bonus to color {self.owner} "
-            f"({self.height} floors) (-{TALLEST_BONUS})"
-        )
+            what = f"{lost}: two or more buildings tie at {floors}, so nobody scores it"
+        else:
+            what = f"{lost} to color {self.owner} ({floors})"
+        return _bonus_change(self.color, what, -TALLEST_BONUS)
 
     def to_json(self) -> dict[str, Any]:
         return {

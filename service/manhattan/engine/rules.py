@@ -42,28 +42,17 @@ ROTATION: tuple[tuple[int, ...], ...] = tuple(
 
 @dataclass(frozen=True, slots=True)
 class Variants:
-    """RULES §9-10; every option on or off, in any combination."""
+    """RULES §9-10; every option on or off, in any combination.
+
+    Built once per ruleset, as ``Rules`` is (``decoding`` remembers the rules it has read), so
+    both keep ``dataclass``'s constructor: the native one the kernel's hot values write out
+    (``records``) would buy nothing here."""
 
     anti_trust: bool = False
     slow_growth: bool = False
     urban_rules: bool = False
     reshuffle_each_round: bool = False
     monster: str | None = None
-
-    def __init__(
-        self,
-        anti_trust: bool = False,
-        slow_growth: bool = False,
-        urban_rules: bool = False,
-        reshuffle_each_round: bool = False,
-        monster: str | None = None,
-    ) -> None:
-        # Written out (as in ``records``) so that mypyc compiles a native constructor.
-        object.__setattr__(self, "anti_trust", anti_trust)
-        object.__setattr__(self, "slow_growth", slow_growth)
-        object.__setattr__(self, "urban_rules", urban_rules)
-        object.__setattr__(self, "reshuffle_each_round", reshuffle_each_round)
-        object.__setattr__(self, "monster", monster)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -108,26 +97,11 @@ class Rules:
     pieces_per_round: int
     colors: tuple[tuple[int, ...], ...]
     seats: tuple[int, ...]
-    variants: Variants = field(default_factory=Variants)
+    variants: Variants = NO_VARIANTS
     _tables: _Tables = field(init=False, repr=False, compare=False, hash=False)
 
-    def __init__(
-        self,
-        edition: str,
-        players: int,
-        rounds: int,
-        pieces_per_round: int,
-        colors: tuple[tuple[int, ...], ...],
-        seats: tuple[int, ...],
-        variants: Variants = NO_VARIANTS,
-    ) -> None:
-        object.__setattr__(self, "edition", edition)
-        object.__setattr__(self, "players", players)
-        object.__setattr__(self, "rounds", rounds)
-        object.__setattr__(self, "pieces_per_round", pieces_per_round)
-        object.__setattr__(self, "colors", colors)
-        object.__setattr__(self, "seats", seats)
-        object.__setattr__(self, "variants", variants)
+    def __post_init__(self) -> None:
+        # The lookups, derived from the fields (again by ``dataclasses.replace``).
         object.__setattr__(self, "_tables", _Tables.build(self))
 
     @property
@@ -171,24 +145,13 @@ class Rules:
 
 @dataclass(frozen=True, slots=True)
 class _Tables:
-    """Lookups derived once per ruleset (Rules is frozen and hashable)."""
+    """Lookups derived once per ruleset (Rules is frozen and hashable). Built once per ``Rules``
+    (``build`` also encodes the rules in msgpack): ``dataclass``'s constructor serves."""
 
     order: tuple[int, ...]
     next_player: tuple[int, ...]
     owner_of_color: tuple[int, ...]
     packed: msgspec.Raw
-
-    def __init__(
-        self,
-        order: tuple[int, ...],
-        next_player: tuple[int, ...],
-        owner_of_color: tuple[int, ...],
-        packed: msgspec.Raw,
-    ) -> None:
-        object.__setattr__(self, "order", order)
-        object.__setattr__(self, "next_player", next_player)
-        object.__setattr__(self, "owner_of_color", owner_of_color)
-        object.__setattr__(self, "packed", packed)
 
     @classmethod
     def build(cls, rules: Rules) -> _Tables:

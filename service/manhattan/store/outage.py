@@ -11,25 +11,24 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 
 
+@dataclass(eq=False)
 class OutageLog:
-    def __init__(
-        self,
-        log: logging.Logger,
-        what: str,
-        *,
-        every: float = 30.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.log = log
-        self.what = what
-        self.every = every
-        self._clock = clock
-        self._since: float | None = None
-        self._next_report = 0.0
-        self._unreported: dict[str, int] = {}
-        self._totals: dict[str, int] = {}
+    """The warnings of one thing that can be unavailable (``what``: "the lobby index")."""
+
+    log: logging.Logger
+    what: str
+    _: KW_ONLY
+    every: float = 30.0
+    clock: Callable[[], float] = time.monotonic
+    #: When the outage began (None: there is none), and when its counts are next logged.
+    _since: float | None = field(default=None, init=False, repr=False)
+    _next_report: float = field(default=0.0, init=False, repr=False)
+    #: Failures by kind: not yet logged, and since the outage began.
+    _unreported: dict[str, int] = field(default_factory=dict, init=False, repr=False)
+    _totals: dict[str, int] = field(default_factory=dict, init=False, repr=False)
 
     @property
     def active(self) -> bool:
@@ -38,7 +37,7 @@ class OutageLog:
     def failed(self, exc: BaseException, kind: str | None = None) -> None:
         """One failure; ``kind`` defaults to the exception's class name."""
         kind = kind or type(exc).__name__
-        now = self._clock()
+        now = self.clock()
         if self._since is None:
             self._since = now
             self._next_report = now + self.every
@@ -58,7 +57,7 @@ class OutageLog:
         """The store answered: the outage (if any) is over."""
         if self._since is None:
             return
-        seconds = self._clock() - self._since
+        seconds = self.clock() - self._since
         self.log.warning("%s is back after %.1f s", self.what, seconds)
         self._per_kind(
             self._totals,

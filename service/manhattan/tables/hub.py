@@ -29,7 +29,7 @@ from .fanout import write_direct
 from .model import Table
 from .projection import Receiver, event_json, receiver_player
 from .push import Push
-from .records import CHANNEL, ChangeListener
+from .records import CHANNEL
 from .service import Tables
 from .tokens import Bearer
 
@@ -154,7 +154,6 @@ class Hub:
         self,
         store: VersionedStore,
         tables: Tables,
-        listener: ChangeListener | None = None,
         *,
         limits: StreamLimits | None = None,
         tick: float = 0.5,
@@ -172,7 +171,6 @@ class Hub:
         self.give_back: Callable[[], None] | None = None
         self._given_back = (0, 0.0)  # (open streams, monotonic time) at the last give-back
         self.tables = tables
-        self.listener = listener
         self.limits = limits or StreamLimits()
         self._listeners: dict[str, set[Listener]] = {}
         self._latest: dict[str, tuple[int, Table, float]] = {}
@@ -202,8 +200,6 @@ class Hub:
             self._rung[table_id] = version
             for listener in write_direct(self, table_id, version, group):
                 listener.ring(version)
-        if self.listener is not None:
-            self.listener.table_changed(table_id, version)
 
     def ring_all(self) -> None:
         """After a reconnect (messages may have been lost): every stream looks again."""
