@@ -31,9 +31,11 @@ import sys
 import time
 import weakref
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import Any
+
+import msgspec
 
 from .bots import BOTS, BotChoice, BotError, Suggestion
 from .bots.worker import CANCEL, READY, Task
@@ -86,16 +88,16 @@ class BotFailed(Exception):
     """A bug: a bot raised, returned an illegal move, or its worker died or hung (a 500)."""
 
 
-@dataclass(frozen=True, slots=True)
-class PoolLoad:
-    """What the pool is doing now (``/readyz``, cost budgets)."""
+class PoolLoad(msgspec.Struct, frozen=True, rename="camel"):
+    """What the pool is doing now (``/readyz``, cost budgets); ``to_json`` is its fields in
+    order, camelCased."""
 
     workers: int  # the configured number of worker processes
     running: int  # worker processes alive now
     busy: int  # of which working on a request (or draining a cancelled one)
     queued: int  # requests waiting for a worker
     queue_limit: int
-    deadline_seconds: float
+    deadline_ms: int
 
     @property
     def free(self) -> int:
@@ -103,14 +105,8 @@ class PoolLoad:
         return self.workers - self.busy
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "workers": self.workers,
-            "running": self.running,
-            "busy": self.busy,
-            "queued": self.queued,
-            "queueLimit": self.queue_limit,
-            "deadlineMs": round(self.deadline_seconds * 1000),
-        }
+        answer: dict[str, Any] = msgspec.to_builtins(self)
+        return answer
 
 
 class _Worker:
@@ -233,7 +229,7 @@ class BotPool:
             busy=len(self._workers) - len(self._idle),
             queued=self._queued(),
             queue_limit=self.queue_limit,
-            deadline_seconds=self.deadline_seconds,
+            deadline_ms=round(self.deadline_seconds * 1000),
         )
 
     def deadline(self) -> float:
