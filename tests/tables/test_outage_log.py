@@ -9,23 +9,35 @@ import pytest
 
 from manhattan.sealing import Sealer
 from manhattan.store.versioned import make_versioned_store
-from manhattan.tables.records import TableRecords
+from manhattan.tables.records import TableRecords, TableSettings
 from tests.conftest import RedisServer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.redis]
+
+
+class Heard:
+    """The records' listener: the changes this process heard of."""
+
+    def __init__(self) -> None:
+        self.versions: list[int] = []
+
+    def table_changed(self, table_id: str, version: int) -> None:
+        self.versions.append(version)
 
 
 async def test_publishing_during_an_outage_logs_one_line_per_kind(
     redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     store = make_versioned_store(redis_server.url, timeout=0.5, pool_timeout=0.5)
-    records = TableRecords(store, Sealer.from_settings("", ()))
+    heard = Heard()
+    records = TableRecords(store, Sealer.from_settings("", ()), TableSettings(), heard)
     try:
         await records.changed("0" * 32, 1)  # Redis up: published, nothing logged
         redis_server.stop()
         with caplog.at_level(logging.WARNING, logger="manhattan.tables"):
             for version in range(2, 52):
                 await records.changed("0" * 32, version)  # never raises: a change is kept
+        assert heard.versions == list(range(1, 52))  # this process hears of each all the same
         notices = [r for r in caplog.records if "table notices (publish)" in r.getMessage()]
         assert len(notices) <= 2, [r.getMessage() for r in notices]  # not 50
         redis_server.start()

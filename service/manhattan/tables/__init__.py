@@ -49,7 +49,7 @@ class TableRuntime:
         self.settings = settings or TableSettings()
         self.heartbeat = heartbeat
         self.bots = bots or BotRunner()
-        self.tables = Tables(store, sealer, self.settings, listener=self)
+        self.tables = Tables(store, sealer, self.settings, self)
         lease_ms = int(self.settings.bot_seconds * 1000) + 3000
         self.driver = Driver(
             self.tables,

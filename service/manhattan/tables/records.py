@@ -118,19 +118,19 @@ Change = Callable[[Table, int], T]
 
 
 class TableRecords:
-    """Reading a table, checking a credential against it, and the one write path."""
+    """Reading a table, checking a credential against it, and the one write path. The runtime
+    (``TableRuntime``) makes one with its settings and is its ``listener``."""
 
     def __init__(
         self,
         store: VersionedStore,
         sealer: Sealer,
-        settings: TableSettings | None = None,
-        *,
-        listener: ChangeListener | None = None,
+        settings: TableSettings,
+        listener: ChangeListener,
     ) -> None:
         self.store = store
         self.sealer = sealer
-        self.settings = settings or TableSettings()
+        self.settings = settings
         self.listener = listener
         self.over_watchers: list[OverWatcher] = []
         self._publishing = OutageLog(log, "table notices (publish)")
@@ -251,8 +251,7 @@ class TableRecords:
                 self._remember(table_id, version + 1, encoded, table)
                 if was_listed or listed(table):
                     await self.relist(table, version + 1)
-                if self.listener is not None:
-                    self.listener.table_changed(table_id, version + 1)
+                self.listener.table_changed(table_id, version + 1)
                 return Changed(table, version + 1), result
             known = current
         raise TableError("STALE_VERSION", "the table changes too fast; retry")
@@ -338,8 +337,7 @@ class TableRecords:
     async def changed(self, table_id: str, version: int) -> None:
         """Tell every replica through the store's channel, and this process at once."""
         await self._publish(msgpack.packb([table_id, version]))
-        if self.listener is not None:
-            self.listener.table_changed(table_id, version)
+        self.listener.table_changed(table_id, version)
 
     async def _publish(self, message: bytes) -> None:
         try:
