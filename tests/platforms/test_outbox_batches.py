@@ -159,8 +159,12 @@ async def test_deliveries_keep_each_tables_order_while_a_dead_receiver_holds_few
     # come first) does not know the receiver yet: six attempts at once, and more may start
     # before three have gone unanswered; those are over a timeout later. After them, its
     # tables wait their turn, at most two attempts at once, while the others go on.
+    # Arrival times, not start times: an attempt that began right as another timed out may
+    # arrive a little less than a timeout after it (its connect was quicker), so attempts
+    # count as at once when they arrived within 0.8 of a timeout of each other.
     later = after_the_first(dead_receiver, 2 * settings.timeout)
-    at_once = max(sum(1 for o in later if t - settings.timeout < o <= t) for t in later)
+    window = 0.8 * settings.timeout
+    at_once = max(sum(1 for o in later if t - window < o <= t) for t in later)
     assert 0 < at_once <= 2, (at_once, later)
     assert deliverer.deferred > 0 and deliverer.failures > 0
 
