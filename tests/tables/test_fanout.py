@@ -11,7 +11,11 @@ from typing import Any
 
 import pytest
 
+from manhattan.sealing import Sealer, SealingKey
+from manhattan.store.cas import MemoryVersionedStore
 from manhattan.tables import TableRuntime
+from manhattan.tables.fanout import BATCH, write_direct
+from manhattan.tables.hub import Listener
 
 from .conftest import LiveServer, new_table, sse
 
@@ -150,3 +154,44 @@ async def test_a_seat_gets_its_own_view_beside_a_crowd(live: LiveServer) -> None
         await spectator.read_until(lambda s=spectator: s.ids[-1] >= last)
         assert spectator.ids == list(range(spectator.ids[0], last + 1))
         await spectator.close()
+
+
+async def test_the_tables_people_are_written_before_its_spectators() -> None:
+    """A change reaches the people at the table in the first batch of its fan-out, before a
+    crowd of spectators larger than a batch: they play on from it; spectators only watch."""
+    rt = TableRuntime(MemoryVersionedStore(), Sealer(SealingKey.generate()))
+    created = await rt.tables.create({"setup": {"players": 2}, "public": True})
+    tid = created["tableId"]
+    bearers = []
+    for name in ("ann", "bob"):
+        joined = await rt.tables.join(tid, {"name": name})
+        bearers.append(rt.tables.authenticate(tid, joined["seatToken"]))
+    await rt.tables.start(tid, bearers[0])
+    table = await rt.tables.get(tid, bearers[0])
+    mover = bearers[table["toMove"]]
+    mine = await rt.tables.get(tid, mover)
+    order: list[str] = []
+
+    def listener(name: str, bearer: Any, version: int) -> Listener:
+        made = Listener(60.0, tid, spectator=bearer is None)
+        made.direct, made.bearer, made.sent = True, bearer, version - 1
+
+        def sink(frame: bytes) -> bool:
+            order.append(name)
+            return True
+
+        made.sink = sink
+        return made
+
+    answer = await rt.tables.move_request(
+        tid, mover, {"move": mine["moves"][0], "version": mine["version"]}
+    )
+    version = answer["version"]
+    crowd = [listener(f"spectator {n}", None, version) for n in range(3 * BATCH)]
+    seats = [listener(f"seat {n}", bearer, version) for n, bearer in enumerate(bearers)]
+    left = write_direct(rt.hub, tid, version, {*crowd, *seats})
+    assert left == []
+    assert sorted(order[:2]) == ["seat 0", "seat 1"] and len(order) == BATCH
+    for _ in range(4):  # the other batches, in later turns of the loop
+        await asyncio.sleep(0)
+    assert len(order) == len(crowd) + len(seats)

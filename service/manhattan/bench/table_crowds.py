@@ -37,14 +37,17 @@ from .table_people import (
     play_tables,
     seated_table,
 )
+from .table_probe_process import Prober
 from .table_report import PERCENTILES, SEATS, per_second, ratio
 
 #: Issue 23 item 3's targets for the spectators phase.
 SPECTATOR_TARGETS = {"push_p99_ms": 250.0, "cheap_p99_vs_idle": 3.0, "rss_back_mib": 10.0}
 #: The per-stream idle memory target (issue 26 item 5, issue 23 item 3).
 IDLE_KIB_TARGET = 16.0
-#: The share of a move's interval the watched table's people think (0.5-1.5x of it).
-THINK_SHARE = 0.7
+#: The share of a move's interval the watched table's people think (0.5-1.5x of it); the rest
+#: is the move's POST and its push to the next mover, a few ms now that the table's people get
+#: a change before its spectators (0.7 when they waited behind the crowd: 13 moves/s since).
+THINK_SHARE = 0.9
 #: Every bench client connects from loopback: the fresh services allow them all.
 STREAMS_PER_CLIENT = "1000000"
 
@@ -79,39 +82,14 @@ async def public_table(pool: Pool) -> TableRun:
     return await seated_table(pool, body, SEATS, "w")
 
 
-async def cheap_requests(endpoint: Endpoint, table_id: str, stop: asyncio.Event) -> dict[str, Any]:
-    """One request every 20 ms, alternately a public table GET and ``/healthz``, until
-    ``stop``: their latencies, and the requests that failed (each then on a new connection)."""
-    gets: list[float] = []
-    health: list[float] = []
-    failed = 0
-    connection = endpoint.connection()
-    try:
-        while not stop.is_set():
-            for path, into in ((f"/v1/tables/{table_id}", gets), ("/healthz", health)):
-                began = time.perf_counter()
-                try:
-                    await must(connection, "GET", path)
-                except (OSError, BenchError):
-                    failed += 1
-                    connection.close()
-                    connection = endpoint.connection()
-                    continue
-                into.append(time.perf_counter() - began)
-                await asyncio.sleep(0.02)
-    finally:
-        connection.close()
-    return {
-        "table_get": latency_summary(gets, PERCENTILES),
-        "healthz": latency_summary(health, PERCENTILES),
-        "failed": failed,
-    }
-
-
 async def _probe(endpoint: Endpoint, table_id: str, seconds: float) -> dict[str, Any]:
-    stop = asyncio.Event()
-    asyncio.get_running_loop().call_later(seconds, stop.set)
-    return await cheap_requests(endpoint, table_id, stop)
+    prober = Prober(endpoint, table_id)
+    try:
+        await prober.start()
+        await asyncio.sleep(seconds)
+        return await prober.stop()
+    finally:
+        prober.kill()
 
 
 async def spectators_phase(
@@ -181,8 +159,7 @@ async def _watch_one_game(
         for seat in range(SEATS)
     ]
     began = time.perf_counter()
-    cheap: asyncio.Task[dict[str, Any]] | None = None
-    stop_cheap = asyncio.Event()
+    prober = Prober(endpoint, watched.table_id)
     pool = Pool(endpoint, 4)
     crowd = Crowd(endpoint, watched.table_id, count)
     arrivals: dict[int, list[float]] = {}
@@ -199,20 +176,17 @@ async def _watch_one_game(
         # have been while a crowd of streams opened.
         pool.close()
         pool = Pool(endpoint, 4)
-        cheap = asyncio.create_task(cheap_requests(endpoint, watched.table_id, stop_cheap))
+        await prober.start()
         played_from, cpu_from = time.perf_counter(), process_cpu(pid)
         await must(pool, "POST", f"/v1/tables/{watched.table_id}/start", {}, watched.host_token)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*seated), 120.0)
         played_for, cpu_to = time.perf_counter() - played_from, process_cpu(pid)
         await asyncio.sleep(0.5)  # the last pushes on their way
-        stop_cheap.set()
-        busy = await cheap
+        busy = await prober.stop()
     finally:
         stop.set()
-        if cheap is not None and not cheap.done():
-            stop_cheap.set()
-            await asyncio.gather(cheap, return_exceptions=True)
+        prober.kill()
         pool.close()
         await asyncio.gather(*(p.close() for p in people))
         try:

@@ -240,8 +240,8 @@ class SqliteVersionedStore(LocalChannels):
             self.sweep_now()
 
     def sweep_now(self) -> int:
-        """Deletes expired rows, at most ``SWEEP_BATCH`` (on the store's thread, or before the
-        store is shared); how many."""
+        """Deletes expired rows, at most ``SWEEP_BATCH`` (on the loop, like every operation);
+        how many."""
         cursor = self._db.execute(
             "DELETE FROM records WHERE rowid IN "
             "(SELECT rowid FROM records WHERE expires <= ? LIMIT ?)",

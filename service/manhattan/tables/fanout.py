@@ -27,8 +27,10 @@ if TYPE_CHECKING:
     from .hub import Hub, Listener
 
 #: Streams written to in one go; the rest in later turns of the event loop, so that a crowd's
-#: fan-out does not hold up other requests for long.
-BATCH = 200
+#: fan-out does not hold up other requests for long: a request is several turns of the loop
+#: (read, handle, write), each waiting for one batch. 200 (some 4 ms of writes) put /healthz
+#: at p50 8 ms while 2,000 spectators watched a table at 12 moves/s (0.7 ms without them).
+BATCH = 32
 
 
 def write_direct(hub: Hub, table_id: str, version: int, group: set[Listener]) -> list[Listener]:
@@ -50,11 +52,17 @@ def write_direct(hub: Hub, table_id: str, version: int, group: set[Listener]) ->
         return list(group)
     chosen = set(ready)
     rest = [listener for listener in group if listener not in chosen]
+    # The table's people first: they play on from this push; spectators only watch.
+    ready.sort(key=_spectator)
     change = Change(hub, table, entry)
     rest.extend(change.write(ready[:BATCH]))
     if len(ready) > BATCH:
         asyncio.get_running_loop().call_soon(change.later, ready[BATCH:])
     return rest
+
+
+def _spectator(listener: Listener) -> bool:
+    return listener.bearer is None
 
 
 class Change:
