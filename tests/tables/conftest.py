@@ -16,6 +16,7 @@ import uvicorn
 
 from manhattan.api.app import create_app
 from manhattan.settings import Settings
+from manhattan.tables import TableRuntime
 
 
 @pytest.fixture
@@ -176,3 +177,15 @@ async def new_table(
             host = {"authorization": f"Bearer {created['hostToken']}"}
             ok(await c.post(f"/v1/tables/{table_id}/start", headers=host))
     return table_id, created["hostToken"], seated
+
+
+async def seated_table(rt: TableRuntime) -> tuple[str, list[Any]]:
+    """A public 2-player table, started: (id, [bearer of player 0, bearer of player 1])."""
+    created = await rt.tables.create({"setup": {"players": 2}, "public": True})
+    tid = created["tableId"]
+    bearers = []
+    for name in ("ann", "bob"):
+        joined = await rt.tables.join(tid, {"name": name})
+        bearers.append(rt.tables.authenticate(tid, joined["seatToken"]))
+    await rt.tables.start(tid, bearers[0])
+    return tid, bearers

@@ -17,7 +17,7 @@ from manhattan.tables import TableRuntime
 from manhattan.tables.fanout import BATCH, write_direct
 from manhattan.tables.hub import Listener
 
-from .conftest import LiveServer, new_table, sse
+from .conftest import LiveServer, new_table, seated_table, sse
 
 pytestmark = pytest.mark.anyio
 
@@ -160,13 +160,7 @@ async def test_the_tables_people_are_written_before_its_spectators() -> None:
     """A change reaches the people at the table in the first batch of its fan-out, before a
     crowd of spectators larger than a batch: they play on from it; spectators only watch."""
     rt = TableRuntime(MemoryVersionedStore(), Sealer(SealingKey.generate()))
-    created = await rt.tables.create({"setup": {"players": 2}, "public": True})
-    tid = created["tableId"]
-    bearers = []
-    for name in ("ann", "bob"):
-        joined = await rt.tables.join(tid, {"name": name})
-        bearers.append(rt.tables.authenticate(tid, joined["seatToken"]))
-    await rt.tables.start(tid, bearers[0])
+    tid, bearers = await seated_table(rt)
     table = await rt.tables.get(tid, bearers[0])
     mover = bearers[table["toMove"]]
     mine = await rt.tables.get(tid, mover)

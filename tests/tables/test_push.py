@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
-from typing import Any
 
 import pytest
 
@@ -15,23 +14,11 @@ from manhattan.store.cas import MemoryVersionedStore
 from manhattan.tables import Push, TableRuntime, table_stream
 from manhattan.tables.hub import StreamLimits
 
-from .conftest import LiveServer, err, new_table, ok, sse
+from .conftest import LiveServer, err, new_table, ok, seated_table, sse
 
 pytestmark = pytest.mark.anyio
 
 Stream = AsyncGenerator[Push | None, None]
-
-
-async def seated_table(rt: TableRuntime) -> tuple[str, list[Any]]:
-    """A public 2-player table, started: (id, [bearer of player 0, bearer of player 1])."""
-    created = await rt.tables.create({"setup": {"players": 2}, "public": True})
-    tid = created["tableId"]
-    bearers = []
-    for name in ("ann", "bob"):
-        joined = await rt.tables.join(tid, {"name": name})
-        bearers.append(rt.tables.authenticate(tid, joined["seatToken"]))
-    await rt.tables.start(tid, bearers[0])
-    return tid, bearers
 
 
 async def next_push(stream: Stream) -> Push:
