@@ -256,10 +256,10 @@ class SqliteVersionedStore(LocalChannels):
 
     # -- the VersionedStore protocol -----------------------------------------------------------
 
-    # Recently used records are also kept in memory (``_records``), so most reads need no hop
-    # to the thread. One process owns the database, so the copy cannot go stale behind its
-    # back; it is updated on the event loop as each operation completes, which is the order the
-    # thread ran them in. A swap still compares versions in SQLite.
+    # Recently used records are also kept in memory (``_records``), so most reads need no
+    # query. One process owns the database, so the copy cannot go stale behind its back; it is
+    # updated right after each operation, on the loop that ran it. A swap still compares
+    # versions in SQLite.
 
     def _remember(self, key: str, found: tuple[Record, float] | None) -> Record | None:
         if found is None:  # absent is remembered too (a table's presence often is)
