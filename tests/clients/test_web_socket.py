@@ -72,7 +72,7 @@ def test_the_page_plays_over_the_socket_and_carries_on_over_http_when_it_closes(
     sent = played["sent"]
     # 1. The socket up: every move and the chat line on it, none over HTTP.
     socket = sent["socket"]
-    assert socket["moves"] == 4 and socket["tableMove"] == 4, socket
+    assert socket["moves"] == 4 and socket["tableMove"] == 4, (socket, played.get("failure"))
     assert socket["sendChat"] == 1 and socket["postMoves"] == 0 and socket["postChat"] == 0, socket
     assert played["linkedAtStart"]
     # (The driver stops at its first failure, and says where.)
