@@ -21,6 +21,7 @@ from .replicas import Replica
 
 #: The Deployment's terminationGracePeriodSeconds minus its preStop delay.
 GRACE_SECONDS = 25
+CLIENTS = 6
 
 
 def whole_game_notations(seed: str) -> list[str]:
@@ -46,11 +47,16 @@ def wait_until_served(
     raise AssertionError(f"fewer than {count} requests served in {timeout} s")
 
 
-def test_sigterm_drains_in_flight_requests_and_exits_cleanly() -> None:
+Outcome = tuple[float, float, int | str]
+
+
+def sigterm_under_load() -> tuple[Replica, list[Outcome], float, int, float]:
+    """A replica serving six clients' whole-game applies gets SIGTERM: the replica, every
+    request's (start, end, status), when SIGTERM was sent, the exit code, the seconds to exit."""
     replica = Replica(None).start().wait_ready()
     start = manhattan.new_game(players=4, seed="drain").to_json()
     body = {"state": start, "moves": whole_game_notations("drain")}  # ~30 ms of work each
-    outcomes: list[tuple[float, float, int | str]] = []
+    outcomes: list[Outcome] = []
     lock = threading.Lock()
     stop = threading.Event()
 
@@ -69,7 +75,7 @@ def test_sigterm_drains_in_flight_requests_and_exits_cleanly() -> None:
             if isinstance(status, str):
                 return  # the listener is gone
 
-    threads = [threading.Thread(target=client_loop, daemon=True) for _ in range(6)]
+    threads = [threading.Thread(target=client_loop, daemon=True) for _ in range(CLIENTS)]
     try:
         for thread in threads:
             thread.start()
@@ -84,16 +90,26 @@ def test_sigterm_drains_in_flight_requests_and_exits_cleanly() -> None:
         for thread in threads:
             thread.join(timeout=10)
         replica.kill()
-    # uvicorn re-raises the signal it caught once it has shut down, so a clean exit after
-    # SIGTERM is status 0 or "terminated by SIGTERM"; its log says the shutdown ran to the end.
-    assert exit_code in (0, -signal.SIGTERM), replica.log_text()
-    assert "Application shutdown complete" in replica.log_text()
-    assert exited_after < 10, f"took {exited_after:.1f} s to drain"
-    served = [o for o in outcomes if o[2] == 200]
-    assert len(served) >= 8
-    assert not [o for o in outcomes if isinstance(o[2], int) and o[2] != 200]
-    across = [o for o in served if o[0] < sigterm_at < o[1]]
-    assert across, "no request was in flight at SIGTERM; the test proves nothing"
-    # Each client stops at its first transport error: a refused or reset new connection.
-    failed = [o for o in outcomes if isinstance(o[2], str)]
-    assert len(failed) <= len(threads)
+    return replica, outcomes, sigterm_at, exit_code, exited_after
+
+
+def test_sigterm_drains_in_flight_requests_and_exits_cleanly() -> None:
+    # On a loaded machine every client may be between requests at the signal (or its request
+    # still in the listen backlog): then the run proves nothing about draining, and is run
+    # again, at most three times.
+    for _ in range(3):
+        replica, outcomes, sigterm_at, exit_code, exited_after = sigterm_under_load()
+        # uvicorn re-raises the signal it caught once it has shut down, so a clean exit after
+        # SIGTERM is status 0 or "terminated by SIGTERM"; its log says the shutdown ran to the
+        # end.
+        assert exit_code in (0, -signal.SIGTERM), replica.log_text()
+        assert "Application shutdown complete" in replica.log_text()
+        assert exited_after < 10, f"took {exited_after:.1f} s to drain"
+        served = [o for o in outcomes if o[2] == 200]
+        assert len(served) >= 8
+        assert not [o for o in outcomes if isinstance(o[2], int) and o[2] != 200]
+        # Each client stops at its first transport error: a refused or reset new connection.
+        assert len([o for o in outcomes if isinstance(o[2], str)]) <= CLIENTS
+        if [o for o in served if o[0] < sigterm_at < o[1]]:
+            return
+    raise AssertionError("no request was in flight at SIGTERM in three runs: nothing proven")
