@@ -3,6 +3,8 @@ before a field was added reads with that field's default."""
 
 from __future__ import annotations
 
+import zlib
+
 import msgpack
 
 from manhattan.tables.model import ANSWERS_PER_SEAT, RECORD_FIELDS, Seat, Table
@@ -42,20 +44,26 @@ def test_a_record_from_before_owner_and_rated_reads_with_their_defaults() -> Non
     assert read.seats == table.seats and read.answers == table.answers
 
 
-def test_a_remembered_answer_reads_back_and_only_the_newest_are_kept() -> None:
+def test_a_remembered_move_reads_back_and_only_the_newest_are_kept() -> None:
     table = a_table()
-    answers = [{"version": v, "view": {"board": [[v] * 9] * 6}, "events": []} for v in (3, 4, 5)]
-    for number, answer in enumerate(answers):
-        table.remember(1, f"m{number}", answer)
+    for version in range(3, 4 + ANSWERS_PER_SEAT):
+        table.moves.append(b"\x80")
+        table.remember(1, f"m{version}", version)
     again = Table.decode(table.encode())
-    assert again.answer_for(1, "m0") is None  # the oldest went (ANSWERS_PER_SEAT)
-    assert [again.answer_for(1, f"m{n}") for n in (1, 2)] == answers[1:]
+    assert again.remembered(1, "m3") is None  # the oldest went (ANSWERS_PER_SEAT)
+    newest = 3 + ANSWERS_PER_SEAT
+    assert again.remembered(1, f"m{newest}") == (newest, ANSWERS_PER_SEAT + 1)
+    assert again.remembered(0, f"m{newest}") is None  # another seat's id is its own
     assert len(table.answers[1]) == ANSWERS_PER_SEAT
-    # Kept compressed: an answer's view is most of it, and the record is rewritten per move.
-    assert all(len(blob) < len(msgpack.packb(answers[2])) for _, blob in table.answers[1])
 
 
-def test_an_answer_remembered_before_compression_still_answers() -> None:
+def test_an_answer_kept_whole_by_an_older_record_still_answers() -> None:
     table = a_table()
-    table.answers[0] = [["old", msgpack.packb({"version": 7, "events": []})]]
-    assert Table.decode(table.encode()).answer_for(0, "old") == {"version": 7, "events": []}
+    answer = {"version": 7, "view": {"board": [[7] * 9] * 6}, "events": []}
+    table.answers[0] = [
+        ["old", msgpack.packb({"version": 7, "events": []})],
+        ["zipped", zlib.compress(msgpack.packb(answer), 1)],
+    ]
+    again = Table.decode(table.encode())
+    assert again.remembered(0, "old") == {"version": 7, "events": []}
+    assert again.remembered(0, "zipped") == answer

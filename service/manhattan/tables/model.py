@@ -22,11 +22,13 @@ from ..engine.state import State
 
 #: Events kept for ``Last-Event-ID`` resumption; an older id is answered with a snapshot.
 LOG_SIZE = 24
-#: Move ids remembered per seat (with their answers) for idempotent retries. A seat's client
-#: has one move in flight at a time (it needs a move's answer or push to play the next), so
-#: its newest answer is the one retried; one more for margin. An older move id's retry still
-#: carries its old version, so it is refused as ``STALE_VERSION``, never applied twice.
-ANSWERS_PER_SEAT = 2
+#: Move ids remembered per seat for idempotent retries, each with the version its move made and
+#: the number of moves then (the answer itself is rebuilt from the record: ``remembered``). A
+#: seat's client has one move in flight at a time (it needs a move's answer or push to play the
+#: next), so its newest answer is the one retried; the others are margin. An older move id's
+#: retry still carries its old version, so it is refused as ``STALE_VERSION``, never applied
+#: twice.
+ANSWERS_PER_SEAT = 4
 CHAT_SIZE = 30
 
 SEAT_KINDS = ("open", "human", "bot")
@@ -214,22 +216,28 @@ class Table:
         )
         del self.log[:-LOG_SIZE]
 
-    def remember(self, sid: int, move_id: str, answer: dict[str, Any]) -> None:
+    def remember(self, sid: int, move_id: str, version: int) -> None:
+        """Seat ``sid``'s move ``move_id`` made ``version``, the newest of ``self.moves``."""
         kept = self.answers.setdefault(sid, [])
-        kept.append([move_id, zlib.compress(msgpack.packb(answer, use_bin_type=True), 1)])
+        kept.append([move_id, version, len(self.moves)])
         del kept[:-ANSWERS_PER_SEAT]
 
-    def answer_for(self, sid: int, move_id: str) -> dict[str, Any] | None:
-        for known, answer in self.answers.get(sid, ()):
-            if known == move_id:
-                found: dict[str, Any] = msgpack.unpackb(_inflated(answer), raw=False)
-                return found
+    def remembered(self, sid: int, move_id: str) -> tuple[int, int] | dict[str, Any] | None:
+        """Seat ``sid``'s move ``move_id`` seen before: ``(version it made, moves then)``, or
+        from a record written before answers were kept as numbers, the answer itself."""
+        for known, *kept in self.answers.get(sid, ()):
+            if known != move_id:
+                continue
+            if len(kept) == 2:
+                return kept[0], kept[1]
+            found: dict[str, Any] = msgpack.unpackb(_inflated(kept[0]), raw=False)
+            return found
         return None
 
 
 def _inflated(answer: bytes) -> bytes:
-    """A remembered answer's msgpack, compressed with zlib; a record written before answers
-    were compressed holds the msgpack itself (a map: its first byte is never zlib's 0x78)."""
+    """An answer kept whole by an older record: its msgpack compressed with zlib, or older
+    still, the msgpack itself (a map: its first byte is never zlib's 0x78)."""
     return zlib.decompress(answer) if answer[:1] == b"\x78" else answer
 
 

@@ -14,11 +14,26 @@ from .errors import TableError
 from .lobby import Lobby
 from .model import CHAT_SIZE, Table
 from .names import check_text
-from .projection import SPECTATOR, Receiver, move_answer, ranking_json
+from .projection import (
+    SPECTATOR,
+    Receiver,
+    move_answer,
+    ranking_json,
+    replayed_answer,
+    stored_events,
+)
 from .records import NoChange, now_ms
 from .tokens import Bearer
 
 log = logging.getLogger("manhattan.tables")
+
+
+def _answered(table: Table, sid: int, move_id: str) -> dict[str, Any] | None:
+    """The answer seat ``sid`` got for its move ``move_id``, None when it is not remembered."""
+    found = table.remembered(sid, move_id)
+    if found is None or isinstance(found, dict):
+        return found
+    return replayed_answer(table, *found)
 
 
 class Stale(Exception):
@@ -80,7 +95,7 @@ class Play(Lobby):
 
         def change(table: Table, version: int) -> dict[str, Any]:
             receiver = self.seated(table, bearer)
-            if move_id is not None and (answer := table.answer_for(sid, move_id)) is not None:
+            if move_id is not None and (answer := _answered(table, sid, move_id)) is not None:
                 raise NoChange(answer)
             _check_playing(table)
             if request.version != version - 1:
@@ -99,7 +114,7 @@ class Play(Lobby):
             table.seats[player].away = False
             answer = self._apply(table, version, transition, bot=False)
             if move_id is not None:
-                table.remember(sid, move_id, answer)
+                table.remember(sid, move_id, version)
             return answer
 
         try:
@@ -121,7 +136,7 @@ class Play(Lobby):
         state = transition.state
         player = transition.move.player
         assert player is not None
-        events = [[e.to_json(), e.visible_to] for e in transition.events]
+        events = stored_events(transition)
         table.set_game(state)
         table.moves.append(msgpack.packb(transition.move.to_json()))
         if state.is_over:
