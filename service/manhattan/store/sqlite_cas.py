@@ -10,8 +10,11 @@ leaves when it expires (expired rows are invisible at once and deleted by a swee
 Durability: WAL journal with ``synchronous=NORMAL``, so a commit is in the operating system's
 hands before the call returns: a ``kill -9`` (or any crash of the process) loses nothing
 committed; a power cut may lose the last commits but never corrupts the file. Each ``swap`` is
-one ``BEGIN IMMEDIATE`` transaction that reads the version and writes the next one only if it is
-still the expected one: that transaction *is* the compare-and-set.
+one transaction that writes the next version only if the record is still at the expected one:
+that transaction *is* the compare-and-set. The common case (a live record at the expected
+version) is one ``UPDATE ... WHERE version = ?`` statement, a transaction of its own; anything
+else (a new key, a lost race, an expired record) one ``BEGIN IMMEDIATE`` transaction that reads
+the version and decides.
 
 Threading: each operation (one row: a swap, a read, a put) runs whole on the event loop, and
 the checkpoints of the log, which wait for the disk, on a thread with its own connection
@@ -60,6 +63,11 @@ _UPSERT = (
     "INSERT INTO records (key, version, data, expires) VALUES (?, ?, ?, ?) "
     "ON CONFLICT (key) DO UPDATE SET "
     "version = excluded.version, data = excluded.data, expires = excluded.expires"
+)
+#: A compare-and-set that succeeds, as one statement (itself a transaction): the common case.
+_ADVANCE = (
+    "UPDATE records SET version = ?, data = ?, expires = ? "
+    "WHERE key = ? AND version = ? AND expires > ?"
 )
 #: Seconds the memory copy remembers that a key holds no record.
 ABSENT_SECONDS = 60.0
@@ -172,6 +180,11 @@ class SqliteVersionedStore(LocalChannels):
         self._maybe_sweep()
         now = self._clock()
         db = self._db
+        if expected > 0:  # a live record at the expected version: one statement, no read
+            advanced = db.execute(_ADVANCE, (expected + 1, data, now + ttl, key, expected, now))
+            if advanced.rowcount == 1:
+                return True, (Record(expected + 1, data), now + ttl)
+        # Else (a new record, a lost race, an expired one): decide on what is there.
         outcome: tuple[bool, tuple[Record, float] | None]
         db.execute("BEGIN IMMEDIATE")
         try:
