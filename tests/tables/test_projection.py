@@ -6,11 +6,20 @@ from __future__ import annotations
 
 import json
 
+import msgpack
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import manhattan
-from manhattan.tables.projection import seat_view
+from manhattan.tables.model import Seat, Table
+from manhattan.tables.projection import (
+    initial_state,
+    moves_json,
+    record_json,
+    replayed,
+    seat_view,
+)
 
 from ..strategies import states
 
@@ -41,3 +50,29 @@ def test_a_player_out_of_range_is_refused_as_by_the_engine() -> None:
     state = manhattan.new_game(players=2, seed="projection")
     with pytest.raises(manhattan.InvalidPlayerError):
         seat_view(state, 2)
+
+
+def test_the_pushed_legal_moves_are_the_moves_json() -> None:
+    state = manhattan.new_game_from_setup({"players": 3, "seed": "p1"})
+    for _ in range(40):
+        moves = manhattan.legal_moves(state)
+        sent = msgspec.json.decode(msgspec.json.encode(moves_json(moves)))
+        assert sent == [m.to_json() for m in moves]
+        state = manhattan.play(state, moves[len(moves) // 2]).state
+
+
+def test_the_record_replays_the_moves_as_played_from_either_form() -> None:
+    """Moves are kept as notation (an older record: their JSON); the record gives each move's
+    JSON with the player and the block it took, as play made it."""
+    table = Table(id="t" * 32, name="r", public=False, turn_seconds=None, setup={}, seed="s9")
+    table.seats = [Seat(k, "human", f"p{k}") for k in range(2)]
+    table.status = "over"
+    state, played = initial_state(table), []
+    for k in range(30):
+        move = manhattan.legal_moves(state)[k % 3]
+        transition = manhattan.play(state, move)
+        played.append(transition.move.to_json())
+        table.moves.append(transition.move.notation if k % 2 else msgpack.packb(played[-1]))
+        state = transition.state
+    assert record_json(table)["moves"] == played
+    assert replayed(table)[-1].state == state

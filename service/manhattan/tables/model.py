@@ -18,6 +18,7 @@ from typing import Any
 import msgpack
 
 from ..engine.codec import state_from_msgpack, state_to_msgpack
+from ..engine.moves import Move
 from ..engine.state import State
 
 #: Events kept for ``Last-Event-ID`` resumption; an older id is answered with a snapshot.
@@ -124,8 +125,10 @@ class Table:
     host_epoch: int = 0
     #: The full state (canonical msgpack) once started.
     state: bytes | None = None
-    #: Every move applied, in order (each the msgpack of its JSON, with ``player``).
-    moves: list[bytes] = field(default_factory=list)
+    #: Every move applied, in order, as its notation (10 bytes, where its JSON was 80: the
+    #: player and the block it took follow from replaying); an older record holds each move's
+    #: JSON in msgpack. Read them with ``played``.
+    moves: list[str | bytes] = field(default_factory=list)
     #: Epoch milliseconds by which the seat to move must act, or None.
     deadline: int | None = None
     #: The seat to move ran out of time: a bot plays this turn.
@@ -167,8 +170,12 @@ class Table:
         self._game = state
         self.state = state_to_msgpack(state)
 
-    def move_list(self) -> list[dict[str, Any]]:
-        return [msgpack.unpackb(m, raw=False) for m in self.moves]
+    def played(self) -> list[Move]:
+        """The moves applied so far, in order."""
+        return [
+            Move.parse(m) if isinstance(m, str) else Move.from_json(msgpack.unpackb(m, raw=False))
+            for m in self.moves
+        ]
 
     def has_event(self, kind: str) -> bool:
         return any(e["type"] == kind for e in self.log)

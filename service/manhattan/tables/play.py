@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import msgpack
-
 import manhattan
 from manhattan import Move, wire
 
@@ -138,7 +136,7 @@ class Play(Lobby):
         assert player is not None
         events = stored_events(transition)
         table.set_game(state)
-        table.moves.append(msgpack.packb(transition.move.to_json()))
+        table.moves.append(transition.move.notation)
         if state.is_over:
             table.status = "over"
             table.deadline = None

@@ -298,14 +298,20 @@ def replayed_answer(table: Table, version: int, count: int) -> dict[str, Any]:
     """The answer to the move that made ``version``, the ``count``-th of the game: the game
     replayed from its first state. A retried move id is rare, and a record that kept every
     answer whole was a third bigger (and rewritten on every move)."""
-    moves = [Move.from_json(m) for m in table.move_list()[:count]]
-    state = initial_state(table)
-    for move in moves[:-1]:
-        state = manhattan.play(state, move).state
-    transition = manhattan.play(state, moves[-1])
+    *_, transition = replayed(table, count)
     player = transition.move.player
     assert player is not None
     return move_answer(version, transition.state, player, stored_events(transition))
+
+
+def replayed(table: Table, count: int | None = None) -> list[manhattan.Transition]:
+    """The transitions of the table's first ``count`` moves (None: all), from its first state."""
+    state, out = initial_state(table), []
+    for move in table.played()[:count]:
+        transition = manhattan.play(state, move)
+        out.append(transition)
+        state = transition.state
+    return out
 
 
 def ranking_json(table: Table) -> list[dict[str, int]]:
@@ -319,4 +325,5 @@ def record_json(table: Table) -> dict[str, Any]:
     setup = {k: v for k, v in table.setup.items() if k in SETUP_KEYS}
     setup["players"] = len(table.seats)
     setup["seed"] = table.seed
-    return {"setup": setup, "moves": table.move_list()}
+    # Each move's JSON with the player and the block it took, as when it was played.
+    return {"setup": setup, "moves": [t.move.to_json() for t in replayed(table)]}
