@@ -19,6 +19,7 @@ from manhattan.tables.projection import (
     record_json,
     replayed,
     seat_view,
+    view_json,
 )
 
 from ..strategies import states
@@ -44,6 +45,16 @@ def test_the_public_view_shows_no_hand_and_no_player(state: manhattan.State) -> 
         expected = manhattan.view(state, player).to_json()
         expected["hand"], expected["player"] = [], None
         assert json.dumps(public) == json.dumps(expected)
+
+
+@SETTINGS
+@given(states())
+def test_a_pushed_view_is_the_engines_view_as_json(state: manhattan.State) -> None:
+    for player in [None, *range(state.rules.players)]:
+        expected = manhattan.view(state, player or 0).to_json()
+        if player is None:
+            expected["hand"], expected["player"] = [], None
+        assert msgspec.json.decode(msgspec.json.encode(view_json(state, player))) == expected
 
 
 def test_a_player_out_of_range_is_refused_as_by_the_engine() -> None:

@@ -65,6 +65,44 @@ RECENT_VIEWS = 16
 _recent_views: dict[tuple[int, int | None], tuple[State, dict[str, Any]]] = {}
 
 
+def view_json(state: State, player: int | None) -> msgspec.Raw:
+    """``seat_view`` as the JSON text a push carries: the public view is encoded once a state,
+    and a seat's view is that text with its own hand and player put first (a move's pushes
+    encoded the whole view again for every seat)."""
+    text = _kept_text(state, player)
+    if text is None:
+        rest = _kept_text(state, _REST)
+        if rest is None:
+            public = seat_view(state, None)
+            encoded = _encode({k: v for k, v in public.items() if k not in ("hand", "player")})
+            rest = _keep_text(state, _REST, encoded[1:])  # '"board":...}'
+        if player is None:
+            head = b'{"hand":[],"player":null,'
+        else:
+            own = manhattan.view(state, player)
+            head = b'{"hand":%s,"player":%d,' % (_encode(list(own.hand)), own.player)
+        text = _keep_text(state, player, head + rest)
+    return msgspec.Raw(text)
+
+
+def _kept_text(state: State, player: int | None) -> bytes | None:
+    kept = _recent_texts.get((id(state), player))
+    return kept[1] if kept is not None and kept[0] is state else None
+
+
+def _keep_text(state: State, player: int | None, text: bytes) -> bytes:
+    if len(_recent_texts) >= RECENT_VIEWS:
+        _recent_texts.pop(next(iter(_recent_texts)))
+    _recent_texts[(id(state), player)] = (state, text)
+    return text
+
+
+#: The key of a state's public view text without its hand and player.
+_REST = -1
+#: The texts of ``view_json``, as ``_recent_views`` (bytes: nothing for the collector to walk).
+_recent_texts: dict[tuple[int, int | None], tuple[State, bytes]] = {}
+
+
 def receiver_player(table: Table, receiver: Receiver) -> int | None:
     if receiver.sid is None:
         return None
@@ -192,7 +230,7 @@ def event_json(
 ) -> tuple[str, dict[str, Any]]:
     """A logged change as ``(event type, data)`` for ``receiver``."""
     kind: str = entry["type"]
-    data = event_data(entry)
+    data = _entry_data(entry)
     player = receiver_player(table, receiver)
     if kind == "move":
         out = {
@@ -207,7 +245,7 @@ def event_json(
         if _newest(table, entry):
             # The view after this move, so no receiver has to ask for the table per turn
             # (an older entry's state is not kept: a reader of it asks, as after a gap).
-            out["view"] = seat_view(table.game(), player)
+            out["view"] = view_json(table.game(), player)
         return kind, _with_next_moves(out, table, entry, player)
     if kind == "started":
         # The view at the start, for this receiver: the entry holds the initial state in full,
@@ -218,7 +256,7 @@ def event_json(
             "seats": data["seats"],
             "toMove": initial.to_move,
             "deadline": data.get("deadline"),
-            "view": seat_view(initial, player),
+            "view": view_json(initial, player),
             "version": entry["v"],
         }
         return kind, _with_next_moves(started, table, entry, player)
@@ -226,6 +264,21 @@ def event_json(
         return kind, {**chat_json(data), "version": entry["v"]}
     # joined, left, timeout, over: public facts only (names, players, the final ranking).
     return kind, {**data, "version": entry["v"]}
+
+
+def _entry_data(entry: dict[str, Any]) -> dict[str, Any]:
+    """The entry's data, decoded once for the receivers of one change (they come one after the
+    other); not to be modified."""
+    global _last_entry
+    if _last_entry is not None and _last_entry[0] is entry and _last_entry[1] is entry["data"]:
+        return _last_entry[2]
+    data = event_data(entry)
+    _last_entry = (entry, entry["data"], data)
+    return data
+
+
+#: The entry ``_entry_data`` decoded last: (entry, its data's bytes, decoded).
+_last_entry: tuple[dict[str, Any], bytes, dict[str, Any]] | None = None
 
 
 def _with_next_moves(
