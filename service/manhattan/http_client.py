@@ -172,14 +172,7 @@ class Connection:
 
     async def _read_chunked(self) -> bytes:
         assert self._reader is not None
-        parts: list[bytes] = []
-        total = 0
-        async for piece in _chunks(self._reader):
-            total += len(piece)
-            if total > MAX_BODY:
-                raise HttpError(f"reply of more than {MAX_BODY} bytes")
-            parts.append(piece)
-        return b"".join(parts)
+        return await _joined(_chunks(self._reader), "reply")
 
     def close(self) -> None:
         if self._writer is not None:
@@ -207,6 +200,18 @@ def _framing(method: str, status: int, fields: dict[str, str]) -> Framing:
             raise HttpError(f"reply of {length} bytes")
         return length
     return "close"
+
+
+async def _joined(pieces: AsyncIterator[bytes], what: str) -> bytes:
+    """A body's pieces as one, up to ``MAX_BODY`` (``what``: how the error names it)."""
+    parts: list[bytes] = []
+    total = 0
+    async for piece in pieces:
+        total += len(piece)
+        if total > MAX_BODY:
+            raise HttpError(f"{what} of more than {MAX_BODY} bytes")
+        parts.append(piece)
+    return b"".join(parts)
 
 
 async def _chunks(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
@@ -289,14 +294,7 @@ class Stream:
 
     async def read(self) -> bytes:
         """The rest of the body at once (an error's answer, say), up to ``MAX_BODY``."""
-        parts: list[bytes] = []
-        total = 0
-        async for chunk in self.chunks():
-            total += len(chunk)
-            if total > MAX_BODY:
-                raise HttpError(f"{self._what}: reply of more than {MAX_BODY} bytes")
-            parts.append(chunk)
-        return b"".join(parts)
+        return await _joined(self.chunks(), f"{self._what}: reply")
 
     def close(self) -> None:
         self._connection.close()

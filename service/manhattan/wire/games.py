@@ -98,43 +98,39 @@ class Setup(GameOptions):
 
 
 # -- request bodies ----------------------------------------------------------------------------
+# A request about one state; those below that take more inherit ``state`` (first, as before).
+# (No docstring: it would become the schemas' description.)
 class StateRequest(Shape):
     state: StateIn
 
 
-class MoveRequest(Shape):
-    state: StateIn
+class MoveRequest(StateRequest):
     move: MoveIn
 
 
-class ApplyRequest(Shape):
+class ApplyRequest(StateRequest):
     """Exactly one of ``move`` and ``moves``."""
 
-    state: StateIn
     move: MoveIn | None = None
     moves: list[MoveIn] | None = None
 
 
-class PreviewRequest(Shape):
-    state: StateIn
+class PreviewRequest(StateRequest):
     move: MoveIn | None = None
 
 
-class PlayerRequest(Shape):
-    state: StateIn
+class PlayerRequest(StateRequest):
     player: Player
 
 
-class OptionalPlayerRequest(Shape):
-    state: StateIn
+class OptionalPlayerRequest(StateRequest):
     player: Player | None = None
 
 
-class SuggestRequest(Shape):
+class SuggestRequest(StateRequest):
     """``bot`` is a ``BotChoice``. Deprecated, still accepted: ``bot`` as a level name with
     ``seed``, ``iterations``, ``timeMs`` beside it (the form before issue 18)."""
 
-    state: StateIn
     player: Player | None = None
     bot: BotChoice | BotLevel | None = None
     seed: Annotated[Seed | None, Meta(description="deprecated: bot.seed")] = None
@@ -156,8 +152,7 @@ class SuggestRequest(Shape):
         return BotChoice(bot or DEFAULT_LEVEL, seed or 0, iterations, time_ms)
 
 
-class AdvanceRequest(Shape):
-    state: StateIn
+class AdvanceRequest(StateRequest):
     player: Player | None = None
     move: MoveIn | None = None
     bot: BotChoice | None = None

@@ -278,26 +278,27 @@ _GAME_DOC = (
 )
 
 
-@strawberry.type(description="A state as the service hands it out: id, token, state or view.")
-class SealedState:
+@strawberry.type(name="SealedFields")
+class _SealedFields:
+    """The first fields of every answer that hands out a state (``_sealed_fields``): a base
+    only, in no schema (its subclasses are the GraphQL types)."""
+
     state: GameState | None = strawberry.field(description=_STATE_DOC)
     state_id: str | None
     token: str
     view: PlayerView | None
     game_id: str = strawberry.field(description=_GAME_DOC)
 
+
+@strawberry.type(description="A state as the service hands it out: id, token, state or view.")
+class SealedState(_SealedFields):
     @classmethod
     def from_domain(cls, sealed: Sealed) -> SealedState:
         return cls(**_sealed_fields(sealed))
 
 
 @strawberry.type(description="The state after one or more moves, and what happened.")
-class Transition:
-    state: GameState | None = strawberry.field(description=_STATE_DOC)
-    state_id: str | None
-    token: str
-    view: PlayerView | None
-    game_id: str = strawberry.field(description=_GAME_DOC)
+class Transition(_SealedFields):
     events: list[Event]
     moves: list[MoveType]
 
@@ -311,12 +312,7 @@ class Transition:
 
 
 @strawberry.type(description="A whole game record replayed to its end.")
-class Replay:
-    state: GameState | None = strawberry.field(description=_STATE_DOC)
-    state_id: str | None
-    token: str
-    view: PlayerView | None
-    game_id: str = strawberry.field(description=_GAME_DOC)
+class Replay(_SealedFields):
     moves_applied: int
     ranking: list[Placing]
 

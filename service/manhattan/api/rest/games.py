@@ -6,7 +6,7 @@ raise; the app's exception handlers (``app.py``) render every failure through th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from starlette.requests import Request
@@ -62,14 +62,23 @@ class _InlineState(msgspec.Struct, forbid_unknown_fields=True):
 _INLINE_STATE = msgspec.json.Decoder(_InlineState)
 
 
-async def read_state_request(request: Request) -> wire.StateRequest:
-    """The body as ``wire.StateRequest``; an inline state arrives already read as its format
-    (``StateRef`` takes either). Anything else (an id, a token, msgpack, a fault) is read the
-    general way, with its errors and paths."""
+async def read_state_ref(request: Request) -> StateRef:
+    """The state of a ``wire.StateRequest`` body; an inline state arrives already read as its
+    format (``StateRef`` takes either). Anything else (an id, a token, msgpack, a fault) is read
+    the general way, with its errors and paths."""
     inline = await read_json_as(request, _INLINE_STATE)
     if inline is not None:
-        return wire.StateRequest(state=inline.state)
-    return read(await read_body(request), wire.StateRequest)
+        return state_ref(request, inline.state)
+    return state_ref(request, read(await read_body(request), wire.StateRequest).state)
+
+
+AboutState = TypeVar("AboutState", bound=wire.StateRequest)
+
+
+async def read_request(request: Request, shape: type[AboutState]) -> tuple[AboutState, StateRef]:
+    """The body as ``shape``, and the reference to the state it is about."""
+    body = read(await read_body(request), shape)
+    return body, state_ref(request, body.state)
 
 
 # -- renderers shared with nothing else: the REST shapes of DESIGN §4 --------------------------
@@ -146,8 +155,7 @@ async def post_games(request: Request) -> Response:
 
 
 async def post_legal_moves(request: Request) -> Response:
-    body = await read_state_request(request)
-    ref = state_ref(request, body.state)
+    ref = await read_state_ref(request)
     if wants_msgpack(request):
         moves = await operations(request).legal_moves(ref)
         return render(request, {"moves": [m.to_json() for m in moves]})
@@ -156,8 +164,8 @@ async def post_legal_moves(request: Request) -> Response:
 
 
 async def post_validate(request: Request) -> Response:
-    body = read(await read_body(request), wire.MoveRequest)
-    result = await operations(request).validate(state_ref(request, body.state), body.move)
+    body, ref = await read_request(request, wire.MoveRequest)
+    result = await operations(request).validate(ref, body.move)
     return render(request, validation_json(result))
 
 
@@ -169,25 +177,26 @@ async def post_apply(request: Request) -> Response:
     if body.moves is not None:
         ops.read_moves(body.moves)  # shape and count before any work
     moves = [body.move] if body.moves is None else body.moves
+    # The state last: a malformed list is refused before the state is looked at.
     applied = await ops.apply(state_ref(request, body.state), moves)
     return render(request, applied_json(applied))
 
 
 async def post_score(request: Request) -> Response:
-    body = await read_state_request(request)
-    report = await operations(request).score(state_ref(request, body.state))
+    ref = await read_state_ref(request)
+    report = await operations(request).score(ref)
     return render(request, report.to_json())
 
 
 async def post_view(request: Request) -> Response:
-    body = read(await read_body(request), wire.PlayerRequest)
-    sealed = await operations(request).view(state_ref(request, body.state), body.player)
+    body, ref = await read_request(request, wire.PlayerRequest)
+    sealed = await operations(request).view(ref, body.player)
     return render(request, sealed_json(sealed))
 
 
 async def post_suggest(request: Request) -> Response:
-    body = read(await read_body(request), wire.SuggestRequest)
-    work = operations(request).suggest(state_ref(request, body.state), body.player, body.choice())
+    body, ref = await read_request(request, wire.SuggestRequest)
+    work = operations(request).suggest(ref, body.player, body.choice())
     result = await unless_disconnected(request, work)
     return render(request, suggestion_json(result))
 
@@ -198,15 +207,14 @@ async def post_replay(request: Request) -> Response:
 
 
 async def post_analysis(request: Request) -> Response:
-    body = await read_state_request(request)
-    result = await operations(request).analysis(state_ref(request, body.state))
+    ref = await read_state_ref(request)
+    result = await operations(request).analysis(ref)
     return render(request, {"analysis": as_json(result)})
 
 
 async def post_preview(request: Request) -> Response:
     """One move's preview; without ``move``, every legal move's (``{"previews": [...]}``)."""
-    body = read(await read_body(request), wire.PreviewRequest)
-    ref = state_ref(request, body.state)
+    body, ref = await read_request(request, wire.PreviewRequest)
     if body.move is None:
         previews = await operations(request).preview(ref)
         return render(request, {"previews": [p.to_json() for p in previews]})
@@ -215,8 +223,8 @@ async def post_preview(request: Request) -> Response:
 
 
 async def post_threats(request: Request) -> Response:
-    body = read(await read_body(request), wire.OptionalPlayerRequest)
-    result = await operations(request).threats(state_ref(request, body.state), body.player)
+    body, ref = await read_request(request, wire.OptionalPlayerRequest)
+    result = await operations(request).threats(ref, body.player)
     return render(request, {"threats": result.to_json()})
 
 
@@ -245,24 +253,22 @@ async def get_render_svg(request: Request) -> Response:
 
 
 async def post_render_svg(request: Request) -> Response:
-    body = read(await read_body(request), wire.OptionalPlayerRequest)
-    svg = await operations(request).render_svg(state_ref(request, body.state), body.player)
+    body, ref = await read_request(request, wire.OptionalPlayerRequest)
+    svg = await operations(request).render_svg(ref, body.player)
     return Response(svg, media_type=SVG_TYPE)
 
 
 async def post_advance(request: Request) -> Response:
     """A player's session step: their move (optional), then bots for every other seat."""
-    body = read(await read_body(request), wire.AdvanceRequest)
-    work = operations(request).advance(
-        state_ref(request, body.state), player=body.player, move=body.move, choice=body.bot
-    )
+    body, ref = await read_request(request, wire.AdvanceRequest)
+    work = operations(request).advance(ref, player=body.player, move=body.move, choice=body.bot)
     applied = await unless_disconnected(request, work)
     return render(request, applied_json(applied))
 
 
 async def post_states(request: Request) -> Response:
-    body = await read_state_request(request)
-    sealed = await operations(request).store(state_ref(request, body.state))
+    ref = await read_state_ref(request)
+    sealed = await operations(request).store(ref)
     return render(request, sealed_json(sealed), status=201)
 
 
