@@ -91,7 +91,7 @@ class Play(Lobby):
         except manhattan.IllegalMoveError as exc:
             raise TableError(exc.code, exc.message) from None
 
-        def change(table: Table, version: int) -> dict[str, Any]:
+        def change(table: Table, version: int) -> tuple[int, manhattan.State, int, list[Any]]:
             receiver = self.seated(table, bearer)
             if move_id is not None and (answer := _answered(table, sid, move_id)) is not None:
                 raise NoChange(answer)
@@ -110,13 +110,13 @@ class Play(Lobby):
             except manhattan.IllegalMoveError as exc:
                 raise TableError(exc.code, exc.message) from None
             table.seats[player].away = False
-            answer = self._apply(table, version, transition, bot=False)
+            events = self._apply(table, version, transition, bot=False)
             if move_id is not None:
                 table.remember(sid, move_id, version)
-            return answer
+            return version, transition.state, player, events
 
         try:
-            changed, answer = await self.write(table_id, change)
+            changed, made = await self.write(table_id, change)
         except NoChange as again:
             answer = again.answer
             return answer  # type: ignore[no-any-return]
@@ -125,12 +125,16 @@ class Play(Lobby):
             message = f"the table is at version {stale.version}, not {request.version}"
             raise TableError("STALE_VERSION", message, table=current) from None
         await self._finish_if_over(changed.table, table_id)
-        return answer
+        # The answer (the mover's view) is made now, not held while the write waits: a view is
+        # some hundred objects, and a crowd of them waiting was most of what the garbage
+        # collector walked.
+        return move_answer(*made)
 
     def _apply(
         self, table: Table, version: int, transition: manhattan.Transition, *, bot: bool
-    ) -> dict[str, Any]:
-        """Write a transition into ``table`` (state, record, deadline, event): the answer."""
+    ) -> list[list[Any]]:
+        """Write a transition into ``table`` (state, record, deadline, event): its events as
+        stored."""
         state = transition.state
         player = transition.move.player
         assert player is not None
@@ -155,7 +159,7 @@ class Play(Lobby):
                 "bot": bot,
             },
         )
-        return move_answer(version, state, player, events)
+        return events
 
     async def _finish_if_over(self, table: Table, table_id: str) -> None:
         if table.status == "over":
