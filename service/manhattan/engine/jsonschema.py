@@ -2,10 +2,14 @@
 
 Derived, not written: it is ``msgspec.json.schema_components`` of the classes in ``formats.py``,
 the same classes ``codec`` checks a state with, so a bound cannot be stated in one and not the
-other. The shaping here is presentation only: the formats named in ``formats.NAMED`` (and the
-vocabularies) are the ``$defs``, every other object is written inline, msgspec's titles (class
-names) are left out. JSON Schema cannot say everything ``State.from_json`` checks (card and piece
-conservation, turn consistency, bounds that depend on the rules); the descriptions say so.
+other. The shaping here is presentation, with one exception: the formats named in
+``formats.NAMED`` (and the vocabularies) are the ``$defs``, every other object is written inline,
+msgspec's titles (class names) are left out. The exception: msgspec renders ``Literal[0, 3]`` as
+a bare ``enum``, which JSON Schema matches by numeric value (``0.0`` is a member), while the
+decoder wants the number written as an integer (``0.0`` is refused, as for every other integer),
+so an enum of integers also says ``"type": "integer"``. JSON Schema cannot say everything
+``State.from_json`` checks (card and piece conservation, turn consistency, bounds that depend on
+the rules); the descriptions say so.
 """
 
 from __future__ import annotations
@@ -37,12 +41,26 @@ def _shaped(node: Any, components: dict[str, Any], names: dict[str, str]) -> Any
         if component in names:
             return {**node, "$ref": _DEFS + names[component]}
         return _shaped(components[component], components, names)
-    return {
+    shaped = {
         # docstrings are wrapped as code: a description is one line of text
         key: " ".join(value.split()) if key == "description" else _shaped(value, components, names)
         for key, value in node.items()
         if key not in ("title", "discriminator")
     }
+    if _integer_enum(shaped):
+        return {"type": "integer", **shaped}
+    return shaped
+
+
+def _integer_enum(node: dict[str, Any]) -> bool:
+    """An untyped ``enum`` of integers only (``bool`` is not one): msgspec's ``Literal[0, 3]``."""
+    members = node.get("enum")
+    return (
+        "type" not in node
+        and isinstance(members, list)
+        and bool(members)
+        and all(type(member) is int for member in members)
+    )
 
 
 def build_schema() -> dict[str, Any]:

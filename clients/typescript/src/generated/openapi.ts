@@ -688,7 +688,7 @@ export interface components {
         breakdown: {
             buildings: number;
             majorities: number[];
-            /** @enum {unknown} */
+            /** @enum {integer} */
             tallest: 0 | 3;
             urban: number;
             total: number;
