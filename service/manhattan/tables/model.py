@@ -136,9 +136,9 @@ class Table:
     #: Recent events, oldest first: {"v", "type", "data"} with data in full (msgpack bytes;
     #: projected on send).
     log: list[dict[str, Any]] = field(default_factory=list)
-    #: sid -> [[moveId, answer], ...] newest last: the seat's own answers, each its msgpack
-    #: compressed (``remember``): a view is most of an answer and the answers were most of a
-    #: record, rewritten whole on every move.
+    #: sid -> [[moveId, version, moves then], ...] newest last: the seat's own moves, whose
+    #: answers ``remembered`` rebuilds (an older record: [[moveId, the answer's msgpack,
+    #: compressed], ...]).
     answers: dict[int, list[list[Any]]] = field(default_factory=dict)
     chat: list[dict[str, Any]] = field(default_factory=list)
     #: sid -> epoch ms of recent chat messages (rate limit).
