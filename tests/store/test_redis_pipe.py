@@ -97,6 +97,19 @@ async def test_concurrent_swaps_through_the_store(redis_url: str) -> None:
         await store.close()
 
 
+async def test_closing_while_connecting_leaves_no_connection_open(redis_url: str) -> None:
+    pipe = RedisPipe(redis_url, timeout=5)
+    call = asyncio.create_task(pipe.execute("PING"))
+    await asyncio.sleep(0)  # connecting
+    assert pipe._connecting is not None
+    await pipe.close()
+    assert pipe._connection is None
+    result = await asyncio.gather(call, return_exceptions=True)
+    assert result == [b"PONG"] or isinstance(result[0], RedisConnectionError)
+    assert await pipe.execute("PING") == b"PONG"  # a call after close connects again
+    await pipe.close()
+
+
 async def test_an_error_reply_is_a_response_error(redis_url: str) -> None:
     pipe = RedisPipe(redis_url, timeout=5)
     broken = pipe.register_script("return redis.call('NOSUCHCOMMAND')")

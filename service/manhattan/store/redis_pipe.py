@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import hashlib
 from collections.abc import Sequence
 from typing import Any
@@ -47,24 +48,30 @@ _ERRORS: dict[str, type[ResponseError | RedisConnectionError]] = {
     "LOADING": BusyLoadingError,
 }
 
-#: A command's words: bytes as they are, text as UTF-8, numbers in decimal.
-Word = bytes | str | int | float
+#: A command's words: bytes (and other buffers) as they are, text as UTF-8, numbers in decimal.
+Word = bytes | bytearray | memoryview | str | int | float
 
 
 def encode_command(words: Sequence[Word]) -> bytes:
-    """``words`` as one RESP array of bulk strings."""
-    parts = [b"*%d\r\n" % len(words)]
+    """``words`` as one RESP array of bulk strings (the large ones copied once, by the join)."""
+    out = [b"*%d\r\n" % len(words)]
+    append = out.append
     for word in words:
+        data: bytes
         if isinstance(word, bytes):
             data = word
         elif isinstance(word, str):
             data = word.encode()
         elif isinstance(word, int):
             data = b"%d" % word
-        else:
+        elif isinstance(word, float):
             data = repr(word).encode()
-        parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
-    return b"".join(parts)
+        else:
+            data = bytes(word)
+        append(b"$%d\r\n" % len(data))
+        append(data)
+        append(b"\r\n")
+    return b"".join(out)
 
 
 def reply_error(message: str) -> ResponseError | RedisConnectionError:
@@ -260,7 +267,11 @@ class RedisPipe:
                 raise reply
 
     async def close(self) -> None:
-        """Closes the connection; commands in flight fail with ``ConnectionError``."""
+        """Closes the connection (once one being made is made); commands in flight fail with
+        ``ConnectionError``. A call after this connects again."""
+        if self._connecting is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._connecting)
         connection, self._connection = self._connection, None
         if connection is None:
             return
