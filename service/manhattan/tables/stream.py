@@ -60,12 +60,7 @@ async def table_stream(
         if hangup is not None:
             hangup.listener = bell
             bell.gone = hangup.gone
-        table, version = await hub.fresh(table_id)
-        receiver = tables.check_bearer(table, bearer)
-        if bearer is None and not table.public:
-            raise TableError("NOT_SEATED", "a private table's stream needs a ticket")
-        runtime.driver.seen(table_id)
-        await _mark(tables, table_id, receiver, heartbeat)
+        table, version, receiver = await _admitted(runtime, table_id, bearer, heartbeat)
         for first in await _opening(hub, table, version, receiver, last_event_id):
             yield first
             del first  # (an idle stream keeps nothing of its own: not the snapshot it sent)
@@ -116,6 +111,20 @@ async def table_stream(
             bell.next_beat()
     finally:
         hub.forget(bell)
+
+
+async def _admitted(
+    runtime: Any, table_id: str, bearer: Bearer | None, heartbeat: float
+) -> tuple[Table, int, Receiver]:
+    """The table as it is, and whom the stream is for: refused (``TableError``) for a bearer
+    the table no longer holds, or without one, a table that is not public."""
+    table, version = await runtime.hub.fresh(table_id)
+    receiver = runtime.tables.check_bearer(table, bearer)
+    if bearer is None and not table.public:
+        raise TableError("NOT_SEATED", "a private table's stream needs a ticket")
+    runtime.driver.seen(table_id)
+    await _mark(runtime.tables, table_id, receiver, heartbeat)
+    return table, version, receiver
 
 
 async def _opening(
