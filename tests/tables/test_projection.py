@@ -87,3 +87,18 @@ def test_the_record_replays_the_moves_as_played_from_either_form() -> None:
         state = transition.state
     assert record_json(table)["moves"] == played
     assert replayed(table)[-1].state == state
+
+
+def test_a_finished_tables_record_is_replayed_once() -> None:
+    table = Table(id="r" * 32, name="r", public=False, turn_seconds=None, setup={}, seed="s7")
+    table.seats = [Seat(k, "human", f"p{k}") for k in range(2)]
+    table.status = "over"
+    state = initial_state(table)
+    for _ in range(12):
+        transition = manhattan.play(state, manhattan.legal_moves(state)[0])
+        table.moves.append(transition.move.notation)
+        state = transition.state
+    first = record_json(table)
+    assert record_json(table)["moves"] is first["moves"]  # kept, not replayed again
+    table.moves.pop()  # another record under that id (it cannot happen in play): replayed
+    assert len(record_json(table)["moves"]) == 11

@@ -378,5 +378,23 @@ def record_json(table: Table) -> dict[str, Any]:
     setup = {k: v for k, v in table.setup.items() if k in SETUP_KEYS}
     setup["players"] = len(table.seats)
     setup["seed"] = table.seed
-    # Each move's JSON with the player and the block it took, as when it was played.
-    return {"setup": setup, "moves": [t.move.to_json() for t in replayed(table)]}
+    return {"setup": setup, "moves": _record_moves(table)}
+
+
+def _record_moves(table: Table) -> list[dict[str, Any]]:
+    """Each move's JSON with the player and the block it took, as when it was played: the game
+    replayed (some 2 ms), once per finished table while it is among the last ``RECORDS`` asked
+    for (a record never changes). Not to be modified."""
+    kept = _records.get(table.id)
+    if kept is not None and kept[0] == len(table.moves):
+        return kept[1]
+    moves = [t.move.to_json() for t in replayed(table)]
+    if len(_records) >= RECORDS:
+        _records.pop(next(iter(_records)))
+    _records[table.id] = (len(table.moves), moves)
+    return moves
+
+
+#: Finished tables whose record's moves are kept (a record is asked for by anyone with the id).
+RECORDS = 256
+_records: dict[str, tuple[int, list[dict[str, Any]]]] = {}
