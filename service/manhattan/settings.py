@@ -235,6 +235,9 @@ class Settings:
     webhook_timeout: float = setting(5.0, _positive_float)
     webhook_retry_seconds: float = setting(1.0, _positive_float)
     webhook_lease_seconds: float = setting(30.0, _positive_float)
+    #: Deliveries made by a process of their own (``platforms/delivery_process.py``), not on
+    #: the service's event loop; always on the loop when the outbox is in memory.
+    webhook_worker: bool = setting(True, _bool)
     #: Proxies (CIDRs) whose ``X-Forwarded-For`` names the client address; others are the client.
     trusted_proxies: tuple[str, ...] = setting((), _cidrs)
 

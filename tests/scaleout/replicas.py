@@ -7,6 +7,7 @@ Every replica of one test shares a token key and a Redis, as a deployment's repl
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import random
 import signal
@@ -61,8 +62,25 @@ class Replica:
                 cwd=REPO,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: the service and its workers
             )
         return self
+
+    def pids(self) -> list[int]:
+        """The replica's processes: the service and its workers (its process group)."""
+        if self.process is None:
+            return []
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[2]) == self.process.pid:
+                found.append(int(entry.name))
+        return found
 
     def wait_ready(self, timeout: float = 60.0) -> Replica:
         deadline = time.monotonic() + timeout
@@ -93,9 +111,10 @@ class Replica:
         return None if self.process is None else self.process.returncode
 
     def kill(self) -> None:
-        """SIGKILL: a replica lost without warning (node failure, OOM kill)."""
+        """SIGKILL to all its processes: a replica lost without warning (a node failure)."""
         if self.process is not None and self.process.poll() is None:
-            self.process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
 
     def client(self, timeout: float = 5.0) -> httpx.Client:

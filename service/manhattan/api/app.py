@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import logging
 import weakref
@@ -51,6 +52,7 @@ from .middleware import ServiceMiddleware
 from .pages import OfflineGraphQLApp, PageHeaders, page_routes
 from .quotas import Quotas
 from .rate_limit import RateLimiter
+from .request_log import configure_logging
 
 log = logging.getLogger("manhattan.api")
 
@@ -177,7 +179,9 @@ def build_services(
         bot_pool=bot_pool,
     )
     tables = TableRuntime.from_settings(settings, sealer, bot_pool)
-    webhooks = Webhooks.from_settings(settings, tables.tables)
+    webhooks = Webhooks.from_settings(
+        settings, tables.tables, functools.partial(configure_logging, settings.log_level)
+    )
     webhooks.read = tables.hub.fresh  # one read of a changed table for streams and webhooks
     tables.listeners.append(webhooks)
     platforms = Platforms(webhooks.keys, tables, webhooks)

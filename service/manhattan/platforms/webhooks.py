@@ -33,11 +33,10 @@ from ..tables.tasks import stop_tasks
 from ..wire import MAX_KEYED_TURN_SECONDS, NewTable, read
 from .addresses import Network, check, parse_allow
 from .delivery import Deliverer, DeliverySettings, now_ms
+from .delivery_process import DeliveryProcess, OutboxAddress
 from .errors import PlatformError
 from .keys import ApiKeys
 from .outbox import Delivery, Enqueued, Outbox
-from .outbox_redis import RedisOutbox
-from .outbox_sqlite import SqliteOutbox
 from .signing import new_secret
 
 log = logging.getLogger("manhattan.platforms.webhooks")
@@ -196,7 +195,8 @@ def delivery_of(table_id: str, hook: Hook, message: Message, at: int) -> Deliver
 
 
 class Webhooks:
-    """The process's part: hears changes, enqueues, reminds, sweeps, and runs the deliverer."""
+    """The process's part: hears changes, enqueues, reminds, sweeps, and has the deliveries
+    made (by its worker process, or on this loop)."""
 
     def __init__(
         self,
@@ -207,9 +207,13 @@ class Webhooks:
         delivery: DeliverySettings | None = None,
         *,
         sweep_seconds: float = 30.0,
+        worker: DeliveryProcess | None = None,
     ) -> None:
         self.outbox, self.tables, self.keys, self.allow = outbox, tables, keys, allow
-        self.deliverer = Deliverer(outbox, allow, delivery)
+        #: Deliveries are made by ``worker``, a process of its own, when there is one (an
+        #: outbox on disk or in Redis); else by ``deliverer`` on this loop.
+        self.worker = worker
+        self.deliverer = None if worker is not None else Deliverer(outbox, allow, delivery)
         self.sweep_seconds = sweep_seconds
         self._pending: dict[str, int] = {}
         self._wake = asyncio.Event()
@@ -223,24 +227,30 @@ class Webhooks:
         self.enqueued = 0
 
     @classmethod
-    def from_settings(cls, settings: Settings, tables: Tables) -> Webhooks:
-        url = settings.tables_url
+    def from_settings(
+        cls, settings: Settings, tables: Tables, worker_setup: Callable[[], None] | None = None
+    ) -> Webhooks:
+        """``worker_setup`` runs first in the delivery worker's process (its logging)."""
         lease_ms = int(settings.webhook_lease_seconds * 1000)
-        outbox: Outbox = (
-            RedisOutbox(url, claim_idle_ms=lease_ms) if url else SqliteOutbox(settings.data_path)
-        )
+        address = OutboxAddress(settings.tables_url, settings.data_path, lease_ms)
         delivery = DeliverySettings(
             timeout=settings.webhook_timeout,
             backoff_base=settings.webhook_retry_seconds,
             lease_ms=lease_ms,
         )
-        return cls(
-            outbox,
-            tables,
-            ApiKeys.from_settings(settings),
-            parse_allow(settings.webhook_allow),
-            delivery,
-        )
+        allow = parse_allow(settings.webhook_allow)
+        worker = None
+        if settings.webhook_worker and address.shared:
+            worker = DeliveryProcess(address, allow, delivery, worker_setup)
+        keys = ApiKeys.from_settings(settings)
+        return cls(address.open(), tables, keys, allow, delivery, worker=worker)
+
+    def ring(self) -> None:
+        """Deliveries are waiting: wake whoever makes them."""
+        if self.worker is not None:
+            self.worker.ring()
+        elif self.deliverer is not None:
+            self.deliverer.poke()
 
     # -- creation --------------------------------------------------------------------------
     async def create_table(self, key: str | None, body: object) -> dict[str, Any]:
@@ -277,11 +287,14 @@ class Webhooks:
 
     def start(self) -> None:
         self._tasks = [
-            asyncio.create_task(self.deliverer.run(), name="webhooks-deliver"),
             asyncio.create_task(self._enqueue_loop(), name="webhooks-enqueue"),
             asyncio.create_task(self._remind_loop(), name="webhooks-remind"),
             asyncio.create_task(self._sweep_loop(), name="webhooks-sweep"),
         ]
+        if self.worker is not None:
+            self.worker.start()
+        elif self.deliverer is not None:
+            self._tasks.append(asyncio.create_task(self.deliverer.run(), name="webhooks-deliver"))
 
     async def _enqueue_loop(self) -> None:
         while True:
@@ -341,7 +354,7 @@ class Webhooks:
             self._hooks[table_id] = (hook, version)
         if added:
             self.enqueued += added
-            self.deliverer.poke()
+            self.ring()
         if hook.remind_before and table.status == "playing" and table.deadline is not None:
             remind_at = table.deadline - hook.remind_before * 1000
             if remind_at > at:
@@ -371,7 +384,7 @@ class Webhooks:
         if message is None or "table.turn" not in hook.events:
             return False
         await self.outbox.add(delivery_of(table_id, hook, message, now_ms()))
-        self.deliverer.poke()
+        self.ring()
         return True
 
     async def _remind_loop(self) -> None:
@@ -396,7 +409,10 @@ class Webhooks:
 
     async def close(self) -> None:
         await stop_tasks(self._tasks)
-        await self.deliverer.close()
+        if self.worker is not None:
+            await self.worker.close()
+        if self.deliverer is not None:
+            await self.deliverer.close()
         await self._enqueuer.close()
         with contextlib.suppress(Exception):
             await self.outbox.close()

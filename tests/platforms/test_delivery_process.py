@@ -1,0 +1,124 @@
+"""The delivery worker (``platforms/delivery_process.py``): deliveries made by a process of
+their own, from the same outbox, whatever the service's event loop is doing; a worker that
+dies is replaced, and one whose service is gone exits."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from manhattan.platforms.addresses import parse_allow
+from manhattan.platforms.delivery import DeliverySettings
+from manhattan.platforms.delivery_process import DeliveryProcess, OutboxAddress
+from manhattan.platforms.outbox import Outbox
+
+from .receiver import Receiver
+from .test_outbox_batches import aimed
+
+pytestmark = pytest.mark.anyio
+
+SETTINGS = DeliverySettings(timeout=2.0, lease_ms=1_500, poll=0.05)
+ALLOW = parse_allow(("127.0.0.0/8",))
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    found = Receiver().start()
+    yield found
+    found.stop()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+def address(request: pytest.FixtureRequest, tmp_path: Path) -> OutboxAddress:
+    if request.param == "sqlite":
+        return OutboxAddress(data_path=tmp_path, claim_idle_ms=SETTINGS.lease_ms)
+    url = request.getfixturevalue("redis_url")
+    prefix = f"test:{uuid.uuid4().hex}"
+    return OutboxAddress(redis_url=url, claim_idle_ms=SETTINGS.lease_ms, redis_prefix=prefix)
+
+
+async def enqueue(outbox: Outbox, receiver: Receiver, tables: int, versions: int) -> set[str]:
+    table_ids = [f"t{uuid.uuid4().hex[:8]}" for _ in range(tables)]
+    batch = []
+    for table in table_ids:
+        await outbox.put_hook(table, b"hook")
+        batch.append((table, versions, [aimed(table, v, receiver) for v in range(1, versions + 1)]))
+    await outbox.enqueue_many(batch)
+    return {f"msg_{t}_{v}" for t in table_ids for v in range(1, versions + 1)}
+
+
+def arrived(receiver: Receiver, ids: set[str]) -> set[str]:
+    return {r.id for r in receiver.delivered()} & ids
+
+
+async def test_deliveries_arrive_while_the_service_loop_is_blocked(
+    address: OutboxAddress, receiver: Receiver
+) -> None:
+    outbox = address.open()
+    worker = DeliveryProcess(address, ALLOW, SETTINGS)
+    worker.start()
+    try:
+        ids = await enqueue(outbox, receiver, tables=6, versions=4)
+        worker.ring()
+        # The service's loop does nothing for a while (flat out with moves, say): the worker's
+        # loop is its own, so the deliveries go on.
+        deadline = time.monotonic() + 20
+        while arrived(receiver, ids) != ids and time.monotonic() < deadline:
+            time.sleep(0.05)  # blocks this loop on purpose
+        assert arrived(receiver, ids) == ids
+        for table in {i.split("_")[1] for i in ids}:
+            seen = [r.json["v"] for r in receiver.delivered() if r.id.split("_")[1] == table]
+            assert seen == sorted(seen), seen  # a table's deliveries in order
+    finally:
+        await worker.close()
+        await outbox.close()
+    assert worker.started == 1
+
+
+async def test_a_killed_worker_is_replaced_and_its_claims_go_on(
+    tmp_path: Path, receiver: Receiver
+) -> None:
+    address = OutboxAddress(data_path=tmp_path, claim_idle_ms=SETTINGS.lease_ms)
+    outbox = address.open()
+    worker = DeliveryProcess(address, ALLOW, SETTINGS)
+    worker.start()
+    try:
+        first = await enqueue(outbox, receiver, tables=2, versions=2)
+        worker.ring()
+        await wait_for(lambda: arrived(receiver, first) == first)
+        assert worker._process is not None and worker._process.pid is not None
+        os.kill(worker._process.pid, signal.SIGKILL)
+        second = await enqueue(outbox, receiver, tables=3, versions=3)
+        worker.ring()  # (into a dead worker's pipe: nothing breaks)
+        await wait_for(lambda: arrived(receiver, second) == second)
+        assert worker.started == 2
+    finally:
+        await worker.close()
+        await outbox.close()
+
+
+async def test_the_worker_exits_when_its_service_closes_or_dies(tmp_path: Path) -> None:
+    address = OutboxAddress(data_path=tmp_path)
+    worker = DeliveryProcess(address, ALLOW, SETTINGS)
+    worker.start()
+    process = worker._process
+    assert process is not None
+    await asyncio.sleep(0.5)
+    worker._close_bell()  # what a dying service's kernel does: its end of the pipe closes
+    await asyncio.to_thread(process.join, 10)
+    assert process.exitcode == 0
+    await worker.close()  # and closing after that is quiet
+
+
+async def wait_for(done: Callable[[], bool], seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "not in time"
+        await asyncio.sleep(0.05)
