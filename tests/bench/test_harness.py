@@ -19,6 +19,7 @@ from manhattan.bench.harness import (
     emit,
     free_port,
     latency_summary,
+    latency_text,
     percentile,
     require_loopback,
     seconds_per_call,
@@ -47,6 +48,13 @@ def test_latency_summary_names_each_percentile_in_milliseconds() -> None:
         "max_ms": pytest.approx(1000.0),
     }
     assert latency_summary([], (0.5,)) == {"count": 0, "p50_ms": 0.0, "max_ms": 0.0}
+
+
+def test_latency_text_says_the_figures_asked_for_in_order() -> None:
+    summary = latency_summary([k / 1000 for k in range(1, 1001)], (0.5, 0.99))
+    assert latency_text(summary, "p50", "p99", "max") == "p50 500.0 ms, p99 990.0 ms, max 1000.0 ms"
+    two_places = latency_text(summary, "max", "p50", digits=2, sep="   ")
+    assert two_places == "max 1000.00 ms   p50 500.00 ms"
 
 
 @pytest.mark.parametrize("url", ["http://10.0.0.1:8000", "http://example.com", "http://0.0.0.0:1"])

@@ -289,6 +289,14 @@ def latency_summary(seconds: Iterable[float], fractions: Sequence[float]) -> dic
     return summary
 
 
+def latency_text(
+    summary: Mapping[str, float], *points: str, digits: int = 1, sep: str = ", "
+) -> str:
+    """Figures of a ``latency_summary`` as a report says them: ``latency_text(s, "p50", "max")``
+    is ``p50 1.2 ms, max 3.4 ms``."""
+    return sep.join(f"{point} {summary[f'{point}_ms']:.{digits}f} ms" for point in points)
+
+
 def seconds_per_call(call: Callable[[], object], seconds: float, batch: int = 1) -> float:
     """Call ``call`` in batches of ``batch`` until ``seconds`` have passed; the mean time of
     one call."""

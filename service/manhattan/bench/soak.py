@@ -42,6 +42,7 @@ from .harness import (
     add_service_arguments,
     bench_parser,
     latency_summary,
+    latency_text,
     option,
     options_from,
     process_cpu,
@@ -373,13 +374,9 @@ def service_cpu(
 
 
 def print_report(report: dict[str, Any]) -> None:
-    overall = report["latency"]
+    overall = latency_text(report["latency"], "p50", "p99", "p999", "max", digits=2, sep="   ")
     print(f"soak against {report['url']}: {report['seconds']:.1f} s, {report['requests']} requests")
-    print(
-        f"  throughput {report['throughput_per_s']:.0f} req/s   "
-        f"p50 {overall['p50_ms']:.2f} ms   p99 {overall['p99_ms']:.2f} ms   "
-        f"p999 {overall['p999_ms']:.2f} ms   max {overall['max_ms']:.2f} ms"
-    )
+    print(f"  throughput {report['throughput_per_s']:.0f} req/s   {overall}")
     print(
         f"  games: {report['games_simulated']} concurrent, {report['games_finished']} finished   "
         f"errors: {report['errors']}   "

@@ -7,7 +7,7 @@ import time
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
-from .harness import process_cpu
+from .harness import latency_text, process_cpu
 
 TARGETS = {
     "push_p99_ms": 50.0,
@@ -155,8 +155,7 @@ def _print_tables(report: dict[str, Any]) -> None:
     )
     print(
         f"    push latency (POST -> other seats' streams), {push['count']} deliveries: "
-        f"p50 {push['p50_ms']:.1f} ms, p90 {push['p90_ms']:.1f} ms, p99 {push['p99_ms']:.1f} ms, "
-        f"max {push['max_ms']:.1f} ms "
+        f"{latency_text(push, 'p50', 'p90', 'p99', 'max')} "
         + (
             "(flat out; the target is judged at a person's pace, below)"
             if report.get("tables_paced")
@@ -164,7 +163,7 @@ def _print_tables(report: dict[str, Any]) -> None:
             f"{_verdict(verdict['push_p99_ms'])})"
         )
     )
-    print(f"    move POST latency: p50 {post['p50_ms']:.1f} ms, p99 {post['p99_ms']:.1f} ms")
+    print(f"    move POST latency: {latency_text(post, 'p50', 'p99')}")
     for sample in played["error_samples"]:
         print(f"      {sample}")
 
@@ -180,8 +179,8 @@ def _print_paced(report: dict[str, Any]) -> None:
         f"moves/s; {paced['conflicts']} conflicts, {paced['errors']} errors"
     )
     print(
-        f"    push latency, {push['count']} deliveries: p50 {push['p50_ms']:.1f} ms, "
-        f"p99 {push['p99_ms']:.1f} ms, max {push['max_ms']:.1f} ms "
+        f"    push latency, {push['count']} deliveries: "
+        f"{latency_text(push, 'p50', 'p99', 'max')} "
         f"(target p99 < {TARGETS['push_p99_ms']:.0f} ms: "
         f"{_verdict(report['verdicts']['push_p99_ms'])})"
     )
@@ -225,8 +224,8 @@ def print_spectators(found: dict[str, Any]) -> None:
     print(
         f"    watched table: {found['watched_moves']} moves at "
         f"{found['watched_moves_per_s']:.1f} moves/s; spectator push latency, "
-        f"{push['count']} of {found['deliveries_expected']} deliveries: p50 "
-        f"{push['p50_ms']:.1f} ms, p99 {push['p99_ms']:.1f} ms, max {push['max_ms']:.1f} ms "
+        f"{push['count']} of {found['deliveries_expected']} deliveries: "
+        f"{latency_text(push, 'p50', 'p99', 'max')} "
         f"(target p99 < {targets['push_p99_ms']:.0f} ms: "
         f"{_verdict(_at_most(push['p99_ms'] if push['count'] else None, targets['push_p99_ms']))})"
     )

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .harness import latency_summary
+from .harness import latency_summary, latency_text
 from .table_people import Endpoint, play_tables
 from .table_report import measured, ratio
 
@@ -188,7 +188,7 @@ async def webhooks_bench(
 
 
 def print_webhooks_report(report: dict[str, Any]) -> None:
-    latency = report["delivery_latency"]
+    latency = latency_text(report["delivery_latency"], "p50", "p99", "max")
     print(f"tables: {report['tables']} of four people, webhooks on every event")
     print(
         f"moves/s without webhooks {report['moves_per_s_off']:.1f}, with "
@@ -198,8 +198,7 @@ def print_webhooks_report(report: dict[str, Any]) -> None:
     )
     print(
         f"deliveries {report['deliveries']} ({report['distinct_webhook_ids']} ids); latency "
-        f"p50 {latency.get('p50_ms', 0):.1f} ms, p99 {latency.get('p99_ms', 0):.1f} ms, max "
-        f"{latency.get('max_ms', 0):.1f} ms (target p99 < {TARGETS['delivery_p99_ms']:.0f} ms):"
+        f"{latency} (target p99 < {TARGETS['delivery_p99_ms']:.0f} ms):"
         f" {'ok' if report['verdicts']['delivery_p99_ms'] else 'MISSED'}"
     )
     print(f"errors: {report['errors']}")
