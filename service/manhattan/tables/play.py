@@ -26,12 +26,15 @@ from .tokens import Bearer
 log = logging.getLogger("manhattan.tables")
 
 
-def _answered(table: Table, sid: int, move_id: str) -> dict[str, Any] | None:
-    """The answer seat ``sid`` got for its move ``move_id``, None when it is not remembered."""
+def _answered(table: Table, sid: int, move_id: str, whole: bool) -> dict[str, Any] | None:
+    """The answer seat ``sid`` got for its move ``move_id`` (``whole``, else its version
+    only), None when it is not remembered."""
     found = table.remembered(sid, move_id)
-    if found is None or isinstance(found, dict):
-        return found
-    return replayed_answer(table, *found)
+    if found is None:
+        return None
+    if isinstance(found, dict):
+        return found if whole else {"version": found["version"]}
+    return replayed_answer(table, *found) if whole else {"version": found[0]}
 
 
 class Stale(Exception):
@@ -77,11 +80,12 @@ class Play(Lobby):
         return await self.move_request(table_id, bearer, body)
 
     async def move_request(
-        self, table_id: str, bearer: Bearer | None, body: object
+        self, table_id: str, bearer: Bearer | None, body: object, *, whole: bool = True
     ) -> dict[str, Any]:
         """``POST .../moves`` with a ``wire.TableMoveRequest`` body: ``{"version", "view",
-        "events"}`` for the mover. A ``moveId`` seen before is answered as the first time,
-        before the version is compared (DESIGN §9)."""
+        "events"}`` for the mover (without ``whole``, ``{"version"}`` only: the table socket's
+        mover has the rest from its push). A ``moveId`` seen before is answered as the first
+        time, before the version is compared (DESIGN §9)."""
         if bearer is None or bearer.sid is None:
             raise TableError("NOT_SEATED", "a move needs a seat token")
         request = wire.read(body, wire.TableMoveRequest)
@@ -93,7 +97,7 @@ class Play(Lobby):
 
         def change(table: Table, version: int) -> tuple[int, manhattan.State, int, list[Any]]:
             receiver = self.seated(table, bearer)
-            if move_id is not None and (answer := _answered(table, sid, move_id)) is not None:
+            if move_id is not None and (answer := _answered(table, sid, move_id, whole)):
                 raise NoChange(answer)
             _check_playing(table)
             if request.version != version - 1:
@@ -128,7 +132,7 @@ class Play(Lobby):
         # The answer (the mover's view) is made now, not held while the write waits: a view is
         # some hundred objects, and a crowd of them waiting was most of what the garbage
         # collector walked.
-        return move_answer(*made)
+        return move_answer(*made) if whole else {"version": made[0]}
 
     def _apply(
         self, table: Table, version: int, transition: manhattan.Transition, *, bot: bool

@@ -16,7 +16,7 @@ frames (the route stays for anything else).
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
@@ -27,7 +27,7 @@ from manhattan.api.rest.tables import bearer, runtime, table_id
 from manhattan.tables import Bearer, Hangup, TableError, table_stream
 
 
-def _last_event_id(request: Request) -> int | None:
+def last_event_id(request: HTTPConnection) -> int | None:
     text = request.headers.get("last-event-id") or request.query_params.get("lastEventId")
     if text is None or text == "":
         return None
@@ -48,7 +48,7 @@ async def get_events(request: Request) -> Response:
         rt,
         tid,
         who,
-        last_event_id=_last_event_id(request),
+        last_event_id=last_event_id(request),
         heartbeat=rt.heartbeat,
         client=client_address(request.scope),
         hangup=hangup,

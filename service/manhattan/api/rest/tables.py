@@ -9,7 +9,7 @@ error handler renders with its code (``api/errors.py``).
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
@@ -23,12 +23,12 @@ from manhattan.games import Operations, Validation
 from manhattan.tables import Bearer, TableError, TableRuntime
 
 
-def runtime(request: Request) -> TableRuntime:
+def runtime(request: HTTPConnection) -> TableRuntime:
     found: TableRuntime = request.app.state.tables
     return found
 
 
-def bearer_token(request: Request) -> str | None:
+def bearer_token(request: HTTPConnection) -> str | None:
     header = request.headers.get("authorization")
     if header is None:
         return None
@@ -38,7 +38,7 @@ def bearer_token(request: Request) -> str | None:
     return token.strip()
 
 
-def bearer(request: Request, table_id: str) -> Bearer | None:
+def bearer(request: HTTPConnection, table_id: str) -> Bearer | None:
     return runtime(request).tables.authenticate(table_id, bearer_token(request))
 
 

@@ -1,0 +1,191 @@
+"""``/v1/tables/{id}/socket``: one websocket for a table's events and a seat's moves.
+
+The events are the table stream's (``GET .../events``), each one JSON text message
+``{"event": "<name>", "id": <version>, "data": {...}}`` built from the bytes the hub encoded once
+for the receiver's audience; the seat sends its moves and chat on the same socket, so a person
+playing holds one connection and makes no HTTP request a turn (boardgame.io's shape):
+
+- ``{"type": "move", "version": v, "move": {...}, "moveId": "..."}``: as ``POST .../moves``
+  (the same compare-and-set, codes and idempotency by ``moveId``), answered
+  ``{"event": "ack", "data": {"type": "move", "version": v, "moveId": ...}}``; the mover's view
+  after it comes as everyone's does, in the ``move`` event (with the next mover's legal moves).
+- ``{"type": "chat", "text": "..."}``: as ``POST .../chat``, answered with an ``ack``.
+- Anything refused: ``{"event": "error", "data": {"code", "message", "type", "moveId", ...}}``
+  (a ``STALE_VERSION`` carries the ``table`` as the seat sees it, as over HTTP); the socket
+  stays open.
+
+Who: ``?ticket=`` (``POST .../ticket``; a browser's websocket sends no header) or an
+``Authorization: Bearer`` header names the seat; neither, a spectator of a public table (who
+may send nothing). ``?lastEventId=`` resumes as on the stream. A socket the table refuses (no
+such table, a bad seat, over the stream limits) is accepted, sent one ``error`` message and
+closed with code 4000 + the HTTP status (4404, 4401, 4429, ...) and the code as the reason.
+Each message counts against the client address's HTTP rate limit (``RATE_LIMITED``), chat
+against the chat quota, and a message over ``MANHATTAN_MAX_BODY_BYTES`` closes the socket (1009).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import msgspec
+from starlette.routing import BaseRoute, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from manhattan.api.client_address import client_address
+from manhattan.api.errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
+from manhattan.api.quotas import check_quota
+from manhattan.api.rest.stream import last_event_id
+from manhattan.api.rest.tables import bearer, runtime
+from manhattan.tables import Bearer, Hangup, Push, TableError, TableRuntime, table_stream
+from manhattan.wire.codes import CodedError
+
+log = logging.getLogger("manhattan.api.socket")
+
+_decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+#: The message ends of an SSE frame (``push.py``), in the order they come.
+_DATA, _ID = b"\r\ndata: ", b"\r\nid: "
+#: Close codes: a normal end, a message too big (RFC 6455), and a refusal (4000 + status).
+NORMAL, TOO_BIG, REFUSED = 1000, 1009, 4000
+
+
+def socket_message(push: Push) -> str:
+    """A push's JSON message, cut from its SSE frame (``event: E\\r\\ndata: D\\r\\nid: N``)."""
+    frame = push.frame
+    data_at = frame.index(_DATA)
+    id_at = frame.rindex(_ID)
+    data = frame[data_at + len(_DATA) : id_at].decode()
+    return f'{{"event":"{push.event}","id":{push.id},"data":{data}}}'
+
+
+async def table_socket(websocket: WebSocket) -> None:
+    tid: str = websocket.path_params["id"]
+    rt = runtime(websocket)
+    hangup = Hangup()
+    try:
+        _count(websocket)
+        ticket = websocket.query_params.get("ticket")
+        who: Bearer | None = (
+            await rt.tables.open_ticket(tid, ticket)
+            if ticket is not None
+            else bearer(websocket, tid)
+        )
+        source = table_stream(
+            rt,
+            tid,
+            who,
+            last_event_id=last_event_id(websocket),
+            heartbeat=rt.heartbeat,
+            client=client_address(websocket.scope),
+            hangup=hangup,
+        )
+        first = await anext(source)
+    except Exception as exc:
+        await websocket.accept()
+        await _refuse(websocket, exc)
+        return
+    await websocket.accept()
+    reading = asyncio.create_task(_read(websocket, rt, tid, who, hangup))
+    try:
+        item: Push | None = first
+        del first
+        while not hangup.gone:
+            if item is not None:  # (heartbeats: the server's websocket pings keep it open)
+                await websocket.send_text(socket_message(item))
+            item = None
+            item = await anext(source)
+    except (StopAsyncIteration, WebSocketDisconnect):
+        pass
+    finally:
+        await source.aclose()
+        reading.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reading
+        if websocket.application_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(Exception):
+                await websocket.close(NORMAL)
+
+
+async def _read(
+    websocket: WebSocket, rt: TableRuntime, tid: str, who: Bearer | None, hangup: Hangup
+) -> None:
+    """The client's messages, one after the other, each answered; the socket's end hangs up."""
+    limit: int = websocket.app.state.settings.max_body_bytes
+    try:
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            raw = text.encode() if text is not None else message.get("bytes") or b""
+            if len(raw) > limit:
+                await websocket.close(TOO_BIG, "PAYLOAD_TOO_LARGE")
+                return
+            await websocket.send_text(await _answer(websocket, rt, tid, who, raw))
+    except (WebSocketDisconnect, RuntimeError):  # gone mid-send, or closed by the writer
+        return
+    finally:
+        hangup()
+
+
+async def _answer(
+    websocket: WebSocket, rt: TableRuntime, tid: str, who: Bearer | None, raw: bytes
+) -> str:
+    asked: dict[str, Any] = {}
+    try:
+        _count(websocket)
+        asked = _request(raw)
+        kind = asked.pop("type")
+        if kind == "move":
+            made = await rt.tables.move_request(tid, who, asked, whole=False)
+            done = {"type": "move", "version": made["version"], "moveId": asked.get("moveId")}
+        else:
+            await check_quota(websocket, "chat")
+            said = await rt.tables.chat_request(tid, who, asked)
+            done = {"type": "chat", "version": said.get("version")}
+        return _encode({"event": "ack", "data": done}).decode()
+    except Exception as exc:
+        error = _coded(exc, tid)
+        data = {**error.to_json(), "type": asked.get("type"), "moveId": asked.get("moveId")}
+        return _encode({"event": "error", "data": data}).decode()
+
+
+def _request(raw: bytes) -> dict[str, Any]:
+    try:
+        asked = _decode(raw)
+    except msgspec.DecodeError:
+        raise TableError("INVALID_REQUEST", "a message is one JSON object") from None
+    if not isinstance(asked, dict) or asked.get("type") not in ("move", "chat"):
+        raise TableError(
+            "INVALID_REQUEST", 'a message is {"type": "move", ...} or {"type": "chat", ...}'
+        )
+    return asked
+
+
+def _count(websocket: WebSocket) -> None:
+    """One request against the client address's HTTP rate limit."""
+    limiter = getattr(websocket.app.state, "rate_limiter", None)
+    if limiter is not None and limiter.allow(client_address(websocket.scope)) > 0:
+        raise TableError("RATE_LIMITED", "too many requests from this client; slow down")
+
+
+def _coded(exc: Exception, tid: str) -> CodedError:
+    error = to_api_error(exc)
+    if error is None:
+        log.exception("table socket failed", extra={"table": tid})
+        return ApiError("INTERNAL_ERROR", INTERNAL_ERROR_MESSAGE)
+    return error
+
+
+async def _refuse(websocket: WebSocket, exc: Exception) -> None:
+    error = _coded(exc, websocket.path_params["id"])
+    with contextlib.suppress(Exception):
+        await websocket.send_text(_encode({"event": "error", "data": error.to_json()}).decode())
+        await websocket.close(REFUSED + error.status, error.code)
+
+
+def socket_routes() -> list[BaseRoute]:
+    return [WebSocketRoute("/v1/tables/{id}/socket", table_socket)]
