@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 import manhattan
@@ -31,7 +32,7 @@ from manhattan.api.rest.platforms import platform_routes
 from manhattan.api.rest.shortcut import Shortcut
 from manhattan.api.rest.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
 from manhattan.api.rest.stream import stream_routes, stream_shortcut
-from manhattan.api.rest.table_socket import socket_routes
+from manhattan.api.rest.table_socket import socket_routes, socket_table_id, table_socket
 from manhattan.api.rest.tables import BUSIEST_ROUTES, table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
@@ -304,6 +305,14 @@ class ServiceApp(Starlette):
             if inspect.ismethod(send):
                 scope[SERVER_SEND_KEY] = weakref.WeakMethod(send)
             await self.streams[1](scope, receive, send)
+            return
+        if scope["type"] == "websocket" and (tid := socket_table_id(scope["path"])):
+            # A table's socket, open for hours: without the router and the error middlewares
+            # (it answers its own errors), and with the server's send for the hub's writes.
+            scope["app"], scope["path_params"] = self, {"id": tid}
+            if inspect.ismethod(send):
+                scope[SERVER_SEND_KEY] = weakref.WeakMethod(send)
+            await table_socket(WebSocket(scope, receive, send))
             return
         if self.busiest is not None and self.busiest[0].takes(scope):
             scope["app"] = self

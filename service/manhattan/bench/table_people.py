@@ -239,7 +239,7 @@ class Person:
         self.think = think
         self.endpoint = endpoint
         self.token = table.tokens[seat]
-        self.stream: FrameStream | None = None
+        self.stream: Any = None  # a FrameStream, or a SocketStream (table_sockets.py)
         self.rest = endpoint.connection()
         self.me: int | None = None
         self.moving: asyncio.Task[None] | None = None
@@ -247,10 +247,8 @@ class Person:
 
     async def run(self) -> None:
         """Open the stream and follow it (``_event``) until the game is over or the run stops."""
-        path = f"/v1/tables/{self.table.table_id}/events"
-        host, port = self.endpoint.host, self.endpoint.port
         try:
-            self.stream = await FrameStream.open(host, port, path, self._event, token=self.token)
+            self.stream = await self._open()
             await self.stream.ended
             if not self.stop.is_set() and not self.table.over:
                 self.tally.fail(f"stream of {self.table.table_id}/{self.seat} ended early")
@@ -261,38 +259,46 @@ class Person:
             self.ready.set()
             self._hang_up()
 
+    async def _open(self) -> Any:
+        """The open stream (with ``ended`` and ``close()``) that calls ``_event``."""
+        path = f"/v1/tables/{self.table.table_id}/events"
+        host, port = self.endpoint.host, self.endpoint.port
+        return await FrameStream.open(host, port, path, self._event, token=self.token)
+
     def _event(self, kind: bytes, version: int, data: bytes, arrived: float) -> None:
-        """One event of the stream, as it arrives: the push latency of others' moves, and a
-        move when it is this seat's turn."""
+        """One event of the stream, as it arrives (its data still JSON text)."""
         try:
-            to_move: int | None = None
-            parsed: dict[str, Any] = {}
-            if kind == b"move":
-                sent = self.table.sent.get(version)
-                parsed = orjson.loads(data)
-                if sent is not None and parsed.get("player") != self.me:
-                    self.tally.push.append(arrived - sent)
-                to_move = parsed.get("toMove")
-            elif kind == b"snapshot":
-                parsed = orjson.loads(data)
-                self.me = parsed.get("you")
-                self.ready.set()
-                if parsed["status"] == "playing":
-                    to_move = parsed.get("toMove")
-            elif kind == b"started":
-                parsed = orjson.loads(data)
-                to_move = parsed.get("toMove")
-            elif kind == b"over":
-                self.table.over = True
-                self._hang_up()
-                return
-            if to_move is not None and to_move == self.me and not self.stop.is_set():
-                # The event carries the mover's legal moves at its version: no GET.
-                known = (parsed.get("moves"), parsed.get("version"))
-                self.moving = asyncio.create_task(self.move(*known))
+            parsed = orjson.loads(data) if kind in (b"move", b"snapshot", b"started") else {}
         except ValueError as exc:
             self.tally.fail(f"stream of {self.table.table_id}/{self.seat}: {exc!r}")
             self._hang_up()
+            return
+        self._heard(kind, version, parsed, arrived)
+
+    def _heard(self, kind: bytes, version: int, parsed: dict[str, Any], arrived: float) -> None:
+        """An event: the push latency of others' moves, and a move when it is this seat's
+        turn."""
+        to_move: int | None = None
+        if kind == b"move":
+            sent = self.table.sent.get(version)
+            if sent is not None and parsed.get("player") != self.me:
+                self.tally.push.append(arrived - sent)
+            to_move = parsed.get("toMove")
+        elif kind == b"snapshot":
+            self.me = parsed.get("you")
+            self.ready.set()
+            if parsed["status"] == "playing":
+                to_move = parsed.get("toMove")
+        elif kind == b"started":
+            to_move = parsed.get("toMove")
+        elif kind == b"over":
+            self.table.over = True
+            self._hang_up()
+            return
+        if to_move is not None and to_move == self.me and not self.stop.is_set():
+            # The event carries the mover's legal moves at its version: no GET.
+            known = (parsed.get("moves"), parsed.get("version"))
+            self.moving = asyncio.create_task(self.move(*known))
 
     def _hang_up(self) -> None:
         if self.stream is not None:
@@ -312,23 +318,28 @@ class Person:
                 return
             move = self.rng.choice(moves)
             body = {"move": move, "version": version, "moveId": secrets.token_hex(8)}
-            started = time.perf_counter()
-            self.table.sent[version + 1] = started
-            try:
-                status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
-            except OSError:  # a keep-alive connection the service closed while we thought:
-                self.rest.close()  # again on a new one (the move id makes it safe)
-                self.rest = self.endpoint.connection()
-                status, answer = await call(self.rest, "POST", path + "/moves", body, self.token)
-            if status == 200:
-                self.tally.post.append(time.perf_counter() - started)
-                self.tally.moves += 1
-            elif status == 409:
-                self.tally.conflicts += 1  # a stale view; the stream brings the next turn
-            else:
-                self.tally.fail(f"move: HTTP {status} {str(answer)[:200]}")
+            self.table.sent[version + 1] = time.perf_counter()
+            await self._send(body)
         except (BenchError, OSError, ValueError) as exc:
             self.tally.fail(f"move at {self.table.table_id}: {exc!r}")
+
+    async def _send(self, body: dict[str, Any]) -> None:
+        """The move, as a POST."""
+        path = f"/v1/tables/{self.table.table_id}/moves"
+        started = self.table.sent[body["version"] + 1]
+        try:
+            status, answer = await call(self.rest, "POST", path, body, self.token)
+        except OSError:  # a keep-alive connection the service closed while we thought:
+            self.rest.close()  # again on a new one (the move id makes it safe)
+            self.rest = self.endpoint.connection()
+            status, answer = await call(self.rest, "POST", path, body, self.token)
+        if status == 200:
+            self.tally.post.append(time.perf_counter() - started)
+            self.tally.moves += 1
+        elif status == 409:
+            self.tally.conflicts += 1  # a stale view; the stream brings the next turn
+        else:
+            self.tally.fail(f"move: HTTP {status} {str(answer)[:200]}")
 
     async def close(self) -> None:
         """Stop moving first (a move half-sent on a closed connection is no error), then hang
@@ -352,16 +363,17 @@ async def play_tables(
     more: dict[str, str] | None = None,
     pid: int | None = None,
     until: asyncio.Event | None = None,
+    person: type[Person] = Person,
 ) -> dict[str, Any]:
-    """``tables`` tables of people playing for ``seconds`` (or, given ``until``, until it is
-    set). With the service's ``pid``, also its CPU while they played (the set-up of tables,
+    """``tables`` tables of ``person``s playing for ``seconds`` (or, given ``until``, until it
+    is set). With the service's ``pid``, also its CPU while they played (the set-up of tables,
     seats and streams left out): ``play_cpu_ms_per_move``."""
     runs = await make_tables(endpoint, tables, setup, extra=extra, more=more)
     tally = Tally()
     stop = asyncio.Event()
     master = random.Random(seed)
     people = [
-        Person(endpoint, run, seat, tally, random.Random(master.getrandbits(64)), stop, think)
+        person(endpoint, run, seat, tally, random.Random(master.getrandbits(64)), stop, think)
         for run in runs
         for seat in range(SEATS)
     ]

@@ -55,8 +55,9 @@ from .harness import (
     report_on_service,
 )
 from .table_crowds import fresh_idle, fresh_service, spectators_phase
-from .table_people import BenchError, Endpoint, idle_streams, play_tables, stateless
+from .table_people import BenchError, Endpoint, Person, idle_streams, play_tables, stateless
 from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
+from .table_sockets import SocketPerson
 from .tables_lobby import lobby_phase, print_lobby
 from .tables_scale import live_phase
 from .tables_webhooks import ENVIRONMENT, print_webhooks_report, webhooks_bench
@@ -99,9 +100,18 @@ class Options:
     spectator_think: float = option(2.0, "seconds a move at --tables then")
     spectator_rate: float = option(10.0, "moves a second at the public table")
     skip_play: bool = option(False, "leave out the stateless and tables phases")
+    transport: str = option(
+        "socket",
+        "how people play in the tables phases: socket (events and moves on the table's "
+        "websocket) or http (the SSE stream and a POST a move)",
+    )
     #: Phases with many streams run in a service process of their own (False with --url).
     fresh: bool
     redis_url: str | None
+
+    @property
+    def person(self) -> type[Person]:
+        return SocketPerson if self.transport == "socket" else Person
 
 
 async def bench(url: str, pid: int | None, options: Options) -> dict[str, Any]:
@@ -137,7 +147,15 @@ async def _play(endpoint: Endpoint, pid: int | None, options: Options) -> dict[s
     first = await measured(pid, stateless(endpoint, options.tables, seconds, options.seed))
     played = await measured(
         pid,
-        play_tables(endpoint, options.tables, options.seconds, options.seed + 1, setup, pid=pid),
+        play_tables(
+            endpoint,
+            options.tables,
+            options.seconds,
+            options.seed + 1,
+            setup,
+            pid=pid,
+            person=options.person,
+        ),
     )
     second = await measured(pid, stateless(endpoint, options.tables, seconds, options.seed + 2))
     paced = (
@@ -150,6 +168,7 @@ async def _play(endpoint: Endpoint, pid: int | None, options: Options) -> dict[s
                 options.seed + 3,
                 setup,
                 think=options.think,
+                person=options.person,
             ),
         )
         if options.think
@@ -242,6 +261,8 @@ def run(argv: list[str]) -> int:
         return refused("--idle-streams, --idle-hold and --spectators are not negative")
     if args.spectator_rate <= 0 or args.spectator_think < 0:
         return refused("--spectator-rate is positive and --spectator-think not negative")
+    if args.transport not in ("socket", "http"):
+        return refused("--transport is socket or http")
     # Every simulated person connects from loopback: the service this command starts allows
     # them all (a service given with --url must be configured so itself).
     os.environ.setdefault("MANHATTAN_TABLE_STREAMS_PER_CLIENT", str(STREAMS_PER_CLIENT))

@@ -80,6 +80,8 @@ async def test_two_seats_play_a_whole_game_on_their_sockets(live: LiveServer) ->
         assert played > 10
         record = ok(await people[0].client.get(f"/v1/tables/{tid}/record"))
         assert len(record["moves"]) == played
+        # Most pushes went straight to the sockets' connections (tables/fanout.py).
+        assert live.app.state.tables.hub.direct_writes > played
     finally:
         for ws in [*sockets, watcher]:
             await ws.close()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -37,6 +38,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from manhattan.api.client_address import client_address
 from manhattan.api.errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.quotas import check_quota
+from manhattan.api.rest.sse import DIRECT_WRITE_BACKLOG, SERVER_SEND_KEY
 from manhattan.api.rest.stream import last_event_id
 from manhattan.api.rest.tables import bearer, runtime
 from manhattan.tables import Bearer, Hangup, Push, TableError, TableRuntime, table_stream
@@ -53,12 +55,51 @@ NORMAL, TOO_BIG, REFUSED = 1000, 1009, 4000
 
 
 def socket_message(push: Push) -> str:
-    """A push's JSON message, cut from its SSE frame (``event: E\\r\\ndata: D\\r\\nid: N``)."""
-    frame = push.frame
+    """A push's JSON message (its SSE frame's parts: ``socket_text``)."""
+    return socket_text(push.frame).decode()
+
+
+def socket_text(frame: bytes) -> bytes:
+    """An SSE frame (``event: E\r\ndata: D\r\nid: N\r\n\r\n``) as the socket's message."""
     data_at = frame.index(_DATA)
     id_at = frame.rindex(_ID)
-    data = frame[data_at + len(_DATA) : id_at].decode()
-    return f'{{"event":"{push.event}","id":{push.id},"data":{data}}}'
+    return b'{"event":"%s","id":%s,"data":%s}' % (
+        frame[7:data_at],
+        frame[id_at + len(_ID) : -4],
+        frame[data_at + len(_DATA) : id_at],
+    )
+
+
+def direct_sink(server_send: object) -> Callable[[bytes], bool] | None:
+    """Where the hub may write a push of this socket itself (``tables/fanout.py``), as
+    ``sse.direct_sink`` does for a stream: the frame made by the server's own websocket
+    protocol (``websockets``' sans-I/O ``conn``, so an agreed compression applies) and written
+    to its transport. Leans on uvicorn's ``WebSocketsSansIOProtocol`` (``conn``, ``transport``,
+    ``writable``, ``close_sent``), which is why uvicorn is pinned below 1.0; None under another
+    server or protocol. Answers False, writing nothing, when the socket is closing or not
+    taking data now (the stream then writes the push itself)."""
+    protocol: Any = getattr(server_send, "__self__", None)
+    conn = getattr(protocol, "conn", None)
+    transport = getattr(protocol, "transport", None)
+    writable = getattr(protocol, "writable", None)
+    if conn is None or transport is None or not isinstance(writable, asyncio.Event):
+        return None
+    if not hasattr(protocol, "close_sent") or not hasattr(conn, "data_to_send"):
+        return None
+
+    def write(frame: bytes) -> bool:
+        if (
+            protocol.close_sent
+            or transport.is_closing()
+            or not writable.is_set()
+            or transport.get_write_buffer_size() > DIRECT_WRITE_BACKLOG
+        ):
+            return False
+        conn.send_text(socket_text(frame))
+        transport.write(b"".join(conn.data_to_send()))
+        return True
+
+    return write
 
 
 async def table_socket(websocket: WebSocket) -> None:
@@ -88,6 +129,9 @@ async def table_socket(websocket: WebSocket) -> None:
         await _refuse(websocket, exc)
         return
     await websocket.accept()
+    server_send = websocket.scope.get(SERVER_SEND_KEY)
+    if hangup.listener is not None and server_send is not None:
+        hangup.listener.sink = direct_sink(server_send())
     reading = asyncio.create_task(_read(websocket, rt, tid, who, hangup))
     try:
         item: Push | None = first
@@ -185,6 +229,15 @@ async def _refuse(websocket: WebSocket, exc: Exception) -> None:
     with contextlib.suppress(Exception):
         await websocket.send_text(_encode({"event": "error", "data": error.to_json()}).decode())
         await websocket.close(REFUSED + error.status, error.code)
+
+
+def socket_table_id(path: str) -> str | None:
+    """The table id of a ``/v1/tables/{id}/socket`` path, None for any other path (the app
+    serves these sockets without the router: ``app.ServiceApp``)."""
+    parts = path.split("/")
+    if len(parts) != 5 or parts[4] != "socket" or parts[:3] != ["", "v1", "tables"]:
+        return None
+    return parts[3] or None
 
 
 def socket_routes() -> list[BaseRoute]:
