@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import struct
 import subprocess
 import sys
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from manhattan.bench.harness import latency_summary
+from manhattan.bench.socket_frames import SocketStream, client_frame
 from manhattan.bench.sse_frames import FrameStream, StreamRefused
 from manhattan.bench.table_report import (
     PERCENTILES,
@@ -143,6 +145,51 @@ def test_the_stream_reads_the_services_frames_split_anywhere() -> None:
         asyncio.run(scenario(b" 404 Not Found"))
 
 
+def test_the_socket_reads_the_services_messages_split_anywhere() -> None:
+    """The bench's table socket (``socket_frames``): the upgrade, text messages (one of them in
+    two frames, one over 125 bytes), a ping answered with a pong, all cut at any byte."""
+    big = b'{"b":"' + b"x" * 300 + b'"}'
+    messages = [b'{"event":"snapshot","id":3,"data":{"a":1}}', big]
+    frames = [
+        bytes([0x81, len(messages[0])]) + messages[0],
+        bytes([0x89, 2]) + b"hi",  # a ping in between
+        bytes([0x01, 126]) + struct.pack("!H", 100) + messages[1][:100],  # first part
+        bytes([0x80, 126]) + struct.pack("!H", len(messages[1]) - 100) + messages[1][100:],
+    ]
+    upgrade = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"
+
+    async def scenario() -> tuple[list[bytes], bytes, bytes]:
+        seen: list[bytes] = []
+        got: list[bytes] = []
+
+        async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            seen.append(await reader.readuntil(b"\r\n\r\n"))
+            body = upgrade + b"".join(frames)
+            for k in range(0, len(body), 5):
+                writer.write(body[k : k + 5])
+                await writer.drain()
+                await asyncio.sleep(0)
+            seen.append(await reader.readexactly(2 + 4 + 2))  # the pong
+            writer.close()
+
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        async with server:
+            path = "/v1/tables/t/socket"
+            stream = await SocketStream.open(
+                "127.0.0.1", port, path, lambda m, _: got.append(m), token="tok"
+            )
+            await stream.ended
+        return got, seen[0], seen[1]
+
+    got, request, pong = asyncio.run(scenario())
+    assert got == messages
+    assert b"GET /v1/tables/t/socket HTTP/1.1" in request and b"Upgrade: websocket" in request
+    assert b"Authorization: Bearer tok" in request
+    assert pong == bytes([0x8A, 0x80 | 2]) + b"\x00" * 4 + b"hi"  # masked, the zero key
+    assert client_frame(0x1, b"m" * 200)[:4] == bytes([0x81, 0x80 | 126]) + struct.pack("!H", 200)
+
+
 def _bench(*args: str, timeout: float) -> dict[str, Any]:
     command = [sys.executable, "-m", "manhattan.cli", "bench", "tables", "--json", *args]
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -163,9 +210,11 @@ def _check(report: dict[str, Any], tables: int, idle: int) -> None:
     assert set(report["verdicts"]) == set(TARGETS)
 
 
-def test_a_tiny_real_run() -> None:
+@pytest.mark.parametrize("transport", ["socket", "http"])
+def test_a_tiny_real_run(transport: str) -> None:
     args = ["--tables", "1", "--seconds", "2", "--stateless-seconds", "0.5", "--rounds", "1"]
-    report = _bench(*args, "--idle-streams", "8", "--idle-hold", "0.2", timeout=240)
+    more = ["--idle-streams", "8", "--idle-hold", "0.2", "--transport", transport]
+    report = _bench(*args, *more, timeout=240)
     _check(report, 1, 8)
     assert report["idle"]["fresh_process"]  # measured in a service of its own
     assert report["tables"]["play_cpu_ms_per_move"] > 0
