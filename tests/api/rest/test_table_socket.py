@@ -43,7 +43,7 @@ async def next_message(ws: ClientConnection, kind: str | None = None) -> dict[st
         if kind is None or message["event"] == kind:
             return kept.pop(i)
     while True:
-        message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
         if kind is None or message["event"] == kind:
             return message
         kept.append(message)
