@@ -43,10 +43,10 @@ async def next_message(ws: ClientConnection, kind: str | None = None) -> dict[st
         if kind is None or message["event"] == kind:
             return kept.pop(i)
     while True:
-        message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
-        if kind is None or message["event"] == kind:
-            return message
-        kept.append(message)
+        heard: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if kind is None or heard["event"] == kind:
+            return heard
+        kept.append(heard)
 
 
 async def test_two_seats_play_a_whole_game_on_their_sockets(live: LiveServer) -> None:
