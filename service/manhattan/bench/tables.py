@@ -9,11 +9,12 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
    ``POST /v1/apply`` on the sealed token (the two requests per move a table player made
    before its events carried its legal moves).
 2. **tables** (``--seconds``): ``--tables`` tables of four people. Every person joins, holds
-   the table's SSE stream open and, when the stream says it is their turn, plays one of the
-   legal moves that event carries for them at random (``POST .../moves`` with the event's
-   version and a move id): one request per move (a ``GET /v1/tables/{id}`` only when an event
-   carries no moves; the report counts them). The move's **push latency** is the time
-   from just before its POST to its arrival on each of the other three seats' streams.
+   the table's socket open (``--transport socket``, ``table_sockets.py``; or with ``http``
+   its SSE stream) and, when an event says it is their turn, plays one of the legal moves that
+   event carries for them at random (a ``move`` message on the socket, or ``POST .../moves``,
+   with the event's version and a move id; a ``GET /v1/tables/{id}`` only when an event
+   carries no moves; the report counts them). The move's **push latency** is the time from
+   just before it is sent to its arrival on each of the other three seats' connections.
 3. **stateless** again, so the comparison does not depend on the order; its rate is the mean of
    both.
 4. **idle streams** (``--idle-streams``), in a fresh service process of their own
