@@ -11,14 +11,13 @@ stands between the bench and the service).
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import os
 import struct
 import time
 from collections.abc import Callable
 
-from .sse_frames import StreamRefused
+from .sse_frames import Connected
 
 #: ``(message, arrived)``: a text message's bytes and ``time.perf_counter()`` at its arrival.
 OnMessage = Callable[[bytes, float], None]
@@ -40,58 +39,27 @@ def client_frame(opcode: int, payload: bytes) -> bytes:
     return head + _ZERO_MASK + payload
 
 
-class SocketStream(asyncio.Protocol):
-    """One open table socket; ``ended`` resolves when the connection is gone."""
+class SocketStream(Connected):
+    """One open table socket, handing each text message to ``on_message`` (``OnMessage``)."""
 
-    def __init__(self, request: bytes, on_message: OnMessage) -> None:
-        loop = asyncio.get_running_loop()
-        self._request, self._on_message = request, on_message
-        self.status: asyncio.Future[int] = loop.create_future()
-        self.ended: asyncio.Future[None] = loop.create_future()
-        self._transport: asyncio.Transport | None = None
-        self._pending = b""
+    OPEN_STATUS = 101
+
+    def __init__(self, request: bytes, on_item: Callable[..., None]) -> None:
+        super().__init__(request, on_item)
         self._parts: list[bytes] = []  # a fragmented message's frames so far
 
-    @classmethod
-    async def open(
-        cls,
-        host: str,
-        port: int,
-        path: str,
-        on_message: OnMessage,
-        *,
-        token: str | None = None,
-        timeout: float = 30.0,
-    ) -> SocketStream:
-        """The socket of ``path``, upgraded (101); else ``StreamRefused``."""
-        auth = f"Authorization: Bearer {token}\r\n" if token is not None else ""
+    @staticmethod
+    def head(host: str, port: int, path: str, auth: str) -> str:
         key = base64.b64encode(os.urandom(16)).decode()
-        request = (
+        return (
             f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
             f"Sec-WebSocket-Version: 13\r\n{auth}\r\n"
-        ).encode()
-        stream = cls(request, on_message)
-        loop = asyncio.get_running_loop()
-        try:
-            await asyncio.wait_for(loop.create_connection(lambda: stream, host, port), timeout)
-            status = await asyncio.wait_for(asyncio.shield(stream.status), timeout)
-        except (OSError, TimeoutError) as exc:
-            stream.close()
-            raise StreamRefused(f"{path}: {exc!r}") from exc
-        if status != 101:
-            stream.close()
-            raise StreamRefused(f"{path}: HTTP {status}" if status else f"{path}: no answer")
-        return stream
+        )
 
     def send(self, text: bytes) -> None:
         if self._transport is not None and not self._transport.is_closing():
             self._transport.write(client_frame(TEXT, text))
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
-        transport.write(self._request)
 
     def data_received(self, data: bytes) -> None:
         arrived = time.perf_counter()
@@ -136,20 +104,10 @@ class SocketStream(asyncio.Protocol):
             if first & 0x80:  # the message's last frame
                 message = b"".join(self._parts)
                 self._parts = []
-                self._on_message(message, arrived)
+                self._on_item(message, arrived)
         elif opcode == PING and self._transport is not None:
             self._transport.write(client_frame(PONG, payload))
         elif opcode == CLOSE:
             if self._transport is not None:
                 self._transport.write(client_frame(CLOSE, payload[:2]))
             self.close()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.status.done():
-            self.status.set_result(0)
-        if not self.ended.done():
-            self.ended.set_result(None)
-
-    def close(self) -> None:
-        if self._transport is not None:
-            self._transport.close()

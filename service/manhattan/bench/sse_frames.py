@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Self
 
 #: ``(event, id, data, arrived)``: the event's type, its id (-1 without one), its data and
 #: ``time.perf_counter()`` when the bytes holding its end arrived.
@@ -26,12 +27,15 @@ class StreamRefused(Exception):
     """The stream did not open: an error answer, or no connection."""
 
 
-class FrameStream(asyncio.Protocol):
-    """One open stream; ``ended`` resolves when the connection is gone."""
+class Connected(asyncio.Protocol):
+    """A bench connection that sends its request once connected and is open once the answer's
+    head says ``OPEN_STATUS``; ``ended`` resolves when the connection is gone."""
 
-    def __init__(self, request: bytes, on_frame: OnFrame) -> None:
+    OPEN_STATUS = 200
+
+    def __init__(self, request: bytes, on_item: Callable[..., None]) -> None:
         loop = asyncio.get_running_loop()
-        self._request, self._on_frame = request, on_frame
+        self._request, self._on_item = request, on_item
         self.status: asyncio.Future[int] = loop.create_future()
         self.ended: asyncio.Future[None] = loop.create_future()
         self._transport: asyncio.Transport | None = None
@@ -43,33 +47,54 @@ class FrameStream(asyncio.Protocol):
         host: str,
         port: int,
         path: str,
-        on_frame: OnFrame,
+        on_item: Callable[..., None],
         *,
         token: str | None = None,
         timeout: float = 30.0,
-    ) -> FrameStream:
-        """The stream of ``path``, open (its answer 200); else ``StreamRefused``."""
+    ) -> Self:
+        """Connected to ``path`` (its answer ``OPEN_STATUS``); else ``StreamRefused``."""
         auth = f"Authorization: Bearer {token}\r\n" if token is not None else ""
-        request = (
-            f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAccept: text/event-stream\r\n{auth}\r\n"
-        ).encode()
-        stream = cls(request, on_frame)
+        opened = cls(cls.head(host, port, path, auth).encode(), on_item)
         loop = asyncio.get_running_loop()
         try:
-            await asyncio.wait_for(loop.create_connection(lambda: stream, host, port), timeout)
-            status = await asyncio.wait_for(asyncio.shield(stream.status), timeout)
+            await asyncio.wait_for(loop.create_connection(lambda: opened, host, port), timeout)
+            status = await asyncio.wait_for(asyncio.shield(opened.status), timeout)
         except (OSError, TimeoutError) as exc:
-            stream.close()
+            opened.close()
             raise StreamRefused(f"{path}: {exc!r}") from exc
-        if status != 200:
-            stream.close()
+        if status != cls.OPEN_STATUS:
+            opened.close()
             raise StreamRefused(f"{path}: HTTP {status}" if status else f"{path}: no answer")
-        return stream
+        return opened
+
+    @staticmethod
+    def head(host: str, port: int, path: str, auth: str) -> str:
+        """The request's head (``auth``: the authorization header line, or nothing)."""
+        raise NotImplementedError
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self._transport = transport
         transport.write(self._request)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.status.done():  # closed before an answer (a result: no one may ask)
+            self.status.set_result(0)
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+
+class FrameStream(Connected):
+    """One open stream, handing each SSE frame to ``on_frame`` (``OnFrame``)."""
+
+    @staticmethod
+    def head(host: str, port: int, path: str, auth: str) -> str:
+        accept = "Accept: text/event-stream\r\n"
+        return f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n{accept}{auth}\r\n"
 
     def data_received(self, data: bytes) -> None:
         arrived = time.perf_counter()
@@ -88,14 +113,4 @@ class FrameStream(asyncio.Protocol):
             id_at = frame.rfind(b"\r\nid: ")
             ident = int(frame[id_at + 6 :]) if id_at > data_at else -1
             body = frame[data_at + 6 : id_at if id_at > data_at else len(frame)]
-            self._on_frame(frame[at + 7 : kind_end], ident, body, arrived)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.status.done():  # closed before an answer (a result: no one may ask)
-            self.status.set_result(0)
-        if not self.ended.done():
-            self.ended.set_result(None)
-
-    def close(self) -> None:
-        if self._transport is not None:
-            self._transport.close()
+            self._on_item(frame[at + 7 : kind_end], ident, body, arrived)

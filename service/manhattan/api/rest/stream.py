@@ -16,6 +16,8 @@ frames (the route stays for anything else).
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -24,7 +26,7 @@ from manhattan.api.client_address import client_address
 from manhattan.api.rest.shortcut import ErrorHandler, Shortcut
 from manhattan.api.rest.sse import EventStreamResponse
 from manhattan.api.rest.tables import bearer, runtime, table_id
-from manhattan.tables import Bearer, Hangup, TableError, table_stream
+from manhattan.tables import Bearer, Hangup, Push, TableError, table_stream
 
 
 def last_event_id(request: HTTPConnection) -> int | None:
@@ -36,14 +38,17 @@ def last_event_id(request: HTTPConnection) -> int | None:
     return int(text)
 
 
-async def get_events(request: Request) -> Response:
+async def opened_stream(
+    request: HTTPConnection, hangup: Hangup
+) -> tuple[Bearer | None, Push | None, AsyncGenerator[Push | None, None]]:
+    """The request's table stream (``table_stream``), opened: whom it is for (``?ticket=``, a
+    bearer header, or neither), its first item and the rest. Raises what refuses it."""
     tid = table_id(request)
     rt = runtime(request)
     ticket = request.query_params.get("ticket")
     who: Bearer | None = (
         await rt.tables.open_ticket(tid, ticket) if ticket is not None else bearer(request, tid)
     )
-    hangup = Hangup()
     source = table_stream(
         rt,
         tid,
@@ -53,7 +58,13 @@ async def get_events(request: Request) -> Response:
         client=client_address(request.scope),
         hangup=hangup,
     )
-    first = await anext(source)  # refusals (no table, bad seat) are plain error answers
+    return who, await anext(source), source
+
+
+async def get_events(request: Request) -> Response:
+    hangup = Hangup()
+    # Refusals (no table, bad seat) are plain error answers.
+    _, first, source = await opened_stream(request, hangup)
     return EventStreamResponse(first, source, hangup)
 
 

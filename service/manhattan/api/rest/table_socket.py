@@ -39,9 +39,9 @@ from manhattan.api.client_address import client_address
 from manhattan.api.errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.quotas import check_quota
 from manhattan.api.rest.sse import DIRECT_WRITE_BACKLOG, SERVER_SEND_KEY
-from manhattan.api.rest.stream import last_event_id
-from manhattan.api.rest.tables import bearer, runtime
-from manhattan.tables import Bearer, Hangup, Push, TableError, TableRuntime, table_stream
+from manhattan.api.rest.stream import opened_stream
+from manhattan.api.rest.tables import runtime
+from manhattan.tables import Bearer, Hangup, Push, TableError, TableRuntime
 from manhattan.wire.codes import CodedError
 
 log = logging.getLogger("manhattan.api.socket")
@@ -108,22 +108,7 @@ async def table_socket(websocket: WebSocket) -> None:
     hangup = Hangup()
     try:
         _count(websocket)
-        ticket = websocket.query_params.get("ticket")
-        who: Bearer | None = (
-            await rt.tables.open_ticket(tid, ticket)
-            if ticket is not None
-            else bearer(websocket, tid)
-        )
-        source = table_stream(
-            rt,
-            tid,
-            who,
-            last_event_id=last_event_id(websocket),
-            heartbeat=rt.heartbeat,
-            client=client_address(websocket.scope),
-            hangup=hangup,
-        )
-        first = await anext(source)
+        who, first, source = await opened_stream(websocket, hangup)
     except Exception as exc:
         await websocket.accept()
         await _refuse(websocket, exc)

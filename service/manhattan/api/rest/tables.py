@@ -42,7 +42,7 @@ def bearer(request: HTTPConnection, table_id: str) -> Bearer | None:
     return runtime(request).tables.authenticate(table_id, bearer_token(request))
 
 
-def table_id(request: Request) -> str:
+def table_id(request: HTTPConnection) -> str:
     found: str = request.path_params["id"]
     return found
 
