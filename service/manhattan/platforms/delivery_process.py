@@ -139,7 +139,9 @@ class DeliveryProcess:
             self._bell_connection, self._bell = None, -1
 
     async def close(self) -> None:
-        """Stop watching, and let the worker finish: its bell's end of file is the signal."""
+        """Stop watching, and let the worker finish: its bell's end of file, and SIGTERM (which
+        ends a worker still starting at once, and a delivering one as its end of file does:
+        it keeps its outcomes first)."""
         if self._watch is not None:
             self._watch.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -148,6 +150,8 @@ class DeliveryProcess:
         process = self._process
         if process is None:
             return
+        if process.is_alive():
+            process.terminate()
         await asyncio.to_thread(process.join, CLOSE_SECONDS)
         if process.is_alive():
             log.warning("webhook worker did not stop; killed", extra={"pid": process.pid})
