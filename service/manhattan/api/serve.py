@@ -35,6 +35,9 @@ def run(host: str | None, port: int | None) -> None:
         proxy_headers=False,
         server_header=False,
         timeout_keep_alive=30,
+        # A websocket message (a table socket's move, a GraphQL operation) is a request: no
+        # bigger than a request's body may be (closed with 1009 past it).
+        ws_max_size=settings.max_body_bytes,
         timeout_graceful_shutdown=max(1, round(settings.graceful_timeout)),
     )
 

@@ -126,8 +126,8 @@ async def table_socket(websocket: WebSocket) -> None:
                 await websocket.send_text(socket_message(item))
             item = None
             item = await anext(source)
-    except (StopAsyncIteration, WebSocketDisconnect):
-        pass
+    except (StopAsyncIteration, WebSocketDisconnect, RuntimeError):  # (RuntimeError: sent
+        pass  # after the reader closed the socket, for a message over the limit)
     finally:
         await source.aclose()
         reading.cancel()
