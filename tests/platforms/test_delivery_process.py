@@ -122,3 +122,19 @@ async def wait_for(done: Callable[[], bool], seconds: float = 20.0) -> None:
     while not done():
         assert time.monotonic() < deadline, "not in time"
         await asyncio.sleep(0.05)
+
+
+async def test_a_worker_that_keeps_dying_is_restarted_less_and_less_often(
+    tmp_path: Path,
+) -> None:
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")  # the outbox cannot be opened there: each worker dies at start
+    worker = DeliveryProcess(OutboxAddress(data_path=blocked), ALLOW, SETTINGS)
+    worker.start()
+    try:
+        await asyncio.sleep(10.0)
+        # Each worker lives a second or two (its imports); restarted at once, some 5 or 6 in
+        # 10 s; with the pause doubling (1, 2, 4 s), 3.
+        assert 2 <= worker.started <= 3, worker.started
+    finally:
+        await worker.close()

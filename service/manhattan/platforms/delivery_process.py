@@ -26,6 +26,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -42,6 +43,8 @@ log = logging.getLogger("manhattan.platforms.webhooks")
 
 #: Seconds between looks at whether the worker is alive (and a restart after it died).
 WATCH_SECONDS = 1.0
+#: Seconds between restarts of a worker that keeps dying young, at most.
+MAX_RESTART_SECONDS = 60.0
 #: Seconds a closing worker gets to keep its outcomes and exit before it is killed.
 CLOSE_SECONDS = 5.0
 
@@ -88,6 +91,7 @@ class DeliveryProcess:
         self._watch: asyncio.Task[None] | None = None
         #: Workers started, the first included (a restart is one more).
         self.started = 0
+        self._started_at = 0.0
 
     def start(self) -> None:
         """Start the worker, and watch it. (Rings before it listens wait in the pipe.)"""
@@ -109,6 +113,7 @@ class DeliveryProcess:
         self._bell = bell_out.fileno()
         os.set_blocking(self._bell, False)
         self.started += 1
+        self._started_at = time.monotonic()
         self.ring()  # its first look at the outbox
 
     def ring(self) -> None:
@@ -119,19 +124,27 @@ class DeliveryProcess:
             os.write(self._bell, b"\x01")
 
     async def _watch_worker(self) -> None:
+        """Start another worker when this one died: at once after one that lived a while,
+        else after a pause doubling up to ``MAX_RESTART_SECONDS`` (a worker that cannot open
+        its outbox neither spins nor floods the log)."""
+        pause = 0.0
         while True:
             await asyncio.sleep(WATCH_SECONDS)
             process = self._process
-            if process is not None and not process.is_alive():
-                log.warning(
-                    "webhook worker exited; starting another",
-                    extra={"pid": process.pid, "exitCode": process.exitcode},
-                )
-                self._close_bell()
-                try:
-                    self._spawn()
-                except Exception as exc:  # (out of processes, say): try again next round
-                    log.warning("webhook worker did not start", extra={"error": repr(exc)})
+            if process is None or process.is_alive():
+                continue
+            self._close_bell()
+            lived = time.monotonic() - self._started_at
+            pause = 0.0 if lived > MAX_RESTART_SECONDS else min(MAX_RESTART_SECONDS, pause * 2 or 1)
+            log.warning(
+                "webhook worker exited; starting another",
+                extra={"pid": process.pid, "exitCode": process.exitcode, "inSeconds": pause},
+            )
+            await asyncio.sleep(pause)
+            try:
+                self._spawn()
+            except Exception as exc:  # (out of processes, say): try again next round
+                log.warning("webhook worker did not start", extra={"error": repr(exc)})
 
     def _close_bell(self) -> None:
         if self._bell_connection is not None:
