@@ -172,3 +172,19 @@ async def test_a_ticket_names_the_seat(live: LiveServer) -> None:
         assert (await next_message(ws, "snapshot"))["data"]["you"] == 0
     finally:
         await ws.close()
+
+
+async def test_a_socket_over_the_stream_limit_is_closed_with_4429() -> None:
+    async with LiveServer(table_streams_per_client=1) as live:
+        tid, _, (ann, bob) = await new_table(live, 2)
+        first = await opened(live, tid, ann.token)
+        try:
+            await next_message(first, "snapshot")
+            second = await opened(live, tid, bob.token)
+            error = await next_message(second)
+            assert error["data"]["code"] == "TOO_MANY_STREAMS"
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(second.recv(), 10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+        finally:
+            await first.close()
