@@ -32,7 +32,7 @@ from manhattan.api.rest.platforms import platform_routes
 from manhattan.api.rest.shortcut import Shortcut
 from manhattan.api.rest.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
 from manhattan.api.rest.stream import stream_routes, stream_shortcut
-from manhattan.api.rest.table_socket import socket_routes, socket_table_id, table_socket
+from manhattan.api.rest.table_socket import socket_table_id, table_socket
 from manhattan.api.rest.tables import BUSIEST_ROUTES, table_routes
 from manhattan.games import BotBudget, LatestPositions, Operations
 from manhattan.store.cache import Backend, StateCache, make_backend
@@ -239,7 +239,6 @@ def build_routes(settings: Settings) -> list[BaseRoute]:
         *table_routes(),
         *platform_routes(),
         *stream_routes(),
-        *socket_routes(),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics_endpoint, methods=["GET"]),

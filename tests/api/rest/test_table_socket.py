@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Close
 
 from tests.tables.conftest import LiveServer, new_table, ok
 
@@ -23,53 +25,81 @@ async def live() -> AsyncIterator[LiveServer]:
         yield server
 
 
-def socket_url(live: LiveServer, table_id: str, query: str = "") -> str:
-    return f"ws://127.0.0.1:{live.port}/v1/tables/{table_id}/socket{query}"
+class Socket:
+    """A client's table socket: its messages by kind (others that come first are kept for
+    later, as a move's event may come before the mover's ack)."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.kept: list[dict[str, Any]] = []
+
+    async def next(self, kind: str | None = None) -> dict[str, Any]:
+        for i, message in enumerate(self.kept):
+            if kind is None or message["event"] == kind:
+                return self.kept.pop(i)
+        while True:
+            heard: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 10))
+            if kind is None or heard["event"] == kind:
+                return heard
+            self.kept.append(heard)
+
+    async def send(self, message: dict[str, Any] | str) -> None:
+        await self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    async def closed(self) -> Close:
+        """How the service closed it (whatever came before is read and dropped)."""
+        with pytest.raises(ConnectionClosed) as ended:
+            while True:
+                await asyncio.wait_for(self.ws.recv(), 10)
+        assert ended.value.rcvd is not None
+        return ended.value.rcvd
 
 
-async def opened(live: LiveServer, table_id: str, token: str | None) -> ClientConnection:
-    headers = {"authorization": f"Bearer {token}"} if token else None
-    return await connect(socket_url(live, table_id), additional_headers=headers)
+Opener = Callable[..., Awaitable[Socket]]
 
 
-_kept: dict[int, list[dict[str, Any]]] = {}
+@contextlib.asynccontextmanager
+async def sockets(live: LiveServer) -> AsyncIterator[Opener]:
+    """``open(table_id, token=None, query="")``: a socket, closed when the block ends."""
+    opened: list[Socket] = []
 
+    async def open_(table_id: str, token: str | None = None, query: str = "") -> Socket:
+        url = f"ws://127.0.0.1:{live.port}/v1/tables/{table_id}/socket{query}"
+        headers = {"authorization": f"Bearer {token}"} if token else None
+        opened.append(Socket(await connect(url, additional_headers=headers)))
+        return opened[-1]
 
-async def next_message(ws: ClientConnection, kind: str | None = None) -> dict[str, Any]:
-    """The next message (of ``kind``: others that come first are kept for later calls, as
-    a move's event may come before the mover's ack)."""
-    kept = _kept.setdefault(id(ws), [])
-    for i, message in enumerate(kept):
-        if kind is None or message["event"] == kind:
-            return kept.pop(i)
-    while True:
-        heard: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 10))
-        if kind is None or heard["event"] == kind:
-            return heard
-        kept.append(heard)
+    try:
+        yield open_
+    finally:
+        for socket in opened:
+            await socket.ws.close()
 
 
 async def test_two_seats_play_a_whole_game_on_their_sockets(live: LiveServer) -> None:
     tid, _, people = await new_table(live, 2, public=True)
-    sockets = [await opened(live, tid, p.token) for p in people]
-    watcher = await opened(live, tid, None)
     rng = random.Random(7)
-    try:
-        snapshots = [await next_message(ws, "snapshot") for ws in sockets]
+    async with sockets(live) as open_:
+        seats = [await open_(tid, p.token) for p in people]
+        watcher = await open_(tid)
+        snapshots = [await ws.next("snapshot") for ws in seats]
         assert [s["data"]["you"] for s in snapshots] == [0, 1]
-        spectator = await next_message(watcher, "snapshot")
-        assert "hand" not in json.dumps(spectator["data"].get("view", {}).get("players", []))
+        assert all(s["data"]["view"]["hand"] for s in snapshots)  # each seat its own hand
+        spectator = (await watcher.next("snapshot"))["data"]["view"]
+        assert spectator["hand"] == [] and spectator["player"] is None
         table = snapshots[0]["data"]
         version, to_move, moves = table["version"], table["toMove"], table["moves"]
         played = 0
         while to_move is not None:
-            mover = sockets[to_move]
-            move = {"type": "move", "version": version, "move": rng.choice(moves)}
-            await mover.send(json.dumps({**move, "moveId": f"m{played}"}))
-            ack = await next_message(mover, "ack")
-            assert ack["data"] == {"type": "move", "version": version + 1, "moveId": f"m{played}"}
+            mover = seats[to_move]
+            move_id = f"m{played}"
+            await mover.send(
+                {"type": "move", "version": version, "move": rng.choice(moves), "moveId": move_id}
+            )
+            ack = await mover.next("ack")
+            assert ack["data"] == {"type": "move", "version": version + 1, "moveId": move_id}
             played += 1
-            events = [await next_message(ws, "move") for ws in [*sockets, watcher]]
+            events = [await ws.next("move") for ws in [*seats, watcher]]
             assert {e["id"] for e in events} == {version + 1}  # everyone hears it
             version, to_move = version + 1, events[0]["data"]["toMove"]
             if to_move is None or events[0]["data"].get("over"):
@@ -78,62 +108,51 @@ async def test_two_seats_play_a_whole_game_on_their_sockets(live: LiveServer) ->
             moves = events[to_move]["data"]["moves"]
             assert moves and "moves" not in events[1 - to_move]["data"]
         assert played > 10
-        record = ok(await people[0].client.get(f"/v1/tables/{tid}/record"))
-        assert len(record["moves"]) == played
-        # Most pushes went straight to the sockets' connections (tables/fanout.py).
-        assert live.app.state.tables.hub.direct_writes > played
-    finally:
-        for ws in [*sockets, watcher]:
-            await ws.close()
+    record = ok(await people[0].client.get(f"/v1/tables/{tid}/record"))
+    assert len(record["moves"]) == played
+    # Most pushes went straight to the sockets' connections (tables/fanout.py).
+    assert live.app.state.tables.hub.direct_writes > played
 
 
 async def test_refused_moves_answer_an_error_and_the_socket_stays(live: LiveServer) -> None:
     tid, _, (ann, bob) = await new_table(live, 2)
-    ws_ann, ws_bob = await opened(live, tid, ann.token), await opened(live, tid, bob.token)
-    try:
-        table = (await next_message(ws_ann, "snapshot"))["data"]
-        await next_message(ws_bob, "snapshot")
-        move = table["moves"][0]
-        await ws_bob.send(json.dumps({"type": "move", "version": 4, "move": move}))
-        assert (await next_message(ws_bob, "error"))["data"]["code"] == "NOT_YOUR_TURN"
-        await ws_ann.send(json.dumps({"type": "move", "version": 3, "move": move, "moveId": "a"}))
-        stale = (await next_message(ws_ann, "error"))["data"]
+    async with sockets(live) as open_:
+        ws_ann, ws_bob = await open_(tid, ann.token), await open_(tid, bob.token)
+        move = (await ws_ann.next("snapshot"))["data"]["moves"][0]
+        await ws_bob.next("snapshot")
+        await ws_bob.send({"type": "move", "version": 4, "move": move})
+        assert (await ws_bob.next("error"))["data"]["code"] == "NOT_YOUR_TURN"
+        await ws_ann.send({"type": "move", "version": 3, "move": move, "moveId": "a"})
+        stale = (await ws_ann.next("error"))["data"]
         assert stale["code"] == "STALE_VERSION" and stale["moveId"] == "a"
         assert stale["table"]["version"] == 4 and stale["table"]["you"] == 0
         for junk in ["{", "[1]", '{"type": "leave"}', '{"type": "move"}']:
             await ws_ann.send(junk)
-            error = (await next_message(ws_ann, "error"))["data"]
+            error = (await ws_ann.next("error"))["data"]
             assert error["code"] == "INVALID_REQUEST", (junk, error)
         # Still open, and the move goes through; sent twice, it is made once.
-        body = json.dumps({"type": "move", "version": 4, "move": move, "moveId": "b"})
+        body = {"type": "move", "version": 4, "move": move, "moveId": "b"}
         await ws_ann.send(body)
-        first = await next_message(ws_ann, "ack")
+        first = await ws_ann.next("ack")
         await ws_ann.send(body)
-        again = await next_message(ws_ann, "ack")
+        again = await ws_ann.next("ack")
         assert first["data"]["version"] == again["data"]["version"] == 5
         assert ok(await ann.client.get(f"/v1/tables/{tid}"))["version"] == 5
-    finally:
-        await ws_ann.close()
-        await ws_bob.close()
 
 
 async def test_a_spectator_may_watch_but_not_move_and_chat_goes_through(
     live: LiveServer,
 ) -> None:
     tid, _, (ann, _) = await new_table(live, 2, public=True)
-    watcher, ws_ann = await opened(live, tid, None), await opened(live, tid, ann.token)
-    try:
-        table = (await next_message(ws_ann, "snapshot"))["data"]
-        await next_message(watcher, "snapshot")
-        await watcher.send(json.dumps({"type": "move", "version": 4, "move": table["moves"][0]}))
-        assert (await next_message(watcher, "error"))["data"]["code"] == "NOT_SEATED"
-        await ws_ann.send(json.dumps({"type": "chat", "text": "hello"}))
-        assert (await next_message(ws_ann, "ack"))["data"]["type"] == "chat"
-        chat = await next_message(watcher, "chat")
-        assert chat["data"]["text"] == "hello"
-    finally:
-        await watcher.close()
-        await ws_ann.close()
+    async with sockets(live) as open_:
+        watcher, ws_ann = await open_(tid), await open_(tid, ann.token)
+        move = (await ws_ann.next("snapshot"))["data"]["moves"][0]
+        await watcher.next("snapshot")
+        await watcher.send({"type": "move", "version": 4, "move": move})
+        assert (await watcher.next("error"))["data"]["code"] == "NOT_SEATED"
+        await ws_ann.send({"type": "chat", "text": "hello"})
+        assert (await ws_ann.next("ack"))["data"]["type"] == "chat"
+        assert (await watcher.next("chat"))["data"]["text"] == "hello"
 
 
 async def test_a_refused_socket_is_closed_with_the_code(live: LiveServer) -> None:
@@ -143,48 +162,36 @@ async def test_a_refused_socket_is_closed_with_the_code(live: LiveServer) -> Non
         (tid, None, 4403, "NOT_SEATED"),
         (tid, "x.y.z", 4401, "BAD_SEAT"),
     ]
-    for table_id, token, close_code, code in cases:
-        ws = await opened(live, table_id, token)
-        error = await next_message(ws)
-        assert error["event"] == "error" and error["data"]["code"] == code
-        with pytest.raises(ConnectionClosed) as closed:
-            await asyncio.wait_for(ws.recv(), 10)
-        assert closed.value.rcvd is not None
-        assert (closed.value.rcvd.code, closed.value.rcvd.reason) == (close_code, code)
+    async with sockets(live) as open_:
+        for table_id, token, close_code, code in cases:
+            ws = await open_(table_id, token)
+            error = await ws.next()
+            assert error["event"] == "error" and error["data"]["code"] == code
+            closed = await ws.closed()
+            assert (closed.code, closed.reason) == (close_code, code)
 
 
 async def test_a_message_over_the_body_limit_closes_the_socket(live: LiveServer) -> None:
     tid, _, (ann, _) = await new_table(live, 2)
-    ws = await opened(live, tid, ann.token)
-    await next_message(ws, "snapshot")
-    await ws.send(json.dumps({"type": "chat", "text": "x" * 5000}))
-    with pytest.raises(ConnectionClosed) as closed:
-        while True:
-            await asyncio.wait_for(ws.recv(), 10)
-    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    async with sockets(live) as open_:
+        ws = await open_(tid, ann.token)
+        await ws.next("snapshot")
+        await ws.send({"type": "chat", "text": "x" * 5000})
+        assert (await ws.closed()).code == 1009
 
 
 async def test_a_ticket_names_the_seat(live: LiveServer) -> None:
     tid, _, (ann, _) = await new_table(live, 2)
     ticket = ok(await ann.client.post(f"/v1/tables/{tid}/ticket"))["ticket"]
-    ws = await connect(socket_url(live, tid, f"?ticket={ticket}"))
-    try:
-        assert (await next_message(ws, "snapshot"))["data"]["you"] == 0
-    finally:
-        await ws.close()
+    async with sockets(live) as open_:
+        ws = await open_(tid, query=f"?ticket={ticket}")
+        assert (await ws.next("snapshot"))["data"]["you"] == 0
 
 
 async def test_a_socket_over_the_stream_limit_is_closed_with_4429() -> None:
-    async with LiveServer(table_streams_per_client=1) as live:
+    async with LiveServer(table_streams_per_client=1) as live, sockets(live) as open_:
         tid, _, (ann, bob) = await new_table(live, 2)
-        first = await opened(live, tid, ann.token)
-        try:
-            await next_message(first, "snapshot")
-            second = await opened(live, tid, bob.token)
-            error = await next_message(second)
-            assert error["data"]["code"] == "TOO_MANY_STREAMS"
-            with pytest.raises(ConnectionClosed) as closed:
-                await asyncio.wait_for(second.recv(), 10)
-            assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
-        finally:
-            await first.close()
+        await (await open_(tid, ann.token)).next("snapshot")
+        second = await open_(tid, bob.token)
+        assert (await second.next())["data"]["code"] == "TOO_MANY_STREAMS"
+        assert (await second.closed()).code == 4429

@@ -21,6 +21,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 from strawberry.types import Info
 
+from manhattan.api.rate_limit import charge_socket_message
 from manhattan.tables import TableError
 
 #: The payload's keys for the seat's credential, in the order they are looked at.
@@ -61,18 +62,8 @@ def socket_token(info: Info) -> str | None:
     ``RATE_LIMITED`` when the client's address is over the HTTP rate limit."""
     if not on_socket(info):
         return None
-    _count_against_rate_limit(info)
+    charge_socket_message(info.context["request"])
     params = info.context.get("connection_params")
     if not isinstance(params, dict):
         return None
     return _token_of(params)
-
-
-def _count_against_rate_limit(info: Info) -> None:
-    socket: WebSocket = info.context["request"]
-    limiter = getattr(socket.app.state, "rate_limiter", None)
-    if limiter is None:
-        return
-    client = socket.client
-    if limiter.allow(client.host if client else "-") > 0:
-        raise TableError("RATE_LIMITED", "too many requests from this client; slow down")

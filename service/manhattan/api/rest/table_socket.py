@@ -32,12 +32,11 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
-from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from manhattan.api.client_address import client_address
 from manhattan.api.errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.quotas import check_quota
+from manhattan.api.rate_limit import charge_socket_message
 from manhattan.api.rest.sse import DIRECT_WRITE_BACKLOG, SERVER_SEND_KEY
 from manhattan.api.rest.stream import opened_stream
 from manhattan.api.rest.tables import runtime
@@ -107,7 +106,7 @@ async def table_socket(websocket: WebSocket) -> None:
     rt = runtime(websocket)
     hangup = Hangup()
     try:
-        _count(websocket)
+        charge_socket_message(websocket)
         who, first, source = await opened_stream(websocket, hangup)
     except Exception as exc:
         await websocket.accept()
@@ -124,7 +123,7 @@ async def table_socket(websocket: WebSocket) -> None:
         while not hangup.gone:
             if item is not None:  # (heartbeats: the server's websocket pings keep it open)
                 await websocket.send_text(socket_message(item))
-            item = None
+            item = None  # (an idle socket holds no push while it waits for the next)
             item = await anext(source)
     except (StopAsyncIteration, WebSocketDisconnect, RuntimeError):  # (RuntimeError: sent
         pass  # after the reader closed the socket, for a message over the limit)
@@ -165,7 +164,7 @@ async def _answer(
 ) -> str:
     asked: dict[str, Any] = {}
     try:
-        _count(websocket)
+        charge_socket_message(websocket)
         asked = _request(raw)
         kind = asked.pop("type")
         if kind == "move":
@@ -194,13 +193,6 @@ def _request(raw: bytes) -> dict[str, Any]:
     return asked
 
 
-def _count(websocket: WebSocket) -> None:
-    """One request against the client address's HTTP rate limit."""
-    limiter = getattr(websocket.app.state, "rate_limiter", None)
-    if limiter is not None and limiter.allow(client_address(websocket.scope)) > 0:
-        raise TableError("RATE_LIMITED", "too many requests from this client; slow down")
-
-
 def _coded(exc: Exception, tid: str) -> CodedError:
     error = to_api_error(exc)
     if error is None:
@@ -223,7 +215,3 @@ def socket_table_id(path: str) -> str | None:
     if len(parts) != 5 or parts[4] != "socket" or parts[:3] != ["", "v1", "tables"]:
         return None
     return parts[3] or None
-
-
-def socket_routes() -> list[BaseRoute]:
-    return [WebSocketRoute("/v1/tables/{id}/socket", table_socket)]
