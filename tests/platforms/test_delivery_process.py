@@ -5,11 +5,12 @@ dies is replaced, and one whose service is gone exits."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -58,13 +59,23 @@ def arrived(receiver: Receiver, ids: set[str]) -> set[str]:
     return {r.id for r in receiver.delivered()} & ids
 
 
-async def test_deliveries_arrive_while_the_service_loop_is_blocked(
-    address: OutboxAddress, receiver: Receiver
-) -> None:
+@contextlib.asynccontextmanager
+async def running(address: OutboxAddress) -> AsyncIterator[tuple[Outbox, DeliveryProcess]]:
+    """The outbox as the service holds it, and its worker, started (closed after)."""
     outbox = address.open()
     worker = DeliveryProcess(address, ALLOW, SETTINGS)
     worker.start()
     try:
+        yield outbox, worker
+    finally:
+        await worker.close()
+        await outbox.close()
+
+
+async def test_deliveries_arrive_while_the_service_loop_is_blocked(
+    address: OutboxAddress, receiver: Receiver
+) -> None:
+    async with running(address) as (outbox, worker):
         ids = await enqueue(outbox, receiver, tables=6, versions=4)
         worker.ring()
         # The service's loop does nothing for a while (flat out with moves, say): the worker's
@@ -76,20 +87,16 @@ async def test_deliveries_arrive_while_the_service_loop_is_blocked(
         for table in {i.split("_")[1] for i in ids}:
             seen = [r.json["v"] for r in receiver.delivered() if r.id.split("_")[1] == table]
             assert seen == sorted(seen), seen  # a table's deliveries in order
-    finally:
-        await worker.close()
-        await outbox.close()
+        process = worker._process
     assert worker.started == 1
+    assert process is not None and process.exitcode == 0  # closed: it kept its outcomes
 
 
 async def test_a_killed_worker_is_replaced_and_its_claims_go_on(
     tmp_path: Path, receiver: Receiver
 ) -> None:
     address = OutboxAddress(data_path=tmp_path, claim_idle_ms=SETTINGS.lease_ms)
-    outbox = address.open()
-    worker = DeliveryProcess(address, ALLOW, SETTINGS)
-    worker.start()
-    try:
+    async with running(address) as (outbox, worker):
         first = await enqueue(outbox, receiver, tables=2, versions=2)
         worker.ring()
         await wait_for(lambda: arrived(receiver, first) == first)
@@ -99,19 +106,17 @@ async def test_a_killed_worker_is_replaced_and_its_claims_go_on(
         worker.ring()  # (into a dead worker's pipe: nothing breaks)
         await wait_for(lambda: arrived(receiver, second) == second)
         assert worker.started == 2
-    finally:
-        await worker.close()
-        await outbox.close()
 
 
-async def test_the_worker_exits_when_its_service_closes_or_dies(tmp_path: Path) -> None:
+async def test_the_worker_exits_at_its_pipes_end_of_file(tmp_path: Path) -> None:
+    """What the kernel does when the service dies: its end of the pipe closes."""
     address = OutboxAddress(data_path=tmp_path)
     worker = DeliveryProcess(address, ALLOW, SETTINGS)
     worker.start()
     process = worker._process
     assert process is not None
     await asyncio.sleep(0.5)
-    worker._close_bell()  # what a dying service's kernel does: its end of the pipe closes
+    worker._close_bell()
     await asyncio.to_thread(process.join, 10)
     assert process.exitcode == 0
     await worker.close()  # and closing after that is quiet

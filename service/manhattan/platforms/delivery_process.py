@@ -10,9 +10,10 @@ full pipe is a bell already rung).
 
 The worker claims from the same outbox as every replica's deliverer does (the SQLite file in
 the data directory, or Redis), under the same leases: a worker that dies only delays what it
-had claimed until the lease runs out, and the service starts another one a second later. The
-pipe is also how the worker learns the service is gone: at its end of file (a graceful stop, or
-a ``kill -9`` of the service) it keeps the outcomes it has, closes, and exits.
+had claimed until the lease runs out, and the service starts another one (at once, or after a
+pause that grows while workers keep dying young). The pipe is also how the worker learns the
+service is gone: at its end of file (a graceful stop, or a ``kill -9`` of the service) it keeps
+the outcomes it has, closes, and exits.
 
 An outbox that lives in the service's memory (``:memory:``) cannot be shared: there the
 deliverer stays on the service's loop (``Webhooks`` decides).
@@ -36,7 +37,7 @@ from pathlib import Path
 from .addresses import Network
 from .delivery import Deliverer, DeliverySettings
 from .outbox import Outbox
-from .outbox_redis import RedisOutbox
+from .outbox_redis import PREFIX, RedisOutbox
 from .outbox_sqlite import SqliteOutbox
 
 log = logging.getLogger("manhattan.platforms.webhooks")
@@ -56,8 +57,8 @@ class OutboxAddress:
     redis_url: str = ""
     data_path: Path | None = None
     claim_idle_ms: int = 30_000
-    #: The outbox's key prefix in Redis (``RedisOutbox``'s when empty).
-    redis_prefix: str = ""
+    #: The outbox's key prefix in Redis.
+    redis_prefix: str = PREFIX
 
     @property
     def shared(self) -> bool:
@@ -66,11 +67,9 @@ class OutboxAddress:
 
     def open(self) -> Outbox:
         if self.redis_url:
-            if self.redis_prefix:
-                return RedisOutbox(
-                    self.redis_url, prefix=self.redis_prefix, claim_idle_ms=self.claim_idle_ms
-                )
-            return RedisOutbox(self.redis_url, claim_idle_ms=self.claim_idle_ms)
+            return RedisOutbox(
+                self.redis_url, prefix=self.redis_prefix, claim_idle_ms=self.claim_idle_ms
+            )
         return SqliteOutbox(self.data_path)
 
 
@@ -86,8 +85,8 @@ class DeliveryProcess:
     ) -> None:
         self.address, self.allow, self.settings, self.setup = address, allow, settings, setup
         self._process: BaseProcess | None = None
-        self._bell_connection: Connection | None = None
-        self._bell = -1
+        #: The service's end of the worker's doorbell pipe.
+        self._bell: Connection | None = None
         self._watch: asyncio.Task[None] | None = None
         #: Workers started, the first included (a restart is one more).
         self.started = 0
@@ -109,19 +108,17 @@ class DeliveryProcess:
         )
         process.start()
         bell_in.close()
-        self._process, self._bell_connection = process, bell_out  # (holds the descriptor)
-        self._bell = bell_out.fileno()
-        os.set_blocking(self._bell, False)
+        self._process, self._bell = process, bell_out
+        os.set_blocking(bell_out.fileno(), False)
         self.started += 1
         self._started_at = time.monotonic()
         self.ring()  # its first look at the outbox
 
     def ring(self) -> None:
         """Tell the worker deliveries are waiting (never blocks: a full pipe is rung already)."""
-        if self._bell < 0:
-            return
-        with contextlib.suppress(BlockingIOError, BrokenPipeError):
-            os.write(self._bell, b"\x01")
+        if self._bell is not None:
+            with contextlib.suppress(BlockingIOError, BrokenPipeError):
+                os.write(self._bell.fileno(), b"\x01")
 
     async def _watch_worker(self) -> None:
         """Start another worker when this one died: at once after one that lived a while,
@@ -147,9 +144,9 @@ class DeliveryProcess:
                 log.warning("webhook worker did not start", extra={"error": repr(exc)})
 
     def _close_bell(self) -> None:
-        if self._bell_connection is not None:
-            self._bell_connection.close()
-            self._bell_connection, self._bell = None, -1
+        if self._bell is not None:
+            self._bell.close()
+            self._bell = None
 
     async def close(self) -> None:
         """Stop watching, and let the worker finish: its bell's end of file, and SIGTERM (which

@@ -138,6 +138,10 @@ return members
 """
 
 
+#: The outbox's keys start with this (tests give their own).
+PREFIX = "manhattan:1"
+
+
 class RedisOutbox(Outbox):
     name = "redis"
 
@@ -145,7 +149,7 @@ class RedisOutbox(Outbox):
         self,
         url: str,
         *,
-        prefix: str = "manhattan:1",
+        prefix: str = PREFIX,
         claim_idle_ms: int = 10_000,
         client: redis.Redis | None = None,
     ) -> None:
