@@ -17,12 +17,11 @@ import struct
 import time
 from collections.abc import Callable
 
-from .sse_frames import Connected
+from .sse_frames import FRAME_END, Connected
 
 #: ``(message, arrived)``: a text message's bytes and ``time.perf_counter()`` at its arrival.
 OnMessage = Callable[[bytes, float], None]
 
-_HEAD_END = b"\r\n\r\n"
 TEXT, CLOSE, PING, PONG, CONTINUATION = 0x1, 0x8, 0x9, 0xA, 0x0
 _ZERO_MASK = b"\x00\x00\x00\x00"
 
@@ -65,14 +64,12 @@ class SocketStream(Connected):
         arrived = time.perf_counter()
         pending = self._pending + data
         if not self.status.done():
-            end = pending.find(_HEAD_END)
+            end = pending.find(FRAME_END)
             if end < 0:
                 self._pending = pending
                 return
-            parts = pending[:end].split(b" ", 2)
-            ok = pending.startswith(b"HTTP/1.1 ") and len(parts) > 1 and parts[1].isdigit()
-            self.status.set_result(int(parts[1]) if ok else 0)
-            pending = pending[end + len(_HEAD_END) :]
+            self._answered(pending[:end])
+            pending = pending[end + len(FRAME_END) :]
         self._pending = self._frames(pending, arrived)
 
     def _frames(self, pending: bytes, arrived: float) -> bytes:

@@ -20,7 +20,8 @@ from typing import Self
 #: ``time.perf_counter()`` when the bytes holding its end arrived.
 OnFrame = Callable[[bytes, int, bytes, float], None]
 
-_FRAME_END = b"\r\n\r\n"
+#: The end of an HTTP head, and of an SSE frame.
+FRAME_END = b"\r\n\r\n"
 
 
 class StreamRefused(Exception):
@@ -72,6 +73,12 @@ class Connected(asyncio.Protocol):
         """The request's head (``auth``: the authorization header line, or nothing)."""
         raise NotImplementedError
 
+    def _answered(self, head: bytes) -> None:
+        """The answer's head came: its status (0: not HTTP)."""
+        parts = head.split(b" ", 2)
+        ok = head.startswith(b"HTTP/1.1 ") and len(parts) > 1 and parts[1].isdigit()
+        self.status.set_result(int(parts[1]) if ok else 0)
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self._transport = transport
@@ -98,12 +105,10 @@ class FrameStream(Connected):
 
     def data_received(self, data: bytes) -> None:
         arrived = time.perf_counter()
-        *frames, self._pending = (self._pending + data).split(_FRAME_END)
+        *frames, self._pending = (self._pending + data).split(FRAME_END)
         for frame in frames:
-            if not self.status.done():  # the answer's head
-                parts = frame.split(b" ", 2)
-                ok = frame.startswith(b"HTTP/1.1 ") and len(parts) > 1 and parts[1].isdigit()
-                self.status.set_result(int(parts[1]) if ok else 0)  # (0: not HTTP)
+            if not self.status.done():
+                self._answered(frame)
                 continue
             at = frame.find(b"event: ", 0, 32)  # after the chunk's size line
             if at < 0:

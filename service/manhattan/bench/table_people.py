@@ -20,7 +20,7 @@ import orjson
 
 from ..http_client import Connection, Origin, Reply
 from .harness import latency_summary, process_cpu, resident_kib
-from .sse_frames import FrameStream, StreamRefused
+from .sse_frames import Connected, FrameStream, StreamRefused
 from .table_report import PERCENTILES, SEATS, memory_growth, per_second
 
 #: Requests in flight while tables are created and joined (not measured).
@@ -239,7 +239,7 @@ class Person:
         self.think = think
         self.endpoint = endpoint
         self.token = table.tokens[seat]
-        self.stream: Any = None  # a FrameStream, or a SocketStream (table_sockets.py)
+        self.stream: Connected | None = None  # its stream (or socket: table_sockets.py)
         self.rest = endpoint.connection()
         self.me: int | None = None
         self.moving: asyncio.Task[None] | None = None
@@ -259,7 +259,7 @@ class Person:
             self.ready.set()
             self._hang_up()
 
-    async def _open(self) -> Any:
+    async def _open(self) -> Connected:
         """The open stream (with ``ended`` and ``close()``) that calls ``_event``."""
         path = f"/v1/tables/{self.table.table_id}/events"
         host, port = self.endpoint.host, self.endpoint.port

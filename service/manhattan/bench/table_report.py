@@ -154,7 +154,7 @@ def _print_tables(report: dict[str, Any]) -> None:
         f"(target >= {TARGETS['moves_vs_stateless']}x: {_verdict(verdict['moves_vs_stateless'])})"
     )
     print(
-        f"    push latency (POST -> other seats' streams), {push['count']} deliveries: "
+        f"    push latency (sent -> the other seats), {push['count']} deliveries: "
         f"{latency_text(push, 'p50', 'p90', 'p99', 'max')} "
         + (
             "(flat out; the target is judged at a person's pace, below)"
@@ -163,7 +163,7 @@ def _print_tables(report: dict[str, Any]) -> None:
             f"{_verdict(verdict['push_p99_ms'])})"
         )
     )
-    print(f"    move POST latency: {latency_text(post, 'p50', 'p99')}")
+    print(f"    move answer (POST or ack) latency: {latency_text(post, 'p50', 'p99')}")
     for sample in played["error_samples"]:
         print(f"      {sample}")
 

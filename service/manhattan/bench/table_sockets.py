@@ -5,19 +5,19 @@ conflict, as a 409 is over HTTP."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import orjson
 
 from .socket_frames import SocketStream
+from .sse_frames import Connected
 from .table_people import Person
 
 
 class SocketPerson(Person):
     """A ``Person`` whose stream is the table's socket, and who sends its moves on it."""
 
-    async def _open(self) -> Any:
+    async def _open(self) -> Connected:
         path = f"/v1/tables/{self.table.table_id}/socket"
         host, port = self.endpoint.host, self.endpoint.port
         return await SocketStream.open(host, port, path, self._message, token=self.token)
@@ -50,7 +50,5 @@ class SocketPerson(Person):
             self.tally.fail(f"move: {str(data)[:200]}")
 
     async def _send(self, body: dict[str, Any]) -> None:
-        if self.stream is None:
-            return
-        self.table.sent[body["version"] + 1] = time.perf_counter()
-        self.stream.send(orjson.dumps({"type": "move", **body}))
+        if isinstance(self.stream, SocketStream):
+            self.stream.send(orjson.dumps({"type": "move", **body}))
