@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -13,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from manhattan.bench import harness
 from manhattan.bench.harness import (
     HarnessError,
     add_service_arguments,
@@ -148,3 +151,22 @@ def test_seconds_per_call_counts_every_call() -> None:
     mean = seconds_per_call(call, 0.05, batch=5)
     assert calls % 5 == 0 and calls >= 5
     assert 0.001 <= mean < 0.05
+
+
+def test_process_cpu_counts_the_processes_a_service_started() -> None:
+    """A service's CPU includes its workers' (the webhook worker, the bot pool)."""
+    script = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'while 1: pass'])"
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and (harness.process_cpu(parent.pid) or 0) < 0.5:
+            time.sleep(0.1)
+        children = harness.descendants(parent.pid)
+        own = harness.cpu_seconds(parent.pid) or 0.0
+        assert len(children) == 1
+        assert (harness.process_cpu(parent.pid) or 0) >= own + 0.5  # the busy child's
+    finally:
+        for child in harness.descendants(parent.pid):
+            os.kill(child, signal.SIGKILL)
+        parent.kill()
+        parent.wait()

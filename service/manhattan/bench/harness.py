@@ -253,19 +253,48 @@ def resident_kib(pid: int) -> int | None:
 
 
 def process_cpu(pid: int | None) -> float | None:
-    """``cpu_seconds`` of ``pid``; None without a process id."""
-    return None if pid is None else cpu_seconds(pid)
+    """CPU seconds of the service ``pid`` and the processes it started (its webhook worker, its
+    bot pool: their work is the service's); None without a process id."""
+    if pid is None:
+        return None
+    own = cpu_seconds(pid)
+    if own is None:
+        return None
+    return own + sum(cpu_seconds(child) or 0.0 for child in descendants(pid))
 
 
 def cpu_seconds(pid: int) -> float | None:
     """User + system CPU time the process has used, from /proc (Linux), or None."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
+    fields = _stat_fields(pid)
+    if fields is None:
         return None
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14, 15)
+
+
+def descendants(pid: int) -> list[int]:
+    """The living processes below ``pid`` (children, their children, ...), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _stat_fields(int(entry))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(entry))  # ppid (field 4)
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        found.append(child)
+        todo.extend(children.get(child, []))
+    return found
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """/proc/<pid>/stat's fields after the command's name (the 3rd field first), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
 
 
 # -- figures ----------------------------------------------------------------------------------

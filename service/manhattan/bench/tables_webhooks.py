@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .harness import latency_summary, latency_text
+from .harness import cpu_seconds, latency_summary, latency_text
 from .table_people import Endpoint, play_tables
 from .table_report import measured, ratio
 
@@ -102,6 +102,8 @@ class ReceiverProcess:
         self.latencies: list[float] = []
         self.ids: set[str] = set()
         self.requests = 0
+        #: CPU seconds the receiver used, all phases (known once stopped).
+        self.cpu_seconds = 0.0
 
     async def start(self) -> ReceiverProcess:
         self._process.start()
@@ -117,6 +119,8 @@ class ReceiverProcess:
         self._conn.send("stop")
         self.latencies, ids, self.requests = await asyncio.to_thread(self._conn.recv)
         self.ids = set(ids)
+        if self._process.pid is not None:
+            self.cpu_seconds = cpu_seconds(self._process.pid) or 0.0
         await asyncio.to_thread(self._process.join, 10)
 
 
@@ -164,6 +168,7 @@ async def webhooks_bench(
     finally:
         await receiver.stop()
     off_rate = (off["moves_per_s"] + off_again["moves_per_s"]) / 2
+    off_costs = [p["service_cpu_ms_per_move"] for p in (off, off_again)]
     latency = latency_summary(receiver.latencies, PERCENTILES)
     report = {
         "tables": tables,
@@ -172,6 +177,11 @@ async def webhooks_bench(
         "moves_per_s_off": off_rate,
         "moves_per_s_on": on["moves_per_s"],
         "webhooks_moves_ratio": ratio(on["moves_per_s"], off_rate),
+        # Steadier on a shared machine than the rates: CPU a move of the service's processes
+        # (its webhook worker included), and what the bench's receiver used meanwhile.
+        "service_cpu_ms_per_move_off": None if None in off_costs else sum(off_costs) / 2,
+        "service_cpu_ms_per_move_on": on["service_cpu_ms_per_move"],
+        "receiver_cpu_seconds": receiver.cpu_seconds,
         "deliveries": receiver.requests,
         "distinct_webhook_ids": len(receiver.ids),
         "delivery_latency": latency,
@@ -201,4 +211,11 @@ def print_webhooks_report(report: dict[str, Any]) -> None:
         f"{latency} (target p99 < {TARGETS['delivery_p99_ms']:.0f} ms):"
         f" {'ok' if report['verdicts']['delivery_p99_ms'] else 'MISSED'}"
     )
+    off, on = report["service_cpu_ms_per_move_off"], report["service_cpu_ms_per_move_on"]
+    if off and on:
+        print(
+            f"service CPU a move, its webhook worker included: {off:.3f} ms without webhooks, "
+            f"{on:.3f} ms with (+{100 * (on / off - 1):.0f} %); the bench's receiver used "
+            f"{report['receiver_cpu_seconds']:.1f} s of CPU"
+        )
     print(f"errors: {report['errors']}")

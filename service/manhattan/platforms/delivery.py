@@ -79,6 +79,10 @@ class DeliverySettings:
     run: int = 8
     #: Seconds between looks at the outbox when nothing pokes the worker.
     poll: float = 0.25
+    #: Seconds a woken worker waits for more news before its claim round: under load one round
+    #: keeps and claims for many tables in one transaction, and the worker wakes less often
+    #: (fewer context switches taken from the service on a small machine).
+    gather: float = 0.02
 
     def backoff(self, attempts: int) -> float:
         delay: float = min(self.backoff_cap, self.backoff_base * 2 ** max(0, attempts - 1))
@@ -138,6 +142,7 @@ class Deliverer:
                 more = False
             if not more:  # nothing more due, or every slot taken: wait for news
                 await self._nap()
+                await asyncio.sleep(self.settings.gather)
 
     async def _nap(self) -> None:
         """Until poked, or ``poll`` seconds. Not ``asyncio.wait_for``: on Python 3.11 it may

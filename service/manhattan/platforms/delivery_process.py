@@ -87,6 +87,7 @@ class DeliveryProcess:
         self._process: BaseProcess | None = None
         #: The service's end of the worker's doorbell pipe.
         self._bell: Connection | None = None
+        self._ringing = False
         self._watch: asyncio.Task[None] | None = None
         #: Workers started, the first included (a restart is one more).
         self.started = 0
@@ -115,7 +116,19 @@ class DeliveryProcess:
         self.ring()  # its first look at the outbox
 
     def ring(self) -> None:
-        """Tell the worker deliveries are waiting (never blocks: a full pipe is rung already)."""
+        """Tell the worker deliveries are waiting: once for all the rings of a turn of the
+        event loop (the tables caught up together), never blocking (a full pipe is rung)."""
+        if self._ringing:
+            return
+        try:
+            asyncio.get_running_loop().call_soon(self._ring_now)
+        except RuntimeError:  # no loop running (closing): at once
+            self._ring_now()
+            return
+        self._ringing = True
+
+    def _ring_now(self) -> None:
+        self._ringing = False
         if self._bell is not None:
             with contextlib.suppress(BlockingIOError, BrokenPipeError):
                 os.write(self._bell.fileno(), b"\x01")
