@@ -11,6 +11,8 @@ refuses the decoder refuses as INVALID_STATE with a path.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import inspect
 from typing import Any, get_args
 
 import jsonschema
@@ -21,9 +23,10 @@ from hypothesis import strategies as st
 import manhattan
 from manhattan.engine import codec
 from manhattan.engine.errors import InvalidStateError
-from manhattan.engine.formats import AnyMove
+from manhattan.engine.formats import AnyMove, RulesFormat, VariantsFormat
 from manhattan.engine.jsonschema import build_schema
 from manhattan.engine.moves import MOVE_TYPES
+from manhattan.engine.validation import make_rules
 
 from ..fuzz.inputs import DELETE, VALID_STATES, mutated_states, paths, replace_at
 
@@ -157,3 +160,15 @@ def test_the_move_schema_and_move_reading_agree(obj: Any) -> None:
 def test_the_move_formats_are_the_move_types() -> None:
     tags = [cls.__struct_config__.tag for cls in get_args(AnyMove)]
     assert tags == list(MOVE_TYPES)
+
+
+def test_the_rules_format_names_make_rules_arguments_and_the_variants_fields() -> None:
+    """``decoding`` reads a ruleset by name: each field of ``RulesFormat`` is a keyword of
+    ``make_rules``, and ``VariantsFormat``'s fields are ``Variants``' own."""
+    keywords = inspect.signature(make_rules).parameters
+    assert all(
+        keywords[name].kind is inspect.Parameter.KEYWORD_ONLY
+        for name in RulesFormat.__struct_fields__
+    )
+    variants = tuple(f.name for f in dataclasses.fields(manhattan.Variants))
+    assert VariantsFormat.__struct_fields__ == variants

@@ -9,6 +9,7 @@ and ``codec`` (above ``state``) is the encodings' public face.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -40,8 +41,9 @@ _MSGPACK_STATE = msgspec.msgpack.Decoder(StateFormat)
 class PublicFields:
     """What every player at the table sees of a game, the first fields of a ``State`` and of a
     ``view.View`` alike (RULES §11). Only a base: nothing builds one, so it writes no
-    constructor (its subclasses write theirs, each setting every field: a native constructor
-    under mypyc, one call and no more)."""
+    constructor. ``StateFields`` writes its own, setting every field (a native constructor
+    under mypyc: a state is made on every move); ``View``, made once per view asked for, keeps
+    ``dataclass``'s, as ``Rules`` does."""
 
     rules: Rules
     round: int
@@ -51,6 +53,14 @@ class PublicFields:
     board: Board
     supply: tuple[Counts, ...]
     selected: tuple[Counts, ...]
+
+    def public_fields(self) -> dict[str, Any]:
+        """These fields by name: what a view copies of a state, and a sampled state of a view."""
+        return {name: getattr(self, name) for name in PUBLIC_FIELDS}
+
+
+#: The names of ``PublicFields``' fields, in their order.
+PUBLIC_FIELDS = tuple(f.name for f in dataclasses.fields(PublicFields))
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,25 +220,11 @@ def _read_rules(data: RulesFormat) -> Rules:
 
 
 def _read_rules_checked(data: RulesFormat) -> Rules:
-    v = data.variants
-    variants = Variants(
-        anti_trust=v.anti_trust,
-        slow_growth=v.slow_growth,
-        urban_rules=v.urban_rules,
-        reshuffle_each_round=v.reshuffle_each_round,
-        monster=v.monster,
-    )
-    return make_rules(
-        _fail,
-        edition=data.edition,
-        players=data.players,
-        rounds=data.rounds,
-        pieces_per_round=data.pieces_per_round,
-        colors=data.colors,
-        seats=data.seats,
-        variants=variants,
-        path="$.rules",
-    )
+    """The format's fields are ``make_rules``' arguments by name, and its variants' fields are
+    ``Variants``' own (``tests/engine/test_codec_format.py`` holds them together)."""
+    fields = msgspec.structs.asdict(data)
+    fields["variants"] = Variants(**msgspec.structs.asdict(data.variants))
+    return make_rules(_fail, **fields, path="$.rules")
 
 
 def _check_pieces(
