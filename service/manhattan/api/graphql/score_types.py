@@ -10,7 +10,7 @@ import strawberry
 
 import manhattan
 from manhattan.api.graphql.enums import Phase, UrbanCard
-from manhattan.api.graphql.json_objects import FromJson
+from manhattan.api.graphql.json_objects import FromEngineJson, FromJson
 from manhattan.api.graphql.wire_types import wire_type
 from manhattan.games import ScoreReport
 from manhattan.wire import games as wire
@@ -31,15 +31,9 @@ class Breakdown(FromJson):
 
 
 @strawberry.type
-class RoundRecord:
+class RoundRecord(FromEngineJson):
     round: int
     scores: list[Breakdown]
-
-    @classmethod
-    def from_domain(cls, record: manhattan.RoundRecord) -> RoundRecord:
-        return cls(
-            round=record.round, scores=[Breakdown.from_json(b.to_json()) for b in record.scores]
-        )
 
 
 @strawberry.type

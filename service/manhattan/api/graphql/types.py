@@ -1,7 +1,8 @@
 """GraphQL types: thin adapters over engine values, each with a ``from_domain`` constructor.
 
 Objects keep the engine value privately and compute a field only when a query asks for it, so a
-query that wants ``stateId`` does not pay for the board.
+query that wants ``stateId`` does not pay for the board; ``GameState`` is read from the state's
+JSON, which the service writes for every state it hands out anyway.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from strawberry.scalars import JSON
 import manhattan
 from manhattan.api.graphql.enums import BotLevel, EventKind, MoveKind, Phase
 from manhattan.api.graphql.immutable import complete_by_identity
-from manhattan.api.graphql.json_objects import FromJson
+from manhattan.api.graphql.json_objects import FromEngineJson, FromJson
 from manhattan.api.graphql.score_types import Placing, RoundRecord
 from manhattan.api.graphql.wire_types import wire_type
 from manhattan.bots import Suggestion
@@ -105,87 +106,32 @@ class MoveRejected:
 
 # -- states -----------------------------------------------------------------------------------
 @strawberry.type(name="GameState", description="A full state: typed fields and the raw JSON.")
-class GameState:
-    _state: strawberry.Private[manhattan.State]
-    _json: strawberry.Private[dict[str, Any]]
+class GameState(FromEngineJson):
+    """Read from the state's JSON (``FromEngineJson``): the service writes that JSON for every
+    state it hands out, and each field is its key."""
 
-    @classmethod
-    def from_domain(cls, state: manhattan.State) -> GameState:
-        return cls(_state=state, _json=state.to_json())
-
-    @strawberry.field(description="the state object (manhattan/state@1, schema/state.schema.json)")
-    def json(self) -> JSON:
-        return as_json_scalar(self._json)
-
-    @strawberry.field
-    def rules(self) -> JSON:
-        return as_json_scalar(self._json["rules"])
-
-    @strawberry.field
-    def round(self) -> int:
-        return self._state.round
-
-    @strawberry.field
-    def phase(self) -> Phase:
-        return self._state.phase
-
-    @strawberry.field
-    def first_player(self) -> int:
-        return self._state.first_player
-
-    @strawberry.field
-    def to_move(self) -> int | None:
-        return self._state.to_move
-
-    @strawberry.field(description="board[n][r*3+c] = pieces bottom to top as [color, floors]")
-    def board(self) -> list[list[list[list[int]]]]:
-        board: list[list[list[list[int]]]] = self._json["board"]
-        return board
-
-    @strawberry.field
-    def supply(self) -> list[list[int]]:
-        return [list(s) for s in self._state.supply]
-
-    @strawberry.field
-    def selected(self) -> list[list[int]]:
-        return [list(s) for s in self._state.selected]
-
-    @strawberry.field
-    def hands(self) -> list[list[int]]:
-        return [list(h) for h in self._state.hands]
-
-    @strawberry.field
-    def deck(self) -> list[int]:
-        return list(self._state.deck)
-
-    @strawberry.field
-    def discard(self) -> list[int]:
-        return list(self._state.discard)
-
-    @strawberry.field
-    def scores(self) -> list[int]:
-        return list(self._state.scores)
-
-    @strawberry.field
-    def history(self) -> list[RoundRecord]:
-        return [RoundRecord.from_domain(r) for r in self._state.history]
-
-    @strawberry.field
-    def monster(self) -> list[int] | None:
-        monster: list[int] | None = self._json["monster"]
-        return monster
-
-    @strawberry.field
-    def urban(self) -> JSON | None:
-        return as_json_scalar(self._json["urban"])
-
-    @strawberry.field
-    def seed(self) -> str:
-        return self._state.seed
-
-    @strawberry.field
-    def shuffles(self) -> int:
-        return self._state.shuffles
+    json: JSON = strawberry.field(
+        description="the state object (manhattan/state@1, schema/state.schema.json)"
+    )
+    rules: JSON
+    round: int
+    phase: Phase
+    first_player: int
+    to_move: int | None
+    board: list[list[list[list[int]]]] = strawberry.field(
+        description="board[n][r*3+c] = pieces bottom to top as [color, floors]"
+    )
+    supply: list[list[int]]
+    selected: list[list[int]]
+    hands: list[list[int]]
+    deck: list[int]
+    discard: list[int]
+    scores: list[int]
+    history: list[RoundRecord]
+    monster: list[int] | None
+    urban: JSON | None
+    seed: str
+    shuffles: int
 
 
 class ViewJson:
