@@ -169,13 +169,15 @@ def spawned_service(environment: dict[str, str]) -> Iterator[tuple[int, int]]:
 # -- the run ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class AttackOptions:
-    idle_seconds: float = 5.0
-    probe_interval: float = 0.02
-    header_requests: int = 200
-    header_bytes: int = 64_000
-    cache_queries: int = 600
-    query_bytes: int = 250_000
-    concurrency: int = 8
+    """The run's options, each a flag with its help line (``harness.add_options``)."""
+
+    idle_seconds: float = harness.option(5.0, "seconds the cheap request is probed idle")
+    probe_interval: float = harness.option(0.02, "seconds between two cheap requests")
+    header_requests: int = harness.option(200, "requests of the header attack")
+    header_bytes: int = harness.option(64_000, "bytes of headers each of them sends")
+    cache_queries: int = harness.option(600, "distinct queries of the cache attack")
+    query_bytes: int = harness.option(250_000, "bytes of each of those queries")
+    concurrency: int = harness.option(8, "requests in flight in the header and cache attacks")
 
 
 @dataclass
