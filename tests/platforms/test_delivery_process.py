@@ -25,7 +25,7 @@ from .test_outbox_batches import aimed
 
 pytestmark = pytest.mark.anyio
 
-SETTINGS = DeliverySettings(timeout=2.0, lease_ms=1_500, poll=0.05)
+SETTINGS = DeliverySettings(timeout=2.0, backoff_base=1.0, lease_ms=1_500, poll=0.05)
 ALLOW = parse_allow(("127.0.0.0/8",))
 
 

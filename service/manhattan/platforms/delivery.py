@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..settings import Settings
 from .addresses import Network, check
 from .errors import PlatformError
 from .outbox import Delivery, Outbox, Outcomes
@@ -58,15 +59,14 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeliverySettings:
-    timeout: float = 5.0
-    #: First retry after ``backoff_base`` seconds, doubling up to ``backoff_cap``.
-    backoff_base: float = 1.0
+    """How deliveries are made. The last three are the service's settings, without defaults of
+    their own here (``from_settings``)."""
+
+    #: Retries go on for ``retry_seconds``, ``backoff_base`` (below) doubling up to this.
     backoff_cap: float = 3600.0
     retry_seconds: float = 3 * 86_400.0
-    #: Milliseconds a claim lasts: a dead worker's claims go to another after this.
-    lease_ms: int = 30_000
     #: Attempts in flight in this process, at most (the claim rounds ask for as many).
     concurrency: int = 256
     #: Attempts in flight to one receiver whose last attempt got no answer (timed out, refused,
@@ -83,6 +83,22 @@ class DeliverySettings:
     #: keeps and claims for many tables in one transaction, and the worker wakes less often
     #: (fewer context switches taken from the service on a small machine).
     gather: float = 0.02
+    # -- from the service's settings (``from_settings``) -------------------------------------
+    #: Seconds one attempt may take (``webhook_timeout``).
+    timeout: float
+    #: First retry after this many seconds (``webhook_retry_seconds``).
+    backoff_base: float
+    #: Milliseconds a claim lasts: a dead worker's claims go to another after this
+    #: (``webhook_lease_seconds``).
+    lease_ms: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> DeliverySettings:
+        return cls(
+            timeout=settings.webhook_timeout,
+            backoff_base=settings.webhook_retry_seconds,
+            lease_ms=int(settings.webhook_lease_seconds * 1000),
+        )
 
     def backoff(self, attempts: int) -> float:
         delay: float = min(self.backoff_cap, self.backoff_base * 2 ** max(0, attempts - 1))
@@ -107,7 +123,7 @@ class Deliverer:
     ) -> None:
         self.outbox = outbox
         self.allow = allow
-        self.settings = settings or DeliverySettings()
+        self.settings = settings or DeliverySettings.from_settings(Settings())
         self._wake = asyncio.Event()
         self._running: set[asyncio.Task[None]] = set()
         self._full = False  # the last claim round filled every free slot

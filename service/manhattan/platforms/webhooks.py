@@ -231,13 +231,8 @@ class Webhooks:
         cls, settings: Settings, tables: Tables, worker_setup: Callable[[], None] | None = None
     ) -> Webhooks:
         """``worker_setup`` runs first in the delivery worker's process (its logging)."""
-        lease_ms = int(settings.webhook_lease_seconds * 1000)
-        address = OutboxAddress(settings.tables_url, settings.data_path, lease_ms)
-        delivery = DeliverySettings(
-            timeout=settings.webhook_timeout,
-            backoff_base=settings.webhook_retry_seconds,
-            lease_ms=lease_ms,
-        )
+        delivery = DeliverySettings.from_settings(settings)
+        address = OutboxAddress(settings.tables_url, settings.data_path, delivery.lease_ms)
         allow = parse_allow(settings.webhook_allow)
         worker = None
         if settings.webhook_worker and address.shared:
