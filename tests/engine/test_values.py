@@ -14,15 +14,14 @@ import msgpack
 import pytest
 
 import manhattan
-from manhattan.engine import Breakdown, Move, RoundRecord, Rules, State, Urban, Variants
+from manhattan.engine import Breakdown, Move, RoundRecord, Rules, State, Urban, Variants, View
 from manhattan.engine.build import is_compiled
 from manhattan.engine.decoding import StateFields
 from manhattan.engine.events import Event
 from manhattan.engine.play import Transition
 
 #: The values every move and every decoded state builds: their constructors must be native.
-#: (Not ``Rules`` and its ``Variants``: built once per ruleset, they keep ``dataclass``'s; nor
-#: ``View``, built once per view asked for.)
+#: (Not ``Rules`` and its ``Variants``: built once per ruleset, they keep ``dataclass``'s.)
 HOT = (
     Breakdown,
     Event,
@@ -32,6 +31,7 @@ HOT = (
     StateFields,
     Transition,
     Urban,
+    View,
 )
 
 

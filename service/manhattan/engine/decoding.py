@@ -9,7 +9,6 @@ and ``codec`` (above ``state``) is the encodings' public face.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -41,9 +40,8 @@ _MSGPACK_STATE = msgspec.msgpack.Decoder(StateFormat)
 class PublicFields:
     """What every player at the table sees of a game, the first fields of a ``State`` and of a
     ``view.View`` alike (RULES §11). Only a base: nothing builds one, so it writes no
-    constructor. ``StateFields`` writes its own, setting every field (a native constructor
-    under mypyc: a state is made on every move); ``View``, made once per view asked for, keeps
-    ``dataclass``'s, as ``Rules`` does."""
+    constructor (its subclasses write theirs, each setting every field: a native constructor
+    under mypyc, one call and no more)."""
 
     rules: Rules
     round: int
@@ -53,14 +51,6 @@ class PublicFields:
     board: Board
     supply: tuple[Counts, ...]
     selected: tuple[Counts, ...]
-
-    def public_fields(self) -> dict[str, Any]:
-        """These fields by name: what a view copies of a state, and a sampled state of a view."""
-        return {name: getattr(self, name) for name in PUBLIC_FIELDS}
-
-
-#: The names of ``PublicFields``' fields, in their order.
-PUBLIC_FIELDS = tuple(f.name for f in dataclasses.fields(PublicFields))
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,13 +11,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .board import block_coords
+from .board import Board, block_coords
 from .decoding import PublicFields
 from .draws import shuffle
 from .errors import InvalidPlayerError
 from .formats import VIEW_FORMAT
-from .records import RoundRecord, Urban
-from .rules import CARD_COPIES, CARD_POSITIONS
+from .records import Counts, RoundRecord, Urban
+from .rules import CARD_COPIES, CARD_POSITIONS, Rules
 from .state import State
 from .urban import URBAN_CARDS
 from .validation import is_int
@@ -26,8 +26,7 @@ from .validation import is_int
 @dataclass(frozen=True, slots=True)
 class View(PublicFields):
     """A ``State`` as ``player`` may know it: the public fields, then their own hand and the
-    sizes of what they cannot see. Made once per view asked for (a bot's turn, an API call),
-    so ``dataclass``'s constructor serves: the native one of ``StateFields`` would buy nothing."""
+    sizes of what they cannot see."""
 
     player: int
     hand: tuple[int, ...]
@@ -41,6 +40,51 @@ class View(PublicFields):
     urban_current: str | None
     urban_deck_size: int
     shuffles: int
+
+    def __init__(
+        self,
+        rules: Rules,
+        round: int,
+        phase: str,
+        first_player: int,
+        to_move: int | None,
+        board: Board,
+        supply: tuple[Counts, ...],
+        selected: tuple[Counts, ...],
+        player: int,
+        hand: tuple[int, ...],
+        hand_sizes: tuple[int, ...],
+        deck_size: int,
+        discard: tuple[int, ...],
+        scores: tuple[int, ...],
+        history: tuple[RoundRecord, ...],
+        monster: int | None,
+        urban_revealed: tuple[str, ...] | None,
+        urban_current: str | None,
+        urban_deck_size: int,
+        shuffles: int,
+    ) -> None:
+        # Written out, as every frozen value of the engine's (``records``): a native constructor.
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "phase", phase)
+        object.__setattr__(self, "first_player", first_player)
+        object.__setattr__(self, "to_move", to_move)
+        object.__setattr__(self, "board", board)
+        object.__setattr__(self, "supply", supply)
+        object.__setattr__(self, "selected", selected)
+        object.__setattr__(self, "player", player)
+        object.__setattr__(self, "hand", hand)
+        object.__setattr__(self, "hand_sizes", hand_sizes)
+        object.__setattr__(self, "deck_size", deck_size)
+        object.__setattr__(self, "discard", discard)
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "history", history)
+        object.__setattr__(self, "monster", monster)
+        object.__setattr__(self, "urban_revealed", urban_revealed)
+        object.__setattr__(self, "urban_current", urban_current)
+        object.__setattr__(self, "urban_deck_size", urban_deck_size)
+        object.__setattr__(self, "shuffles", shuffles)
 
     def to_json(self) -> dict[str, Any]:
         board = self.board
@@ -117,8 +161,15 @@ def view(state: State, player: int) -> View:
         raise InvalidPlayerError(f"player must be 0..{state.rules.players - 1}, not {player!r}")
     urban = state.urban
     return View(
-        **state.public_fields(),
         player=player,
+        rules=state.rules,
+        round=state.round,
+        phase=state.phase,
+        first_player=state.first_player,
+        to_move=state.to_move,
+        board=state.board,
+        supply=state.supply,
+        selected=state.selected,
         hand=state.hands[player],
         hand_sizes=tuple(len(h) for h in state.hands),
         deck_size=len(state.deck),
@@ -151,7 +202,14 @@ def sample_state(v: View, rng: random.Random) -> State:
         shuffle(rng, rest)
         urban = Urban(tuple(rest), v.urban_revealed, v.urban_current)
     return State(
-        **v.public_fields(),
+        rules=v.rules,
+        round=v.round,
+        phase=v.phase,
+        first_player=v.first_player,
+        to_move=v.to_move,
+        board=v.board,
+        supply=v.supply,
+        selected=v.selected,
         hands=tuple(hands),
         deck=tuple(unseen),
         discard=v.discard,
