@@ -55,14 +55,20 @@ class Variants:
     monster: str | None = None
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "antiTrust": self.anti_trust,
-            "monster": self.monster,
-            "reshuffleEachRound": self.reshuffle_each_round,
-            "slowGrowth": self.slow_growth,
-            "urbanRules": self.urban_rules,
-        }
+        return {key: getattr(self, field) for field, key in _BY_KEY}
 
+
+#: Each variant's field and its JSON name (a setup's and the state format's), in the fields'
+#: order: the one spelling of the names (``validation.read_variants`` reads them).
+VARIANT_NAMES = {
+    "anti_trust": "antiTrust",
+    "slow_growth": "slowGrowth",
+    "urban_rules": "urbanRules",
+    "reshuffle_each_round": "reshuffleEachRound",
+    "monster": "monster",
+}
+#: The same, sorted by JSON name: the canonical encoding's order (``Rules.to_json``).
+_BY_KEY = tuple(sorted(VARIANT_NAMES.items(), key=lambda names: names[1]))
 
 #: Every variant off (a value: one instance serves every ruleset).
 NO_VARIANTS = Variants()

@@ -6,13 +6,14 @@ own error (``fail``); keeping them here keeps the codec from importing the game'
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .board import block_index
 from .rules import (
     EDITIONS,
     MONSTERS,
     PIECES_TOTAL,
+    VARIANT_NAMES,
     Rules,
     Variants,
     default_colors,
@@ -24,7 +25,7 @@ from .urban import URBAN_CARDS
 Fail = Callable[[str, str], NoReturn]
 MAX_SEED = 128
 MAX_URBAN_ROUNDS = len(URBAN_CARDS) - 1  # fakeNews may reveal one extra card
-VARIANT_KEYS = ("antiTrust", "slowGrowth", "urbanRules", "reshuffleEachRound", "monster")
+VARIANT_KEYS = tuple(VARIANT_NAMES.values())
 
 
 def is_int(value: object) -> bool:
@@ -41,22 +42,18 @@ def read_variants(obj: object, path: str, fail: Fail) -> Variants:
     for key in obj:
         if key not in VARIANT_KEYS:
             fail(f"{path}.{key}", f"unknown variant; known: {', '.join(VARIANT_KEYS)}")
-    flags = {}
-    for key in VARIANT_KEYS[:4]:
-        value = obj.get(key, False)
-        if not isinstance(value, bool):
-            fail(f"{path}.{key}", "must be true or false")
-        flags[key] = value
-    monster = obj.get("monster")
-    if monster is not None and monster not in MONSTERS:
-        fail(f"{path}.monster", "must be null, 'godzilla' or 'baby'")
-    return Variants(
-        anti_trust=flags["antiTrust"],
-        slow_growth=flags["slowGrowth"],
-        urban_rules=flags["urbanRules"],
-        reshuffle_each_round=flags["reshuffleEachRound"],
-        monster=monster,
-    )
+    values: dict[str, Any] = {}
+    for field, key in VARIANT_NAMES.items():  # the flags, then the monster
+        if field == "monster":
+            value = obj.get(key)
+            if value is not None and value not in MONSTERS:
+                fail(f"{path}.{key}", "must be null, 'godzilla' or 'baby'")
+        else:
+            value = obj.get(key, False)
+            if not isinstance(value, bool):
+                fail(f"{path}.{key}", "must be true or false")
+        values[field] = value
+    return Variants(**values)
 
 
 def make_rules(
