@@ -83,6 +83,7 @@ class DeliverySettings:
     #: keeps and claims for many tables in one transaction, and the worker wakes less often
     #: (fewer context switches taken from the service on a small machine).
     gather: float = 0.02
+
     # -- from the service's settings (``from_settings``) -------------------------------------
     #: Seconds one attempt may take (``webhook_timeout``).
     timeout: float
