@@ -125,6 +125,7 @@ async def test_refused_moves_answer_an_error_and_the_socket_stays(live: LiveServ
         await ws_ann.send({"type": "move", "version": 3, "move": move, "moveId": "a"})
         stale = (await ws_ann.next("error"))["data"]
         assert stale["code"] == "STALE_VERSION" and stale["moveId"] == "a"
+        assert stale["type"] == "move"  # what it answers, as the ack says it
         assert stale["table"]["version"] == 4 and stale["table"]["you"] == 0
         for junk in ["{", "[1]", '{"type": "leave"}', '{"type": "move"}']:
             await ws_ann.send(junk)

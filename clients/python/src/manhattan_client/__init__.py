@@ -81,6 +81,7 @@ from ._models import (
 )
 from ._platforms import KEY_HEADER, Rating, RatingPage, reserved_seat
 from ._retry import NO_RETRY, RetryPolicy
+from ._socket import TableSocket
 from ._sse import ServerSentEvent, SSEParser
 from ._table_calls import DEFAULT, SeatSpec
 from ._tables import (
@@ -188,6 +189,7 @@ __all__ = [
     "TableNotPlayingError",
     "TableNotWaitingError",
     "TableRecord",
+    "TableSocket",
     "Ticket",
     "TooFewPlayersError",
     "TooManyStreamsError",

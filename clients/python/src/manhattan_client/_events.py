@@ -31,6 +31,11 @@ from ._tables import Snapshot, TableEvent
 DEFAULT_IDLE_TIMEOUT = 45.0
 
 
+def ends_game(event: TableEvent) -> bool:
+    """The game's ``over`` event, or a snapshot of a finished table (nothing more will come)."""
+    return event.kind == "over" or (isinstance(event, Snapshot) and event.table.over)
+
+
 class _Stream:
     """The I/O-free part: request headers, line parsing, when to stop, how long to wait."""
 
@@ -73,9 +78,7 @@ class _Stream:
             return None
         self.failures = 0  # the connection delivered: the next break starts a fresh backoff
         event = TableEvent.from_sse(sse)
-        if self.until_over and (
-            event.kind == "over" or (isinstance(event, Snapshot) and event.table.over)
-        ):
+        if self.until_over and ends_game(event):
             self._finished = True
         return event
 

@@ -16,6 +16,7 @@ from . import _table_calls as calls
 from ._calls import Call, MoveLike
 from ._events import DEFAULT_IDLE_TIMEOUT, AsyncTableEvents, SyncTableEvents, _Stream
 from ._retry import RetryPolicy
+from ._socket import TableSocket, socket_headers, socket_url
 from ._table_calls import DEFAULT, Default, SeatSpec
 from ._tables import (
     ChatSent,
@@ -229,4 +230,25 @@ class AsyncTableMethods:
 
         return AsyncTableEvents(
             self._http, stream, ticket if token is not None else None, idle_timeout, self._sleep
+        )
+
+    def table_socket(
+        self,
+        table_id: str,
+        *,
+        token: str | None = None,
+        last_event_id: str | int | None = None,
+        open_timeout: float = 10.0,
+    ) -> TableSocket:
+        """``async with client.table_socket(table_id, token=...) as socket:`` the table's
+        WebSocket (``/v1/tables/{id}/socket``): its events and the seat's moves and chat on one
+        connection (``TableSocket``); without a token, a spectator of a public table. It goes
+        to the client's base URL (``ws://``/``wss://``), never through a custom ``transport``.
+        Needs ``manhattan-client[socket]`` (the ``websockets`` library)."""
+        resume = None if last_event_id is None else str(last_event_id)
+        return TableSocket(
+            socket_url(self._http.base_url, table_id, resume),
+            socket_headers(self._http.headers, token),
+            last_event_id=resume,
+            open_timeout=open_timeout,
         )

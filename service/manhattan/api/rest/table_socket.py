@@ -163,6 +163,7 @@ async def _answer(
     websocket: WebSocket, rt: TableRuntime, tid: str, who: Bearer | None, raw: bytes
 ) -> str:
     asked: dict[str, Any] = {}
+    kind: str | None = None
     try:
         charge_socket_message(websocket)
         asked = _request(raw)
@@ -177,7 +178,7 @@ async def _answer(
         return _encode({"event": "ack", "data": done}).decode()
     except Exception as exc:
         error = _coded(exc, tid)
-        data = {**error.to_json(), "type": asked.get("type"), "moveId": asked.get("moveId")}
+        data = {**error.to_json(), "type": kind, "moveId": asked.get("moveId")}
         return _encode({"event": "error", "data": data}).decode()
 
 
