@@ -4,6 +4,10 @@ games on one connection per seat, refusals as the HTTP calls' exceptions, chat, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
+import json
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -24,8 +28,12 @@ from manhattan_client import (
     TableEvent,
     TableNotFoundError,
     TableSocket,
+    TransportError,
+    UnexpectedResponseError,
 )
 from manhattan_client._socket import socket_headers, socket_url
+
+from .conftest import CLIENT_SRC
 
 SHORT = {"rounds": 1}  # one round: a whole game in a few dozen moves
 T = TypeVar("T")
@@ -241,3 +249,72 @@ def test_the_socket_address_follows_the_base_url_and_sends_only_its_headers() ->
         "authorization": "Bearer tok",
     }
     assert "authorization" not in socket_headers(client_headers, None)
+
+
+def test_the_readmes_socket_example_plays_a_game_against_a_bot(server_url: str) -> None:
+    """The example of clients/python/README.md's socket section runs as written."""
+    readme = (CLIENT_SRC.parent / "README.md").read_text()
+    section = readme.split("## A table's socket", 1)[1].split("\n## ", 1)[0]
+    (example,) = re.findall(r"^```python\n(.*?)^```", section, re.S | re.M)
+    assert example.count("http://127.0.0.1:8000") == 1
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(example.replace("http://127.0.0.1:8000", server_url), {"__name__": "example"})
+    assert printed.getvalue().startswith("GameOver(kind='over'")
+
+
+# -- a fake service (websockets' own server): what the real one never sends ----------------------
+async def _fake_service(script: Callable[[Any], Awaitable[None]]) -> tuple[Any, str]:
+    from websockets.asyncio.server import serve
+
+    server = await serve(script, "127.0.0.1", 0)
+    port = next(iter(server.sockets)).getsockname()[1]
+    return server, f"http://127.0.0.1:{port}"
+
+
+def test_a_message_out_of_protocol_ends_events_and_fails_the_waiting_move() -> None:
+    async def script(ws: Any) -> None:
+        asked = json.loads(await ws.recv())
+        assert asked["type"] == "move" and asked["version"] == 1 and len(asked["moveId"]) == 32
+        await ws.send(json.dumps({"event": "move", "id": 2, "data": {"toMove": 1}}))
+        await ws.send("not json")
+        await ws.wait_closed()
+
+    async def main() -> tuple[list[TableEvent], BaseException | None, BaseException | None]:
+        server, url = await _fake_service(script)
+        async with server, AsyncClient(url) as client:
+            socket = client.table_socket("t1", last_event_id=1)  # resuming: no first event
+            async with socket:
+                moved = await asyncio.gather(
+                    socket.move("s0:6,0,0,0", version=1), return_exceptions=True
+                )
+                seen: list[TableEvent] = []
+                with pytest.raises(UnexpectedResponseError) as ended:
+                    async for event in socket.events():
+                        seen.append(event)
+            return seen, moved[0] if isinstance(moved[0], BaseException) else None, ended.value
+
+    seen, moved, ended = asyncio.run(main())
+    assert [(e.kind, e.version) for e in seen] == [("move", 2)]  # what came before the fault
+    assert isinstance(moved, UnexpectedResponseError) and moved is ended
+
+
+def test_a_socket_the_service_closes_ends_events_with_a_transport_error() -> None:
+    async def script(ws: Any) -> None:
+        await ws.send(json.dumps({"event": "chat", "id": 5, "data": {"text": "bye"}}))
+        await ws.close(1001, "going away")
+
+    async def main() -> tuple[list[TableEvent], TransportError]:
+        server, url = await _fake_service(script)
+        async with server, AsyncClient(url) as client:
+            async with client.table_socket("t1", token="tok") as socket:
+                seen: list[TableEvent] = []
+                with pytest.raises(TransportError) as ended:
+                    async for event in socket.events():
+                        seen.append(event)
+                with pytest.raises(TransportError):
+                    await socket.chat("anyone?")
+            return seen, ended.value
+
+    seen, ended = asyncio.run(main())
+    assert [e.kind for e in seen] == ["chat"] and "1001" in str(ended)

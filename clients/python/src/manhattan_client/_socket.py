@@ -203,8 +203,12 @@ class TableSocket:
                 self._take(_message(text))
         except ConnectionClosed:
             pass  # how it closed is read below
-        except ManhattanClientError as exc:
-            error = exc
+        except Exception as exc:  # a message not as documented: end here, loudly
+            error = (
+                exc
+                if isinstance(exc, ManhattanClientError)
+                else UnexpectedResponseError(f"a table socket message that fails to read: {exc!r}")
+            )
             await ws.close()
         if error is None:
             error = self._closed_error(ws)
