@@ -122,7 +122,8 @@ class TableSocket:
         await self.close()
 
     async def open(self) -> None:
-        """Connect and (unless resuming) wait for the first event: raises the refusal."""
+        """Connect and (unless resuming) wait for the first event, ``open_timeout`` seconds at
+        most for each: raises the refusal."""
         connect = _connect_function()
         if self.last_event_id is None:
             self._first = asyncio.get_running_loop().create_future()
@@ -139,7 +140,11 @@ class TableSocket:
         self._reader = asyncio.create_task(self._read(self._ws))
         if self._first is not None:
             try:
-                await self._first
+                await asyncio.wait_for(self._first, self._open_timeout)
+            except TimeoutError:
+                await self.close()
+                waited = f"{self._open_timeout} s"
+                raise TransportError(f"no first event on {self.url} in {waited}") from None
             except BaseException:
                 await self.close()
                 raise
