@@ -5,13 +5,14 @@ its own; limits on open streams per client and spectators per table."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncGenerator
 
 import pytest
 
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore
-from manhattan.tables import Push, TableRuntime, table_stream
+from manhattan.tables import Push, TableRuntime, frame_parts, table_stream
 from manhattan.tables.hub import StreamLimits
 
 from .conftest import LiveServer, err, new_table, ok, seated_table, sse
@@ -156,3 +157,13 @@ async def test_only_the_newest_move_push_of_an_audience_keeps_its_view() -> None
         assert older.data["move"] == push.data["move"] and older.event == "move"
     for stream in streams:
         await stream.aclose()
+
+
+async def test_a_frame_cuts_into_its_event_data_and_id() -> None:
+    """What the table socket sends of a frame (``frame_parts``) is what the push holds, also
+    when its data spells the frame's own separators."""
+    data = {"text": "a\r\ndata: b\r\nid: 7\r\n\r\n", "n": [1, 2]}
+    push = Push(12, "chat", data)
+    event, body, ident = frame_parts(push.frame)
+    assert (event, ident) == (b"chat", b"12")
+    assert json.loads(body) == data == push.data

@@ -23,7 +23,7 @@ from .driver import Driver
 from .due import make_due
 from .errors import TABLE_CODES, TableError
 from .hub import Hangup, Hub, StreamLimits
-from .push import HEARTBEAT_FRAME, Push
+from .push import HEARTBEAT_FRAME, Push, frame_parts
 from .records import ChangeListener, TableSettings, is_table_id, now_ms, table_key
 from .service import Tables
 from .storage import make_store
@@ -145,5 +145,6 @@ __all__ = [
     "TableRuntime",
     "TableSettings",
     "Tables",
+    "frame_parts",
     "table_stream",
 ]

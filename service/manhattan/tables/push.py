@@ -21,6 +21,8 @@ HEAVY_KEYS = ("view", "moves")
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
+#: A frame's parts (``_frame``): ``event: E``, ``data: D``, ``id: N``, each line ended by CRLF.
+_EVENT, _DATA, _ID, _END = b"event: ", b"\r\ndata: ", b"\r\nid: ", b"\r\n\r\n"
 
 
 class Push:
@@ -43,9 +45,7 @@ class Push:
     def data(self) -> Any:
         """The event's data, decoded from the frame (a new object each time: GraphQL's
         subscribers need objects, the SSE streams only the frame)."""
-        start = len(b"event: \r\ndata: ") + len(self.event)
-        end = len(self.frame) - len(b"\r\nid: %d\r\n\r\n" % self.id)
-        return _decode(self.frame[start:end])
+        return _decode(frame_parts(self.frame)[1])
 
     def lean(self) -> Push:
         """This push without the heavy keys (itself when it has none)."""
@@ -60,4 +60,14 @@ class Push:
 
 
 def _frame(id: int, event: str, payload: bytes) -> bytes:
-    return b"event: %s\r\ndata: %s\r\nid: %d\r\n\r\n" % (event.encode(), payload, id)
+    return b"%s%s%s%s%s%d%s" % (_EVENT, event.encode(), _DATA, payload, _ID, id, _END)
+
+
+def frame_parts(frame: bytes) -> tuple[bytes, bytes, bytes]:
+    """A push's frame cut into its event, its data (JSON) and its id (digits): what the table
+    socket sends as a message of its own. (JSON holds no raw line break, an event name no
+    ``data:`` line.)"""
+    data_at = frame.index(_DATA)
+    id_at = frame.rindex(_ID)
+    event = frame[len(_EVENT) : data_at]
+    return event, frame[data_at + len(_DATA) : id_at], frame[id_at + len(_ID) : -len(_END)]

@@ -40,15 +40,13 @@ from manhattan.api.rate_limit import charge_socket_message
 from manhattan.api.rest.sse import DIRECT_WRITE_BACKLOG, SERVER_SEND_KEY
 from manhattan.api.rest.stream import opened_stream
 from manhattan.api.rest.tables import runtime
-from manhattan.tables import Bearer, Hangup, Push, TableError, TableRuntime
+from manhattan.tables import Bearer, Hangup, Push, TableError, TableRuntime, frame_parts
 from manhattan.wire.codes import CodedError
 
 log = logging.getLogger("manhattan.api.socket")
 
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
-#: The message ends of an SSE frame (``push.py``), in the order they come.
-_DATA, _ID = b"\r\ndata: ", b"\r\nid: "
 #: Close codes: a normal end, a message too big (RFC 6455), and a refusal (4000 + status).
 NORMAL, TOO_BIG, REFUSED = 1000, 1009, 4000
 
@@ -59,14 +57,9 @@ def socket_message(push: Push) -> str:
 
 
 def socket_text(frame: bytes) -> bytes:
-    """An SSE frame (``event: E\r\ndata: D\r\nid: N\r\n\r\n``) as the socket's message."""
-    data_at = frame.index(_DATA)
-    id_at = frame.rindex(_ID)
-    return b'{"event":"%s","id":%s,"data":%s}' % (
-        frame[7:data_at],
-        frame[id_at + len(_ID) : -4],
-        frame[data_at + len(_DATA) : id_at],
-    )
+    """A push's SSE frame (``tables.frame_parts``) as the socket's message."""
+    event, data, ident = frame_parts(frame)
+    return b'{"event":"%s","id":%s,"data":%s}' % (event, ident, data)
 
 
 def direct_sink(server_send: object) -> Callable[[bytes], bool] | None:
