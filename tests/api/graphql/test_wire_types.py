@@ -11,7 +11,8 @@ from strawberry.types.base import StrawberryOptional, get_object_definition
 
 from manhattan.api.graphql import inputs, table_types, types
 from manhattan.api.graphql.enums import Monster
-from manhattan.api.graphql.wire_types import graphql_type, wire_type
+from manhattan.api.graphql.tables import LOBBY_ARGUMENTS, TableQuery
+from manhattan.api.graphql.wire_types import graphql_type, wire_arguments, wire_type
 from manhattan.wire import games, tables
 
 DERIVED: list[tuple[Any, type[msgspec.Struct]]] = [
@@ -81,3 +82,28 @@ def test_what_the_wire_cannot_type_must_be_named() -> None:
             graphql_type(untyped)
     with pytest.raises(ValueError, match="no fields"):
         wire_type(games.Placing, name="P", types={"nope": int})
+
+
+def test_derived_arguments_are_the_shapes_fields_renamed() -> None:
+    lobby = get_object_definition(TableQuery, strict=True).get_field("lobby")
+    assert lobby is not None
+    wire_names = [f.name for f in msgspec.structs.fields(tables.LobbyQuery)]
+    assert [(a.python_name, a.default) for a in lobby.arguments] == [
+        (LOBBY_ARGUMENTS.get(name, name), None) for name in wire_names
+    ]
+    assert [a.python_name for a in lobby.arguments][:2] == ["first", "after"]
+
+
+@pytest.mark.anyio
+async def test_derived_arguments_reach_the_resolver_as_the_shapes_json() -> None:
+    @wire_arguments(tables.LobbyQuery, names={"limit": "first"}, types={"edition": str})
+    async def page(info: object, query: dict[str, Any]) -> dict[str, Any]:
+        return query
+
+    assert await page(None, first=5, players=None, open=False) == {"limit": 5, "open": False}
+    with pytest.raises(ValueError, match="last parameter must be query"):
+        wire_arguments(games.Variants, types={"monster": str})(_without_query)
+
+
+async def _without_query(info: object, given: dict[str, Any]) -> None:
+    return None

@@ -47,10 +47,12 @@ from manhattan.api.graphql.table_types import (
     table_rejected_or,
 )
 from manhattan.api.graphql.types import as_json_scalar
+from manhattan.api.graphql.wire_types import wire_arguments
 from manhattan.api.quotas import check_quota
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, Push, TableError, TableRuntime, Tables, table_stream
 from manhattan.wire import WireError
+from manhattan.wire import tables as wire
 
 
 def runtime(info: Info) -> TableRuntime:
@@ -139,6 +141,10 @@ class SeatInput:
         return "open" if self.open else False
 
 
+#: The GraphQL names of the lobby query's fields that REST names otherwise (connection style).
+LOBBY_ARGUMENTS = {"limit": "first", "cursor": "after"}
+
+
 @strawberry.type
 class TableQuery:
     @strawberry.field(
@@ -163,27 +169,14 @@ class TableQuery:
         "/v1/tables): first 1 to 100 (20), after a page's next, filters on seats, edition "
         "and free seats (open: true by default; false: full tables)."
     )
-    async def lobby(
-        self,
-        info: Info,
-        first: int | None = None,
-        after: str | None = None,
-        players: int | None = None,
-        edition: str | None = None,
-        open: bool | None = None,
-    ) -> LobbyPage:
-        given = {
-            "limit": first,
-            "cursor": after,
-            "players": players,
-            "edition": edition,
-            "open": open,
-        }
-        query = {key: value for key, value in given.items() if value is not None}
+    @wire_arguments(wire.LobbyQuery, names=LOBBY_ARGUMENTS, types={"edition": str})
+    async def lobby(self, info: Info, query: dict[str, Any]) -> LobbyPage:
         try:
             return LobbyPage.from_json(await runtime(info).tables.page(query))
         except WireError as exc:
-            path = (exc.path or "$").replace("$.limit", "$.first").replace("$.cursor", "$.after")
+            path = exc.path or "$"
+            for field, argument in LOBBY_ARGUMENTS.items():
+                path = path.replace(f"$.{field}", f"$.{argument}")
             raise GraphQLError(exc.message, extensions={"code": exc.code, "path": path}) from None
 
 

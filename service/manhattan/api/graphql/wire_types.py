@@ -11,21 +11,26 @@ a GraphQL enum, or a type the GraphQL contract fixed otherwise (a chat message's
 
 Each derived type has ``from_json`` (the REST answer's object, camelCase keys) and
 ``from_attributes`` (an object with the same attribute names, such as an engine value).
-``wire_input`` derives an input type the same way, with the shape's defaults and ``to_json``.
+``wire_input`` derives an input type the same way, with the shape's defaults and ``to_json``;
+``wire_arguments`` derives a resolver's arguments (a REST query given as GraphQL arguments).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import types as pytypes
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from enum import Enum
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 import msgspec
 import strawberry
 
 #: The wire's scalars and their GraphQL types (strawberry maps the Python types).
 _SCALARS: tuple[type, ...] = (int, float, str, bool)
+
+Answer = TypeVar("Answer")
 
 
 def graphql_type(annotation: Any) -> Any:
@@ -111,6 +116,57 @@ def wire_input(
 
     namespace.update(__annotations__=annotations, to_json=to_json, __module__=__name__)
     return strawberry.input(type(name, (), namespace), name=name)
+
+
+def wire_arguments(
+    shape: type[msgspec.Struct],
+    *,
+    names: Mapping[str, str] | None = None,
+    types: Mapping[str, Any] | None = None,
+) -> Callable[[Callable[..., Awaitable[Answer]]], Callable[..., Awaitable[Answer]]]:
+    """A decorator giving a resolver the fields of ``shape`` as its GraphQL arguments, after its
+    own (``self``, ``info``): each optional with a null default, in the shape's order, named as
+    in ``names`` (the GraphQL name of a field, e.g. ``first`` for the wire's ``limit``) or as the
+    field, typed as a derived type's field (``types`` names what the wire cannot type). The
+    resolver's last parameter, ``query``, receives the arguments given (not null) as the shape's
+    JSON object (camelCase keys, the wire's names), for the code that reads it with ``wire``.
+    The arguments carry no descriptions: the field's own description tells them."""
+    renamed = dict(names or {})
+    annotations, _ = _fields(shape, types, with_defaults=False)
+    encode = {renamed.get(f.name, f.name): f.encode_name for f in msgspec.structs.fields(shape)}
+    derived = [
+        inspect.Parameter(
+            argument,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=annotations[field] | None,
+        )
+        for field, argument in ((f, renamed.get(f, f)) for f in annotations)
+    ]
+
+    def derive(resolver: Callable[..., Awaitable[Answer]]) -> Callable[..., Awaitable[Answer]]:
+        signature = inspect.signature(resolver)
+        *own, query = signature.parameters.values()
+        if query.name != "query":
+            raise ValueError(f"{resolver.__name__}'s last parameter must be query")
+
+        @functools.wraps(resolver)
+        async def resolve(*args: Any, **arguments: Any) -> Answer:
+            given = {key: arguments.pop(name, None) for name, key in encode.items()}
+            query = {key: value for key, value in given.items() if value is not None}
+            return await resolver(*args, **arguments, query=query)  # ``info`` is a keyword
+
+        # strawberry reads a resolver's arguments from its signature (``inspect.signature``)
+        parameters = [*own, *derived]
+        with_arguments = signature.replace(parameters=parameters)
+        resolve.__signature__ = with_arguments  # type: ignore[attr-defined]
+        resolve.__annotations__ = {
+            **{p.name: p.annotation for p in parameters if p.annotation is not p.empty},
+            "return": signature.return_annotation,
+        }
+        return resolve
+
+    return derive
 
 
 def _fields(
