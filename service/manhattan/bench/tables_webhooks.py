@@ -41,12 +41,20 @@ QUIET_SECONDS = 2.0
 
 
 @dataclass
-class Receiver:
-    """Answers every POST with 204 and keeps each delivery's latency (seconds)."""
+class Deliveries:
+    """What a receiver got: each delivery's latency (seconds), the distinct webhook ids and the
+    requests; the child process sends it to the bench whole."""
 
     latencies: list[float] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
     requests: int = 0
+
+
+@dataclass
+class Receiver:
+    """Answers every POST with 204 and keeps what it got."""
+
+    got: Deliveries = field(default_factory=Deliveries)
     last: float = 0.0
     port: int = 0
 
@@ -76,20 +84,20 @@ class Receiver:
 
     def record(self, webhook_id: str, body: bytes) -> None:
         now = time.time()
-        self.requests += 1
+        self.got.requests += 1
         self.last = time.monotonic()
-        self.ids.add(webhook_id)
+        self.got.ids.add(webhook_id)
         try:
             text = body.split(b'"timestamp":"', 1)[1].split(b'"', 1)[0].decode()
             sent = datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
         except (IndexError, ValueError):
             return
-        self.latencies.append(max(0.0, now - sent))
+        self.got.latencies.append(max(0.0, now - sent))
 
 
 class ReceiverProcess:
-    """The ``Receiver`` in a child process: ``port`` and ``last`` while it runs, and its
-    latencies, ids and request count once stopped (``stop``)."""
+    """The ``Receiver`` in a child process: ``port`` and ``last`` while it runs, and what it
+    ``got`` once stopped (``stop``)."""
 
     def __init__(self) -> None:
         context = multiprocessing.get_context("spawn")
@@ -99,9 +107,7 @@ class ReceiverProcess:
             target=_receive, args=(child, self._last), name="webhooks-receiver", daemon=True
         )
         self.port = 0
-        self.latencies: list[float] = []
-        self.ids: set[str] = set()
-        self.requests = 0
+        self.got = Deliveries()
         #: CPU seconds the receiver used, all phases (known once stopped).
         self.cpu_seconds = 0.0
 
@@ -117,8 +123,7 @@ class ReceiverProcess:
 
     async def stop(self) -> None:
         self._conn.send("stop")
-        self.latencies, ids, self.requests = await asyncio.to_thread(self._conn.recv)
-        self.ids = set(ids)
+        self.got = await asyncio.to_thread(self._conn.recv)
         if self._process.pid is not None:
             self.cpu_seconds = cpu_seconds(self._process.pid) or 0.0
         await asyncio.to_thread(self._process.join, 10)
@@ -141,7 +146,7 @@ def _receive(conn: Connection, last: Any) -> None:
         loop.remove_reader(conn.fileno())
         conn.recv()
         server.close()
-        conn.send((receiver.latencies, sorted(receiver.ids), receiver.requests))
+        conn.send(receiver.got)
 
     asyncio.run(serve())
 
@@ -169,7 +174,8 @@ async def webhooks_bench(
         await receiver.stop()
     off_rate = (off["moves_per_s"] + off_again["moves_per_s"]) / 2
     off_costs = [p["service_cpu_ms_per_move"] for p in (off, off_again)]
-    latency = latency_summary(receiver.latencies, PERCENTILES)
+    got = receiver.got
+    latency = latency_summary(got.latencies, PERCENTILES)
     report = {
         "tables": tables,
         "off": [off, off_again],
@@ -182,8 +188,8 @@ async def webhooks_bench(
         "service_cpu_ms_per_move_off": None if None in off_costs else sum(off_costs) / 2,
         "service_cpu_ms_per_move_on": on["service_cpu_ms_per_move"],
         "receiver_cpu_seconds": receiver.cpu_seconds,
-        "deliveries": receiver.requests,
-        "distinct_webhook_ids": len(receiver.ids),
+        "deliveries": got.requests,
+        "distinct_webhook_ids": len(got.ids),
         "delivery_latency": latency,
         "errors": off["errors"] + on["errors"] + off_again["errors"],
         "targets": TARGETS,
@@ -192,7 +198,7 @@ async def webhooks_bench(
         "webhooks_moves_ratio": (report["webhooks_moves_ratio"] or 0)
         >= TARGETS["webhooks_moves_ratio"],
         "delivery_p99_ms": latency.get("p99_ms", 0.0) < TARGETS["delivery_p99_ms"]
-        and receiver.requests > 0,
+        and got.requests > 0,
     }
     return report
 
