@@ -15,6 +15,7 @@ import pytest
 import uvicorn
 
 from manhattan.api.app import create_app
+from manhattan.api.ws_protocol import QueuedWebSocketProtocol
 from manhattan.settings import Settings
 from manhattan.tables import TableRuntime
 
@@ -32,7 +33,8 @@ def free_port() -> int:
 
 
 def quiet_server(app: Any, port: int, *, grace: float) -> uvicorn.Server:
-    """uvicorn serving ``app`` on loopback ``port``, with no logging of its own."""
+    """uvicorn serving ``app`` on loopback ``port``, with no logging of its own and the
+    service's websocket protocol."""
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
@@ -40,6 +42,7 @@ def quiet_server(app: Any, port: int, *, grace: float) -> uvicorn.Server:
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=grace,
+        ws=QueuedWebSocketProtocol,  # as ``manhattan serve``
     )
     return uvicorn.Server(config)
 

@@ -1,7 +1,8 @@
 """``manhattan serve``: the app under uvicorn, one worker, settings from the environment.
 
 uvicorn runs with the service's own HTTP protocol (``protocol``): httptools' parser, as uvicorn
-would pick, with bounds on request heads and deadlines for heads and bodies."""
+would pick, with bounds on request heads and deadlines for heads and bodies; and its own
+websocket protocol (``ws_protocol``), which does not stop reading after every message."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..settings import Settings
 from .app import create_app
 from .protocol import bounded_protocol, connection_limits
 from .request_log import configure_logging
+from .ws_protocol import QueuedWebSocketProtocol
 
 
 def run(host: str | None, port: int | None) -> None:
@@ -27,6 +29,7 @@ def run(host: str | None, port: int | None) -> None:
     uvicorn.run(
         app,
         http=bounded_protocol(connection_limits(settings)),
+        ws=QueuedWebSocketProtocol,
         host=settings.host,
         port=settings.port,
         workers=1,
