@@ -344,12 +344,12 @@ class Hub:
             push = kept.get(key)
             if push is None:
                 kind, data = event_json(table, entry, receiver)
-                push = kept[key] = Push(entry["v"], kind, data, kept=True)
+                push = kept[key] = Push(entry["v"], kind, data)
                 if "view" in data:
                     self._one_view_kept(table.id, kept, entry["v"], audience)
-                # Now and then, not on every push; at most some 4 x 16 versions' pushes (a table
-                # of 4 seats and spectators has 5 audiences) are kept per table: 16 x 64 were a
-                # few MiB per busy table, the bulk of a replica's growth with 200 tables playing.
+                # Now and then, not on every push: the pushes without a view (chat, joins, the
+                # end) of the last 16 versions, at most some 4 x 16 versions' worth (a table of
+                # 4 seats and spectators has 5 audiences), besides the newest view per audience.
                 if len(kept) > 4 * 5 * KEPT_VERSIONS:
                     oldest = entry["v"] - KEPT_VERSIONS
                     for old in [k for k in kept if k[0] < oldest]:
@@ -364,18 +364,20 @@ class Hub:
         version: int,
         audience: int | None,
     ) -> None:
-        """A move's push carries the view after it (some 3 KB encoded): only the newest one
-        per audience keeps it. An older one, kept for streams that resume, is replaced by
-        its copy without the view (nor the legal moves, stale by then): a stream given it asks
-        for the table, as after a gap. A stream that holds the older object writes it whole."""
+        """A move's push carries the view after it (some 3 KB encoded) and, for the person to
+        move, its legal moves: only the newest one per audience is kept. An older one goes: a
+        stream that resumes before it has it made again from the table's log, which gives an
+        entry that is no longer the newest without view or moves (``event_json``), and asks
+        for the table, as after a gap. A stream that holds the older object writes it whole.
+        (Kept, the older pushes' copies without view were most of a busy replica's pushes,
+        some 100 KB per table, and a second encoding of every push.)"""
         viewed = self._viewed.setdefault(table_id, {})
         older = viewed.get(audience)
+        if older is not None and older >= version:
+            return  # (an older entry's push made again for a stream that resumes)
         viewed[audience] = version
-        if older is None or older >= version:
-            return
-        push = kept.get((older, audience))
-        if push is not None:
-            kept[(older, audience)] = push.lean()
+        if older is not None:
+            kept.pop((older, audience), None)
 
     async def connected(self, table_id: str, max_age: float = 1.0) -> set[int]:
         """The table's connected seats, read at most ``max_age`` seconds ago (snapshots of
