@@ -214,6 +214,11 @@ class Settings:
     table_streams_per_client: int = setting(64, _positive_int)
     #: Spectators (streams without a seat) of one table, per process.
     table_spectators_per_table: int = setting(5000, _positive_int)
+    #: Public spectators' streams held by a relay process of their own once open, so that a
+    #: crowd's memory leaves with that process after the crowd has gone (off: in the service).
+    spectator_relay: bool = setting(True, _bool)
+    #: Seconds without a relayed stream after which the relay process exits.
+    spectator_relay_idle: float = setting(5.0, _positive_float)
 
     # -- quotas for anonymous callers, per client address and window (0: off) ----------------
     quota_creates: int = setting(30, _non_negative_int)

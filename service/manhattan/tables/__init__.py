@@ -25,6 +25,7 @@ from .errors import TABLE_CODES, TableError
 from .hub import Hangup, Hub, StreamLimits
 from .push import HEARTBEAT_FRAME, Push, frame_parts
 from .records import ChangeListener, TableSettings, is_table_id, now_ms, table_key
+from .relay import Handover, Relay
 from .service import Tables
 from .storage import make_store
 from .stream import table_stream
@@ -44,6 +45,7 @@ class TableRuntime:
         bots: BotRunner | None = None,
         heartbeat: float = 15.0,
         limits: StreamLimits | None = None,
+        relay_idle: float | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or TableSettings()
@@ -61,6 +63,9 @@ class TableRuntime:
             store, self.tables, limits=limits, tick=min(0.5, heartbeat / 4), keep=heartbeat
         )
         self.driver.read = self.hub.fresh
+        #: The spectator relay (``relay.py``), with the seconds it outlives its last stream;
+        #: None: spectators' streams stay in this process.
+        self.relay = None if relay_idle is None else Relay(self, idle=relay_idle)
         #: Other parts that hear of this process's changes (platforms: webhooks).
         self.listeners: list[ChangeListener] = []
         self._tasks: list[asyncio.Task[None]] = []
@@ -84,6 +89,7 @@ class TableRuntime:
                 per_client=settings.table_streams_per_client,
                 spectators_per_table=settings.table_spectators_per_table,
             ),
+            relay_idle=settings.spectator_relay_idle if settings.spectator_relay else None,
         )
 
     def table_changed(self, table_id: str, version: int) -> None:
@@ -122,6 +128,8 @@ class TableRuntime:
 
     async def close(self) -> None:
         self.hub.close()
+        if self.relay is not None:
+            await self.relay.close()
         await self.driver.close()
         await stop_tasks(self._tasks)
         await self.bots.close()
@@ -138,6 +146,7 @@ __all__ = [
     "BotChoice",
     "BotRunner",
     "ChangeListener",
+    "Handover",
     "Hangup",
     "Push",
     "StreamLimits",

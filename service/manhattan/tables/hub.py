@@ -282,6 +282,18 @@ class Hub:
                 self._viewed.pop(table_id, None)
                 self._connected.pop(table_id, None)
 
+    def hold(self, table_id: str, client: str | None) -> None:
+        """A spectator's stream of ``table_id`` handed over to the relay (``relay.py``) keeps
+        its place in the limits, as an open stream here would, until ``release``. Never
+        refused: the stream was admitted when it opened."""
+        _count(self._clients, client, 1)
+        _count(self._spectators, table_id, 1)
+
+    def release(self, table_id: str, client: str | None) -> None:
+        """The relayed stream held by ``hold`` closed: its counts are given back."""
+        _count(self._clients, client, -1)
+        _count(self._spectators, table_id, -1)
+
     def _admit(self, table_id: str, client: str | None, spectator: bool) -> None:
         if client is not None and self._clients.get(client, 0) >= self.limits.per_client:
             raise TableError(

@@ -44,9 +44,11 @@ async def table_stream(
     heartbeat: float = 15.0,
     client: str | None = None,
     hangup: Hangup | None = None,
+    counted: bool = True,
 ) -> AsyncGenerator[Push | None, None]:
     """Events of ``table_id`` for ``bearer`` (None: a spectator of a public table), counted
-    against the stream limits of ``client`` (its address). ``runtime`` is the app's
+    against the stream limits of ``client`` (its address) unless not ``counted`` (the spectator
+    relay's feed: each stream it serves is counted there, ``relay.py``). ``runtime`` is the app's
     ``TableRuntime``; a ``hangup`` the transport calls when its client is gone ends the stream
     at once. Raises TableError (or the store's error) before the first item when the table, the
     bearer or the limits refuse it.
@@ -54,7 +56,7 @@ async def table_stream(
     Between changes the stream only waits on its hub doorbell: its heartbeats come from the
     hub's one shared timer, and what it sends is the hub's (the read, the encoded pushes)."""
     tables, hub = runtime.tables, runtime.hub
-    spectator = bearer is None or bearer.sid is None
+    spectator = counted and (bearer is None or bearer.sid is None)
     bell = hub.listen(table_id, client=client, spectator=spectator, heartbeat=heartbeat)
     try:
         if hangup is not None:

@@ -18,7 +18,8 @@ from typing import Any, cast
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from manhattan.tables import HEARTBEAT_FRAME, Hangup, Push
+from manhattan.api.protocol import BoundedHttpToolsProtocol
+from manhattan.tables import HEARTBEAT_FRAME, Handover, Hangup, Push
 
 #: Where ``ServiceApp`` puts a table stream's server ``send`` (uvicorn's, held weakly) in the
 #: request's scope, for ``direct_sink``.
@@ -33,23 +34,28 @@ HEADERS = [
 
 class EventStreamResponse(Response):
     """The items of an opened table stream (``first``, then the rest of ``source``) as SSE
-    frames; ``hangup`` is the one given to ``table_stream``."""
+    frames; ``hangup`` is the one given to ``table_stream``. Given a ``handover`` (a public
+    spectator's stream), the connection goes to the spectator relay once the first frame is
+    written, when it can (``relayable``): the stream here then ends as on a hang-up."""
 
     media_type = "text/event-stream"
     # No instance dict (the base class has one, made only when an attribute goes in it).
-    __slots__ = ("_first", "_hangup", "_source", "background", "status_code")
+    __slots__ = ("_first", "_handover", "_hangup", "_source", "background", "status_code")
 
     def __init__(
         self,
         first: Push | None,
         source: AsyncGenerator[Push | None, None],
         hangup: Hangup,
+        *,
+        handover: Handover | None = None,
     ) -> None:
         self.status_code = 200
         self.background = None
         self._first: Push | None = first
         self._source = source
         self._hangup = hangup
+        self._handover = handover
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
@@ -66,6 +72,8 @@ class EventStreamResponse(Response):
                 item = None  # an idle stream holds no event (a snapshot is one receiver's)
                 await send({"type": "http.response.body", "body": frame, "more_body": True})
                 del frame
+                if self._handover is not None and await self._hand_over(server_send):
+                    continue  # (ended: the relay writes to the connection from now on)
                 item = await anext(source)
         except StopAsyncIteration:
             pass
@@ -73,6 +81,48 @@ class EventStreamResponse(Response):
             watcher.close()
             await source.aclose()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _hand_over(self, server_send: Callable[[], object] | None) -> bool:
+        """The connection handed over to the relay (True), or kept here."""
+        handover, self._handover = self._handover, None
+        transport = relayable(None if server_send is None else server_send())
+        if handover is None or transport is None or not await handover.ready():
+            return False
+        if relayable(None if server_send is None else server_send()) is not transport:
+            return False  # (it changed while the relay started: it hung up, or was written to)
+        if not handover.take(transport.get_extra_info("socket").fileno()):
+            return False
+        # The process holds a copy of the socket: dropping uvicorn's, without a write or a
+        # shutdown, leaves the connection open; uvicorn sees it lost and forgets the request.
+        transport.abort()
+        self._hangup()
+        return True
+
+
+def relayable(server_send: object) -> Any:
+    """The transport of the connection under uvicorn's ``send`` when it can be handed over to
+    the relay now: the service's own HTTP/1.1 protocol (``BoundedHttpToolsProtocol``: the one
+    ``manhattan serve`` runs, whose internals this leans on, as ``direct_sink`` does), chunked,
+    plain TCP (a TLS session cannot be handed over), nothing waiting to go out and no request
+    pipelined behind the stream's; None otherwise."""
+    cycle: Any = getattr(server_send, "__self__", None)
+    transport: Any = getattr(cycle, "transport", None)
+    if transport is None or transport.is_closing():
+        return None
+    protocol = transport.get_protocol()
+    if (
+        not isinstance(protocol, BoundedHttpToolsProtocol)
+        or protocol.cycle is not cycle
+        or protocol.pipeline
+        or cycle.chunked_encoding is not True
+        or cycle.disconnected
+        or cycle.response_complete
+        or transport.get_extra_info("sslcontext") is not None
+        or transport.get_extra_info("socket") is None
+        or transport.get_write_buffer_size() != 0
+    ):
+        return None
+    return transport
 
 
 #: Bytes a connection may have waiting to go out and still be written to directly.

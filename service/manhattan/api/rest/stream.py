@@ -26,7 +26,7 @@ from manhattan.api.client_address import client_address
 from manhattan.api.rest.shortcut import ErrorHandler, Shortcut
 from manhattan.api.rest.sse import EventStreamResponse
 from manhattan.api.rest.tables import bearer, runtime, table_id
-from manhattan.tables import Bearer, Hangup, Push, TableError, table_stream
+from manhattan.tables import Bearer, Handover, Hangup, Push, TableError, table_stream
 
 
 def last_event_id(request: HTTPConnection) -> int | None:
@@ -64,8 +64,19 @@ async def opened_stream(
 async def get_events(request: Request) -> Response:
     hangup = Hangup()
     # Refusals (no table, bad seat) are plain error answers.
-    _, first, source = await opened_stream(request, hangup)
-    return EventStreamResponse(first, source, hangup)
+    who, first, source = await opened_stream(request, hangup)
+    return EventStreamResponse(first, source, hangup, handover=handover(request, who, first))
+
+
+def handover(request: HTTPConnection, who: Bearer | None, first: Push | None) -> Handover | None:
+    """What hands a public spectator's stream over to the spectator relay once its first item
+    is written (None: kept here: a seat's, or the relay is off). The stream has then had the
+    first item's version, or the one it resumed at when that item is a heartbeat."""
+    relay = runtime(request).relay
+    version = first.id if first is not None else last_event_id(request)
+    if who is not None or relay is None or version is None:
+        return None
+    return Handover(relay, table_id(request), version, client_address(request.scope))
 
 
 def stream_shortcut(on_error: ErrorHandler, on_crash: ErrorHandler) -> Shortcut:
