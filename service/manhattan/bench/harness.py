@@ -252,6 +252,15 @@ def resident_kib(pid: int) -> int | None:
     return None
 
 
+def tree_resident_kib(pid: int) -> int | None:
+    """The resident set size of ``pid`` and of every process below it (the service's spectator
+    relay holds streams of its own, its webhook worker and bot pool their work), or None."""
+    own = resident_kib(pid)
+    if own is None:
+        return None
+    return own + sum(resident_kib(child) or 0 for child in descendants(pid))
+
+
 def process_cpu(pid: int | None) -> float | None:
     """CPU seconds of the service ``pid`` and the processes it started (its webhook worker, its
     bot pool: their work is the service's); None without a process id."""

@@ -10,7 +10,8 @@ earlier phases grew and freed.
   second. Measured: the spectators' push latency (from just before a move's POST to its
   arrival on each spectator's stream), a cheap request's latency (a table GET and
   ``/healthz``) before the spectators come and while they watch, and RSS at the start, with the
-  spectators open and after they closed.
+  spectators open and after they closed: of the service and the processes below it (its
+  spectator relay holds the spectators' streams), and of the service alone.
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from .harness import latency_summary, process_cpu, resident_kib, spawned_service
+from .harness import (
+    latency_summary,
+    process_cpu,
+    resident_kib,
+    spawned_service,
+    tree_resident_kib,
+)
 from .table_crowd_process import Crowd
 from .table_people import (
     BenchError,
@@ -113,15 +120,16 @@ async def spectators_phase(
         watched = await public_table(pool)
         await asyncio.sleep(max(3.0, think * 2))  # the tables set up and playing
         idle = await _probe(endpoint, watched.table_id, probe_seconds)
-        rss_start = resident_kib(pid) if pid is not None else None
+        rss_start = _rss_now(pid)
         watching = await _watch_one_game(endpoint, pid, watched, spectators, rate, seed)
         await asyncio.sleep(10.0)  # the closed streams noticed, their memory given back
-        rss_end = resident_kib(pid) if pid is not None else None
+        rss_end = _rss_now(pid)
     finally:
         stop_play.set()
         played = await play
         pool.close()
     busy = watching.pop("cheap")
+    rss_open = watching.pop("rss_open")
     report = {
         "spectators": spectators,
         "tables": tables,
@@ -132,7 +140,8 @@ async def spectators_phase(
         "cheap_p99_vs_idle": ratio(busy["table_get"]["p99_ms"], idle["table_get"]["p99_ms"]),
         "healthz_p99_vs_idle": ratio(busy["healthz"]["p99_ms"], idle["healthz"]["p99_ms"]),
         **watching,
-        "rss": _rss(rss_start, watching.pop("rss_open"), rss_end, spectators),
+        "rss": _rss(rss_start[0], rss_open[0], rss_end[0], spectators),
+        "rss_service_alone": _rss(rss_start[1], rss_open[1], rss_end[1], spectators),
         "targets": SPECTATOR_TARGETS,
     }
     report["errors"] = played["errors"] + report["watched_errors"]
@@ -169,7 +178,7 @@ async def _watch_one_game(
         if crowd.errors:
             raise BenchError(f"{len(crowd.errors)} spectator streams failed: {crowd.errors[:3]}")
         await asyncio.sleep(2.0)
-        rss_open = resident_kib(pid) if pid is not None else None
+        rss_open = _rss_now(pid)
         seated = [asyncio.create_task(p.run()) for p in people]
         await asyncio.gather(*(p.ready.wait() for p in people))
         # New connections: the service closes keep-alive ones idle for 30 s, as the pool's may
@@ -216,6 +225,13 @@ async def _watch_one_game(
         "cheap": busy,
         "rss_open": rss_open,
     }
+
+
+def _rss_now(pid: int | None) -> tuple[int | None, int | None]:
+    """KiB resident: the service with the processes below it, and the service alone."""
+    if pid is None:
+        return None, None
+    return tree_resident_kib(pid), resident_kib(pid)
 
 
 def _rss(start: int | None, opened: int | None, end: int | None, count: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import orjson
 
 from ..http_client import Connection, Origin, Reply
-from .harness import latency_summary, process_cpu, resident_kib
+from .harness import latency_summary, process_cpu, tree_resident_kib
 from .sse_frames import Connected, FrameStream, StreamRefused
 from .table_report import PERCENTILES, SEATS, memory_growth, per_second
 
@@ -427,12 +427,12 @@ async def idle_streams(
     endpoint: Endpoint, pid: int | None, streams: int, hold: float, settle: float = 3.0
 ) -> dict[str, Any]:
     """``streams`` seats (four per table) open their streams and stay silent for ``hold``
-    seconds; the service's RSS before they open (tables made and joined), after the hold, and
-    ``settle`` seconds after they closed."""
+    seconds; the RSS of the service and its processes (``tree_resident_kib``) before they open
+    (tables made and joined), after the hold, and ``settle`` seconds after they closed."""
     runs = await make_tables(endpoint, math.ceil(streams / SEATS), {})
     seats = [(run, k) for run in runs for k in range(SEATS)][:streams]
     await asyncio.sleep(1.0)  # let the setup's garbage settle before the baseline
-    before = resident_kib(pid) if pid is not None else None
+    before = tree_resident_kib(pid) if pid is not None else None
     opened: list[FrameStream] = []
     snapshots = 0
 
@@ -456,12 +456,12 @@ async def idle_streams(
                 raise BenchError(f"{len(opened) - snapshots} idle streams sent no snapshot")
             await asyncio.sleep(0.05)  # every stream's first frame, its snapshot, arrived
         await asyncio.sleep(hold)  # every stream open and silent (heartbeats only)
-        after = resident_kib(pid) if pid is not None else None
+        after = tree_resident_kib(pid) if pid is not None else None
     finally:
         for stream in opened:
             stream.close()
     await asyncio.sleep(settle)
-    closed = resident_kib(pid) if pid is not None else None
+    closed = tree_resident_kib(pid) if pid is not None else None
     memory = memory_growth(before, after, len(opened))
     if memory["available"] and closed is not None:
         memory["closed_mib"] = closed / 1024

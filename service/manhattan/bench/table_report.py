@@ -245,10 +245,16 @@ def print_spectators(found: dict[str, Any]) -> None:
     if rss["available"]:
         back = rss["back_within_mib"]
         print(
-            f"    RSS {rss['start_mib']:.1f} MiB at the start, {rss['open_mib']:.1f} MiB with "
-            f"the spectators ({rss['per_stream_kib']:.1f} KiB each), {rss['end_mib']:.1f} MiB "
-            f"after they closed: {back:+.1f} MiB (target within {targets['rss_back_mib']:.0f} "
-            f"MiB: {_verdict(abs(back) <= targets['rss_back_mib'])})"
+            f"    RSS (the service and its processes) {rss['start_mib']:.1f} MiB at the start, "
+            f"{rss['open_mib']:.1f} MiB with the spectators ({rss['per_stream_kib']:.1f} KiB "
+            f"each), {rss['end_mib']:.1f} MiB after they closed: {back:+.1f} MiB (target within "
+            f"{targets['rss_back_mib']:.0f} MiB: {_verdict(abs(back) <= targets['rss_back_mib'])})"
+        )
+    alone = found.get("rss_service_alone", {})
+    if alone.get("available"):
+        print(
+            f"    RSS of the service alone: {alone['start_mib']:.1f}, {alone['open_mib']:.1f}, "
+            f"{alone['end_mib']:.1f} MiB ({alone['back_within_mib']:+.1f} MiB)"
         )
     print(f"    cheap requests that failed (then on a new connection): {found['cheap_failed']}")
     samples = found["beside"]["error_samples"] + found["watched_error_samples"]
