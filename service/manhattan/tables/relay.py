@@ -120,6 +120,10 @@ class Relay:
         feed = self._feeds.get(table_id)
         if self._channel is None or self.closed or (feed is not None and feed.version != version):
             return False
+        try:
+            copy = os.dup(fd)
+        except OSError:  # (out of descriptors: the stream stays here)
+            return False
         if feed is None:
             feed = self._feeds[table_id] = Feed(table_id, version)
             feed.task = asyncio.get_running_loop().create_task(
@@ -133,7 +137,7 @@ class Relay:
             self._idle_timer.cancel()
             self._idle_timer = None
         # (A channel lost while sending gives every hold back, this one too.)
-        return self._send(encode_handoff(table_id, version, client or "", handle), os.dup(fd))
+        return self._send(encode_handoff(table_id, version, client or "", handle), copy)
 
     async def _feed(self, feed: Feed) -> None:
         """The table's public frames, sent once to the process; its streams ended when the

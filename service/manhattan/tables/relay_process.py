@@ -22,6 +22,7 @@ format is declared once, here (``encode_*``/``decode``), and the service imports
 from __future__ import annotations
 
 import selectors
+import signal
 import socket
 import struct
 import sys
@@ -311,6 +312,9 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2 or not argv[1].isdigit():
         print("usage: relay_process.py CHANNEL_FD", file=sys.stderr)
         return 2
+    # The service ends this process (by closing the channel): a Ctrl-C at the terminal, which
+    # reaches the whole process group, is the service's to handle, not a crash here.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     Relay(socket.socket(fileno=int(argv[1]))).run()
     return 0
 
