@@ -183,6 +183,41 @@ async def test_relayed_streams_count_against_the_per_client_limit() -> None:
             spectator.close()
 
 
+async def test_relayed_streams_count_against_the_spectators_per_table() -> None:
+    async with RelayServer(table_spectators_per_table=2) as live, live.client() as c:
+        tid, _, _ = await new_table(live, 2, public=True)
+        crowd = await spectators(live, tid, 2)  # (the table's feed is not counted)
+        refused = await c.get(f"/v1/tables/{tid}/events")
+        assert refused.status_code == 429 and refused.json()["code"] == "TOO_MANY_STREAMS"
+        for spectator in crowd:
+            spectator.close()
+
+
+async def test_spectators_opening_while_the_table_plays_miss_nothing() -> None:
+    """Handed over at the feed's version (waited for when it is a little behind), or kept in
+    the service: either way every version after a spectator's snapshot comes once, in order."""
+    async with RelayServer() as live:
+        tid, _, people = await new_table(live, 2, public=True)
+        playing = asyncio.create_task(play(people, 12))
+        crowd: list[tuple[Spectator, int]] = []
+        try:
+            for _ in range(8):
+                spectator = await Spectator.open(live, tid)
+                kind, version = await spectator.event()
+                assert kind == "snapshot"
+                crowd.append((spectator, version))
+                await asyncio.sleep(0.02)
+            made = await playing
+            relay = live.runtime.relay
+            assert relay is not None and relay.relayed > 0  # (8 of 8 when tried)
+            for spectator, version in crowd:
+                later = [v for v in made if v > version]
+                assert [await spectator.event() for _ in later] == [("move", v) for v in later]
+        finally:
+            for spectator, _ in crowd:
+                spectator.close()
+
+
 async def test_a_killed_relay_ends_its_streams_and_the_next_stream_works() -> None:
     async with RelayServer() as live:
         tid, _, people = await new_table(live, 2, public=True)

@@ -21,6 +21,7 @@ format is declared once, here (``encode_*``/``decode``), and the service imports
 
 from __future__ import annotations
 
+import os
 import selectors
 import signal
 import socket
@@ -183,7 +184,12 @@ class Relay:
                 self._finish(conn)
 
     def _adopt(self, message: Message, fd: int) -> None:
-        sock = socket.socket(fileno=fd)
+        try:
+            sock = socket.socket(fileno=fd)
+        except OSError:  # (not a socket: the service is told it closed)
+            os.close(fd)
+            self._report(encode_closed(message.handle))
+            return
         sock.setblocking(False)
         conn = Connection(sock, message.table_id, message.version, message.handle)
         self.tables.setdefault(conn.table_id, set()).add(conn)
