@@ -2,8 +2,9 @@
 
 ``TableRuntime`` bundles what one process needs: the operations (``Tables``), the pub/sub fan-out
 to local streams (``Hub``), bots and timers (``Driver``) and the bot process pool
-(``BotRunner``); ``start``/``close`` run and stop their background tasks. Depends on the engine,
-the bots, the store and the sealer; not on the API.
+(``BotRunner``), and the spectator relay (``Relay``) when it is on; ``start``/``close`` run
+and stop their background tasks. Depends on the engine, the bots, the store and the sealer;
+not on the API.
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ as they come, and nothing per stream that a shared part can do.
 Per open stream there is the request's own task (which writes the frames), and a hang-up
 watch with no task of its own (``HangupWatch``); no task group, no queue, no timer: heartbeats
 are rung by the hub's one shared timer, and the server's shutdown is noticed there too
-(``server_exiting``), so an open stream never holds up a graceful shutdown.
+(``server_exiting``), so an open stream never holds up a graceful shutdown. A public
+spectator's stream is handed over to the spectator relay (``tables/relay.py``) once its first
+frame is written, and then costs this process nothing (``relayable``).
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ class EventStreamResponse(Response):
         return True
 
 
-def relayable(server_send: object) -> Any:
+def relayable(server_send: object) -> asyncio.Transport | None:
     """The transport of the connection under uvicorn's ``send`` when it can be handed over to
     the relay now: the service's own HTTP/1.1 protocol (``BoundedHttpToolsProtocol``: the one
     ``manhattan serve`` runs, whose internals this leans on, as ``direct_sink`` does), chunked,
@@ -122,7 +124,7 @@ def relayable(server_send: object) -> Any:
         or transport.get_write_buffer_size() != 0
     ):
         return None
-    return transport
+    return cast(asyncio.Transport, transport)
 
 
 #: Bytes a connection may have waiting to go out and still be written to directly.
