@@ -10,6 +10,7 @@ import ast
 import asyncio
 import os
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 from manhattan.api.protocol import bounded_protocol, connection_limits
 from manhattan.settings import Settings
 from manhattan.tables import HEARTBEAT_FRAME, TableRuntime
+from manhattan.tables import relay as relay_service
 from manhattan.tables import relay_process as relay_module
 from manhattan.tables.relay import Relay
 from manhattan.tables.relay_process import TERMINATOR
@@ -237,6 +239,39 @@ async def test_a_killed_relay_ends_its_streams_and_the_next_stream_works() -> No
         (made,) = await play(people, 1)
         assert await late.event() == ("move", made)
         late.close()
+
+
+async def test_a_relay_that_stops_reading_is_let_go_not_buffered_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A relay process that takes no more messages (stopped here) is let go once the service
+    holds ``OUTBOX_BYTES`` of them: killed, its streams ended, its places given back; the
+    service's memory does not grow with every frame of its tables."""
+    monkeypatch.setattr(relay_service, "OUTBOX_BYTES", 20_000)
+    async with RelayServer() as live:
+        tid, _, people = await new_table(live, 2, public=True)
+        relay, hub = live.runtime.relay, live.runtime.hub
+        assert relay is not None
+        crowd = await spectators(live, tid, 2)
+        stopped = relay.pid
+        assert stopped is not None and relay._channel is not None
+        relay._channel.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            for _ in range(60):
+                if running(relay) is None:
+                    break
+                await play(people, 1)
+            assert running(relay) is None and relay._outbox_bytes == 0
+            assert hub._clients == {} and hub._spectators == {}  # every place given back
+            await wait_until(lambda: not alive(stopped), timeout=relay_service.EXIT_SECONDS + 3)
+            for spectator in crowd:
+                await spectator.ended()
+        finally:
+            for spectator in crowd:
+                spectator.close()
+            if alive(stopped):
+                os.kill(stopped, signal.SIGKILL)
 
 
 async def test_a_shutdown_ends_relayed_streams_with_the_terminator() -> None:

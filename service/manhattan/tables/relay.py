@@ -47,6 +47,10 @@ RELAY_SCRIPT = relay_process.__file__
 CATCH_UP_SECONDS = 1.0
 #: Seconds a process let go has to exit before it is killed.
 EXIT_SECONDS = 2.0
+#: Bytes of messages the process has not taken yet that the service holds for it: past this,
+#: a process that stopped reading its channel is let go (its streams end, their clients
+#: reconnect) rather than let this process's memory grow with every frame of its tables.
+OUTBOX_BYTES = 16 * 1024 * 1024
 
 
 class Feed:
@@ -80,6 +84,7 @@ class Relay:
         self._channel: socket.socket | None = None
         self._starting: asyncio.Task[bool] | None = None
         self._outbox: list[tuple[bytes, int | None]] = []
+        self._outbox_bytes = 0
         self._held: dict[int, tuple[str, str | None]] = {}  # handle -> (table, client)
         self._per_table: dict[str, int] = {}
         self._feeds: dict[str, Feed] = {}
@@ -224,6 +229,10 @@ class Relay:
             self._close_fd(fd)
             return False
         self._outbox.append((message, fd))
+        self._outbox_bytes += len(message)
+        if self._outbox_bytes > OUTBOX_BYTES:
+            self._lost(RuntimeError(f"the relay took no message for {OUTBOX_BYTES} bytes"))
+            return False
         return True
 
     def _deliver(self, message: bytes, fd: int | None) -> None:
@@ -245,6 +254,7 @@ class Relay:
                 self._lost(exc)
                 return
             del self._outbox[0]
+            self._outbox_bytes -= len(message)
         if self._channel is not None:
             asyncio.get_running_loop().remove_writer(self._channel.fileno())
 
@@ -313,6 +323,7 @@ class Relay:
         for _, fd in self._outbox:
             self._close_fd(fd)
         self._outbox.clear()
+        self._outbox_bytes = 0
         for handle in list(self._held):
             self._closed(handle)
         for feed in self._feeds.values():
