@@ -27,7 +27,18 @@ from manhattan.settings import Settings
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-APP = create_app(Settings(access_log=False, table_idle_seconds=1, table_heartbeat_seconds=0.2))
+# No quota on table creations and joins (tests/api/test_quotas.py has their own): the fuzz
+# makes a real table with a person seated for every case of the stream, and the thorough run
+# makes more than the 30 tables and 60 joins a minute an address may.
+APP = create_app(
+    Settings(
+        access_log=False,
+        table_idle_seconds=1,
+        table_heartbeat_seconds=0.2,
+        quota_creates=0,
+        quota_joins=0,
+    )
+)
 STREAM = "/v1/tables/{id}/events"
 REST = schemathesis.openapi.from_asgi("/openapi.json", APP)
 GRAPHQL = schemathesis.graphql.from_asgi("/graphql", APP)
