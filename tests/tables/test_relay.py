@@ -305,6 +305,32 @@ async def test_a_table_that_ends_ends_its_relayed_streams() -> None:
         await wait_until(lambda: relay.relayed == 0)
 
 
+async def test_a_relay_that_cannot_start_leaves_the_streams_in_the_service(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Where there is no ``SOCK_SEQPACKET`` (macOS, Windows) or no process can be started,
+    spectators' streams stay in the service, as with the relay off, after one warning."""
+    monkeypatch.delattr(socket, "SOCK_SEQPACKET")
+    async with RelayServer() as live:
+        tid, _, people = await new_table(live, 2, public=True)
+        relay, hub = live.runtime.relay, live.runtime.hub
+        assert relay is not None
+        crowd = [await Spectator.open(live, tid) for _ in range(3)]
+        try:
+            for spectator in crowd:
+                assert (await spectator.event())[0] == "snapshot"
+            made = await play(people, 2)
+            for spectator in crowd:
+                assert [await spectator.event() for _ in made] == [("move", v) for v in made]
+            assert relay.relayed == 0 and relay.pid is None
+            assert hub.stream_count == 3
+            warned = [r for r in caplog.records if "relay not started" in r.getMessage()]
+            assert len(warned) == 1
+        finally:
+            for spectator in crowd:
+                spectator.close()
+
+
 async def test_with_the_relay_off_streams_stay_in_the_service() -> None:
     async with RelayServer(spectator_relay=False) as live:
         tid, _, people = await new_table(live, 2, public=True)

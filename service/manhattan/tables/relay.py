@@ -21,6 +21,7 @@ import logging
 import os
 import socket
 import sys
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,9 @@ RELAY_SCRIPT = relay_process.__file__
 CATCH_UP_SECONDS = 1.0
 #: Seconds a process let go has to exit before it is killed.
 EXIT_SECONDS = 2.0
+#: Seconds after a process could not be started before the next handover tries again (the
+#: streams meanwhile stay in the service, as with the relay off).
+RETRY_SECONDS = 60.0
 #: Bytes of messages the process has not taken yet that the service holds for it: past this,
 #: a process that stopped reading its channel is let go (its streams end, their clients
 #: reconnect) rather than let this process's memory grow with every frame of its tables.
@@ -91,6 +95,7 @@ class Relay:
         self._handles = itertools.count(1)
         self._idle_timer: asyncio.TimerHandle | None = None
         self._exits: set[asyncio.Task[None]] = set()
+        self._retry_at = 0.0  # (monotonic: no start is tried before then)
 
     @property
     def relayed(self) -> int:
@@ -179,28 +184,34 @@ class Relay:
     async def _started(self) -> bool:
         if self._channel is not None:
             return True
+        if time.monotonic() < self._retry_at:
+            return False
         if self._starting is None:
             self._starting = asyncio.get_running_loop().create_task(self._spawn())
         return await asyncio.shield(self._starting)
 
     async def _spawn(self) -> bool:
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-I",  # no environment, no user site: the standard library only
-                "-S",
-                RELAY_SCRIPT,
-                str(theirs.fileno()),
-                pass_fds=(theirs.fileno(),),
-                stdin=asyncio.subprocess.DEVNULL,
-            )
-        except OSError as exc:
-            log.warning("spectator relay not started", extra={"error": repr(exc)})
-            ours.close()
-            return False
+            try:
+                ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            except (OSError, AttributeError) as exc:  # (no such sockets: not Linux)
+                return self._not_started(exc)
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-I",  # no environment, no user site: the standard library only
+                    "-S",
+                    RELAY_SCRIPT,
+                    str(theirs.fileno()),
+                    pass_fds=(theirs.fileno(),),
+                    stdin=asyncio.subprocess.DEVNULL,
+                )
+            except OSError as exc:
+                ours.close()
+                return self._not_started(exc)
+            finally:
+                theirs.close()  # the process's copy is its own: its exit ends the channel here
         finally:
-            theirs.close()  # the process's copy is its own: its exit ends the channel here
             self._starting = None
         if self.closed:
             ours.close()
@@ -211,6 +222,16 @@ class Relay:
         asyncio.get_running_loop().add_reader(ours.fileno(), self._read)
         log.info("spectator relay started", extra={"pid": process.pid})
         return True
+
+    def _not_started(self, exc: BaseException) -> bool:
+        """One warning, and no other try for ``RETRY_SECONDS``: meanwhile spectators' streams
+        stay in the service."""
+        self._retry_at = time.monotonic() + RETRY_SECONDS
+        log.warning(
+            "spectator relay not started: spectators' streams stay in the service",
+            extra={"error": repr(exc), "retryInSeconds": RETRY_SECONDS},
+        )
+        return False
 
     def _send(self, message: bytes, fd: int | None = None) -> bool:
         """Send ``message`` (with ``fd``, closed here once sent) in order: False when the
