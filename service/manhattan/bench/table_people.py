@@ -135,17 +135,22 @@ async def bounded(limit: int, jobs: Sequence[Callable[[], Awaitable[T]]]) -> lis
 
 # -- the stateless baseline -------------------------------------------------------------------
 async def stateless(endpoint: Endpoint, players: int, seconds: float, seed: int) -> dict[str, Any]:
-    """Random 4-player games by legal-moves + apply on the sealed token, ``players`` at once."""
+    """Random 4-player games by legal-moves + apply on the sealed token, ``players`` at once,
+    for ``seconds`` and until a move is made (a short phase against a service that is slow to
+    answer its first requests would have none: its rate is then over the longer time)."""
     tally = Tally()
     deadline = time.monotonic() + seconds
+
+    def going() -> bool:
+        return time.monotonic() < deadline or not tally.moves
 
     async def player(rng: random.Random) -> None:
         connection = endpoint.connection()
         try:
-            while time.monotonic() < deadline:
+            while going():
                 game = await must(connection, "POST", "/v1/games", {"players": SEATS})
                 token = game["token"]
-                while time.monotonic() < deadline:
+                while going():
                     listed = await must(
                         connection, "POST", "/v1/legal-moves", {"state": {"token": token}}
                     )
