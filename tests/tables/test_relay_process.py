@@ -103,7 +103,7 @@ def test_frames_after_the_handover_in_order_a_snapshot_resets_and_end_terminates
             encode_frame("t1", 5, frame("move", 5)),
             encode_frame("t1", 6, frame("move", 6)),
             encode_heartbeat("t1", HEARTBEAT),
-            encode_frame("t1", 3, frame("snapshot", 3)),  # (after a gap: every stream resets)
+            encode_frame("t1", 3, frame("snapshot", 3), snapshot=True),  # (a gap: all reset)
             encode_frame("t1", 4, frame("move", 4)),
             encode_end("t1"),
         ):

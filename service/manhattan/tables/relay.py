@@ -167,7 +167,8 @@ class Relay:
             async with contextlib.aclosing(source):
                 async for item in source:
                     if item is not None:
-                        self._send(encode_frame(tid, item.id, item.frame))
+                        snapshot = item.event == "snapshot"
+                        self._send(encode_frame(tid, item.id, item.frame, snapshot=snapshot))
                         feed.advance(item.id)
                     elif not opening:
                         self._send(encode_heartbeat(tid, HEARTBEAT_FRAME))

@@ -6,7 +6,8 @@ The service writes a spectator's headers and first frame itself, then hands the 
 socket over (``HANDOFF``, the descriptor by ``SCM_RIGHTS``) and forgets it. From then on it sends
 each public frame of the table here once (``FRAME``), and this process writes it, as one
 HTTP/1.1 chunk built once, to every connection of that table. A connection handed over at
-version v gets only the frames after v, in order; a snapshot (sent after a gap) resets it.
+version v gets only the frames after v, in order; a snapshot (``SNAPSHOT``, sent after a gap)
+resets it.
 ``END`` ends a table's streams with the chunked terminator. A connection that goes (its client
 hung up, or it fell more than ``PENDING_CAP`` bytes behind) is closed and reported (``CLOSED``).
 When the channel ends (the service closed it, exited or died), every stream ends with the
@@ -30,10 +31,10 @@ import sys
 import time
 
 # -- the channel's messages: a kind byte, then its fields --------------------------------------
-HANDOFF, FRAME, HEARTBEAT, END, CLOSED = b"H", b"F", b"B", b"E", b"C"
+HANDOFF, FRAME, SNAPSHOT, HEARTBEAT, END, CLOSED = b"H", b"F", b"S", b"B", b"E", b"C"
 #: handle, version, the table id's length (then the table id, then the client's address)
 _HANDOFF = struct.Struct(">QqB")
-#: version, the table id's length (then the table id, then the frame)
+#: version, the table id's length (then the table id, then the frame): FRAME and SNAPSHOT
 _FRAME = struct.Struct(">qB")
 _HANDLE = struct.Struct(">Q")
 #: The largest message the channel carries (a snapshot frame is some tens of KB).
@@ -70,9 +71,10 @@ def encode_handoff(table_id: str, version: int, client: str, handle: int) -> byt
     return HANDOFF + _HANDOFF.pack(handle, version, len(tid)) + tid + client.encode()
 
 
-def encode_frame(table_id: str, version: int, frame: bytes) -> bytes:
+def encode_frame(table_id: str, version: int, frame: bytes, *, snapshot: bool = False) -> bytes:
+    """A table's frame of ``version``; a ``snapshot`` resets every stream that has it."""
     tid = table_id.encode()
-    return FRAME + _FRAME.pack(version, len(tid)) + tid + frame
+    return (SNAPSHOT if snapshot else FRAME) + _FRAME.pack(version, len(tid)) + tid + frame
 
 
 def encode_heartbeat(table_id: str, frame: bytes) -> bytes:
@@ -96,7 +98,7 @@ def decode(message: bytes) -> Message:
         at = _HANDOFF.size
         tid, client = body[at : at + size].decode(), body[at + size :].decode()
         return Message(kind, tid, version, handle, client)
-    if kind == FRAME:
+    if kind in (FRAME, SNAPSHOT):
         version, size = _FRAME.unpack_from(body)
         at = _FRAME.size
         return Message(kind, body[at : at + size].decode(), version, frame=body[at + size :])
@@ -173,7 +175,7 @@ class Relay:
         kind = message.kind
         if kind == HANDOFF and fds:
             self._adopt(message, fds[0])
-        elif kind == FRAME:
+        elif kind in (FRAME, SNAPSHOT):
             self._broadcast(message)
         elif kind == HEARTBEAT:
             data = chunk(message.frame)
@@ -199,7 +201,7 @@ class Relay:
         """One frame to every connection of its table that has not had it (any for a
         snapshot: it resets what a connection has seen)."""
         version, data = message.version, chunk(message.frame)
-        snapshot = message.frame.startswith(b"event: snapshot\r\n")
+        snapshot = message.kind == SNAPSHOT
         for conn in list(self.tables.get(message.table_id, ())):
             if snapshot or version > conn.version:
                 conn.version = version
