@@ -269,8 +269,7 @@ class Hub:
     def forget(self, listener: Listener) -> None:
         """The stream of ``listener`` ended: its counts are given back."""
         table_id = listener.table_id
-        _count(self._clients, listener.client, -1)
-        _count(self._spectators, table_id if listener.spectator else None, -1)
+        self._counted(table_id, listener.client, listener.spectator, -1)
         group = self._listeners.get(table_id)
         if group is not None and listener in group:
             group.discard(listener)
@@ -286,13 +285,11 @@ class Hub:
         """A spectator's stream of ``table_id`` handed over to the relay (``relay.py``) keeps
         its place in the limits, as an open stream here would, until ``release``. Never
         refused: the stream was admitted when it opened."""
-        _count(self._clients, client, 1)
-        _count(self._spectators, table_id, 1)
+        self._counted(table_id, client, True, 1)
 
     def release(self, table_id: str, client: str | None) -> None:
         """The relayed stream held by ``hold`` closed: its counts are given back."""
-        _count(self._clients, client, -1)
-        _count(self._spectators, table_id, -1)
+        self._counted(table_id, client, True, -1)
 
     def _admit(self, table_id: str, client: str | None, spectator: bool) -> None:
         if client is not None and self._clients.get(client, 0) >= self.limits.per_client:
@@ -305,8 +302,12 @@ class Hub:
                 "TOO_MANY_STREAMS",
                 f"at most {self.limits.spectators_per_table} spectators per table",
             )
-        _count(self._clients, client, 1)
-        _count(self._spectators, table_id if spectator else None, 1)
+        self._counted(table_id, client, spectator, 1)
+
+    def _counted(self, table_id: str, client: str | None, spectator: bool, step: int) -> None:
+        """A stream of ``client`` (and a spectator of ``table_id``) counted in or out."""
+        _count(self._clients, client, step)
+        _count(self._spectators, table_id if spectator else None, step)
 
     async def fresh(
         self, table_id: str, at_least: int = 0, *, max_age: float | None = None
