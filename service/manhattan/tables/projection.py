@@ -19,6 +19,7 @@ from manhattan import Move, State
 
 from ..engine.codec import state_from_msgpack
 from .model import Table, event_data
+from .view_text import public_rest
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,20 +68,17 @@ _recent_views: dict[tuple[int, int | None], tuple[State, dict[str, Any]]] = {}
 
 def view_json(state: State, player: int | None) -> msgspec.Raw:
     """``seat_view`` as the JSON text a push carries: the public view is encoded once a state,
-    and a seat's view is that text with its own hand and player put first (a move's pushes
-    encoded the whole view again for every seat)."""
+    straight from the state (``view_text``), and a seat's view is that text with its own hand
+    and player put first (a move's pushes encoded the whole view again for every seat)."""
     text = _kept_text(state, player)
     if text is None:
         rest = _kept_text(state, _REST)
         if rest is None:
-            public = seat_view(state, None)
-            encoded = _encode({k: v for k, v in public.items() if k not in ("hand", "player")})
-            rest = _keep_text(state, _REST, encoded[1:])  # '"board":...}'
+            rest = _keep_text(state, _REST, public_rest(state))  # '"board":...}'
         if player is None:
             head = b'{"hand":[],"player":null,'
         else:
-            own = manhattan.view(state, player)
-            head = b'{"hand":%s,"player":%d,' % (_encode(list(own.hand)), own.player)
+            head = b'{"hand":%s,"player":%d,' % (_encode(state.hands[player]), player)
         text = _keep_text(state, player, head + rest)
     return msgspec.Raw(text)
 

@@ -1,0 +1,45 @@
+"""The public view's text made straight from a state is, byte for byte, the engine's view
+encoded: the pushes' views are the answers' views."""
+
+from __future__ import annotations
+
+import msgspec
+from hypothesis import HealthCheck, given, settings
+
+import manhattan
+from manhattan.tables.projection import view_json
+from manhattan.tables.view_text import public_rest
+
+from ..strategies import playthroughs
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_encode = msgspec.json.Encoder().encode
+
+
+def _engine_text(state: manhattan.State, player: int | None) -> bytes:
+    """The old way: the engine's view as dicts, with the hand and the player first."""
+    view = manhattan.view(state, player or 0).to_json()
+    hand, _ = view.pop("hand"), view.pop("player")
+    head = {"hand": [] if player is None else hand, "player": player}
+    return _encode(head)[:-1] + b"," + _encode(view)[1:]
+
+
+@SETTINGS
+@given(playthroughs(to_the_end=True))
+def test_every_state_of_a_game_gives_the_engines_view_text(game) -> None:  # type: ignore[no-untyped-def]
+    """Every state of whole games (all editions and variants: urban rules, monsters, scored
+    rounds), the public view and each seat's."""
+    for state in [*game.states[:: max(1, len(game.states) // 12)], game.final]:
+        assert public_rest(state) == _engine_text(state, None).split(b'"player":null,', 1)[1]
+        for player in (None, *range(state.rules.players)):
+            assert bytes(view_json(state, player)) == _engine_text(state, player)
+
+
+def test_a_kept_part_is_never_another_objects() -> None:
+    """Rules and scored rounds are kept by identity: an equal-looking new game with other rules
+    gets its own text."""
+    two = manhattan.new_game(players=2, seed="a")
+    three = manhattan.new_game(players=3, seed="a")
+    assert b'"players":2' in public_rest(two)
+    assert b'"players":3' in public_rest(three)
+    assert b'"players":2' in public_rest(manhattan.new_game(players=2, seed="b"))
