@@ -35,11 +35,11 @@ def public_rest(state: State) -> bytes:
             "firstPlayer": state.first_player,
             "format": VIEW_FORMAT,
             "handSizes": [len(hand) for hand in state.hands],
-            "history": _kept(state.history, _history_text),
+            "history": _history_text(state.history),
             "monster": None if state.monster is None else block_coords(state.monster),
             "phase": state.phase,
             "round": state.round,
-            "rules": _kept(state.rules, _rules_text),
+            "rules": _kept(state.rules, state.rules, _rules_text),
             "scores": state.scores,
             "selected": state.selected,
             "shuffles": state.shuffles,
@@ -57,7 +57,16 @@ def public_rest(state: State) -> bytes:
     return text[1:]
 
 
-def _history_text(history: Any) -> bytes:
+def _history_text(history: tuple[Any, ...]) -> msgspec.Raw:
+    """The scored rounds' text. A move makes a new tuple of the same records (the engine's
+    ``play`` copies them), so the text is kept by the newest record, and used when the kept
+    tuple equals this one (the same records: compared by identity first)."""
+    if not history:
+        return _NO_HISTORY
+    return _kept(history[-1], history, _records_text)
+
+
+def _records_text(history: tuple[Any, ...]) -> bytes:
     return _encode([record.to_json() for record in history])
 
 
@@ -65,20 +74,21 @@ def _rules_text(rules: Any) -> bytes:
     return _encode(rules.to_json())
 
 
-def _kept(value: object, make: Any) -> msgspec.Raw:
-    """``make(value)``'s text, kept while ``value`` (immutable: a state's rules and scored
-    rounds are shared by the states after it) is among the last few asked for."""
-    found = _texts.get(id(value))
-    if found is not None and found[0] is value:
-        return found[1]
+def _kept(key: object, value: Any, make: Any) -> msgspec.Raw:
+    """``make(value)``'s text, kept by ``key`` (an immutable object that ``value`` holds or is:
+    a game's rules and scored rounds last while it is played) while among the last asked for."""
+    found = _texts.get(id(key))
+    if found is not None and found[0] is key and found[1] == value:
+        return found[2]
     text = msgspec.Raw(make(value))
     if len(_texts) >= KEPT:
         _texts.pop(next(iter(_texts)))
-    _texts[id(value)] = (value, text)
+    _texts[id(key)] = (key, value, text)
     return text
 
 
-#: Texts kept (each holds its value, so an id is not reused while kept): a few hundred tables'
+_NO_HISTORY = msgspec.Raw(b"[]")
+#: Texts kept (each holds its key, so an id is not reused while kept): a few hundred tables'
 #: rules and scored rounds, some 300 bytes each.
 KEPT = 1024
-_texts: dict[int, tuple[object, msgspec.Raw]] = {}
+_texts: dict[int, tuple[object, Any, msgspec.Raw]] = {}
