@@ -12,7 +12,11 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
-from websockets.frames import Close
+from websockets.frames import Close, Frame, Opcode
+from websockets.streams import StreamReader
+
+from manhattan.api.rest.table_socket import socket_text, text_frame
+from manhattan.tables import Push
 
 from tests.tables.conftest import LiveServer, new_table, ok
 
@@ -63,10 +67,14 @@ async def sockets(live: LiveServer) -> AsyncIterator[Opener]:
     """``open(table_id, token=None, query="")``: a socket, closed when the block ends."""
     opened: list[Socket] = []
 
-    async def open_(table_id: str, token: str | None = None, query: str = "") -> Socket:
+    async def open_(
+        table_id: str, token: str | None = None, query: str = "", compression: str | None = "deflate"
+    ) -> Socket:
         url = f"ws://127.0.0.1:{live.port}/v1/tables/{table_id}/socket{query}"
         headers = {"authorization": f"Bearer {token}"} if token else None
-        opened.append(Socket(await connect(url, additional_headers=headers)))
+        opened.append(
+            Socket(await connect(url, additional_headers=headers, compression=compression))
+        )
         return opened[-1]
 
     try:
@@ -76,12 +84,17 @@ async def sockets(live: LiveServer) -> AsyncIterator[Opener]:
             await socket.ws.close()
 
 
-async def test_two_seats_play_a_whole_game_on_their_sockets(live: LiveServer) -> None:
+@pytest.mark.parametrize("compression", ["deflate", None])
+async def test_two_seats_play_a_whole_game_on_their_sockets(
+    live: LiveServer, compression: str | None
+) -> None:
+    """With compression (a browser's) the pushes are framed by ``websockets``; without (the
+    bench's client), by ``text_frame``."""
     tid, _, people = await new_table(live, 2, public=True)
     rng = random.Random(7)
     async with sockets(live) as open_:
-        seats = [await open_(tid, p.token) for p in people]
-        watcher = await open_(tid)
+        seats = [await open_(tid, p.token, compression=compression) for p in people]
+        watcher = await open_(tid, compression=compression)
         snapshots = [await ws.next("snapshot") for ws in seats]
         assert [s["data"]["you"] for s in snapshots] == [0, 1]
         assert all(s["data"]["view"]["hand"] for s in snapshots)  # each seat its own hand
@@ -196,3 +209,20 @@ async def test_a_socket_over_the_stream_limit_is_closed_with_4429() -> None:
         second = await open_(tid, bob.token)
         assert (await second.next())["data"]["code"] == "TOO_MANY_STREAMS"
         assert (await second.closed()).code == 4429
+
+
+@pytest.mark.parametrize("size", [10, 125, 126, 3000, 65535, 70000])
+def test_a_pushs_frame_is_its_socket_message_in_one_text_frame(size: int) -> None:
+    """``text_frame`` read back by ``websockets``' own parser (as a client reads a server's
+    frame) is ``socket_text``, whatever the length's encoding (7, 16 or 64 bits)."""
+    push = Push(12, "chat", {"text": "x" * size})
+    reader = StreamReader()
+    reader.feed_data(text_frame(push.frame))
+    parser = Frame.parse(reader.read_exact, mask=False)
+    with pytest.raises(StopIteration) as parsed:
+        next(parser)
+    frame = parsed.value.value
+    assert (frame.opcode, frame.fin) == (Opcode.TEXT, True)
+    assert frame.data == socket_text(push.frame)
+    assert json.loads(frame.data)["data"] == {"text": "x" * size}
+    assert not reader.buffer  # nothing after the one frame
