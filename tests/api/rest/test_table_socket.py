@@ -17,7 +17,6 @@ from websockets.streams import StreamReader
 
 from manhattan.api.rest.table_socket import socket_text, text_frame
 from manhattan.tables import Push
-
 from tests.tables.conftest import LiveServer, new_table, ok
 
 pytestmark = pytest.mark.anyio
@@ -68,7 +67,10 @@ async def sockets(live: LiveServer) -> AsyncIterator[Opener]:
     opened: list[Socket] = []
 
     async def open_(
-        table_id: str, token: str | None = None, query: str = "", compression: str | None = "deflate"
+        table_id: str,
+        token: str | None = None,
+        query: str = "",
+        compression: str | None = "deflate",
     ) -> Socket:
         url = f"ws://127.0.0.1:{live.port}/v1/tables/{table_id}/socket{query}"
         headers = {"authorization": f"Bearer {token}"} if token else None
