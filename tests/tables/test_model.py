@@ -7,7 +7,14 @@ import zlib
 
 import msgpack
 
-from manhattan.tables.model import ANSWERS_PER_SEAT, RECORD_FIELDS, Seat, Table
+from manhattan.tables.model import (
+    ANSWERS_PER_SEAT,
+    LOG_SIZE,
+    RECORD_FIELDS,
+    Seat,
+    Table,
+    event_data,
+)
 
 
 def a_table() -> Table:
@@ -67,3 +74,30 @@ def test_an_answer_kept_whole_by_an_older_record_still_answers() -> None:
     again = Table.decode(table.encode())
     assert again.remembered(0, "old") == {"version": 7, "events": []}
     assert again.remembered(0, "zipped") == answer
+
+
+def test_the_event_log_keeps_the_newest_entries_and_reads_them_back() -> None:
+    table = a_table()
+    for version in range(1, LOG_SIZE + 6):
+        table.add_event(version, "chat", {"text": f"#{version}"})
+    again = Table.decode(table.encode())
+    assert again == table and len(again.log) == LOG_SIZE
+    versions = [entry["v"] for entry in again.log]
+    assert versions == list(range(6, LOG_SIZE + 6))
+    assert again.log[-1] is again.log.newest()  # the newest unpacked once
+    assert event_data(again.log[-1]) == {"text": f"#{LOG_SIZE + 5}"}
+    assert [e["v"] for e in again.log[-3:]] == versions[-3:] and again.log[0]["type"] == "chat"
+    assert again.has_event("chat") and not again.has_event("over")
+
+
+def test_a_record_whose_log_holds_maps_reads_as_the_same_events() -> None:
+    """Records written before the entries were packed hold each as a map."""
+    table = a_table()
+    for version in (1, 2):
+        table.add_event(version, "joined", {"player": version})
+    raw = msgpack.unpackb(table.encode(), raw=False, strict_map_key=False)
+    at = 1 + RECORD_FIELDS.index("log")
+    raw[at] = [{"v": e["v"], "type": e["type"], "data": e["data"]} for e in table.log]
+    read = Table.decode(msgpack.packb(raw, use_bin_type=True))
+    assert read.log == table.log and list(read.log) == list(table.log)
+    assert read.encode() == table.encode()

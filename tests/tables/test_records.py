@@ -61,7 +61,7 @@ async def test_a_change_refused_after_it_modified_its_table_leaves_the_kept_one_
     def meddle(table: Table, new_version: int) -> None:
         table.seats[0].name = "mallory"
         table.chat.append({"player": 0, "name": "mallory", "text": "x", "at": 1})
-        table.log[-1]["v"] = -1
+        table.add_event(new_version, "chat", {"text": "x"})
         table.setup["rounds"] = 1
         raise TableError("INVALID_REQUEST", "refused after all")
 

@@ -20,6 +20,7 @@ import msgpack
 from ..engine.codec import state_from_msgpack, state_to_msgpack
 from ..engine.moves import Move
 from ..engine.state import State
+from .event_log import EventLog
 
 #: Events kept for ``Last-Event-ID`` resumption; an older id is answered with a snapshot.
 LOG_SIZE = 24
@@ -60,6 +61,7 @@ RECORD_FIELDS = (
     "rated",
 )
 _SEATS = RECORD_FIELDS.index("seats")
+_LOG = RECORD_FIELDS.index("log")
 STATUSES = ("waiting", "playing", "over")
 
 
@@ -134,8 +136,8 @@ class Table:
     #: The seat to move ran out of time: a bot plays this turn.
     bot_turn: bool = False
     #: Recent events, oldest first: {"v", "type", "data"} with data in full (msgpack bytes;
-    #: projected on send).
-    log: list[dict[str, Any]] = field(default_factory=list)
+    #: projected on send), each kept packed (``event_log.py``).
+    log: EventLog = field(default_factory=EventLog)
     #: sid -> [[moveId, version, moves then], ...] newest last: the seat's own moves, whose
     #: answers ``remembered`` rebuilds (an older record: [[moveId, the answer's msgpack,
     #: compressed], ...]).
@@ -185,6 +187,7 @@ class Table:
         """The record: format 1, then the fields in ``RECORD_FIELDS`` order."""
         values = [getattr(self, name) for name in RECORD_FIELDS]
         values[_SEATS] = [s.to_wire() for s in self.seats]
+        values[_LOG] = self.log.packed
         data: bytes = msgpack.packb([1, *values], use_bin_type=True)
         return data
 
@@ -196,6 +199,7 @@ class Table:
         # Fields added later sit at the end: an older record has fewer and gets the defaults.
         values = dict(zip(RECORD_FIELDS, raw[1:], strict=False))
         values["seats"] = [Seat.from_wire(s) for s in values["seats"]]
+        values["log"] = EventLog.from_wire(values["log"])
         values["answers"] = {int(k): v for k, v in values["answers"].items()}
         values["chat_times"] = {int(k): v for k, v in values["chat_times"].items()}
         values["rated"] = bool(values.get("rated", False))
@@ -218,10 +222,7 @@ class Table:
         return None
 
     def add_event(self, version: int, kind: str, data: dict[str, Any]) -> None:
-        self.log.append(
-            {"v": version, "type": kind, "data": msgpack.packb(data, use_bin_type=True)}
-        )
-        del self.log[:-LOG_SIZE]
+        self.log.append(version, kind, msgpack.packb(data, use_bin_type=True), LOG_SIZE)
 
     def remember(self, sid: int, move_id: str, version: int) -> None:
         """Seat ``sid``'s move ``move_id`` made ``version``, the newest of ``self.moves``."""
