@@ -7,6 +7,7 @@ import zlib
 
 import msgpack
 
+import manhattan
 from manhattan.tables.model import (
     ANSWERS_PER_SEAT,
     LOG_SIZE,
@@ -53,6 +54,7 @@ def test_a_record_from_before_owner_and_rated_reads_with_their_defaults() -> Non
 
 def test_a_remembered_move_reads_back_and_only_the_newest_are_kept() -> None:
     table = a_table()
+    table.moves = []  # an older record's list of each move's JSON in msgpack
     for version in range(3, 4 + ANSWERS_PER_SEAT):
         table.moves.append(b"\x80")
         table.remember(1, f"m{version}", version)
@@ -101,3 +103,20 @@ def test_a_record_whose_log_holds_maps_reads_as_the_same_events() -> None:
     read = Table.decode(msgpack.packb(raw, use_bin_type=True))
     assert read.log == table.log and list(read.log) == list(table.log)
     assert read.encode() == table.encode()
+
+
+def test_the_moves_are_one_text_and_an_older_records_list_still_reads() -> None:
+    state = manhattan.new_game(players=2, seed="moves")
+    table, older = a_table(), a_table()
+    older.moves = []
+    for _ in range(5):
+        move = manhattan.legal_moves(state)[0]
+        state = manhattan.play(state, move).state
+        table.add_move(move.notation)
+        older.add_move(move.notation)
+    for kept in (table, older):
+        again = Table.decode(kept.encode())
+        assert again == kept and again.move_count() == 5
+        assert [m.notation for m in again.played()] == [m.notation for m in older.played()]
+    assert isinstance(table.moves, str) and table.moves.count("\n") == 4
+    assert a_table().move_count() == 0 and a_table().played() == []

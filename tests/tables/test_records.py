@@ -50,7 +50,7 @@ async def test_the_kept_table_is_what_was_written_through_a_whole_game() -> None
             break
     await rt.tables.leave(tid, bearers[1])  # a bot plays that seat from now on
     assert_kept_as_written(rt, tid)
-    assert len(rt.tables._recent[tid][2].moves) == 8
+    assert rt.tables._recent[tid][2].move_count() == 8
 
 
 async def test_a_change_refused_after_it_modified_its_table_leaves_the_kept_one_alone() -> None:

@@ -128,9 +128,11 @@ class Table:
     #: The full state (canonical msgpack) once started.
     state: bytes | None = None
     #: Every move applied, in order, as its notation (10 bytes, where its JSON was 80: the
-    #: player and the block it took follow from replaying); an older record holds each move's
-    #: JSON in msgpack. Read them with ``played``.
-    moves: list[str | bytes] = field(default_factory=list)
+    #: player and the block it took follow from replaying), the notations joined by line breaks:
+    #: one object where a list was some 100 to decode and free for every change. An older
+    #: record holds a list, of notations or of each move's JSON in msgpack. Add one with
+    #: ``add_move``; read them with ``played`` and ``move_count``.
+    moves: str | list[str | bytes] = ""
     #: Epoch milliseconds by which the seat to move must act, or None.
     deadline: int | None = None
     #: The seat to move ran out of time: a bot plays this turn.
@@ -174,10 +176,23 @@ class Table:
 
     def played(self) -> list[Move]:
         """The moves applied so far, in order."""
+        moves = self.moves.split("\n") if isinstance(self.moves, str) else self.moves
         return [
             Move.parse(m) if isinstance(m, str) else Move.from_json(msgpack.unpackb(m, raw=False))
-            for m in self.moves
+            for m in moves
+            if m
         ]
+
+    def move_count(self) -> int:
+        if isinstance(self.moves, str):
+            return self.moves.count("\n") + 1 if self.moves else 0
+        return len(self.moves)
+
+    def add_move(self, notation: str) -> None:
+        if isinstance(self.moves, str):
+            self.moves = f"{self.moves}\n{notation}" if self.moves else notation
+        else:
+            self.moves.append(notation)
 
     def has_event(self, kind: str) -> bool:
         return any(e["type"] == kind for e in self.log)
@@ -227,7 +242,7 @@ class Table:
     def remember(self, sid: int, move_id: str, version: int) -> None:
         """Seat ``sid``'s move ``move_id`` made ``version``, the newest of ``self.moves``."""
         kept = self.answers.setdefault(sid, [])
-        kept.append([move_id, version, len(self.moves)])
+        kept.append([move_id, version, self.move_count()])
         del kept[:-ANSWERS_PER_SEAT]
 
     def remembered(self, sid: int, move_id: str) -> tuple[int, int] | dict[str, Any] | None:

@@ -144,7 +144,7 @@ class Play(Lobby):
         assert player is not None
         events = stored_events(transition)
         table.set_game(state)
-        table.moves.append(transition.move.notation)
+        table.add_move(transition.move.notation)
         if state.is_over:
             table.status = "over"
             table.deadline = None

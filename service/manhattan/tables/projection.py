@@ -384,12 +384,12 @@ def _record_moves(table: Table) -> list[dict[str, Any]]:
     replayed (some 2 ms), once per finished table while it is among the last ``RECORDS`` asked
     for (a record never changes). Not to be modified."""
     kept = _records.get(table.id)
-    if kept is not None and kept[0] == len(table.moves):
+    if kept is not None and kept[0] == table.move_count():
         return kept[1]
     moves = [t.move.to_json() for t in replayed(table)]
     if len(_records) >= RECORDS:
         _records.pop(next(iter(_records)))
-    _records[table.id] = (len(table.moves), moves)
+    _records[table.id] = (table.move_count(), moves)
     return moves
 
 
