@@ -9,12 +9,13 @@ leaves when it expires (expired rows are invisible at once and deleted by a swee
 
 Durability: WAL journal with ``synchronous=NORMAL``, so a commit is in the operating system's
 hands before the call returns: a ``kill -9`` (or any crash of the process) loses nothing
-committed; a power cut may lose the last commits but never corrupts the file. Each ``swap`` is
-one transaction that writes the next version only if the record is still at the expected one:
-that transaction *is* the compare-and-set. The common case (a live record at the expected
-version) is one ``UPDATE ... WHERE version = ?`` statement, a transaction of its own; anything
-else (a new key, a lost race, an expired record) one ``BEGIN IMMEDIATE`` transaction that reads
-the version and decides.
+committed; a power cut may lose the last commits but never corrupts the file. Each ``swap``
+writes the next version only if the record is still at the expected one, inside a
+``BEGIN IMMEDIATE`` transaction, and is answered only once that transaction commits. The swaps
+asked for in one turn of the event loop share one transaction (``store/sqlite_batch.py``), each
+compared and set on its own in the order asked. The common case (a live record at the expected
+version) is one ``UPDATE ... WHERE version = ?`` statement; anything else (a new key, a lost
+race, an expired record) reads the version and decides.
 
 Threading: each operation (one row: a swap, a read, a put) runs whole on the event loop, and
 the checkpoints of the log, which wait for the disk, on a thread with its own connection
@@ -42,6 +43,7 @@ from typing import IO, TypeVar
 from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import LocalChannels, Record
 from manhattan.store.expiring import ExpiringMap
+from manhattan.store.sqlite_batch import SwapBatch
 from manhattan.store.sqlite_loop import LoopDatabase
 
 log = logging.getLogger("manhattan.store.sqlite")
@@ -64,7 +66,7 @@ _UPSERT = (
     "ON CONFLICT (key) DO UPDATE SET "
     "version = excluded.version, data = excluded.data, expires = excluded.expires"
 )
-#: A compare-and-set that succeeds, as one statement (itself a transaction): the common case.
+#: A compare-and-set that succeeds, as one statement: the common case.
 _ADVANCE = (
     "UPDATE records SET version = ?, data = ?, expires = ? "
     "WHERE key = ? AND version = ? AND expires > ?"
@@ -137,6 +139,7 @@ class SqliteVersionedStore(LocalChannels):
             self._lock.close()
             raise DataDirectoryError(f"the database in {directory}: {exc}") from exc
         self._db = self._database.db
+        self._batch = SwapBatch(self._database, _failed)
         self._records: ExpiringMap[Record] = ExpiringMap(memory_records, clock)
         self._next_sweep = 0.0
         self._closed = False
@@ -177,6 +180,7 @@ class SqliteVersionedStore(LocalChannels):
     def _swap(
         self, key: str, expected: int, data: bytes, ttl: int
     ) -> tuple[bool, tuple[Record, float] | None]:
+        """The compare-and-set, inside the batch's transaction (``sqlite_batch.py``)."""
         self._maybe_sweep()
         now = self._clock()
         db = self._db
@@ -184,27 +188,18 @@ class SqliteVersionedStore(LocalChannels):
             advanced = db.execute(_ADVANCE, (expected + 1, data, now + ttl, key, expected, now))
             if advanced.rowcount == 1:
                 return True, (Record(expected + 1, data), now + ttl)
-        # Else (a new record, a lost race, an expired one): decide on what is there.
-        outcome: tuple[bool, tuple[Record, float] | None]
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            # The version alone first: the record is read (some 25 KB for a table in play)
-            # only for a lost race, which answers with it.
-            row = db.execute(
-                "SELECT version FROM records WHERE key = ? AND version > 0 AND expires > ?",
-                (key, now),
-            ).fetchone()
-            version = 0 if row is None else row[0]
-            if version != expected:
-                outcome = (False, self._read(key))
-            else:
-                db.execute(_UPSERT, (key, version + 1, data, now + ttl))
-                outcome = (True, (Record(version + 1, data), now + ttl))
-            db.execute("COMMIT")
-        finally:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-        return outcome
+        # Else (a new record, a lost race, an expired one): decide on what is there. The
+        # version alone first: the record is read (some 10 KB for a table in play) only for a
+        # lost race, which answers with it.
+        row = db.execute(
+            "SELECT version FROM records WHERE key = ? AND version > 0 AND expires > ?",
+            (key, now),
+        ).fetchone()
+        version = 0 if row is None else row[0]
+        if version != expected:
+            return False, self._read(key)
+        db.execute(_UPSERT, (key, version + 1, data, now + ttl))
+        return True, (Record(version + 1, data), now + ttl)
 
     def _touch(self, key: str, ttl: int) -> None:
         now = self._clock()
@@ -291,7 +286,10 @@ class SqliteVersionedStore(LocalChannels):
     async def swap(
         self, key: str, expected: int, data: bytes, *, ttl: int
     ) -> tuple[bool, Record | None]:
-        done, found = await self._run(self._swap, key, expected, bytes(data), ttl)
+        await self._database.ready()
+        if self._closed:
+            raise StoreUnavailable("the table store is closed")
+        done, found = await self._batch.run(self._swap, key, expected, bytes(data), ttl)
         return done, self._remember(key, found)
 
     async def touch(self, key: str, ttl: int) -> None:

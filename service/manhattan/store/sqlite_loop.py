@@ -83,6 +83,11 @@ class LoopDatabase:
             self._writes = 0
             self._checkpointing = asyncio.get_running_loop().create_task(self._checkpoint())
 
+    @property
+    def held(self) -> asyncio.Future[None] | None:
+        """While the restarting checkpoint runs, what its end sets."""
+        return self._held
+
     async def ready(self) -> None:
         """Returns once the loop's connection may be used (at once, but while the restarting
         checkpoint runs)."""
