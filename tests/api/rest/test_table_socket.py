@@ -6,16 +6,19 @@ import asyncio
 import contextlib
 import json
 import random
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Close, Frame, Opcode
+from websockets.protocol import Protocol, Side
 from websockets.streams import StreamReader
 
-from manhattan.api.rest.table_socket import socket_text, text_frame
+from manhattan.api.rest.table_socket import SocketWriter, socket_text, text_frame
 from manhattan.tables import Push
 from tests.tables.conftest import LiveServer, new_table, ok
 
@@ -228,3 +231,43 @@ def test_a_pushs_frame_is_its_socket_message_in_one_text_frame(size: int) -> Non
     assert frame.data == socket_text(push.frame)
     assert json.loads(frame.data)["data"] == {"text": "x" * size}
     assert not reader.buffer  # nothing after the one frame
+
+
+async def test_a_turns_frames_go_out_together_at_its_end() -> None:
+    """Without extensions, what the service writes to a socket in one turn of its loop goes
+    out in one write at the turn's end: the mover's push, then the ack of its move. Real
+    sockets; ``websockets``' own protocol object in the open state, as uvicorn's holds it."""
+    ours, theirs = socket.socketpair()
+    theirs.setblocking(False)
+    loop = asyncio.get_running_loop()
+    transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, ours)
+    writable = asyncio.Event()
+    writable.set()
+    server = SimpleNamespace(
+        conn=Protocol(Side.SERVER), transport=transport, writable=writable, close_sent=False
+    )
+    try:
+        writer = SocketWriter(server)
+        push = Push(5, "move", {"toMove": 1})
+        assert writer(push.frame) and writer.text(b'{"event":"ack","data":{"version":5}}')
+        with pytest.raises(BlockingIOError):
+            theirs.recv(1 << 16)  # nothing yet: the turn goes on
+        await asyncio.sleep(0)
+        arrived = theirs.recv(1 << 16)
+        assert [m["event"] for m in _frames(arrived)] == ["move", "ack"]
+        server.close_sent = True  # closing: the sink says no, the stream writes itself
+        assert not writer(push.frame) and not writer.text(b"{}")
+    finally:
+        transport.close()
+        theirs.close()
+
+
+def _frames(data: bytes) -> list[dict[str, Any]]:
+    """The server's text frames in ``data``, as JSON."""
+    reader, out = StreamReader(), []
+    reader.feed_data(data)
+    while reader.buffer:
+        with pytest.raises(StopIteration) as parsed:
+            next(Frame.parse(reader.read_exact, mask=False))
+        out.append(json.loads(parsed.value.value.data))
+    return out
