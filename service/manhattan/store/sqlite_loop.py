@@ -37,7 +37,7 @@ log = logging.getLogger("manhattan.store.sqlite")
 
 MEMORY = ":memory:"
 #: Bytes the log file keeps once it starts again from its beginning.
-LOG_SIZE_LIMIT = 16 * 1024 * 1024
+LOG_SIZE_LIMIT = 32 * 1024 * 1024
 
 
 class LoopDatabase:
