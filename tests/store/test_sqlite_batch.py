@@ -102,3 +102,13 @@ async def test_a_swap_cancelled_after_its_commit_keeps_its_result(tmp_path: Path
         assert committed(tmp_path) == {"k": 1}
     finally:
         await store.close()
+
+
+async def test_swaps_waiting_when_the_store_closes_fail_and_none_hangs(tmp_path: Path) -> None:
+    store = SqliteVersionedStore(tmp_path)
+    waiting = asyncio.ensure_future(store.swap("k", 0, b"v1", ttl=600))
+    await asyncio.sleep(0)  # asked for, its batch not yet run
+    store._db.close()  # (the connection gone under it, as at a shutdown's end)
+    with pytest.raises(StoreUnavailable):
+        await asyncio.wait_for(waiting, 5)
+    await store.close()

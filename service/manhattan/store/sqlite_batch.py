@@ -18,6 +18,7 @@ its next wait, so that what follows a swap in the same step (the change's notice
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -71,10 +72,11 @@ class SwapBatch:
             for operation, args, _ in pending:
                 results.append(operation(*args))
             db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            error = self._failed(exc)
+        except Exception as exc:  # (a closed database too: every caller hears, none hangs)
+            with contextlib.suppress(sqlite3.Error):
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+            error = self._failed(exc) if isinstance(exc, sqlite3.Error) else exc
             for *_, future in pending:
                 if not future.done():
                     future.set_exception(type(error)(*error.args))
