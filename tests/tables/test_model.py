@@ -6,12 +6,14 @@ from __future__ import annotations
 import zlib
 
 import msgpack
+import pytest
 
 import manhattan
 from manhattan.tables.model import (
     ANSWERS_PER_SEAT,
     LOG_SIZE,
     RECORD_FIELDS,
+    RECORD_FORMAT,
     Seat,
     Table,
     event_data,
@@ -40,12 +42,13 @@ def test_a_record_reads_back_as_written() -> None:
     data = table.encode()
     again = Table.decode(data)
     assert again == table and again.encode() == data
-    assert msgpack.unpackb(data, raw=False, strict_map_key=False)[0] == 1
+    assert msgpack.unpackb(data, raw=False, strict_map_key=False)[0] == RECORD_FORMAT == 2
 
 
 def test_a_record_from_before_owner_and_rated_reads_with_their_defaults() -> None:
     table = a_table()
     raw = msgpack.unpackb(table.encode(), raw=False, strict_map_key=False)
+    raw[0] = 1  # (written before format 2, and before these two fields)
     older = msgpack.packb(raw[: RECORD_FIELDS.index("owner") + 1], use_bin_type=True)
     read = Table.decode(older)
     assert read.owner is None and read.rated is False
@@ -100,6 +103,7 @@ def test_a_record_whose_log_holds_maps_reads_as_the_same_events() -> None:
     raw = msgpack.unpackb(table.encode(), raw=False, strict_map_key=False)
     at = 1 + RECORD_FIELDS.index("log")
     raw[at] = [{"v": e["v"], "type": e["type"], "data": e["data"]} for e in table.log]
+    raw[0] = 1
     read = Table.decode(msgpack.packb(raw, use_bin_type=True))
     assert read.log == table.log and list(read.log) == list(table.log)
     assert read.encode() == table.encode()
@@ -120,3 +124,10 @@ def test_the_moves_are_one_text_and_an_older_records_list_still_reads() -> None:
         assert [m.notation for m in again.played()] == [m.notation for m in older.played()]
     assert isinstance(table.moves, str) and table.moves.count("\n") == 4
     assert a_table().move_count() == 0 and a_table().played() == []
+
+
+def test_a_record_of_another_format_is_refused() -> None:
+    raw = msgpack.unpackb(a_table().encode(), raw=False, strict_map_key=False)
+    raw[0] = 3
+    with pytest.raises(ValueError, match="format"):
+        Table.decode(msgpack.packb(raw, use_bin_type=True))

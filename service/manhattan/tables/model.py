@@ -60,6 +60,10 @@ RECORD_FIELDS = (
     "owner",
     "rated",
 )
+#: Format 2 keeps each log entry packed and the moves as one text; format 1 (read still) kept
+#: maps and a list. A service before format 2 refuses a record of format 2 (a clear error, not
+#: a misread), so replicas sharing a Redis upgrade together.
+RECORD_FORMAT = 2
 _SEATS = RECORD_FIELDS.index("seats")
 _LOG = RECORD_FIELDS.index("log")
 STATUSES = ("waiting", "playing", "over")
@@ -199,18 +203,20 @@ class Table:
 
     # -- encoding -------------------------------------------------------------------------
     def encode(self) -> bytes:
-        """The record: format 1, then the fields in ``RECORD_FIELDS`` order."""
+        """The record: its format (``RECORD_FORMAT``), then the fields in ``RECORD_FIELDS``
+        order."""
         values = [getattr(self, name) for name in RECORD_FIELDS]
         values[_SEATS] = [s.to_wire() for s in self.seats]
         values[_LOG] = self.log.packed
-        data: bytes = msgpack.packb([1, *values], use_bin_type=True)
+        data: bytes = msgpack.packb([RECORD_FORMAT, *values], use_bin_type=True)
         return data
 
     @classmethod
     def decode(cls, data: bytes) -> Table:
+        """A record of format 1 or 2 (format 1's log entries are maps, its moves a list)."""
         raw = msgpack.unpackb(data, raw=False, strict_map_key=False)
-        if not isinstance(raw, list) or not raw or raw[0] != 1:
-            raise ValueError("not a table record of format 1")
+        if not isinstance(raw, list) or not raw or raw[0] not in (1, RECORD_FORMAT):
+            raise ValueError(f"not a table record of format 1 or {RECORD_FORMAT}")
         # Fields added later sit at the end: an older record has fewer and gets the defaults.
         values = dict(zip(RECORD_FIELDS, raw[1:], strict=False))
         values["seats"] = [Seat.from_wire(s) for s in values["seats"]]
