@@ -105,6 +105,12 @@ def _bot_level(text: str) -> str:
     return text
 
 
+def _record_format(text: str) -> int:
+    if text.strip() not in ("1", "2"):
+        raise ValueError("expected 1 or 2")
+    return int(text)
+
+
 def _log_level(text: str) -> str:
     level = text.upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
@@ -206,6 +212,9 @@ class Settings:
     table_stand_in_level: str = setting(str(DEFAULT_LEVEL), _bot_level)
     #: Seconds between heartbeats on a table's event stream.
     table_heartbeat_seconds: float = setting(15.0, _positive_float)
+    #: The format tables are written in: 2, or 1 while replicas of a version before format 2
+    #: share the Redis (a rolling upgrade: every version since reads both).
+    table_record_format: int = setting(2, _record_format)
     #: GraphQL subscriptions one WebSocket connection may hold at once.
     graphql_max_subscriptions: int = setting(8, _positive_int)
 

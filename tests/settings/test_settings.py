@@ -45,6 +45,7 @@ def test_values_are_read_and_typed() -> None:
             "MANHATTAN_INTROSPECTION": "off",
             "MANHATTAN_TOKEN_OLD_KEYS": "a:xx, b:yy",
             "MANHATTAN_LOG_LEVEL": "debug",
+            "MANHATTAN_TABLE_RECORD_FORMAT": "1",
         }
     )
     assert settings.redis_url == "redis://cache:6379/0"
@@ -53,6 +54,7 @@ def test_values_are_read_and_typed() -> None:
     assert settings.introspection is False
     assert settings.token_old_keys == ("a:xx", "b:yy")
     assert settings.log_level == "DEBUG"
+    assert settings.table_record_format == 1 and Settings().table_record_format == 2
 
 
 @pytest.mark.parametrize(
@@ -64,6 +66,7 @@ def test_values_are_read_and_typed() -> None:
         ("MANHATTAN_STRICT_STATES", "maybe"),
         ("MANHATTAN_LOG_LEVEL", "loud"),
         ("MANHATTAN_REDIS_POOL_TIMEOUT", "0"),
+        ("MANHATTAN_TABLE_RECORD_FORMAT", "3"),
     ],
 )
 def test_a_bad_value_names_its_variable(name: str, value: str) -> None:

@@ -5,12 +5,14 @@ refused move and a person leaving, and when a change modifies its table and then
 
 from __future__ import annotations
 
+import msgpack
 import pytest
 
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore
 from manhattan.tables import TableError, TableRuntime
 from manhattan.tables.model import Table
+from manhattan.tables.records import TableSettings, table_key
 
 from .conftest import seated_table
 
@@ -69,3 +71,14 @@ async def test_a_change_refused_after_it_modified_its_table_leaves_the_kept_one_
         await rt.tables.write(tid, meddle)
     assert rt.tables._recent[tid] == (version, data, kept)
     assert kept == Table.decode(data)
+
+
+async def test_a_runtime_told_format_1_writes_format_1() -> None:
+    store = MemoryVersionedStore()
+    rt = TableRuntime(store, Sealer(SealingKey.generate()), TableSettings(record_format=1))
+    tid, _ = await seated_table(rt)
+    record = await store.read(table_key(tid))
+    assert record is not None
+    assert msgpack.unpackb(record.data, raw=False, strict_map_key=False)[0] == 1
+    table, version = await rt.tables.load(tid)
+    assert table.status == "playing" and version > 1

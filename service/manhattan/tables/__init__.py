@@ -79,6 +79,7 @@ class TableRuntime:
             idle_seconds=settings.table_idle_seconds,
             stand_in_level=settings.table_stand_in_level,
             bot_seconds=settings.table_bot_seconds,
+            record_format=settings.table_record_format,
         )
         return cls(
             make_store(settings),

@@ -62,10 +62,12 @@ RECORD_FIELDS = (
 )
 #: Format 2 keeps each log entry packed and the moves as one text; format 1 (read still) kept
 #: maps and a list. A service before format 2 refuses a record of format 2 (a clear error, not
-#: a misread), so replicas sharing a Redis upgrade together.
+#: a misread): replicas sharing a Redis upgrade with ``MANHATTAN_TABLE_RECORD_FORMAT=1`` until
+#: none of the older version is left (``Table.encode``).
 RECORD_FORMAT = 2
 _SEATS = RECORD_FIELDS.index("seats")
 _LOG = RECORD_FIELDS.index("log")
+_MOVES = RECORD_FIELDS.index("moves")
 STATUSES = ("waiting", "playing", "over")
 
 
@@ -202,13 +204,20 @@ class Table:
         return any(e["type"] == kind for e in self.log)
 
     # -- encoding -------------------------------------------------------------------------
-    def encode(self) -> bytes:
-        """The record: its format (``RECORD_FORMAT``), then the fields in ``RECORD_FIELDS``
-        order."""
+    def encode(self, record_format: int = RECORD_FORMAT) -> bytes:
+        """The record: its format, then the fields in ``RECORD_FIELDS`` order. Format 1 (for a
+        version before format 2 reading the same store) writes the log's entries as maps and
+        the moves as a list."""
         values = [getattr(self, name) for name in RECORD_FIELDS]
         values[_SEATS] = [s.to_wire() for s in self.seats]
         values[_LOG] = self.log.packed
-        data: bytes = msgpack.packb([RECORD_FORMAT, *values], use_bin_type=True)
+        if record_format == 1:
+            values[_LOG] = list(self.log)
+            moves = self.moves
+            values[_MOVES] = (
+                (moves.split("\n") if moves else []) if isinstance(moves, str) else moves
+            )
+        data: bytes = msgpack.packb([record_format, *values], use_bin_type=True)
         return data
 
     @classmethod
@@ -221,6 +230,9 @@ class Table:
         values = dict(zip(RECORD_FIELDS, raw[1:], strict=False))
         values["seats"] = [Seat.from_wire(s) for s in values["seats"]]
         values["log"] = EventLog.from_wire(values["log"])
+        moves = values["moves"]
+        if isinstance(moves, list) and all(isinstance(move, str) for move in moves):
+            values["moves"] = "\n".join(moves)  # (format 1's notations: one text from now on)
         values["answers"] = {int(k): v for k, v in values["answers"].items()}
         values["chat_times"] = {int(k): v for k, v in values["chat_times"].items()}
         values["rated"] = bool(values.get("rated", False))

@@ -27,7 +27,7 @@ from manhattan.store.outage import OutageLog
 
 from .errors import TableError
 from .lobby_index import listed, make_lobby_index
-from .model import Table
+from .model import RECORD_FORMAT, Table
 from .projection import SPECTATOR, Receiver, lobby_json, table_json
 from .tokens import Bearer, read_bearer
 
@@ -86,6 +86,8 @@ class TableSettings:
     max_turn_seconds: int = 86_400
     #: Public waiting tables the GraphQL ``tables`` field lists at most (``lobby`` pages).
     max_listed: int = 100
+    #: The record format written (``model.RECORD_FORMAT``; 1 for a rolling upgrade).
+    record_format: int = RECORD_FORMAT
 
 
 class ChangeListener(Protocol):
@@ -259,7 +261,7 @@ class TableRecords:
                 known = None  # judged on this process's copy: judge again on the store's
                 continue
             table.updated = now_ms()
-            encoded = table.encode()
+            encoded = table.encode(self.settings.record_format)
             done, current = await self._swap(table_id, key, version, encoded, self.ttl(table))
             if done:
                 self._remember(table_id, version + 1, encoded, table)
@@ -324,7 +326,9 @@ class TableRecords:
     async def insert(self, table: Table) -> None:
         """A new table at version 1 (never over an existing one)."""
         table.updated = table.updated or table.created
-        done, _ = await self.store.swap(table_key(table.id), 0, table.encode(), ttl=self.ttl(table))
+        done, _ = await self.store.swap(
+            table_key(table.id), 0, table.encode(self.settings.record_format), ttl=self.ttl(table)
+        )
         if not done:  # 128 random bits collided: never, but never overwrite either
             raise TableError("STALE_VERSION", "table id collision; retry")
         if listed(table):
