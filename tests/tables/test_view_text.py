@@ -35,9 +35,9 @@ def test_every_state_of_a_game_gives_the_engines_view_text(game) -> None:  # typ
             assert bytes(view_json(state, player)) == _engine_text(state, player)
 
 
-def test_a_kept_part_is_never_another_objects() -> None:
-    """Rules and scored rounds are kept by identity: an equal-looking new game with other rules
-    gets its own text."""
+def test_each_ruleset_has_its_own_kept_text() -> None:
+    """Rules' texts are kept (by the rules object): games of another player count get their
+    own, a game of the same count the same."""
     two = manhattan.new_game(players=2, seed="a")
     three = manhattan.new_game(players=3, seed="a")
     assert b'"players":2' in public_rest(two)

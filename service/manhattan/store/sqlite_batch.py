@@ -35,9 +35,8 @@ class SwapBatch:
         self._database = database
         self._failed = failed
         self._pending: list[tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]] = []
-        #: Transactions committed, and the operations in them (``manhattan bench``'s probes).
+        #: Transactions committed (how many swaps shared one: the tests ask).
         self.transactions = 0
-        self.operations = 0
 
     async def run(self, operation: Callable[..., T], *args: Any) -> T:
         """``operation(*args)`` inside the next batch's transaction: its result once committed."""
@@ -82,7 +81,6 @@ class SwapBatch:
                     future.set_exception(type(error)(*error.args))
             return
         self.transactions += 1
-        self.operations += len(pending)
         for (*_, future), result in zip(pending, results, strict=True):
             self._database.wrote()
             if not future.done():

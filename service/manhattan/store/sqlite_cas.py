@@ -153,15 +153,20 @@ class SqliteVersionedStore(LocalChannels):
     async def _run(self, operation: Callable[..., T], *args: object) -> T:
         """``operation`` on the loop, counted towards the next checkpoint (most operations
         write; most reads are answered from memory without one)."""
-        await self._database.ready()
-        if self._closed:
-            raise StoreUnavailable("the table store is closed")
+        await self._usable()
         try:
             result = operation(*args)
         except sqlite3.Error as exc:
             raise _failed(exc) from exc
         self._database.wrote()
         return result
+
+    async def _usable(self) -> None:
+        """Returns once the loop's connection may be used (``LoopDatabase.ready``); raises
+        once the store is closed."""
+        await self._database.ready()
+        if self._closed:
+            raise StoreUnavailable("the table store is closed")
 
     async def _scan(self, operation: Callable[[sqlite3.Connection], T]) -> T:
         """``operation`` with the thread's own connection (a reader: the loop writes on)."""
@@ -292,9 +297,7 @@ class SqliteVersionedStore(LocalChannels):
     async def swap(
         self, key: str, expected: int, data: bytes, *, ttl: int
     ) -> tuple[bool, Record | None]:
-        await self._database.ready()
-        if self._closed:
-            raise StoreUnavailable("the table store is closed")
+        await self._usable()
         done, found = await self._batch.run(self._swap, key, expected, bytes(data), ttl)
         return done, self._remember(key, found)
 

@@ -1,7 +1,8 @@
 """The one projection: everything a table sends (answers and pushed events) is built here, for
 one receiver: a seat (its player's view, its own legal moves, the events it may see) or anyone
 else (the public view: no hands, no deck order, no seed). Nothing else in the package renders a
-table for the wire, so there is one place to audit for leaks (STYLE "Real-time tables").
+table for the wire, so there is one place to audit for leaks (STYLE "Real-time tables"), with
+``view_text.py``, which encodes the public view's text for it (public fields only).
 
 The seed and the moves in full are published only through ``record`` once the game is over.
 """

@@ -50,10 +50,8 @@ def frame_parts(frame: bytes) -> tuple[bytes, bytes, bytes]:
     """A push's frame cut into its event, its data (JSON) and its id (digits): what the table
     socket sends as a message of its own. (JSON holds no raw line break, an event name no
     ``data:`` line.)"""
-    data_at = frame.index(_DATA)
-    id_at = frame.rindex(_ID)
-    event = frame[len(_EVENT) : data_at]
-    return event, frame[data_at + len(_DATA) : id_at], frame[id_at + len(_ID) : -len(_END)]
+    event, data, ident = frame_views(frame)
+    return bytes(event), bytes(data), bytes(ident)
 
 
 def frame_views(frame: bytes) -> tuple[memoryview, memoryview, memoryview]:

@@ -15,7 +15,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Close, Frame, Opcode
-from websockets.protocol import Protocol, Side
+from websockets.protocol import Protocol, Side, State
 from websockets.streams import StreamReader
 
 from manhattan.api.rest.table_socket import SocketWriter, socket_text, text_frame
@@ -255,8 +255,12 @@ async def test_a_turns_frames_go_out_together_at_its_end() -> None:
         await asyncio.sleep(0)
         arrived = theirs.recv(1 << 16)
         assert [m["event"] for m in _frames(arrived)] == ["move", "ack"]
-        server.close_sent = True  # closing: the sink says no, the stream writes itself
-        assert not writer(push.frame) and not writer.text(b"{}")
+        server.conn.receive_data(b"\x88\x82\x00\x00\x00\x00\x03\xe8")  # the client closes
+        assert server.conn.state is not State.OPEN  # (websockets would refuse to frame)
+        assert not writer(push.frame) and not writer.text(b"{}")  # the stream writes itself
+        ours_sent = SimpleNamespace(**{**vars(server), "conn": Protocol(Side.SERVER)})
+        ours_sent.close_sent = True  # the service's close sent: the same
+        assert not SocketWriter(ours_sent)(push.frame)
     finally:
         transport.close()
         theirs.close()

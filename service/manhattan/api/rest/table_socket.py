@@ -46,7 +46,6 @@ from manhattan.tables import (
     Push,
     TableError,
     TableRuntime,
-    frame_parts,
     frame_views,
 )
 from manhattan.wire.codes import CodedError
@@ -65,9 +64,8 @@ def socket_message(push: Push) -> str:
 
 
 def socket_text(frame: bytes) -> bytes:
-    """A push's SSE frame (``tables.frame_parts``) as the socket's message."""
-    event, data, ident = frame_parts(frame)
-    return b"".join((_OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE))
+    """A push's SSE frame (``tables.frame_views``) as the socket's message."""
+    return b"".join(_message_parts(frame))
 
 
 def text_frame(frame: bytes) -> bytes:
@@ -76,9 +74,14 @@ def text_frame(frame: bytes) -> bytes:
     some 3 KB each for a move's push). Only for a connection without extensions (no
     compression): every client that did not ask for one, the bench's among them; browsers ask
     (``permessage-deflate``) and get ``websockets``' framing."""
+    parts = _message_parts(frame)
+    return _text_frame(parts, sum(map(len, parts)))
+
+
+def _message_parts(frame: bytes) -> tuple[bytes | memoryview, ...]:
+    """``{"event":"<event>","id":<id>,"data":<data>}`` in pieces, the frame's own as views."""
     event, data, ident = frame_views(frame)
-    parts = (_OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE)
-    return _text_frame(parts, len(event) + len(ident) + len(data) + _AROUND)
+    return (_OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE)
 
 
 def _text_frame(parts: tuple[bytes | memoryview, ...], size: int) -> bytes:
@@ -94,7 +97,6 @@ def _text_frame(parts: tuple[bytes | memoryview, ...], size: int) -> bytes:
 
 #: A socket message's text around the push's event name, id and data (``socket_text``).
 _OPEN, _ID_AT, _DATA_AT, _CLOSE = b'{"event":"', b'","id":', b',"data":', b"}"
-_AROUND = len(_OPEN) + len(_ID_AT) + len(_DATA_AT) + len(_CLOSE)
 
 
 def direct_sink(server_send: object) -> SocketWriter | None:
@@ -138,7 +140,7 @@ class SocketWriter:
             return False
         if self._framed_here():
             self._add(text_frame(frame))
-        else:  # compressed, or refused as it is closing
+        else:  # compressed: websockets' framing, in order
             self.flush()
             self._conn.send_text(socket_text(frame))
             self._transport.write(b"".join(self._conn.data_to_send()))
@@ -165,15 +167,17 @@ class SocketWriter:
         self._frames.append(frame)
 
     def _open(self) -> bool:
+        """Taking messages now: neither side closing (``websockets`` refuses to frame for a
+        closing connection), the transport writable."""
         return not (
-            self._protocol.close_sent or self._transport.is_closing() or not self._writable.is_set()
+            self._protocol.close_sent
+            or self._conn.state is not State.OPEN
+            or self._transport.is_closing()
+            or not self._writable.is_set()
         )
 
     def _framed_here(self) -> bool:
-        conn = self._conn
-        return (
-            not conn.extensions and conn.state is State.OPEN and not conn.expect_continuation_frame
-        )
+        return not self._conn.extensions and not self._conn.expect_continuation_frame
 
 
 async def table_socket(websocket: WebSocket) -> None:
