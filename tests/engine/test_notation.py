@@ -8,6 +8,7 @@ import ast
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -99,3 +100,25 @@ def test_a_move_reads_the_same_in_every_wire_form() -> None:
         with pytest.raises(manhattan.IllegalMoveError) as refused:
             manhattan.Move.from_wire(bad)
         assert refused.value.code == "INVALID_MOVE"
+
+
+@SETTINGS
+@given(states())
+def test_a_moves_json_text_is_its_json_encoded(state: manhattan.State) -> None:
+    """``Move.json_text`` and ``moves_text`` (a push's legal moves, written by the engine and
+    kept per move by a packed number) are the bytes a JSON encoder makes of ``to_json``: with
+    the player and block a legal move carries, and without them."""
+    encode = msgspec.json.Encoder().encode
+    legal = manhattan.legal_moves(state)
+    bare = [m.with_context(None, None) for m in legal]
+    for group in (legal, bare):
+        for move in group:
+            assert move.json_text().encode() == encode(move.to_json())
+        assert moves.moves_text(group) == encode([m.to_json() for m in group])
+        assert moves.moves_text(group) == encode([m.to_json() for m in group])  # (kept texts)
+
+
+def test_a_move_whose_fields_do_not_fit_the_key_is_written_all_the_same() -> None:
+    big = manhattan.Move("build", card=70, neighborhood=3, floors=2, player=1, block=(0, 1, 2))
+    assert moves._text_key(big) == -1
+    assert moves.moves_text([big]) == msgspec.json.encode([big.to_json()])

@@ -14,11 +14,15 @@ from hypothesis import HealthCheck, given, settings
 import manhattan
 from manhattan.tables.model import Seat, Table
 from manhattan.tables.projection import (
+    MovePayloads,
+    Receiver,
+    event_json,
     initial_state,
     moves_json,
     record_json,
     replayed,
     seat_view,
+    stored_events,
     view_json,
 )
 
@@ -104,3 +108,47 @@ def test_a_finished_tables_record_is_replayed_once() -> None:
     assert isinstance(table.moves, str)
     table.moves = table.moves.rsplit("\n", 1)[0]  # another record under that id: replayed
     assert len(record_json(table)["moves"]) == 11
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_moves_payloads_are_its_event_json_for_every_audience(players: int) -> None:
+    """``MovePayloads`` (a move's fan-out, encoded in parts) gives each audience the bytes of
+    ``event_json``'s data: the events it may see, its hand, the legal moves for the person to
+    move next and for nobody else (not a bot's seat, not after the end)."""
+    encode = msgspec.json.Encoder().encode
+    table = Table(id="t" * 32, name="p", public=True, turn_seconds=30, setup={}, seed="s1")
+    table.seats = [Seat(k, "bot" if k == 1 else "human", f"p{k}") for k in range(players)]
+    table.status = "playing"
+    state = manhattan.new_game_from_setup({"players": players, "seed": "payloads"})
+    table.set_game(state)
+    receivers = [Receiver(seat.sid) for seat in table.seats] + [Receiver(None)]
+    version, checked = 1, 0
+    while not state.is_over:
+        move = manhattan.legal_moves(state)[version * 7 % len(manhattan.legal_moves(state))]
+        transition = manhattan.play(state, move)
+        state = transition.state
+        version += 1
+        table.set_game(state)
+        table.status = "over" if state.is_over else "playing"
+        table.deadline = None if state.is_over else 1_000 * version
+        table.add_event(
+            version,
+            "move",
+            {
+                "player": transition.move.player,
+                "move": transition.move.to_json(),
+                "events": stored_events(transition),
+                "toMove": state.to_move,
+                "deadline": table.deadline,
+                "bot": version % 5 == 0,
+            },
+        )
+        entry = table.log[-1]
+        assert MovePayloads.fits(table, entry)
+        payloads = MovePayloads(table, entry)
+        for receiver in receivers:
+            player = None if receiver.sid is None else table.player_of(receiver.sid)
+            expected = encode(event_json(table, entry, receiver)[1])
+            assert payloads.payload(player) == expected
+            checked += "moves" in msgspec.json.decode(expected)
+    assert checked > 0

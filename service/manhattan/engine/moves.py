@@ -169,6 +169,26 @@ class Move:
         out["notation"] = self.notation
         return out
 
+    def json_text(self) -> str:
+        """``to_json`` as compact JSON text, the same bytes a JSON encoder makes of it, made
+        here without the map: a push lists the next mover's legal moves (``moves_text``)."""
+        if self.type == "select":
+            pieces = ",".join([str(k) for k in self.pieces or ()])
+            text = f'{{"type":"select","color":{_number(self.color)},"pieces":[{pieces}]'
+        else:
+            text = f'{{"type":"{self.type}","card":{_number(self.card)}'
+            if self.type == "build":
+                text += f',"neighborhood":{_number(self.neighborhood)}'
+            text += f',"floors":{_number(self.floors)}'
+            if self.color is not None:
+                text += f',"color":{self.color}'
+        if self.player is not None:
+            text += f',"player":{self.player}'
+        block = self.block
+        if block is not None:
+            text += f',"block":[{block[0]},{block[1]},{block[2]}]'
+        return f'{text},"notation":"{self.notation}"}}'
+
     @classmethod
     def from_wire(cls, obj: object) -> Move:
         """A move in any form a caller may send it: DESIGN §2's object, notation text, or
@@ -205,8 +225,67 @@ class Move:
         return move
 
 
+def moves_text(moves: list[Move]) -> bytes:
+    """``moves`` as the JSON array of their ``to_json`` objects (``Move.json_text``), each
+    move's text made once per process and reused: the legal moves are the same few thousand
+    from game to game. Kept by a number packed from the move's fields (a tuple of them, hashed,
+    cost twice the lookup)."""
+    parts: list[bytes] = []
+    for move in moves:
+        key = _text_key(move)
+        part = _TEXTS.get(key) if key >= 0 else None
+        if part is None:
+            part = move.json_text().encode()
+            if key >= 0:
+                if len(_TEXTS) >= MOVE_TEXTS:
+                    _TEXTS.clear()
+                _TEXTS[key] = part
+        parts.append(part)
+    return b"[" + b",".join(parts) + b"]"
+
+
+#: Moves' JSON texts kept (some 100 bytes each); all forgotten at once when full.
+MOVE_TEXTS = 4096
+_TEXTS: dict[int, bytes] = {}
+
+
+def _text_key(move: Move) -> int:
+    """The move's fields, its player and block packed into one number (6 bits each, a field's
+    value plus one, 0 for none, after a leading 1 and the type); -1 when one does not fit (its
+    text is then not kept). Native integers under mypyc: a tuple of the fields, hashed, cost
+    as much as making the text."""
+    if move.type == "select":
+        pieces = move.pieces
+        if pieces is None:
+            return -1
+        key = _put(_put(4, move.color), pieces[0])
+        key = _put(_put(_put(key, pieces[1]), pieces[2]), pieces[3])
+    else:
+        key = _put(_put(5 if move.type == "build" else 6, move.card), move.neighborhood)
+        key = _put(_put(key, move.floors), move.color)
+    key = _put(key, move.player)
+    block = move.block
+    if block is None:
+        return _put(key, None)
+    return _put(_put(_put(key, block[0]), block[1]), block[2])
+
+
+def _put(key: int, value: int | None) -> int:
+    if key < 0:
+        return -1
+    if value is None:
+        return key << 6
+    if 0 <= value < 63:
+        return (key << 6) | (value + 1)
+    return -1
+
+
+def _number(value: int | None) -> str:
+    return "null" if value is None else str(value)
+
+
 def _opt_int(text: str | None) -> int | None:
     return None if text is None else int(text)
 
 
-__all__ = ["MOVE_TYPES", "IllegalMoveError", "Move"]
+__all__ = ["MOVE_TYPES", "IllegalMoveError", "Move", "moves_text"]

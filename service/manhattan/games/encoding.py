@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from manhattan import Move
+from manhattan.engine.moves import moves_text
 
 
 def moves_json(moves: Sequence[Move]) -> bytes:
@@ -18,8 +19,9 @@ def moves_json(moves: Sequence[Move]) -> bytes:
     Not memoized per move: ``legal_moves`` makes new instances on every call, so a memo by
     instance never hit and kept 20,000 of them alive (some 80 MiB) before it was cleared; and
     a move's value (``Move.__eq__``: type, card, neighborhood, floors, color) leaves out what
-    its JSON also says (the player, the block)."""
-    return b'{"moves":' + dump_json([move.to_json() for move in moves]) + b"}"
+    its JSON also says (the player, the block). Written by the compiled engine
+    (``moves_text``), without a map per move."""
+    return b'{"moves":' + moves_text(list(moves)) + b"}"
 
 
 def dump_json(payload: Any) -> bytes:

@@ -27,7 +27,7 @@ from manhattan.store.cas import GAP, VersionedStore
 from .errors import TableError
 from .fanout import write_direct
 from .model import Table
-from .projection import Receiver, event_json, receiver_player
+from .projection import MovePayloads, Receiver, event_json, receiver_player
 from .push import Push
 from .records import CHANNEL
 from .service import Tables
@@ -183,6 +183,8 @@ class Hub:
         self._clients: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
         self.closing = False
+        #: The last move's ``MovePayloads``, with its table and entry (``_move_payloads``).
+        self._last_move: tuple[Table, dict[str, Any], MovePayloads] | None = None
         #: Pushes written to streams by the hub itself (``fanout.py``), since start.
         self.direct_writes = 0
 
@@ -356,10 +358,15 @@ class Hub:
             key = (entry["v"], audience)
             push = kept.get(key)
             if push is None:
-                kind, data = event_json(table, entry, receiver)
-                push = kept[key] = Push(entry["v"], kind, data)
-                if "view" in data:
+                if MovePayloads.fits(table, entry):
+                    payload = self._move_payloads(table, entry).payload(audience)
+                    push = kept[key] = Push.encoded(entry["v"], "move", payload)
                     self._one_view_kept(table.id, kept, entry["v"], audience)
+                else:
+                    kind, data = event_json(table, entry, receiver)
+                    push = kept[key] = Push(entry["v"], kind, data)
+                    if "view" in data:
+                        self._one_view_kept(table.id, kept, entry["v"], audience)
                 # Now and then, not on every push: the pushes without a view (chat, joins, the
                 # end) of the last 16 versions, at most some 4 x 16 versions' worth (a table of
                 # 4 seats and spectators has 5 audiences), besides the newest view per audience.
@@ -369,6 +376,14 @@ class Hub:
                         del kept[old]
             out.append(push)
         return out
+
+    def _move_payloads(self, table: Table, entry: dict[str, Any]) -> MovePayloads:
+        """The audiences' data of a move, made once for the receivers of one change (they come
+        one after the other)."""
+        last = self._last_move
+        if last is None or last[0] is not table or last[1] is not entry:
+            last = self._last_move = (table, entry, MovePayloads(table, entry))
+        return last[2]
 
     def _one_view_kept(
         self,

@@ -109,6 +109,13 @@ class Seat:
             self.player_id,
         ]
 
+    def copy(self) -> Seat:
+        bot = None if self.bot is None else dict(self.bot)
+        return Seat(
+            self.sid, self.kind, self.name, bot, self.epoch, self.away, self.left,
+            self.reserved, self.kept_for, self.player_id,
+        )
+
     @classmethod
     def from_wire(cls, raw: list[Any]) -> Seat:
         return cls(*raw)  # an older record's seat (without the player id) keeps the default
@@ -237,6 +244,38 @@ class Table:
         values["chat_times"] = {int(k): v for k, v in values["chat_times"].items()}
         values["rated"] = bool(values.get("rated", False))
         return cls(**values)
+
+    def copy(self) -> Table:
+        """A table to change, equal to this one and sharing nothing it could change (its
+        decoded game is shared: a state is immutable). What ``decode(encode())`` would give,
+        in a fifth of the time: a move's write starts from this process's last write of the
+        table (``records.TableRecords.write``)."""
+        moves = self.moves if isinstance(self.moves, str) else list(self.moves)
+        return Table(
+            self.id,
+            self.name,
+            self.public,
+            self.turn_seconds,
+            dict(self.setup),
+            self.seed,
+            self.status,
+            [seat.copy() for seat in self.seats],
+            self.host_epoch,
+            self.state,
+            moves,
+            self.deadline,
+            self.bot_turn,
+            EventLog(list(self.log.packed)),
+            {sid: list(kept) for sid, kept in self.answers.items()},
+            list(self.chat),
+            {sid: list(times) for sid, times in self.chat_times.items()},
+            self.rematch,
+            self.created,
+            self.updated,
+            self.owner,
+            self.rated,
+            self._game,
+        )
 
     # -- questions ------------------------------------------------------------------------
     def seat(self, sid: int) -> Seat | None:

@@ -19,6 +19,7 @@ import manhattan
 from manhattan import Move, State
 
 from ..engine.codec import state_from_msgpack
+from ..engine.moves import moves_text
 from .model import Table, event_data
 from .view_text import public_rest
 
@@ -73,15 +74,22 @@ def view_json(state: State, player: int | None) -> msgspec.Raw:
     and player put first (a move's pushes encoded the whole view again for every seat)."""
     text = _kept_text(state, player)
     if text is None:
-        rest = _kept_text(state, _REST)
-        if rest is None:
-            rest = _keep_text(state, _REST, public_rest(state))  # '"board":...}'
-        if player is None:
-            head = b'{"hand":[],"player":null,'
-        else:
-            head = b'{"hand":%s,"player":%d,' % (_encode(state.hands[player]), player)
-        text = _keep_text(state, player, head + rest)
+        text = _keep_text(state, player, _view_head(state, player) + _view_rest(state))
     return msgspec.Raw(text)
+
+
+def _view_rest(state: State) -> bytes:
+    """The public view's text after its hand and player: ``"board":...}``."""
+    rest = _kept_text(state, _REST)
+    if rest is None:
+        rest = _keep_text(state, _REST, public_rest(state))
+    return rest
+
+
+def _view_head(state: State, player: int | None) -> bytes:
+    if player is None:
+        return b'{"hand":[],"player":null,'
+    return b'{"hand":%s,"player":%d,' % (_encode(state.hands[player]), player)
 
 
 def _kept_text(state: State, player: int | None) -> bytes | None:
@@ -265,6 +273,54 @@ def event_json(
     return kind, {**data, "version": entry["v"]}
 
 
+class MovePayloads:
+    """The data of the newest ``move`` event of ``table`` (``event_json``'s, as JSON) for each
+    audience of one change, the same bytes ``event_json`` encodes to: what every audience
+    shares is encoded once, an audience's own part (its hand, the events it may see, the next
+    mover's legal moves) once per audience. A move's fan-out built four maps and encoded each,
+    some 20 µs a receiver (``hub.Hub.pushes``)."""
+
+    __slots__ = ("_events", "_head", "_middle", "_mover", "_public_events", "_state", "_view_rest")
+
+    def __init__(self, table: Table, entry: dict[str, Any]) -> None:
+        data = _entry_data(entry)
+        state = table.game()
+        self._state = state
+        self._view_rest = _view_rest(state)
+        self._events: list[list[Any]] = data["events"]
+        self._public_events = _encode(visible_events(self._events, None))
+        if all(to is None for _, to in self._events):
+            self._events = []  # every audience sees them all: one text
+        self._head = b'{"player":%s,"move":%s,"events":' % (
+            _encode(data["player"]),
+            _encode(data["move"]),
+        )
+        self._middle = b',"version":%d,"toMove":%s,"deadline":%s,"bot":%s,"view":' % (
+            entry["v"],
+            _encode(data["toMove"]),
+            _encode(data.get("deadline")),
+            _encode(data.get("bot", False)),
+        )
+        mover = state.to_move
+        plays = table.status == "playing" and not table.bot_turn and mover is not None
+        self._mover = mover if plays and not table.seats[mover].bot_plays else None
+
+    @staticmethod
+    def fits(table: Table, entry: dict[str, Any]) -> bool:
+        """The entry is a move and the table's newest (an older one's push has no view)."""
+        return entry["type"] == "move" and _newest(table, entry)
+
+    def payload(self, player: int | None) -> bytes:
+        events = self._public_events
+        if self._events:
+            events = _encode(visible_events(self._events, player))
+        parts = [self._head, events, self._middle, _view_head(self._state, player), self._view_rest]
+        if player is not None and player == self._mover:
+            parts += (b',"moves":', moves_text(manhattan.legal_moves(self._state)))
+        parts.append(b"}")
+        return b"".join(parts)
+
+
 def _entry_data(entry: dict[str, Any]) -> dict[str, Any]:
     """The entry's data, decoded once for the receivers of one change (they come one after the
     other); not to be modified."""
@@ -297,24 +353,11 @@ def _with_next_moves(
 
 def moves_json(moves: list[Move]) -> msgspec.Raw:
     """``moves`` as the JSON array of their JSON objects, already encoded (a push is encoded
-    at once: ``push.py``): each move's text is made once per process and reused, the legal
-    moves being the same few thousand from game to game (a tenth of a table move's CPU went to
-    making them again)."""
-    parts = []
-    for move in moves:
-        key = (move, move.player, move.block)  # a move's equality leaves out these two
-        part = _move_texts.get(key)
-        if part is None:
-            if len(_move_texts) >= MOVE_TEXTS:
-                _move_texts.clear()
-            part = _move_texts[key] = _encode(move.to_json())
-        parts.append(part)
-    return msgspec.Raw(b"[%s]" % b",".join(parts))
+    at once: ``push.py``), by the compiled engine (``moves_text``): a tenth of a table move's
+    CPU went to making them (kept per move and reused since 2026-11-25, half that)."""
+    return msgspec.Raw(moves_text(moves))
 
 
-#: Moves' JSON texts kept (some 100 bytes each); all forgotten at once when full.
-MOVE_TEXTS = 4096
-_move_texts: dict[tuple[Move, int | None, tuple[int, int, int] | None], bytes] = {}
 _encode = msgspec.json.Encoder().encode
 
 

@@ -32,6 +32,13 @@ class Push:
         self.event = event
         self.frame: bytes = _frame(id, event, _encode(data))
 
+    @classmethod
+    def encoded(cls, id: int, event: str, payload: bytes) -> Push:
+        """The push of data already encoded (``projection.MovePayloads``)."""
+        push = cls.__new__(cls)
+        push.id, push.event, push.frame = id, event, _frame(id, event, payload)
+        return push
+
     @property
     def data(self) -> Any:
         """The event's data, decoded from the frame (a new object each time: GraphQL's

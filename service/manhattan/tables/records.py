@@ -297,13 +297,12 @@ class TableRecords:
         return done, current
 
     def _recent_copy(self, table_id: str, known: Record) -> Table:
-        """A table to change, decoded from this process's last write of it, with that write's
-        decoded game (a state is immutable: it is shared, not decoded again)."""
-        table = Table.decode(known.data)
+        """A table to change: a copy of this process's last write of it (its decoded game
+        shared: a state is immutable), or decoded from the record the store answered with."""
         kept = self._recent.get(table_id)
         if kept is not None and kept[1] is known.data:
-            table.share_game(kept[2])
-        return table
+            return kept[2].copy()
+        return Table.decode(known.data)
 
     def _recent_record(self, table_id: str) -> Record | None:
         kept = self._recent.get(table_id)
