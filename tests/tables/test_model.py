@@ -45,6 +45,28 @@ def test_a_record_reads_back_as_written() -> None:
     assert msgpack.unpackb(data, raw=False, strict_map_key=False)[0] == RECORD_FORMAT == 2
 
 
+def test_a_copy_is_the_decoded_record_and_shares_nothing_a_change_changes() -> None:
+    table = a_table()
+    table.status = "playing"
+    table.set_game(manhattan.new_game(players=2, seed="copy"))
+    table.add_move("b1n2f1")
+    table.add_event(2, "move", {"player": 0})
+    table.chat.append({"player": 0, "text": "hi"})
+    data = table.encode()
+    copy = table.copy()
+    assert copy == Table.decode(data) and copy.encode() == data
+    assert copy.game() is table.game()  # (a state is immutable: shared)
+    copy.seats[0].away = True
+    copy.seats[1].bot["level"] = "random"  # type: ignore[index]
+    copy.setup["players"] = 3
+    copy.add_move("b2n3f1")
+    copy.add_event(3, "chat", {"text": "x"})
+    copy.remember(0, "m2", 3)
+    copy.chat.append({"player": 1, "text": "yo"})
+    copy.chat_times[1].append(7)
+    assert table.encode() == data
+
+
 def test_a_record_from_before_owner_and_rated_reads_with_their_defaults() -> None:
     table = a_table()
     raw = msgpack.unpackb(table.encode(), raw=False, strict_map_key=False)

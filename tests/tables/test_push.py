@@ -170,6 +170,9 @@ async def test_a_frame_cuts_into_its_event_data_and_id() -> None:
     when its data spells the frame's own separators."""
     data = {"text": "a\r\ndata: b\r\nid: 7\r\n\r\n", "n": [1, 2]}
     push = Push(12, "chat", data)
+    kept = tuple(bytes(part) for part in push.parts())  # (the data's JSON, no frame yet)
+    assert push.data == data
     event, body, ident = frame_parts(push.frame)
     assert (event, ident) == (b"chat", b"12")
     assert json.loads(body) == data == push.data
+    assert kept == (event, body, ident) == tuple(bytes(part) for part in push.parts())

@@ -6,7 +6,7 @@ For one stream that is cheap; for a crowd on one public table it was some 20 µs
 and a move, most of it waking tasks and passing messages down the chain, not writing.
 
 Here the hub writes a change made in this process (the table is at hand, no read) to every
-stream that is up to date, in batches: each audience's frame is built once (``Hub.pushes``),
+stream that is up to date, in batches: each audience's push is built once (``Hub.pushes``),
 each write is one call on the connection (``sink``, made by the transport:
 ``api/rest/sse.py``), and a seat's token is checked against the table as its stream would.
 Everything else takes the usual way, rung: a stream that is behind, busy writing, whose token
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import TableError
 from .model import Table
+from .push import Push
 
 if TYPE_CHECKING:
     from .hub import Hub, Listener
@@ -91,8 +92,8 @@ class Change:
                 and listener.sent == version - 1
                 and not listener.delivering
                 and not listener.gone
-                and (frame := self._frame(listener)) is not None
-                and sink(frame)
+                and (push := self._push(listener)) is not None
+                and sink(push)
             ):
                 listener.sent = version
                 listener.next_beat()
@@ -101,8 +102,8 @@ class Change:
                 missed.append(listener)
         return missed
 
-    def _frame(self, listener: Listener) -> bytes | None:
-        """The frame for the listener's audience; None when its stream must look itself (a
+    def _push(self, listener: Listener) -> Push | None:
+        """The push for the listener's audience; None when its stream must look itself (a
         seat token that no longer holds, a spectator of a table no longer public)."""
         bearer = listener.bearer
         try:
@@ -112,4 +113,4 @@ class Change:
         if bearer is None and not self.table.public:
             return None
         (push,) = self.hub.pushes(self.table, [self.entry], receiver)
-        return push.frame
+        return push

@@ -96,7 +96,7 @@ class Listener:
         #: it cannot now.
         self.direct = False
         self.bearer: Bearer | None = None
-        self.sink: Callable[[bytes], bool] | None = None
+        self.sink: Callable[[Push], bool] | None = None
 
     def ring(self, version: int) -> None:
         if version > self.version:

@@ -1,10 +1,14 @@
 """One pushed event, shared by every receiver of its audience: projected once and encoded at
-once (the SSE frame, with msgspec), then kept as bytes only.
+once (its data's JSON, with msgspec), then kept as bytes only.
 
 Kept as bytes on purpose: a busy replica keeps some versions' pushes per table and audience
 (``Hub.pushes``), and a move's push carries the view after it. Kept as objects (dicts and
 lists) they were most of the objects the cyclic garbage collector walked on every collection,
 a third of a table move's CPU with 200 tables playing; bytes are not walked at all.
+
+A push keeps its data's JSON until a stream asks for its SSE frame, and then the frame only:
+a table socket's message is made from the data without a frame between (``parts``), and an
+SSE stream's frame is made once however many streams write it.
 """
 
 from __future__ import annotations
@@ -23,27 +27,46 @@ _EVENT, _DATA, _ID, _END = b"event: ", b"\r\ndata: ", b"\r\nid: ", b"\r\n\r\n"
 
 
 class Push:
-    """A table event ``(id=version, event, data)`` as its SSE frame."""
+    """A table event ``(id=version, event, data)``: its data's JSON, or its SSE frame."""
 
-    __slots__ = ("event", "frame", "id")
+    __slots__ = ("_frame", "_payload", "event", "id")
 
     def __init__(self, id: int, event: str, data: dict[str, Any]) -> None:
         self.id = id
         self.event = event
-        self.frame: bytes = _frame(id, event, _encode(data))
+        self._payload: bytes | None = _encode(data)
+        self._frame: bytes | None = None
 
     @classmethod
     def encoded(cls, id: int, event: str, payload: bytes) -> Push:
         """The push of data already encoded (``projection.MovePayloads``)."""
         push = cls.__new__(cls)
-        push.id, push.event, push.frame = id, event, _frame(id, event, payload)
+        push.id, push.event, push._payload, push._frame = id, event, payload, None
         return push
 
     @property
+    def frame(self) -> bytes:
+        """The SSE frame, made on first use; the data's JSON is then not kept beside it."""
+        frame = self._frame
+        if frame is None:
+            assert self._payload is not None
+            frame = self._frame = _frame(self.id, self.event, self._payload)
+            self._payload = None
+        return frame
+
+    def parts(self) -> tuple[bytes | memoryview, bytes | memoryview, bytes | memoryview]:
+        """The event name, the data's JSON and the id (digits), copying nothing that is kept:
+        what the table socket puts in a message of its own."""
+        payload = self._payload
+        if payload is None:
+            return frame_views(self.frame)
+        return self.event.encode(), payload, b"%d" % self.id
+
+    @property
     def data(self) -> Any:
-        """The event's data, decoded from the frame (a new object each time: GraphQL's
-        subscribers need objects, the SSE streams only the frame)."""
-        return _decode(frame_parts(self.frame)[1])
+        """The event's data, decoded (a new object each time: GraphQL's subscribers need
+        objects, the streams only bytes)."""
+        return _decode(self.parts()[1])
 
     def __repr__(self) -> str:
         return f"Push({self.id}, {self.event!r})"

@@ -216,19 +216,23 @@ async def test_a_socket_over_the_stream_limit_is_closed_with_4429() -> None:
         assert (await second.closed()).code == 4429
 
 
+@pytest.mark.parametrize("framed", [False, True])
 @pytest.mark.parametrize("size", [10, 125, 126, 3000, 65535, 70000])
-def test_a_pushs_frame_is_its_socket_message_in_one_text_frame(size: int) -> None:
+def test_a_pushs_frame_is_its_socket_message_in_one_text_frame(size: int, framed: bool) -> None:
     """``text_frame`` read back by ``websockets``' own parser (as a client reads a server's
-    frame) is ``socket_text``, whatever the length's encoding (7, 16 or 64 bits)."""
+    frame) is ``socket_text``, whatever the length's encoding (7, 16 or 64 bits), from a push
+    that keeps its data or (an SSE stream asked for it) its SSE frame."""
     push = Push(12, "chat", {"text": "x" * size})
+    if framed:
+        assert push.frame.startswith(b"event: chat\r\ndata: ")
     reader = StreamReader()
-    reader.feed_data(text_frame(push.frame))
+    reader.feed_data(text_frame(push))
     parser = Frame.parse(reader.read_exact, mask=False)
     with pytest.raises(StopIteration) as parsed:
         next(parser)
     frame = parsed.value.value
     assert (frame.opcode, frame.fin) == (Opcode.TEXT, True)
-    assert frame.data == socket_text(push.frame)
+    assert frame.data == socket_text(push)
     assert json.loads(frame.data)["data"] == {"text": "x" * size}
     assert not reader.buffer  # nothing after the one frame
 
@@ -249,7 +253,7 @@ async def test_a_turns_frames_go_out_together_at_its_end() -> None:
     try:
         writer = SocketWriter(server)
         push = Push(5, "move", {"toMove": 1})
-        assert writer(push.frame) and writer.text(b'{"event":"ack","data":{"version":5}}')
+        assert writer(push) and writer.text(b'{"event":"ack","data":{"version":5}}')
         with pytest.raises(BlockingIOError):
             theirs.recv(1 << 16)  # nothing yet: the turn goes on
         await asyncio.sleep(0)
@@ -257,10 +261,10 @@ async def test_a_turns_frames_go_out_together_at_its_end() -> None:
         assert [m["event"] for m in _frames(arrived)] == ["move", "ack"]
         server.conn.receive_data(b"\x88\x82\x00\x00\x00\x00\x03\xe8")  # the client closes
         assert server.conn.state is not State.OPEN  # (websockets would refuse to frame)
-        assert not writer(push.frame) and not writer.text(b"{}")  # the stream writes itself
+        assert not writer(push) and not writer.text(b"{}")  # the stream writes itself
         ours_sent = SimpleNamespace(**{**vars(server), "conn": Protocol(Side.SERVER)})
         ours_sent.close_sent = True  # the service's close sent: the same
-        assert not SocketWriter(ours_sent)(push.frame)
+        assert not SocketWriter(ours_sent)(push)
     finally:
         transport.close()
         theirs.close()

@@ -131,8 +131,8 @@ def relayable(server_send: object) -> asyncio.Transport | None:
 DIRECT_WRITE_BACKLOG = 64 * 1024
 
 
-def direct_sink(server_send: object) -> Callable[[bytes], bool] | None:
-    """Where the hub may write a frame of this open stream itself (``tables/fanout.py``): the
+def direct_sink(server_send: object) -> Callable[[Push], bool] | None:
+    """Where the hub may write a push of this open stream itself (``tables/fanout.py``): the
     connection under uvicorn's ``send``, in its chunked framing; None under another server.
     Leans on uvicorn's HTTP/1.1 protocols (``RequestResponseCycle``: ``transport``, ``flow``,
     ``chunked_encoding``, ``disconnected``, ``response_complete``), which is why uvicorn is
@@ -152,7 +152,7 @@ def direct_sink(server_send: object) -> Callable[[bytes], bool] | None:
     ):
         return None
 
-    def write(frame: bytes) -> bool:
+    def write(push: Push) -> bool:
         if (
             cycle.disconnected
             or cycle.response_complete  # the stream ended: its last chunk is written
@@ -160,6 +160,7 @@ def direct_sink(server_send: object) -> Callable[[bytes], bool] | None:
             or transport.get_write_buffer_size() > DIRECT_WRITE_BACKLOG
         ):
             return False
+        frame = push.frame
         transport.write(b"%x\r\n%s\r\n" % (len(frame), frame))
         return True
 

@@ -46,7 +46,6 @@ from manhattan.tables import (
     Push,
     TableError,
     TableRuntime,
-    frame_views,
 )
 from manhattan.wire.codes import CodedError
 
@@ -59,28 +58,28 @@ NORMAL, TOO_BIG, REFUSED = 1000, 1009, 4000
 
 
 def socket_message(push: Push) -> str:
-    """A push's JSON message (its SSE frame's parts: ``socket_text``)."""
-    return socket_text(push.frame).decode()
+    """A push's JSON message (``socket_text``)."""
+    return socket_text(push).decode()
 
 
-def socket_text(frame: bytes) -> bytes:
-    """A push's SSE frame (``tables.frame_views``) as the socket's message."""
-    return b"".join(_message_parts(frame))
+def socket_text(push: Push) -> bytes:
+    """A push (``tables.Push.parts``) as the socket's message."""
+    return b"".join(_message_parts(push))
 
 
-def text_frame(frame: bytes) -> bytes:
-    """A push's SSE frame as the socket's message in one final, unmasked text frame (RFC 6455
-    §5.2), made in one copy of its data (``socket_text`` and ``websockets``' framing made five,
-    some 3 KB each for a move's push). Only for a connection without extensions (no
-    compression): every client that did not ask for one, the bench's among them; browsers ask
+def text_frame(push: Push) -> bytes:
+    """A push as the socket's message in one final, unmasked text frame (RFC 6455 §5.2), made
+    in one copy of its data (``socket_text`` and ``websockets``' framing made five, some 3 KB
+    each for a move's push). Only for a connection without extensions (no compression): every
+    client that did not ask for one, the bench's among them; browsers ask
     (``permessage-deflate``) and get ``websockets``' framing."""
-    parts = _message_parts(frame)
+    parts = _message_parts(push)
     return _text_frame(parts, sum(map(len, parts)))
 
 
-def _message_parts(frame: bytes) -> tuple[bytes | memoryview, ...]:
-    """``{"event":"<event>","id":<id>,"data":<data>}`` in pieces, the frame's own as views."""
-    event, data, ident = frame_views(frame)
+def _message_parts(push: Push) -> tuple[bytes | memoryview, ...]:
+    """``{"event":"<event>","id":<id>,"data":<data>}`` in pieces, the push's own as they are."""
+    event, data, ident = push.parts()
     return (_OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE)
 
 
@@ -133,16 +132,16 @@ class SocketWriter:
         self._transport, self._writable = protocol.transport, protocol.writable
         self._frames: list[bytes] = []
 
-    def __call__(self, frame: bytes) -> bool:
-        """A push's SSE frame (the hub's sink): False, writing nothing, when the socket is
-        closing or not taking data now (the stream then writes the push itself)."""
+    def __call__(self, push: Push) -> bool:
+        """A push (the hub's sink): False, writing nothing, when the socket is closing or not
+        taking data now (the stream then writes the push itself)."""
         if not self._open() or self._transport.get_write_buffer_size() > DIRECT_WRITE_BACKLOG:
             return False
         if self._framed_here():
-            self._add(text_frame(frame))
+            self._add(text_frame(push))
         else:  # compressed: websockets' framing, in order
             self.flush()
-            self._conn.send_text(socket_text(frame))
+            self._conn.send_text(socket_text(push))
             self._transport.write(b"".join(self._conn.data_to_send()))
         return True
 
