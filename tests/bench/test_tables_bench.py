@@ -8,10 +8,12 @@ import json
 import struct
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+import manhattan
 from manhattan.bench.harness import latency_summary
 from manhattan.bench.socket_frames import SocketStream, client_frame
 from manhattan.bench.sse_frames import FrameStream, StreamRefused
@@ -250,3 +252,30 @@ def test_only_loopback_services_are_driven(capsys: pytest.CaptureFixture[str]) -
     assert run(["--url", "http://example.com:8000", "--tables", "1"]) == 2
     assert "loopback" in capsys.readouterr().err
     assert run(["--tables", "0"]) == 2
+
+
+def test_a_tiny_run_against_a_baseline() -> None:
+    """``--baseline``: this checkout's service against itself (its own service folder), both
+    playing at once; each side's figures and the ratios of one run."""
+    here = Path(manhattan.__file__).resolve().parent.parent
+    args = ["--baseline", str(here), "--runs", "1", "--tables", "2", "--seconds", "1.5"]
+    report = _bench(*args, "--rounds", "1", timeout=240)
+    assert report["errors"] == 0 and report["baseline"] == str(here)
+    (run,) = report["runs"]
+    for side in (run["here"], run["baseline"]):
+        assert side["moves"] > 0 and side["play_cpu_ms_per_move"] > 0
+    assert run["moves_ratio"] == pytest.approx(
+        run["here"]["moves_per_s"] / run["baseline"]["moves_per_s"]
+    )
+    assert report["cpu_ratio"] == run["cpu_ratio"] > 0
+
+
+def test_a_baseline_needs_a_package_and_starts_both_services(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from manhattan.bench.tables import run
+
+    assert run(["--baseline", str(tmp_path), "--tables", "1"]) == 2
+    assert "no 'manhattan' package" in capsys.readouterr().err
+    assert run(["--baseline", str(tmp_path), "--url", "http://127.0.0.1:9", "--tables", "1"]) == 2
+    assert "starts both services" in capsys.readouterr().err

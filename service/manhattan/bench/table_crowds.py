@@ -21,6 +21,7 @@ import contextlib
 import random
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -60,12 +61,17 @@ STREAMS_PER_CLIENT = "1000000"
 
 
 @contextlib.asynccontextmanager
-async def fresh_service(redis_url: str | None, name: str) -> AsyncIterator[tuple[Endpoint, int]]:
-    """A service process started for one phase (embedded store, or ``redis_url``); started and
-    stopped in a thread (the harness waits for it with blocking requests)."""
+async def fresh_service(
+    redis_url: str | None, name: str, *, python_path: Path | None = None
+) -> AsyncIterator[tuple[Endpoint, int]]:
+    """A service process started for one phase (embedded store, or ``redis_url``; the package
+    from ``python_path`` when given); started and stopped in a thread (the harness waits for it
+    with blocking requests)."""
     settings = {"MANHATTAN_TABLE_STREAMS_PER_CLIENT": STREAMS_PER_CLIENT}
     if redis_url is not None:
         settings["REDIS_URL"] = redis_url
+    if python_path is not None:
+        settings["PYTHONPATH"] = str(python_path)
     service = spawned_service(settings, name=name, timeout=120.0)
     url, pid = await asyncio.to_thread(service.__enter__)
     try:

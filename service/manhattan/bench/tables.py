@@ -30,6 +30,9 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
 6. **lobby** (``--lobby N``, ``bench/tables_lobby.py``): N public waiting tables, then lobby
    pages against ``/healthz`` in the same run. ``--tables 0 --lobby N`` runs this phase alone.
 
+``--baseline DIR`` runs none of these: the tables phase on this tree's service and on one from
+``DIR`` at the same time, ``--runs`` times, and their ratios (``tables_versus``).
+
 ``--skip-play`` leaves out phases 1-3. Reported against the issues' targets: push latency p99 <
 50 ms, table moves per second at least 0.7x the stateless moves per second, at most 1.2 ms of
 service CPU per table move, at most 100 MiB of RSS growth for 2,000 idle streams and at most
@@ -40,16 +43,20 @@ shares the machine with the service), and read their streams with ``sse_reader``
 """
 
 import argparse
+import asyncio
 import os
 import sys
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from .harness import (
+    HarnessError,
     add_options,
     add_service_arguments,
     bench_parser,
+    emit,
     option,
     options_from,
     refused,
@@ -61,6 +68,7 @@ from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, ver
 from .table_sockets import SocketPerson
 from .tables_lobby import lobby_phase, print_lobby
 from .tables_scale import live_phase
+from .tables_versus import print_versus, versus
 from .tables_webhooks import ENVIRONMENT, print_webhooks_report, webhooks_bench
 
 #: The started service's limit on open streams per client address (all of them are loopback).
@@ -106,6 +114,12 @@ class Options:
         "how people play in the tables phases: socket (events and moves on the table's "
         "websocket) or http (the SSE stream and a POST a move)",
     )
+    baseline: str | None = option(
+        None,
+        "instead: the tables phase on this tree's service and on one from DIR (another "
+        "checkout's service folder) at the same time, --runs times (bench/tables_versus.py)",
+    )
+    runs: int = option(3, "runs with --baseline")
     #: Phases with many streams run in a service process of their own (False with --url).
     fresh: bool
     redis_url: str | None
@@ -251,6 +265,33 @@ def run_webhooks(args: argparse.Namespace) -> int:
     return 0 if report["errors"] == 0 else 1
 
 
+def run_versus(args: argparse.Namespace) -> int:
+    """``--baseline DIR``: both services started here, embedded store each."""
+    baseline = Path(args.baseline).resolve()
+    if args.url or args.redis_url:
+        return refused("--baseline starts both services itself: no --url or --redis-url")
+    if not (baseline / "manhattan").is_dir() or args.runs < 1:
+        return refused(f"--baseline: no 'manhattan' package in {baseline} (or --runs < 1)")
+    setup: dict[str, Any] = {} if args.rounds is None else {"rounds": args.rounds}
+    person = SocketPerson if args.transport == "socket" else Person
+    try:
+        report = asyncio.run(
+            versus(
+                baseline,
+                runs=args.runs,
+                tables=args.tables,
+                seconds=args.seconds,
+                seed=args.seed,
+                setup=setup,
+                person=person,
+            )
+        )
+    except (HarnessError, BenchError) as exc:
+        return refused(str(exc))
+    emit(report, args.json, print_versus)
+    return 0 if report["errors"] == 0 else 1
+
+
 def run(argv: list[str]) -> int:
     """Entry point of ``manhattan bench tables``: 0 when the run had no errors."""
     args = build_parser().parse_args(argv)
@@ -271,6 +312,8 @@ def run(argv: list[str]) -> int:
         os.environ.setdefault(f"MANHATTAN_QUOTA_{quota}", "0")
     if args.webhooks:
         return run_webhooks(args)
+    if args.baseline is not None:
+        return run_versus(args)
     options = options_from(args, Options, fresh=args.url is None, redis_url=args.redis_url)
     # negative counts and thinking times turn their phases off
     options = replace(

@@ -112,8 +112,16 @@ class Seat:
     def copy(self) -> Seat:
         bot = None if self.bot is None else dict(self.bot)
         return Seat(
-            self.sid, self.kind, self.name, bot, self.epoch, self.away, self.left,
-            self.reserved, self.kept_for, self.player_id,
+            self.sid,
+            self.kind,
+            self.name,
+            bot,
+            self.epoch,
+            self.away,
+            self.left,
+            self.reserved,
+            self.kept_for,
+            self.player_id,
         )
 
     @classmethod

@@ -302,8 +302,9 @@ class MovePayloads:
             _encode(data.get("bot", False)),
         )
         mover = state.to_move
-        plays = table.status == "playing" and not table.bot_turn and mover is not None
-        self._mover = mover if plays and not table.seats[mover].bot_plays else None
+        self._mover: int | None = None  # the person to move, offered its legal moves
+        if table.status == "playing" and not table.bot_turn and mover is not None:
+            self._mover = None if table.seats[mover].bot_plays else mover
 
     @staticmethod
     def fits(table: Table, entry: dict[str, Any]) -> bool:
