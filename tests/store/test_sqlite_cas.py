@@ -77,6 +77,40 @@ async def test_expired_rows_are_invisible_then_swept(tmp_path: Path) -> None:
         await store.close()
 
 
+async def test_a_record_lives_its_ttl_after_its_last_swap_and_the_expiry_moves_rarely(
+    tmp_path: Path,
+) -> None:
+    """A swap moves a record's expiry a hundredth of its TTL past the TTL, so the swaps after
+    it leave the expiry (and its index) alone until it is less than a TTL away; a record still
+    lives at least its TTL after its last swap, and at most a hundredth longer."""
+    now = [1_000.0]
+    store = SqliteVersionedStore(tmp_path, clock=lambda: now[0])
+
+    def expires() -> float:
+        row = store._db.execute("SELECT expires FROM records WHERE key = 't'").fetchone()
+        return float(row[0])
+
+    try:
+        await store.swap("t", 0, b"1", ttl=1_000)
+        assert expires() == 1_000 + 1_000 + 10
+        for version in range(1, 6):  # 2 s apart: the expiry stays a TTL away or more
+            now[0] += 2
+            done = await store.swap("t", version, b"%d" % version, ttl=1_000)
+            assert done == (True, Record(version + 1, b"%d" % version))
+        assert expires() == 2_010
+        now[0] += 2  # 1,012: the expiry would be less than a TTL away: moved
+        assert (await store.swap("t", 6, b"7", ttl=1_000))[0]
+        assert expires() == 1_012 + 1_000 + 10
+        now[0] += 1_000 - 0.5  # a TTL after the last swap, less half a second: alive
+        store._records.clear()
+        assert await store.read("t") == Record(7, b"7")
+        now[0] += 11  # a hundredth of the TTL later: gone
+        store._records.clear()
+        assert await store.read("t") is None
+    finally:
+        await store.close()
+
+
 async def test_a_lease_is_taken_once_until_it_expires(tmp_path: Path) -> None:
     now = [0.0]
     store = SqliteVersionedStore(tmp_path, clock=lambda: now[0])

@@ -112,5 +112,4 @@ class Change:
             return None
         if bearer is None and not self.table.public:
             return None
-        (push,) = self.hub.pushes(self.table, [self.entry], receiver)
-        return push
+        return self.hub.push_of(self.table, self.entry, receiver)

@@ -184,7 +184,7 @@ class Hub:
         self._spectators: dict[str, int] = {}
         self.closing = False
         #: The last move's ``MovePayloads``, with its table and entry (``_move_payloads``).
-        self._last_move: tuple[Table, dict[str, Any], MovePayloads] | None = None
+        self._last_move: tuple[Table, dict[str, Any], MovePayloads | None] | None = None
         #: Pushes written to streams by the hub itself (``fanout.py``), since start.
         self.direct_writes = 0
 
@@ -351,38 +351,51 @@ class Hub:
         """The pushes of logged ``entries`` for ``receiver``: built (projected, then encoded on
         first use) once per version and audience, and the same objects for every receiver of
         that audience."""
-        audience = receiver_player(table, receiver)
-        kept = self._pushes.setdefault(table.id, {})
-        out = []
-        for entry in entries:
-            key = (entry["v"], audience)
-            push = kept.get(key)
-            if push is None:
-                if MovePayloads.fits(table, entry):
-                    payload = self._move_payloads(table, entry).payload(audience)
-                    push = kept[key] = Push.encoded(entry["v"], "move", payload)
-                    self._one_view_kept(table.id, kept, entry["v"], audience)
-                else:
-                    kind, data = event_json(table, entry, receiver)
-                    push = kept[key] = Push(entry["v"], kind, data)
-                    if "view" in data:
-                        self._one_view_kept(table.id, kept, entry["v"], audience)
-                # Now and then, not on every push: the pushes without a view (chat, joins, the
-                # end) of the last 16 versions, at most some 4 x 16 versions' worth (a table of
-                # 4 seats and spectators has 5 audiences), besides the newest view per audience.
-                if len(kept) > 4 * 5 * KEPT_VERSIONS:
-                    oldest = entry["v"] - KEPT_VERSIONS
-                    for old in [k for k in kept if k[0] < oldest]:
-                        del kept[old]
-            out.append(push)
-        return out
+        return [self.push_of(table, entry, receiver) for entry in entries]
 
-    def _move_payloads(self, table: Table, entry: dict[str, Any]) -> MovePayloads:
-        """The audiences' data of a move, made once for the receivers of one change (they come
-        one after the other)."""
+    def push_of(self, table: Table, entry: dict[str, Any], receiver: Receiver) -> Push:
+        """The push of one logged entry for ``receiver`` (``pushes``)."""
+        audience = receiver_player(table, receiver)
+        kept = self._pushes.get(table.id)
+        if kept is None:
+            kept = self._pushes[table.id] = {}
+        key = (entry["v"], audience)
+        push = kept.get(key)
+        if push is None:
+            push = kept[key] = self._made(table, entry, receiver, audience, kept)
+            # Now and then, not on every push: the pushes without a view (chat, joins, the
+            # end) of the last 16 versions, at most some 4 x 16 versions' worth (a table of
+            # 4 seats and spectators has 5 audiences), besides the newest view per audience.
+            if len(kept) > 4 * 5 * KEPT_VERSIONS:
+                oldest = entry["v"] - KEPT_VERSIONS
+                for old in [k for k in kept if k[0] < oldest]:
+                    del kept[old]
+        return push
+
+    def _made(
+        self,
+        table: Table,
+        entry: dict[str, Any],
+        receiver: Receiver,
+        audience: int | None,
+        kept: dict[tuple[int, int | None], Push],
+    ) -> Push:
+        payloads = self._move_payloads(table, entry)
+        if payloads is not None:
+            self._one_view_kept(table.id, kept, entry["v"], audience)
+            return Push.encoded(entry["v"], "move", payloads.payload(audience))
+        kind, data = event_json(table, entry, receiver)
+        if "view" in data:
+            self._one_view_kept(table.id, kept, entry["v"], audience)
+        return Push(entry["v"], kind, data)
+
+    def _move_payloads(self, table: Table, entry: dict[str, Any]) -> MovePayloads | None:
+        """The audiences' data of the table's newest move (None for any other entry), made
+        once for the receivers of one change (they come one after the other)."""
         last = self._last_move
         if last is None or last[0] is not table or last[1] is not entry:
-            last = self._last_move = (table, entry, MovePayloads(table, entry))
+            payloads = MovePayloads(table, entry) if MovePayloads.fits(table, entry) else None
+            last = self._last_move = (table, entry, payloads)
         return last[2]
 
     def _one_view_kept(
