@@ -68,7 +68,7 @@ from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, ver
 from .table_sockets import SocketPerson
 from .tables_lobby import lobby_phase, print_lobby
 from .tables_scale import live_phase
-from .tables_versus import print_versus, versus
+from .tables_versus import Workload, print_versus, versus
 from .tables_webhooks import ENVIRONMENT, print_webhooks_report, webhooks_bench
 
 #: The started service's limit on open streams per client address (all of them are loopback).
@@ -275,17 +275,8 @@ def run_versus(args: argparse.Namespace) -> int:
     setup: dict[str, Any] = {} if args.rounds is None else {"rounds": args.rounds}
     person = SocketPerson if args.transport == "socket" else Person
     try:
-        report = asyncio.run(
-            versus(
-                baseline,
-                runs=args.runs,
-                tables=args.tables,
-                seconds=args.seconds,
-                seed=args.seed,
-                setup=setup,
-                person=person,
-            )
-        )
+        work = Workload(args.tables, args.seconds, args.seed, setup, person)
+        report = asyncio.run(versus(baseline, work, args.runs))
     except (HarnessError, BenchError) as exc:
         return refused(str(exc))
     emit(report, args.json, print_versus)

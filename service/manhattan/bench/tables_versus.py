@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,29 +30,31 @@ from .table_people import Person, play_tables
 SIDE_FIGURES = ("moves", "moves_per_s", "play_cpu_ms_per_move", "errors")
 
 
-async def versus(
-    baseline: Path,
-    *,
-    runs: int,
-    tables: int,
-    seconds: float,
-    seed: int,
-    setup: dict[str, Any],
-    person: type[Person],
-) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """What each side plays in a run: ``tables`` tables flat out for ``seconds``."""
+
+    tables: int
+    seconds: float
+    seed: int
+    setup: dict[str, Any]
+    person: type[Person]
+
+
+async def versus(baseline: Path, work: Workload, runs: int) -> dict[str, Any]:
     """``runs`` runs of this tree's service and the one at ``baseline`` playing at once."""
     results = []
     cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     try:
         for index in range(runs):
-            results.append(await _one_run(baseline, index, tables, seconds, seed, setup, person))
+            results.append(await _one_run(baseline, work, index))
     finally:
         if cores is not None:
             os.sched_setaffinity(0, cores)
     return {
         "baseline": str(baseline),
-        "tables": tables,
-        "seconds": seconds,
+        "tables": work.tables,
+        "seconds": work.seconds,
         "runs": results,
         "moves_ratio": _median([run["moves_ratio"] for run in results]),
         "cpu_ratio": _median([run["cpu_ratio"] for run in results]),
@@ -59,15 +62,7 @@ async def versus(
     }
 
 
-async def _one_run(
-    baseline: Path,
-    index: int,
-    tables: int,
-    seconds: float,
-    seed: int,
-    setup: dict[str, Any],
-    person: type[Person],
-) -> dict[str, Any]:
+async def _one_run(baseline: Path, work: Workload, index: int) -> dict[str, Any]:
     """Both services started afresh, pinned, and their tables played at the same time."""
     async with (
         fresh_service(None, "bench-here") as (here, here_pid),
@@ -76,8 +71,18 @@ async def _one_run(
         _pinned(here_pid, there_pid)
         # The same seed on both sides: the same games, move for move, as far as they go.
         played = await asyncio.gather(
-            play_tables(here, tables, seconds, seed + index, setup, pid=here_pid, person=person),
-            play_tables(there, tables, seconds, seed + index, setup, pid=there_pid, person=person),
+            *(
+                play_tables(
+                    side,
+                    work.tables,
+                    work.seconds,
+                    work.seed + index,
+                    work.setup,
+                    pid=pid,
+                    person=work.person,
+                )
+                for side, pid in ((here, here_pid), (there, there_pid))
+            )
         )
     return _run(*played)
 

@@ -110,19 +110,11 @@ class Seat:
         ]
 
     def copy(self) -> Seat:
-        bot = None if self.bot is None else dict(self.bot)
-        return Seat(
-            self.sid,
-            self.kind,
-            self.name,
-            bot,
-            self.epoch,
-            self.away,
-            self.left,
-            self.reserved,
-            self.kept_for,
-            self.player_id,
-        )
+        """This seat, sharing nothing a change changes (its bot choice is a map)."""
+        seat = Seat(*self.to_wire())
+        if seat.bot is not None:
+            seat.bot = dict(seat.bot)
+        return seat
 
     @classmethod
     def from_wire(cls, raw: list[Any]) -> Seat:
