@@ -228,8 +228,7 @@ class Move:
 def moves_text(moves: list[Move]) -> bytes:
     """``moves`` as the JSON array of their ``to_json`` objects (``Move.json_text``), each
     move's text made once per process and reused: the legal moves are the same few thousand
-    from game to game. Kept by a number packed from the move's fields (a tuple of them, hashed,
-    cost twice the lookup)."""
+    from game to game. Kept by a number packed from the move's fields (``_text_key``)."""
     parts: list[bytes] = []
     for move in moves:
         key = _text_key(move)

@@ -178,11 +178,6 @@ class Table:
             self._game = state_from_msgpack(self.state)
         return self._game
 
-    def share_game(self, other: Table) -> None:
-        """Take ``other``'s decoded game when it is of the same encoded state as this one."""
-        if other._game is not None and other.state == self.state:
-            self._game = other._game
-
     def set_game(self, state: State) -> None:
         self._game = state
         self.state = state_to_msgpack(state)

@@ -278,7 +278,7 @@ class MovePayloads:
     audience of one change, the same bytes ``event_json`` encodes to: what every audience
     shares is encoded once, an audience's own part (its hand, the events it may see, the next
     mover's legal moves) once per audience. A move's fan-out built four maps and encoded each,
-    some 20 µs a receiver (``hub.Hub.pushes``)."""
+    some 20 µs a receiver (``hub.Hub.push_of``)."""
 
     __slots__ = ("_events", "_head", "_middle", "_mover", "_public_events", "_state", "_view_rest")
 
@@ -354,8 +354,8 @@ def _with_next_moves(
 
 def moves_json(moves: list[Move]) -> msgspec.Raw:
     """``moves`` as the JSON array of their JSON objects, already encoded (a push is encoded
-    at once: ``push.py``), by the compiled engine (``moves_text``): a tenth of a table move's
-    CPU went to making them (kept per move and reused since 2026-11-25, half that)."""
+    at once: ``push.py``), by the compiled engine (``moves_text``: each move's text made once a
+    process and kept; made here for every push, they were a tenth of a table move's CPU)."""
     return msgspec.Raw(moves_text(moves))
 
 
