@@ -272,10 +272,8 @@ def run_versus(args: argparse.Namespace) -> int:
         return refused("--baseline starts both services itself: no --url or --redis-url")
     if not (baseline / "manhattan").is_dir() or args.runs < 1:
         return refused(f"--baseline: no 'manhattan' package in {baseline} (or --runs < 1)")
-    setup: dict[str, Any] = {} if args.rounds is None else {"rounds": args.rounds}
-    person = SocketPerson if args.transport == "socket" else Person
     try:
-        work = Workload(args.tables, args.seconds, args.seed, setup, person)
+        work = Workload(args.tables, args.seconds, args.seed, args.rounds, args.transport)
         report = asyncio.run(versus(baseline, work, args.runs))
     except (HarnessError, BenchError) as exc:
         return refused(str(exc))

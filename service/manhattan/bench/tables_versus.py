@@ -5,10 +5,12 @@ A change of a few per cent cannot be told apart by running one version after the
 shared machine: between two runs of the same code a minute apart, the moves a second moved by up
 to a quarter (2026-11-27: boardgame.io's own server 2,337 then 1,953 a second). Here two
 services start side by side, embedded store each (this tree's, and one from ``DIR``, the
-``service`` folder of another checkout, put first on its Python path), and ``--tables`` tables
-play flat out on each at the same time for ``--seconds``, in this one process: whatever the
-machine does to one it does to the other. Each of ``--runs`` runs starts both services afresh;
-the report gives each run's moves a second and service CPU a table move on both sides and their
+``service`` folder of another checkout, put first on its Python path), both pinned to one core,
+and ``--tables`` tables play flat out on each at the same time for ``--seconds``, each side
+driven by this tree's ``bench tables`` in a process of its own on the other cores: whatever the
+machine does to one it does to the other. Each of ``--runs`` runs starts both services afresh,
+every other run the baseline first (started in one order only, the same code measured 2 %
+slower on the side started first); the report gives each run's moves a second and service CPU a table move on both sides and their
 ratios (this tree over the baseline), then the medians. Repeated, the ratios agreed within about
 1 % where one after the other they spread over 25 %.
 """
@@ -17,16 +19,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import statistics
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .table_crowds import fresh_service
-from .table_people import Person, play_tables
+from .table_people import BenchError, Endpoint
 
-#: What each run reports of each side's tables phase (``play_tables``).
+#: What each run reports of each side's tables phase (``table_people.play_tables``).
 SIDE_FIGURES = ("moves", "moves_per_s", "play_cpu_ms_per_move", "errors")
 
 
@@ -37,20 +41,13 @@ class Workload:
     tables: int
     seconds: float
     seed: int
-    setup: dict[str, Any]
-    person: type[Person]
+    rounds: int | None
+    transport: str
 
 
 async def versus(baseline: Path, work: Workload, runs: int) -> dict[str, Any]:
     """``runs`` runs of this tree's service and the one at ``baseline`` playing at once."""
-    results = []
-    cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
-    try:
-        for index in range(runs):
-            results.append(await _one_run(baseline, work, index))
-    finally:
-        if cores is not None:
-            os.sched_setaffinity(0, cores)
+    results = [await _one_run(baseline, work, index) for index in range(runs)]
     return {
         "baseline": str(baseline),
         "tables": work.tables,
@@ -63,41 +60,71 @@ async def versus(baseline: Path, work: Workload, runs: int) -> dict[str, Any]:
 
 
 async def _one_run(baseline: Path, work: Workload, index: int) -> dict[str, Any]:
-    """Both services started afresh, pinned, and their tables played at the same time."""
-    async with (
-        fresh_service(None, "bench-here") as (here, here_pid),
-        fresh_service(None, "bench-baseline", python_path=baseline) as (there, there_pid),
-    ):
-        _pinned(here_pid, there_pid)
+    """Both services started afresh and pinned, and each played by a driver of its own (this
+    tree's ``bench tables`` on it, in a process on the other cores) at the same time."""
+    sides = [(None, "bench-here"), (baseline, "bench-baseline")]
+    if index % 2:  # every other run the baseline starts first (and its driver too)
+        sides.reverse()
+    async with contextlib.AsyncExitStack() as stack:
+        started = [
+            await stack.enter_async_context(fresh_service(None, name, python_path=path))
+            for path, name in sides
+        ]
+        drivers = _pinned(*(pid for _, pid in started))
         # The same seed on both sides: the same games, move for move, as far as they go.
         played = await asyncio.gather(
-            *(
-                play_tables(
-                    side,
-                    work.tables,
-                    work.seconds,
-                    work.seed + index,
-                    work.setup,
-                    pid=pid,
-                    person=work.person,
-                )
-                for side, pid in ((here, here_pid), (there, there_pid))
-            )
+            *(_driven(where, pid, work, index, drivers) for where, pid in started)
         )
+    if index % 2:
+        played.reverse()
     return _run(*played)
 
 
-def _pinned(*services: int) -> None:
-    """With two cores or more (Linux), both services on the last one and this process on the
-    others, as ``../shared/peer-bgio/run.sh`` pins a server and its load: the two services
-    then share one core's time, which the ratios compare."""
+async def _driven(
+    where: Endpoint, pid: int, work: Workload, index: int, cores: set[int] | None
+) -> dict[str, Any]:
+    """The tables phase of ``manhattan bench tables`` on a running service, in a process of
+    its own (both sides driven from one process, it split its time unevenly between them)."""
+    command = [
+        sys.executable,
+        "-m",
+        "manhattan.cli",
+        "bench",
+        "tables",
+        "--url",
+        f"http://{where.host}:{where.port}",
+        "--pid",
+        str(pid),
+        "--json",
+        *("--tables", str(work.tables), "--seconds", str(work.seconds)),
+        *("--seed", str(work.seed + index), "--transport", work.transport),
+        *("--stateless-seconds", "0.1", "--idle-streams", "0"),
+        *(() if work.rounds is None else ("--rounds", str(work.rounds))),
+    ]
+    process = await asyncio.create_subprocess_exec(
+        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    if cores:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(process.pid, cores)
+    out, err = await process.communicate()
+    if process.returncode not in (0, 1):  # (1: the run had errors, which it reports)
+        raise BenchError(f"a driver stopped ({process.returncode}): {err.decode()[-2000:]}")
+    played: dict[str, Any] = json.loads(out)["tables"]
+    return played
+
+
+def _pinned(*services: int) -> set[int] | None:
+    """With two cores or more (Linux), both services on the last one, as
+    ``../shared/peer-bgio/run.sh`` pins a server: they then share one core's time, which the
+    ratios compare. The cores left, for the drivers (None: not pinned)."""
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     if len(cores) < 2:
-        return
+        return None
     for pid in services:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(pid, {cores[-1]})
-    os.sched_setaffinity(0, set(cores[:-1]))
+    return set(cores[:-1])
 
 
 def _run(here: dict[str, Any], there: dict[str, Any]) -> dict[str, Any]:
