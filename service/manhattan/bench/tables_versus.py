@@ -10,9 +10,9 @@ and ``--tables`` tables play flat out on each at the same time for ``--seconds``
 driven by this tree's ``bench tables`` in a process of its own on the other cores: whatever the
 machine does to one it does to the other. Each of ``--runs`` runs starts both services afresh,
 every other run the baseline first (started in one order only, the same code measured 2 %
-slower on the side started first); the report gives each run's moves a second and service CPU a table move on both sides and their
-ratios (this tree over the baseline), then the medians. Repeated, the ratios agreed within about
-1 % where one after the other they spread over 25 %.
+slower on the side started first); the report gives each run's moves a second and service CPU
+a table move on both sides and their ratios (this tree over the baseline), then the medians.
+The same code against itself: within 1 %, where one run after the other spread over 25 %.
 """
 
 from __future__ import annotations
