@@ -108,9 +108,12 @@ async def _driven(
         with contextlib.suppress(OSError):
             os.sched_setaffinity(process.pid, cores)
     out, err = await process.communicate()
-    if process.returncode not in (0, 1):  # (1: the run had errors, which it reports)
-        raise BenchError(f"a driver stopped ({process.returncode}): {err.decode()[-2000:]}")
-    played: dict[str, Any] = json.loads(out)["tables"]
+    try:
+        if process.returncode not in (0, 1):  # (1: the run had errors, which it reports)
+            raise ValueError(f"it exited with {process.returncode}")
+        played: dict[str, Any] = json.loads(out)["tables"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BenchError(f"a driver failed ({exc}): {err.decode()[-2000:]}") from None
     return played
 
 
