@@ -111,10 +111,14 @@ def test_a_finished_tables_record_is_replayed_once() -> None:
 
 
 @pytest.mark.parametrize("players", [2, 4])
-def test_a_moves_payloads_are_its_event_json_for_every_audience(players: int) -> None:
-    """``MovePayloads`` (a move's fan-out, encoded in parts) gives each audience the bytes of
-    ``event_json``'s data: the events it may see, its hand, the legal moves for the person to
-    move next and for nobody else (not a bot's seat, not after the end)."""
+def test_a_moves_push_data_is_the_move_the_view_after_it_and_the_next_movers_moves(
+    players: int,
+) -> None:
+    """The newest move's data for each audience (``MovePayloads``, encoded in parts; also what
+    ``event_json`` gives for it) is: the logged fields, the events that audience
+    may see, its view of the state after the move (``seat_view``, the engine's) and the legal
+    moves for the person to move next only (not a bot's seat, not after the end). An older
+    entry's data has neither view nor moves."""
     encode = msgspec.json.Encoder().encode
     table = Table(id="t" * 32, name="p", public=True, turn_seconds=30, setup={}, seed="s1")
     table.seats = [Seat(k, "bot" if k == 1 else "human", f"p{k}") for k in range(players)]
@@ -122,7 +126,7 @@ def test_a_moves_payloads_are_its_event_json_for_every_audience(players: int) ->
     state = manhattan.new_game_from_setup({"players": players, "seed": "payloads"})
     table.set_game(state)
     receivers = [Receiver(seat.sid) for seat in table.seats] + [Receiver(None)]
-    version, checked = 1, 0
+    version, offered = 1, 0
     while not state.is_over:
         move = manhattan.legal_moves(state)[version * 7 % len(manhattan.legal_moves(state))]
         transition = manhattan.play(state, move)
@@ -131,24 +135,37 @@ def test_a_moves_payloads_are_its_event_json_for_every_audience(players: int) ->
         table.set_game(state)
         table.status = "over" if state.is_over else "playing"
         table.deadline = None if state.is_over else 1_000 * version
-        table.add_event(
-            version,
-            "move",
-            {
-                "player": transition.move.player,
-                "move": transition.move.to_json(),
-                "events": stored_events(transition),
-                "toMove": state.to_move,
-                "deadline": table.deadline,
-                "bot": version % 5 == 0,
-            },
-        )
+        logged = {
+            "player": transition.move.player,
+            "move": transition.move.to_json(),
+            "events": stored_events(transition),
+            "toMove": state.to_move,
+            "deadline": table.deadline,
+            "bot": version % 5 == 0,
+        }
+        table.add_event(version, "move", logged)
         entry = table.log[-1]
-        assert MovePayloads.fits(table, entry)
         payloads = MovePayloads(table, entry)
         for receiver in receivers:
             player = None if receiver.sid is None else table.player_of(receiver.sid)
-            expected = encode(event_json(table, entry, receiver)[1])
-            assert payloads.payload(player) == expected
-            checked += "moves" in msgspec.json.decode(expected)
-    assert checked > 0
+            expected: dict[str, object] = {
+                "player": logged["player"],
+                "move": logged["move"],
+                "events": [e for e, to in logged["events"] if to is None or to == player],
+                "version": version,
+                "toMove": state.to_move,
+                "deadline": table.deadline,
+                "bot": logged["bot"],
+                "view": seat_view(state, player),
+            }
+            if player is not None and player == state.to_move and player != 1:
+                expected["moves"] = [m.to_json() for m in manhattan.legal_moves(state)]
+                offered += 1
+            as_json = json.loads(encode(expected))
+            assert json.loads(payloads.payload(player)) == as_json
+            assert json.loads(encode(event_json(table, entry, receiver)[1])) == as_json
+        table.add_event(version + 1, "chat", {"text": "x"})  # the move is no longer the newest
+        older = event_json(table, entry, receivers[0])[1]
+        assert "view" not in older and "moves" not in older and older["version"] == version
+        version += 1
+    assert offered > 0

@@ -14,13 +14,9 @@ from manhattan.engine.moves import moves_text
 
 
 def moves_json(moves: Sequence[Move]) -> bytes:
-    """``{"moves": [...]}`` as JSON bytes (the stateless answers cache it per state).
-
-    Not memoized per move: ``legal_moves`` makes new instances on every call, so a memo by
-    instance never hit and kept 20,000 of them alive (some 80 MiB) before it was cleared; and
-    a move's value (``Move.__eq__``: type, card, neighborhood, floors, color) leaves out what
-    its JSON also says (the player, the block). Written by the compiled engine
-    (``moves_text``), without a map per move."""
+    """``{"moves": [...]}`` as JSON bytes (the stateless answers cache it per state), each
+    move's text from the compiled engine (``moves_text``: kept by the move's fields, its player
+    and block included; not by instance, as ``legal_moves`` makes new ones on every call)."""
     return b'{"moves":' + moves_text(list(moves)) + b"}"
 
 

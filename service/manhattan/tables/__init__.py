@@ -24,7 +24,7 @@ from .driver import Driver
 from .due import make_due
 from .errors import TABLE_CODES, TableError
 from .hub import Hangup, Hub, StreamLimits
-from .push import HEARTBEAT_FRAME, Push, frame_parts, frame_views
+from .push import HEARTBEAT_FRAME, Push
 from .records import ChangeListener, TableSettings, is_table_id, now_ms, table_key
 from .relay import Handover, Relay
 from .service import Tables
@@ -156,7 +156,5 @@ __all__ = [
     "TableRuntime",
     "TableSettings",
     "Tables",
-    "frame_parts",
-    "frame_views",
     "table_stream",
 ]

@@ -240,7 +240,11 @@ def event_json(
     data = _entry_data(entry)
     player = receiver_player(table, receiver)
     if kind == "move":
-        out = {
+        if MovePayloads.fits(table, entry):  # (the hub takes the payload's bytes as they are)
+            return kind, _decode(MovePayloads(table, entry).payload(player))
+        # An older entry: without the view after it or moves (its state is not kept: a reader
+        # of it asks for the table, as after a gap).
+        return kind, {
             "player": data["player"],
             "move": data["move"],
             "events": visible_events(data["events"], player),
@@ -249,11 +253,6 @@ def event_json(
             "deadline": data.get("deadline"),
             "bot": data.get("bot", False),
         }
-        if _newest(table, entry):
-            # The view after this move, so no receiver has to ask for the table per turn
-            # (an older entry's state is not kept: a reader of it asks, as after a gap).
-            out["view"] = view_json(table.game(), player)
-        return kind, _with_next_moves(out, table, entry, player)
     if kind == "started":
         # The view at the start, for this receiver: the entry holds the initial state in full,
         # and only the receiver's view of it leaves this function.
@@ -274,11 +273,12 @@ def event_json(
 
 
 class MovePayloads:
-    """The data of the newest ``move`` event of ``table`` (``event_json``'s, as JSON) for each
-    audience of one change, the same bytes ``event_json`` encodes to: what every audience
-    shares is encoded once, an audience's own part (its hand, the events it may see, the next
-    mover's legal moves) once per audience. A move's fan-out built four maps and encoded each,
-    some 20 µs a receiver (``hub.Hub.push_of``)."""
+    """The data of the table's newest ``move`` event for each audience of one change, as JSON:
+    an older entry's fields, the view after the move (so no receiver asks for the table per
+    turn) and, for the person to move next, its legal moves. What every audience shares is
+    encoded once, an audience's own part (its hand, the events it may see, the moves) once per
+    audience: a move's fan-out built four maps and encoded each, some 20 µs a receiver
+    (``hub.Hub.push_of``)."""
 
     __slots__ = ("_events", "_head", "_middle", "_mover", "_public_events", "_state", "_view_rest")
 
@@ -301,10 +301,7 @@ class MovePayloads:
             _encode(data.get("deadline")),
             _encode(data.get("bot", False)),
         )
-        mover = state.to_move
-        self._mover: int | None = None  # the person to move, offered its legal moves
-        if table.status == "playing" and not table.bot_turn and mover is not None:
-            self._mover = None if table.seats[mover].bot_plays else mover
+        self._mover = _next_mover(table)
 
     @staticmethod
     def fits(table: Table, entry: dict[str, Any]) -> bool:
@@ -343,13 +340,19 @@ def _with_next_moves(
     """For the person to move next only: its legal moves, so it can play at ``version``
     without asking for the table first. Only on the table's newest entry (an older one's
     moves are stale) and only when that person plays the turn (no bot plays it)."""
-    if player is None or table.status != "playing" or table.bot_turn or not _newest(table, entry):
+    if player is None or not _newest(table, entry) or player != _next_mover(table):
         return out
-    state = table.game()
-    if state.to_move != player or table.seats[player].bot_plays:
-        return out
-    out["moves"] = moves_json(manhattan.legal_moves(state))
+    out["moves"] = moves_json(manhattan.legal_moves(table.game()))
     return out
+
+
+def _next_mover(table: Table) -> int | None:
+    """The player who plays the table's turn in person (None: the game is not on, or a bot
+    plays the turn)."""
+    if table.status != "playing" or table.bot_turn:
+        return None
+    mover = table.game().to_move
+    return None if mover is None or table.seats[mover].bot_plays else mover
 
 
 def moves_json(moves: list[Move]) -> msgspec.Raw:
@@ -360,6 +363,7 @@ def moves_json(moves: list[Move]) -> msgspec.Raw:
 
 
 _encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
 
 
 def _newest(table: Table, entry: dict[str, Any]) -> bool:

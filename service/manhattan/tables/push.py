@@ -76,16 +76,10 @@ def _frame(id: int, event: str, payload: bytes) -> bytes:
     return b"%s%s%s%s%s%d%s" % (_EVENT, event.encode(), _DATA, payload, _ID, id, _END)
 
 
-def frame_parts(frame: bytes) -> tuple[bytes, bytes, bytes]:
-    """A push's frame cut into its event, its data (JSON) and its id (digits): what the table
-    socket sends as a message of its own. (JSON holds no raw line break, an event name no
-    ``data:`` line.)"""
-    event, data, ident = frame_views(frame)
-    return bytes(event), bytes(data), bytes(ident)
-
-
 def frame_views(frame: bytes) -> tuple[memoryview, memoryview, memoryview]:
-    """``frame_parts`` as views into the frame, copying nothing."""
+    """A push's SSE frame cut into its event, its data (JSON) and its id (digits), as views
+    into the frame, copying nothing. (JSON holds no raw line break, an event name no ``data:``
+    line.)"""
     data_at = frame.index(_DATA)
     id_at = frame.rindex(_ID)
     whole = memoryview(frame)
