@@ -117,6 +117,24 @@ def test_the_event_log_keeps_the_newest_entries_and_reads_them_back() -> None:
     assert again.has_event("chat") and not again.has_event("over")
 
 
+def test_the_newest_entrys_data_is_read_without_decoding_it_again() -> None:
+    """The data a change logged is what its pushes read (``EventLog.data``): the very object
+    for the newest entry of the log it was added to, decoded from the entry otherwise (a
+    copy's log, a record read back, an older entry)."""
+    table = a_table()
+    table.add_event(1, "chat", {"text": "older"})
+    logged = {"text": "newest", "at": 5}
+    table.add_event(2, "chat", logged)
+    newest = table.log[-1]
+    assert table.log.data(newest) is logged
+    assert event_data(newest) == logged  # (what the entry holds)
+    assert table.log.data(table.log[0]) == {"text": "older"}
+    for other in (table.copy(), Table.decode(table.encode())):
+        read = other.log.data(other.log[-1])
+        assert read == logged and read is not logged
+        assert other.log.data(other.log[-1]) is read  # decoded once for its receivers
+
+
 def test_a_record_whose_log_holds_maps_reads_as_the_same_events() -> None:
     """Records written before the entries were packed hold each as a map."""
     table = a_table()

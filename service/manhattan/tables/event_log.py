@@ -24,6 +24,11 @@ def _packed(entry: dict[str, Any]) -> bytes:
     return _pack(entry["v"], entry["type"], entry["data"])
 
 
+def _data(data: bytes) -> dict[str, Any]:
+    decoded: dict[str, Any] = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    return decoded
+
+
 def _entry(packed: bytes) -> dict[str, Any]:
     version, kind, data = msgpack.unpackb(packed, raw=False)
     return {"v": version, "type": kind, "data": data}
@@ -38,7 +43,8 @@ class EventLog:
     def __init__(self, packed: list[bytes] | None = None) -> None:
         #: The entries as stored: each the msgpack of ``[version, type, data]``.
         self.packed: list[bytes] = [] if packed is None else packed
-        self._last: tuple[bytes, dict[str, Any]] | None = None
+        #: The newest entry unpacked: (its packed bytes, the entry, its data decoded or None).
+        self._last: tuple[bytes, dict[str, Any], dict[str, Any] | None] | None = None
 
     @classmethod
     def from_wire(cls, stored: list[Any]) -> EventLog:
@@ -52,10 +58,15 @@ class EventLog:
             ]
         )
 
-    def append(self, version: int, kind: str, data: bytes, keep: int) -> None:
-        """A new newest entry; only the newest ``keep`` stay."""
-        self.packed.append(_pack(version, kind, data))
+    def append(
+        self, version: int, kind: str, data: bytes, keep: int, decoded: dict[str, Any]
+    ) -> None:
+        """A new newest entry (``decoded``: what its ``data`` holds, which its pushes then read
+        without decoding it again); only the newest ``keep`` stay."""
+        packed = _pack(version, kind, data)
+        self.packed.append(packed)
         del self.packed[:-keep]
+        self._last = (packed, {"v": version, "type": kind, "data": data}, decoded)
 
     def newest(self) -> dict[str, Any] | None:
         """The newest entry (unpacked once per entry and log), None when empty."""
@@ -63,8 +74,19 @@ class EventLog:
             return None
         packed = self.packed[-1]
         if self._last is None or self._last[0] is not packed:
-            self._last = (packed, _entry(packed))
+            self._last = (packed, _entry(packed), None)
         return self._last[1]
+
+    def data(self, entry: dict[str, Any]) -> dict[str, Any]:
+        """An entry's data decoded: for the newest entry, once per log (the receivers of one
+        change ask one after the other); not to be modified."""
+        last = self._last
+        if last is not None and last[1] is entry:
+            if last[2] is None:
+                last = self._last = (last[0], entry, _data(entry["data"]))
+            assert last[2] is not None
+            return last[2]
+        return _data(entry["data"])
 
     def __len__(self) -> int:
         return len(self.packed)

@@ -289,7 +289,7 @@ class Table:
         return None
 
     def add_event(self, version: int, kind: str, data: dict[str, Any]) -> None:
-        self.log.append(version, kind, msgpack.packb(data, use_bin_type=True), LOG_SIZE)
+        self.log.append(version, kind, msgpack.packb(data, use_bin_type=True), LOG_SIZE, data)
 
     def remember(self, sid: int, move_id: str, version: int) -> None:
         """Seat ``sid``'s move ``move_id`` made ``version``, the newest of ``self.moves``."""

@@ -20,7 +20,7 @@ from manhattan import Move, State
 
 from ..engine.codec import state_from_msgpack
 from ..engine.moves import moves_text
-from .model import Table, event_data
+from .model import Table
 from .view_text import public_rest
 
 
@@ -237,7 +237,7 @@ def event_json(
 ) -> tuple[str, dict[str, Any]]:
     """A logged change as ``(event type, data)`` for ``receiver``."""
     kind: str = entry["type"]
-    data = _entry_data(entry)
+    data = table.log.data(entry)
     player = receiver_player(table, receiver)
     if kind == "move":
         if MovePayloads.fits(table, entry):  # (the hub takes the payload's bytes as they are)
@@ -283,7 +283,7 @@ class MovePayloads:
     __slots__ = ("_events", "_head", "_middle", "_mover", "_public_events", "_state", "_view_rest")
 
     def __init__(self, table: Table, entry: dict[str, Any]) -> None:
-        data = _entry_data(entry)
+        data = table.log.data(entry)
         state = table.game()
         self._state = state
         self._view_rest = _view_rest(state)
@@ -317,21 +317,6 @@ class MovePayloads:
             parts += (b',"moves":', moves_text(manhattan.legal_moves(self._state)))
         parts.append(b"}")
         return b"".join(parts)
-
-
-def _entry_data(entry: dict[str, Any]) -> dict[str, Any]:
-    """The entry's data, decoded once for the receivers of one change (they come one after the
-    other); not to be modified."""
-    global _last_entry
-    if _last_entry is not None and _last_entry[0] is entry and _last_entry[1] is entry["data"]:
-        return _last_entry[2]
-    data = event_data(entry)
-    _last_entry = (entry, entry["data"], data)
-    return data
-
-
-#: The entry ``_entry_data`` decoded last: (entry, its data's bytes, decoded).
-_last_entry: tuple[dict[str, Any], bytes, dict[str, Any]] | None = None
 
 
 def _with_next_moves(

@@ -270,6 +270,38 @@ async def test_a_turns_frames_go_out_together_at_its_end() -> None:
         theirs.close()
 
 
+async def test_the_sockets_written_in_a_turn_are_flushed_together_at_its_end() -> None:
+    """A move's fan-out writes to several sockets in one turn: each gets its frames at the
+    turn's end, in the order written, also one flushed early (before a write of its own)."""
+    loop = asyncio.get_running_loop()
+    pairs, writers = [], []
+    for _ in range(3):
+        ours, theirs = socket.socketpair()
+        theirs.setblocking(False)
+        transport, _ = await loop.connect_accepted_socket(asyncio.Protocol, ours)
+        writable = asyncio.Event()
+        writable.set()
+        server = SimpleNamespace(
+            conn=Protocol(Side.SERVER), transport=transport, writable=writable, close_sent=False
+        )
+        pairs.append((transport, theirs))
+        writers.append(SocketWriter(server))
+    try:
+        for version, writer in enumerate(writers):
+            assert writer(Push(version, "move", {"n": version}))
+        writers[0].flush()  # (as before the socket's own write)
+        assert writers[0].text(b'{"event":"ack","data":{"version":0}}')
+        assert [m["id"] for m in _frames(pairs[0][1].recv(1 << 16))] == [0]
+        await asyncio.sleep(0)
+        arrived = [_frames(theirs.recv(1 << 16)) for _, theirs in pairs]
+        assert [[m["event"] for m in frames] for frames in arrived] == [["ack"], ["move"], ["move"]]
+        assert [frames[0]["data"] for frames in arrived[1:]] == [{"n": 1}, {"n": 2}]
+    finally:
+        for transport, theirs in pairs:
+            transport.close()
+            theirs.close()
+
+
 def _frames(data: bytes) -> list[dict[str, Any]]:
     """The server's text frames in ``data``, as JSON."""
     reader, out = StreamReader(), []

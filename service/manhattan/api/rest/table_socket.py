@@ -162,7 +162,7 @@ class SocketWriter:
 
     def _add(self, frame: bytes) -> None:
         if not self._frames:
-            asyncio.get_running_loop().call_soon(self.flush)
+            _flushes.add(self)
         self._frames.append(frame)
 
     def _open(self) -> bool:
@@ -177,6 +177,33 @@ class SocketWriter:
 
     def _framed_here(self) -> bool:
         return not self._conn.extensions and not self._conn.expect_continuation_frame
+
+
+class _Flushes:
+    """The socket writers with frames waiting, flushed together at the end of the loop's turn:
+    one callback a turn, not one a socket (a move's fan-out is five sockets, and each callback
+    is a handle made, queued and run)."""
+
+    __slots__ = ("_loop", "_waiting")
+
+    def __init__(self) -> None:
+        self._waiting: list[SocketWriter] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def add(self, writer: SocketWriter) -> None:
+        loop = asyncio.get_running_loop()
+        if not self._waiting or self._loop is not loop:  # (another loop's are gone with it)
+            self._waiting, self._loop = [], loop
+            loop.call_soon(self._flush)
+        self._waiting.append(writer)
+
+    def _flush(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for writer in waiting:
+            writer.flush()
+
+
+_flushes = _Flushes()
 
 
 async def table_socket(websocket: WebSocket) -> None:
