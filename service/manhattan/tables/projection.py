@@ -287,10 +287,15 @@ class MovePayloads:
         state = table.game()
         self._state = state
         self._view_rest = _view_rest(state)
-        self._events: list[list[Any]] = data["events"]
-        self._public_events = _encode(visible_events(self._events, None))
-        if all(to is None for _, to in self._events):
-            self._events = []  # every audience sees them all: one text
+        events: list[list[Any]] = data["events"]
+        #: Each event's text and who may see it, when not every audience sees them all (a
+        #: drawn card): an audience's list is then its events' texts joined.
+        self._events: list[tuple[bytes, int | None]] = []
+        if any(to is not None for _, to in events):
+            self._events = [(_encode(event), to) for event, to in events]
+            self._public_events = self._seen(None)
+        else:
+            self._public_events = _encode([event for event, _ in events])
         self._head = b'{"player":%s,"move":%s,"events":' % (
             _encode(data["player"]),
             _encode(data["move"]),
@@ -309,14 +314,18 @@ class MovePayloads:
         return entry["type"] == "move" and _newest(table, entry)
 
     def payload(self, player: int | None) -> bytes:
-        events = self._public_events
-        if self._events:
-            events = _encode(visible_events(self._events, player))
+        events = self._seen(player) if self._events else self._public_events
         parts = [self._head, events, self._middle, _view_head(self._state, player), self._view_rest]
         if player is not None and player == self._mover:
             parts += (b',"moves":', moves_text(manhattan.legal_moves(self._state)))
         parts.append(b"}")
         return b"".join(parts)
+
+    def _seen(self, player: int | None) -> bytes:
+        """The events ``player`` may see (None: the public ones), as a JSON array."""
+        return b"[%s]" % b",".join(
+            [text for text, to in self._events if to is None or to == player]
+        )
 
 
 def _with_next_moves(
