@@ -4,6 +4,7 @@ rule, waiting for a service (a real local server), stopping a process, and the r
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -24,6 +26,7 @@ from manhattan.bench.harness import (
     latency_summary,
     latency_text,
     percentile,
+    quiet_collector,
     require_loopback,
     seconds_per_call,
     service_under_test,
@@ -173,3 +176,26 @@ def test_process_cpu_counts_the_processes_a_service_started() -> None:
             os.kill(child, signal.SIGKILL)
         parent.kill()
         parent.wait()
+
+
+def test_the_collector_leaves_what_was_built_before_a_measurement_alone() -> None:
+    """While a bench measures, what it built before is frozen (a full collection does not walk
+    it) and garbage made before is gone; after, the collector is as it was."""
+    before = gc.get_freeze_count()
+    built = [[k] for k in range(1000)]
+    cycle: list[object] = []
+    cycle.append(cycle)
+    gone = weakref.ref(_Held(cycle))
+    del cycle
+    with quiet_collector():
+        assert gone() is None  # collected first
+        assert gc.get_freeze_count() >= before + len(built)
+    assert gc.get_freeze_count() == before
+
+
+class _Held:
+    """A weakly referenceable object in a reference cycle (only a collection frees it)."""
+
+    def __init__(self, cycle: list[object]) -> None:
+        self.cycle = cycle
+        cycle.append(self)
