@@ -36,16 +36,16 @@ class HarnessError(RuntimeError):
     """A bench cannot run as asked: not a loopback service, or the service did not start."""
 
 
-# -- the service process ----------------------------------------------------------------------
+# -- the bench's own process ------------------------------------------------------------------
 @contextmanager
 def quiet_collector() -> Iterator[None]:
     """The bench's own garbage collector kept out of what it times: what was built before (the
     people, their connections) is collected once and frozen, so that a full collection walks
-    only what came after. Those walked some 800 people's objects every second or two, 30-70 ms
-    each, and the pushes that arrived meanwhile were timed that much late (a driver in Node
-    collects incrementally). The young collections stay as they are: made rarer, as the
-    service's are (``api.serve.settle_heap``), each one walked more and paused longer (16 ms).
-    Unfrozen after."""
+    only what came after, and unfrozen at the end. Full collections walked some 800 people's
+    objects every second or two, 30-70 ms each, and the pushes that arrived meanwhile were
+    timed that much late (a driver in Node collects incrementally). The young collections are
+    left as they are: made rarer, as the service's are (``api.serve.settle_heap``), each walked
+    more and paused up to 16 ms."""
     gc.collect()
     gc.freeze()
     try:
@@ -54,6 +54,7 @@ def quiet_collector() -> Iterator[None]:
         gc.unfreeze()
 
 
+# -- the service process ----------------------------------------------------------------------
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
