@@ -26,6 +26,10 @@ REPO = Path(__file__).resolve().parents[2]
 SHARED_TOKEN_KEY = "scale:" + base64.urlsafe_b64encode(bytes(range(32))).decode().rstrip("=")
 
 
+#: What the service's log says when its port is bound already; ``/proc/net/tcp``'s LISTEN state.
+PORT_TAKEN, LISTEN = "address already in use", "0A"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -83,18 +87,54 @@ class Replica:
         return found
 
     def wait_ready(self, timeout: float = 60.0) -> Replica:
+        """Until this replica answers ``/readyz``. The port was free when it was chosen, but a
+        test running beside this one may bind it first (its own service or receiver): then
+        this replica cannot bind it and exits, and is started again on another port; and an
+        answer from a server that is not this replica's process does not count."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.process is not None
             if self.process.poll() is not None:
-                raise RuntimeError(f"replica on {self.port} exited:\n{self.log_text()}")
+                if PORT_TAKEN not in self.log_text():
+                    raise RuntimeError(f"replica on {self.port} exited:\n{self.log_text()}")
+                self._use_port(free_port())
+                self.start()
             try:
-                if httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200:
+                answered = httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200
+                if answered and self._listens():
                     return self
             except httpx.HTTPError:
                 pass
             time.sleep(0.05)
         raise RuntimeError(f"replica on {self.port} not ready in {timeout} s:\n{self.log_text()}")
+
+    def _use_port(self, port: int) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.environment["MANHATTAN_PORT"] = str(port)
+        self.log_path.write_bytes(b"")  # (the failed start's log said the port was taken)
+
+    def _listens(self) -> bool:
+        """This replica's process holds the socket listening on its port (Linux's ``/proc``;
+        True where that cannot be read)."""
+        assert self.process is not None
+        try:
+            fds = list(Path(f"/proc/{self.process.pid}/fd").iterdir())
+            tables = [Path(t).read_text() for t in ("/proc/net/tcp", "/proc/net/tcp6")]
+        except OSError:
+            return True
+        inodes = set()
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[len("socket:[") : -1])
+        suffix = f":{self.port:04X}"
+        for line in "\n".join(tables).splitlines():
+            fields = line.split()  # sl, local address, remote address, state, ..., inode
+            if len(fields) > 9 and fields[1].endswith(suffix) and fields[3] == LISTEN:
+                return fields[9] in inodes
+        return False
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]
