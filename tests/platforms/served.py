@@ -12,18 +12,22 @@ import httpx
 
 from manhattan.api.app import create_app
 from manhattan.settings import Settings
-from tests.tables.conftest import free_port, quiet_server
+from tests.tables.conftest import bound_socket, quiet_server
 
 
 class Served:
     def __init__(self, **settings: Any) -> None:
         settings.setdefault("access_log", False)
         settings.setdefault("data_dir", ":memory:")
-        self.port = free_port()
+        self.socket = bound_socket()
+        self.port: int = self.socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(Settings(**settings))
         self.server = quiet_server(self.app, self.port, grace=2)
-        self.thread = threading.Thread(target=lambda: asyncio.run(self.server.serve()))
+        self.thread = threading.Thread(target=self._serve)
+
+    def _serve(self) -> None:
+        asyncio.run(self.server.serve(sockets=[self.socket]))
 
     def __enter__(self) -> Served:
         self.thread.start()
@@ -36,6 +40,7 @@ class Served:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(20)
+        self.socket.close()
 
     def client(self) -> httpx.Client:
         return httpx.Client(base_url=self.url, timeout=10)

@@ -32,6 +32,15 @@ def free_port() -> int:
         return port
 
 
+def bound_socket() -> socket.socket:
+    """A loopback socket bound to a port the system chose, for a server in this process to
+    listen on (``uvicorn.Server.serve(sockets=...)``): the port is this test's from now on. A
+    port found free and bound later could be taken in between by a test running beside it."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
 def quiet_server(app: Any, port: int, *, grace: float) -> uvicorn.Server:
     """uvicorn serving ``app`` on loopback ``port``, with no logging of its own and the
     service's websocket protocol."""
@@ -51,7 +60,8 @@ class LiveServer:
     def __init__(self, **settings: Any) -> None:
         settings.setdefault("access_log", False)
         settings.setdefault("table_stand_in_level", "random")
-        self.port = free_port()
+        self.socket = bound_socket()
+        self.port: int = self.socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.app = create_app(Settings(**settings))
         self.server = quiet_server(self.app, self.port, grace=5)
@@ -59,7 +69,7 @@ class LiveServer:
         self.clients: list[httpx.AsyncClient] = []
 
     async def __aenter__(self) -> LiveServer:
-        self.task = asyncio.create_task(self.server.serve())
+        self.task = asyncio.create_task(self.server.serve(sockets=[self.socket]))
         while not self.server.started:
             await asyncio.sleep(0.01)
             if self.task.done():
@@ -71,8 +81,11 @@ class LiveServer:
             await client.aclose()
         self.server.should_exit = True
         assert self.task is not None
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(self.task, 15)
+        try:
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(self.task, 15)
+        finally:
+            self.socket.close()
 
     def client(self, token: str | None = None) -> httpx.AsyncClient:
         headers = {"authorization": f"Bearer {token}"} if token else {}
