@@ -388,46 +388,30 @@ async def play_tables(
         stop.set()
         raise BenchError(f"streams did not open: {tally.samples}")
     pool = Pool(endpoint, SETUP_CONCURRENCY)
-    with quiet_collector():
-        return await _played(runs, people, readers, tally, pool, stop, seconds, think, pid, until)
-
-
-async def _played(
-    runs: list[TableRun],
-    people: list[Person],
-    readers: list[asyncio.Task[None]],
-    tally: Tally,
-    pool: Pool,
-    stop: asyncio.Event,
-    seconds: float,
-    think: float,
-    pid: int | None,
-    until: asyncio.Event | None,
-) -> dict[str, Any]:
-    """``play_tables`` from the start of the games: the measured part."""
-    started = time.perf_counter()
-    cpu_started = process_cpu(pid)
     cpu_used: float | None = None
-    try:
-        starts = [
-            lambda r=r: must(pool, "POST", f"/v1/tables/{r.table_id}/start", {}, r.host_token)
-            for r in runs
-        ]
-        await bounded(SETUP_CONCURRENCY, starts)
-        with suppress(TimeoutError):
-            done = until.wait() if until is not None else asyncio.gather(*readers)
-            await asyncio.wait_for(done, max(0.0, seconds))
-    finally:
-        elapsed = time.perf_counter() - started
-        cpu_now = process_cpu(pid)
-        if cpu_started is not None and cpu_now is not None:
-            cpu_used = cpu_now - cpu_started
-        stop.set()
-        await asyncio.gather(*(person.close() for person in people))
-        pool.close()
-        await asyncio.gather(*readers, return_exceptions=True)
+    with quiet_collector():  # (its one collection before the clock starts)
+        started = time.perf_counter()
+        cpu_started = process_cpu(pid)
+        try:
+            starts = [
+                lambda r=r: must(pool, "POST", f"/v1/tables/{r.table_id}/start", {}, r.host_token)
+                for r in runs
+            ]
+            await bounded(SETUP_CONCURRENCY, starts)
+            with suppress(TimeoutError):
+                done = until.wait() if until is not None else asyncio.gather(*readers)
+                await asyncio.wait_for(done, max(0.0, seconds))
+        finally:
+            elapsed = time.perf_counter() - started
+            cpu_now = process_cpu(pid)
+            if cpu_started is not None and cpu_now is not None:
+                cpu_used = cpu_now - cpu_started
+            stop.set()
+            await asyncio.gather(*(person.close() for person in people))
+            pool.close()
+            await asyncio.gather(*readers, return_exceptions=True)
     return {
-        "tables": len(runs),
+        "tables": tables,
         "think_seconds": think,
         "people": len(people),
         "seconds": elapsed,
