@@ -195,7 +195,7 @@ async def test_a_late_reply_is_a_timeout_not_a_hang(redis_server: RedisServer) -
             with pytest.raises(StoreUnavailable) as failed:
                 await store.swap(name, 1, b"v2", ttl=60)
         assert isinstance(failed.value.__cause__, RedisTimeoutError)
-        assert time.monotonic() - started < 0.4
+        assert time.monotonic() - started < 1.0  # its 0.15 s timeout, not the script's end
         spinner.close()
         await asyncio.sleep(0.4)
         record = await store.read(name)
