@@ -219,7 +219,8 @@ def test_a_tiny_real_run(transport: str) -> None:
     report = _bench(*args, *more, timeout=240)
     _check(report, 1, 8)
     assert report["idle"]["fresh_process"]  # measured in a service of its own
-    assert report["tables"]["play_cpu_ms_per_move"] > 0
+    # measured (a few moves on a loaded machine can fit in one clock tick of 10 ms: 0 then)
+    assert report["tables"]["play_cpu_ms_per_move"] >= 0
     assert report["tables"]["tables_finished"] <= 1
 
 
@@ -263,7 +264,7 @@ def test_a_tiny_run_against_a_baseline() -> None:
     assert report["errors"] == 0 and report["baseline"] == str(here)
     (run,) = report["runs"]
     for side in (run["here"], run["baseline"]):
-        assert side["moves"] > 0 and side["play_cpu_ms_per_move"] > 0
+        assert side["moves"] > 0 and side["play_cpu_ms_per_move"] >= 0  # measured
     assert run["moves_ratio"] == pytest.approx(
         run["here"]["moves_per_s"] / run["baseline"]["moves_per_s"]
     )

@@ -424,7 +424,9 @@ async def play_tables(
         "gets": tally.gets,
         "errors": tally.errors,
         "error_samples": tally.samples,
-        "play_cpu_ms_per_move": 1000 * cpu_used / tally.moves if cpu_used and tally.moves else None,
+        "play_cpu_ms_per_move": (
+            1000 * cpu_used / tally.moves if cpu_used is not None and tally.moves else None
+        ),
     }
 
 
