@@ -59,13 +59,24 @@ def _free_port() -> int:
         return port
 
 
-def _ping(port: int) -> bool:
+def _server_pid(port: int) -> int | None:
+    """The process id of the Redis answering on loopback ``port`` (``INFO server``), or None
+    when nothing answers there (yet)."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
+            sock.sendall(b"INFO server\r\n")
+            answer = b""
+            while b"\r\nprocess_id:" not in answer or not answer.endswith(b"\r\n"):
+                more = sock.recv(4096)
+                if not more:
+                    return None
+                answer += more
     except OSError:
-        return False
+        return None
+    for line in answer.decode("latin-1").splitlines():
+        if line.startswith("process_id:"):
+            return int(line.partition(":")[2])
+    return None
 
 
 class RedisServer:
@@ -81,15 +92,28 @@ class RedisServer:
         self.options = options
         self.directory = tempfile.mkdtemp(prefix="manhattan-redis-")
         self.process: subprocess.Popen[bytes] | None = None
+        self.started_once = port is not None  # a port the caller chose is kept
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
+        """Start the server on its port; the first start moves to another port when a process
+        beside this test took the chosen one first (a restart keeps its port, as its URL)."""
         binary = shutil.which("redis-server")
         if binary is None:
             pytest.skip("redis-server is not on PATH and REDIS_URL is not set")
+        for _ in range(1 if self.started_once else 5):
+            if self._start_on_port(binary):
+                self.started_once = True
+                return
+            self.port = _free_port()
+        raise RuntimeError("redis-server did not start on a free port")
+
+    def _start_on_port(self, binary: str) -> bool:
+        """Whether a ``redis-server`` of this object's own answers on its port: False when the
+        process ended (its port was taken); an answer from another process does not count."""
         self.process = subprocess.Popen(
             [
                 binary,
@@ -110,10 +134,15 @@ class RedisServer:
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
-        while not _ping(self.port):
-            if time.monotonic() > deadline or self.process.poll() is not None:
+        while _server_pid(self.port) != self.process.pid:
+            if self.process.poll() is not None:
+                self.process = None
+                return False
+            if time.monotonic() > deadline:
+                self.stop()
                 raise RuntimeError(f"redis-server did not start on port {self.port}")
             time.sleep(0.02)
+        return True
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
