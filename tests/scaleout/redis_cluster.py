@@ -22,20 +22,22 @@ def _port_is_free(port: int) -> bool:
         return True
 
 
-def free_cluster_ports(count: int) -> list[int]:
-    """Ports whose cluster-bus port (port + 10000) is free as well."""
+def free_cluster_ports(count: int, besides: list[int] | None = None) -> list[int]:
+    """Ports whose cluster-bus port (port + 10000) is free as well (none of ``besides``)."""
+    taken = list(besides or [])
     ports: list[int] = []
     while len(ports) < count:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port: int = sock.getsockname()[1]
         bus = port + CLUSTER_BUS_OFFSET
-        if bus < 65_536 and port not in ports and _port_is_free(bus):
+        if bus < 65_536 and port not in ports + taken and _port_is_free(bus):
             ports.append(port)
         elif port > 55_000:
             # Ephemeral ports this high have no room for a bus port: take one from below.
-            for candidate in range(20_000 + len(ports) * 7 + (port % 5000), 30_000, 37):
-                if candidate not in ports and all(
+            start = 20_000 + (len(ports) + len(taken)) * 7 + (port % 5000)
+            for candidate in range(start, 30_000, 37):
+                if candidate not in ports + taken and all(
                     _port_is_free(p) for p in (candidate, candidate + CLUSTER_BUS_OFFSET)
                 ):
                     ports.append(candidate)
@@ -72,8 +74,13 @@ class RedisCluster:
         return None
 
     def start(self) -> RedisCluster:
-        for port in self.ports:
-            self.start_node(port)
+        for k in range(len(self.ports)):
+            for _ in range(5):  # a port a process beside the test took first: another one
+                if self.start_node(self.ports[k]):
+                    break
+                self.ports[k] = free_cluster_ports(1, besides=self.ports)[0]
+            else:
+                raise RuntimeError("a cluster node did not start on a free port")
         subprocess.run(
             [
                 "redis-cli",
@@ -91,7 +98,9 @@ class RedisCluster:
         self.wait_until_ok()
         return self
 
-    def start_node(self, port: int) -> None:
+    def start_node(self, port: int) -> bool:
+        """Whether a node of this cluster's own answers on ``port``: False when its process
+        ended (the port was taken); an answer from another process does not count."""
         node_directory = self.directory / str(port)
         node_directory.mkdir(exist_ok=True)
         self.processes[port] = subprocess.Popen(
@@ -109,13 +118,17 @@ class RedisCluster:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
+        process = self.processes[port]
         deadline = time.monotonic() + 10
         while True:
             try:
-                if _command(port, "PING").startswith("+PONG"):
-                    return
+                if f"process_id:{process.pid}\r\n" in _command(port, "INFO", "server"):
+                    return True
             except OSError:
                 pass
+            if process.poll() is not None:
+                del self.processes[port]
+                return False
             if time.monotonic() > deadline:
                 raise RuntimeError(f"cluster node on port {port} did not start")
             time.sleep(0.02)

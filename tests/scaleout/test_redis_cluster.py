@@ -14,6 +14,7 @@ from manhattan.store.cache import RedisBackend, StateCache, make_backend
 from manhattan.store.cas import GAP
 from manhattan.store.redis_cas import RedisVersionedStore
 from manhattan.store.versioned import make_versioned_store
+from tests.conftest import RedisServer
 
 from .redis_cluster import RedisCluster
 from .replicas import Replica, by_id, inline, ok, play_game, start_replicas
@@ -24,6 +25,20 @@ pytestmark = pytest.mark.redis
 def test_store_accepts_redis_cluster_urls() -> None:
     backend = make_backend("redis+cluster://127.0.0.1:7000/0")
     assert backend.name == "redis-cluster"
+
+
+def test_a_node_whose_port_another_redis_took_does_not_count_as_started() -> None:
+    """Its port taken between choice and start (here by a plain Redis), the node's process
+    ends: the cluster moves that node to another port, never onto the other server."""
+    other = RedisServer()
+    other.start()
+    cluster = RedisCluster(nodes=1)
+    try:
+        assert not cluster.start_node(other.port) and cluster.processes == {}
+        assert cluster.start_node(cluster.ports[0])
+    finally:
+        cluster.stop()
+        other.stop()
 
 
 def test_store_round_trips_through_the_cluster(redis_cluster: RedisCluster) -> None:
