@@ -7,15 +7,16 @@ not install it, so its source directory is put on the path here.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.ports import PORT_TAKEN, free_port, listens
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT_SRC = ROOT / "clients" / "python" / "src"
@@ -31,39 +32,63 @@ def app():  # type: ignore[no-untyped-def]
     return create_app(Settings(access_log=False))
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+class PortTaken(RuntimeError):
+    """The server could not bind its port: a process beside the test took it first."""
 
 
 def start_server(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
     """``manhattan serve`` on a free port; returns the process and its base URL once ready."""
-    port = free_port()
     manhattan = Path(sys.executable).with_name("manhattan")
     command = [str(manhattan)] if manhattan.exists() else [sys.executable, "-m", "manhattan.cli"]
-    process = subprocess.Popen(
-        [*command, "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env={**os.environ, "MANHATTAN_ACCESS_LOG": "false", **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    return process, wait_healthy(process, f"http://127.0.0.1:{port}")
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [*command, "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env={**os.environ, "MANHATTAN_ACCESS_LOG": "false", **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+
+    return on_a_free_port(launch)
+
+
+def on_a_free_port(
+    launch: Callable[[int], subprocess.Popen[bytes]],
+) -> tuple[subprocess.Popen[bytes], str]:
+    """The server ``launch`` starts on a port (its stderr piped), and its base URL once it is
+    healthy; started again on another port when the chosen one was taken (``tests/ports.py``)."""
+    for _ in range(5):
+        port = free_port()
+        process = launch(port)
+        try:
+            return process, wait_healthy(process, f"http://127.0.0.1:{port}")
+        except PortTaken:
+            continue
+    raise RuntimeError("the server found no free port in five tries")
 
 
 def wait_healthy(process: subprocess.Popen[bytes], url: str) -> str:
-    """``url`` once its /healthz answers; fails if ``process`` exits first."""
+    """``url`` once its /healthz answers from ``process`` itself (not another test's server
+    that took the port); fails if ``process`` exits first, with ``PortTaken`` when it could
+    not bind the port."""
+    port = int(url.rsplit(":", 1)[1])
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            err = process.stderr.read().decode() if process.stderr else ""
+            err = ""
+            if process.stderr:
+                err = process.stderr.read().decode()
+                process.stderr.close()
+            if PORT_TAKEN in err:
+                raise PortTaken(url)
             raise RuntimeError(f"the server exited with {process.returncode}: {err[-2000:]}")
         try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+            answered = httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+            if answered and listens(process.pid, port):
                 return url
         except httpx.HTTPError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     process.kill()
     raise RuntimeError(f"{url} did not become healthy in 30 s")
 

@@ -25,7 +25,7 @@ import re
 import subprocess
 from typing import Any
 
-from .conftest import free_port, stop_server
+from .conftest import stop_server
 from .web_browser import ARTIFACTS, E2E, playwright_installed, require_browser, serve_page
 
 ROUNDS = 2  # a whole game of a 2-round setup keeps the browser test near 40 s
@@ -34,8 +34,7 @@ ROUNDS = 2  # a whole game of a 2-round setup keeps the browser test near 40 s
 def _play() -> dict[str, Any]:
     chromium = require_browser()
     playwright_installed()
-    port = free_port()
-    server = serve_page(port)
+    server, port = serve_page()
     url = f"http://127.0.0.1:{port}"
     try:
         ARTIFACTS.mkdir(exist_ok=True)

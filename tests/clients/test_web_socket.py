@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .conftest import free_port, stop_server
+from .conftest import stop_server
 from .web_browser import ARTIFACTS, E2E, playwright_installed, require_browser, serve_page
 
 TIMEOUT = 300  # about 60 s on a quiet machine (socket retries, a silent socket given up in 15-30 s)
@@ -27,9 +27,9 @@ TIMEOUT = 300  # about 60 s on a quiet machine (socket retries, a silent socket 
 def _play(data_dir: Path) -> dict[str, Any]:
     chromium = require_browser()
     playwright_installed()
-    port = free_port()
     env = {"MANHATTAN_DATA_DIR": str(data_dir)}
-    servers = [serve_page(port, env)]
+    first, port = serve_page(env=env)
+    servers = [first]
     ARTIFACTS.mkdir(exist_ok=True)
     output: list[str] = []
     with subprocess.Popen(
@@ -47,7 +47,7 @@ def _play(data_dir: Path) -> dict[str, Any]:
                 output.append(line)
                 if line.strip() == "RESTART":  # the service restarts on the same port and store
                     stop_server(servers[-1])
-                    servers.append(serve_page(port, env))
+                    servers.append(serve_page(port, env)[0])
                     driver.stdin.write("back\n")
                     driver.stdin.flush()
             driver.wait(timeout=30)

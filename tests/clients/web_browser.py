@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, wait_healthy
+from .conftest import ROOT, on_a_free_port, wait_healthy
 
 E2E = ROOT / "clients" / "web" / "e2e"
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -42,14 +42,24 @@ def playwright_installed() -> None:
         )
 
 
-def serve_page(port: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    """The service with the page (tests/clients/web_app.py) on ``port``, once it answers."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "tests.clients.web_app", "--port", str(port)],
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    wait_healthy(server, f"http://127.0.0.1:{port}")
-    return server
+def serve_page(
+    port: int | None = None, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
+    """The service with the page (tests/clients/web_app.py) on ``port`` (on a free one when
+    None), and its port, once it answers."""
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "tests.clients.web_app", "--port", str(port)],
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+
+    if port is None:
+        server, url = on_a_free_port(launch)
+    else:
+        server = launch(port)
+        url = wait_healthy(server, f"http://127.0.0.1:{port}")
+    return server, int(url.rsplit(":", 1)[1])

@@ -11,7 +11,6 @@ import contextlib
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,19 +21,10 @@ from typing import Any
 
 import httpx
 
+from tests.ports import PORT_TAKEN, free_port, listens
+
 REPO = Path(__file__).resolve().parents[2]
 SHARED_TOKEN_KEY = "scale:" + base64.urlsafe_b64encode(bytes(range(32))).decode().rstrip("=")
-
-
-#: What the service's log says when its port is bound already; ``/proc/net/tcp``'s LISTEN state.
-PORT_TAKEN, LISTEN = "address already in use", "0A"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class Replica:
@@ -101,7 +91,7 @@ class Replica:
                 self.start()
             try:
                 answered = httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200
-                if answered and self._listens():
+                if answered and listens(self.process.pid, self.port):
                     return self
             except httpx.HTTPError:
                 pass
@@ -113,28 +103,6 @@ class Replica:
         self.url = f"http://127.0.0.1:{port}"
         self.environment["MANHATTAN_PORT"] = str(port)
         self.log_path.write_bytes(b"")  # (the failed start's log said the port was taken)
-
-    def _listens(self) -> bool:
-        """This replica's process holds the socket listening on its port (Linux's ``/proc``;
-        True where that cannot be read)."""
-        assert self.process is not None
-        try:
-            fds = list(Path(f"/proc/{self.process.pid}/fd").iterdir())
-            tables = [Path(t).read_text() for t in ("/proc/net/tcp", "/proc/net/tcp6")]
-        except OSError:
-            return True
-        inodes = set()
-        for fd in fds:
-            with contextlib.suppress(OSError):
-                target = os.readlink(fd)
-                if target.startswith("socket:["):
-                    inodes.add(target[len("socket:[") : -1])
-        suffix = f":{self.port:04X}"
-        for line in "\n".join(tables).splitlines():
-            fields = line.split()  # sl, local address, remote address, state, ..., inode
-            if len(fields) > 9 and fields[1].endswith(suffix) and fields[3] == LISTEN:
-                return fields[9] in inodes
-        return False
 
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")[-4000:]

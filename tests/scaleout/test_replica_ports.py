@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 
+from tests.ports import listens
+
 from .replicas import Replica
 
 
@@ -19,12 +21,11 @@ def test_a_replica_whose_port_was_taken_starts_on_another_and_is_its_own() -> No
         replica._use_port(port)
         try:
             replica.start().wait_ready()
-            assert replica.port != port and replica._listens()
+            assert replica.process is not None
+            assert replica.port != port and listens(replica.process.pid, replica.port)
             with replica.client() as client:
                 assert client.get("/readyz").status_code == 200
-            ready_on = replica.port
-            replica.port = port  # a port someone listens on, but not this replica's process
-            assert not replica._listens()
-            replica.port = ready_on
+            # a port someone listens on, but not this replica's process
+            assert not listens(replica.process.pid, port)
         finally:
             replica.kill()
