@@ -199,3 +199,35 @@ class _Held:
     def __init__(self, cycle: list[object]) -> None:
         self.cycle = cycle
         cycle.append(self)
+
+
+class _AlwaysReady(BaseHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+
+def test_a_spawned_service_whose_port_another_server_took_moves_to_another() -> None:
+    """A real server (one that answers /readyz) took the port found free first: its answers do
+    not count for the service, which cannot listen there, exits and is started on another."""
+    other = ThreadingHTTPServer(("127.0.0.1", 0), _AlwaysReady)
+    thread = threading.Thread(target=other.serve_forever)
+    thread.start()
+    taken = other.server_address[1]
+    handed = iter([taken])
+    real = harness.free_port
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(harness, "free_port", lambda: next(handed, None) or real())
+            with harness.spawned_service(name="ports") as (url, pid):
+                port = int(url.rsplit(":", 1)[1])
+                assert port != taken and harness.listens(pid, port) is True
+                assert harness.listens(pid, taken) is False
+    finally:
+        other.shutdown()
+        other.server_close()
+        thread.join(5)

@@ -36,6 +36,10 @@ class HarnessError(RuntimeError):
     """A bench cannot run as asked: not a loopback service, or the service did not start."""
 
 
+class PortTaken(HarnessError):
+    """The service could not listen on its port: another process took it first."""
+
+
 # -- the bench's own process ------------------------------------------------------------------
 @contextmanager
 def quiet_collector() -> Iterator[None]:
@@ -84,20 +88,33 @@ def wait_until_ready(
     process: subprocess.Popen[bytes] | None,
     timeout: float,
     ready: Callable[[Reply], bool] = answered_200,
+    *,
+    port: int | None = None,
 ) -> None:
     """Ask ``url`` every 0.1 s until its reply is ``ready``; a ``process`` that exits first
-    is an error."""
+    is an error. Given the ``port`` it serves on, a reply counts only when ``process`` holds the
+    socket listening there (not another server answering in its place), and its exit while
+    another process listens there is ``PortTaken``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
+            if port is not None and listening_socket(port) is not None:
+                raise PortTaken(f"another process listens on port {port}")
             raise HarnessError(f"the service exited with status {process.returncode} at start")
         try:
-            if ready(request(url, timeout=1.0)):
-                return
+            answered = ready(request(url, timeout=1.0))
         except HttpError:
-            pass
+            answered = False
+        if answered and _its_own(process, port):
+            return
         time.sleep(0.1)
     raise HarnessError(f"{url} was not ready within {timeout:.0f} s")
+
+
+def _its_own(process: subprocess.Popen[bytes] | None, port: int | None) -> bool:
+    """Whether an answer on ``port`` is ``process``'s own (True when either is not known, or
+    /proc cannot tell)."""
+    return process is None or port is None or listens(process.pid, port) is not False
 
 
 def stop(process: subprocess.Popen[bytes], grace: float = 15.0) -> None:
@@ -122,7 +139,6 @@ def spawned_service(
     ``ready``, and stops it afterwards. The environment is this process's with the access log
     off, WARNING logs unless set, a fresh token key (its id ``name``) and a fresh data directory
     (removed afterwards) unless set, and ``settings`` over it (None removes a variable)."""
-    port = free_port()
     data_dir = tempfile.mkdtemp(prefix=f"manhattan-{name}-")
     environment = dict(os.environ)
     environment["MANHATTAN_ACCESS_LOG"] = "false"
@@ -132,23 +148,48 @@ def spawned_service(
             environment.pop(variable, None)
         else:
             environment[variable] = value
-    environment.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
     environment.setdefault("MANHATTAN_DATA_DIR", data_dir)
     if not environment.get("MANHATTAN_TOKEN_KEY"):
         key = base64.urlsafe_b64encode(os.urandom(32)).decode().rstrip("=")
         environment["MANHATTAN_TOKEN_KEY"] = f"{name}:{key}"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "manhattan.cli", "serve"],
-        env=environment,
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
     try:
-        wait_until_ready(f"{url}/readyz", process, timeout, ready)
-        yield url, process.pid
+        process, url = _started_on_a_free_port(environment, timeout, ready)
+        try:
+            yield url, process.pid
+        finally:
+            stop(process, grace=20.0)
     finally:
-        stop(process, grace=20.0)
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+#: Ports a spawned service is tried on when another process takes each first.
+PORT_TRIES = 5
+
+
+def _started_on_a_free_port(
+    environment: dict[str, str], timeout: float, ready: Callable[[Reply], bool]
+) -> tuple[subprocess.Popen[bytes], str]:
+    """The service started on a port found free, and its URL once ready. A port is free only
+    until someone binds it: when another process took it first, the service exits and is
+    started again on another port."""
+    for _ in range(PORT_TRIES):
+        port = free_port()
+        environment.update(MANHATTAN_HOST="127.0.0.1", MANHATTAN_PORT=str(port))
+        process = subprocess.Popen(
+            [sys.executable, "-m", "manhattan.cli", "serve"],
+            env=environment,
+            stdout=subprocess.DEVNULL,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_until_ready(f"{url}/readyz", process, timeout, ready, port=port)
+        except PortTaken:
+            continue
+        except BaseException:
+            stop(process, grace=20.0)
+            raise
+        return process, url
+    raise HarnessError(f"another process took each of {PORT_TRIES} free ports first")
 
 
 def bench_parser(prog: str, doc: str | None) -> argparse.ArgumentParser:
@@ -314,6 +355,46 @@ def descendants(pid: int) -> list[int]:
         found.append(child)
         todo.extend(children.get(child, []))
     return found
+
+
+def listening_socket(port: int) -> str | None:
+    """The inode of the socket listening on ``port`` (``/proc/net/tcp`` and ``tcp6``), or None
+    when nothing listens there or /proc cannot be read."""
+    suffix = f":{port:04X}"
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as lines:
+                for line in lines:
+                    fields = line.split()  # sl, local address, remote address, state, ..., inode
+                    if len(fields) > 9 and fields[1].endswith(suffix) and fields[3] == LISTEN:
+                        return fields[9]
+        except OSError:
+            continue
+    return None
+
+
+def listens(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds the socket listening on ``port``; None when /proc cannot
+    tell (not Linux, nothing listening yet)."""
+    inode = listening_socket(port)
+    if inode is None:
+        return None
+    try:
+        names = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    wanted = f"socket:[{inode}]"
+    for name in names:
+        try:
+            if os.readlink(f"/proc/{pid}/fd/{name}") == wanted:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+#: ``/proc/net/tcp``'s state of a listening socket.
+LISTEN = "0A"
 
 
 def _stat_fields(pid: int) -> list[str] | None:
