@@ -30,6 +30,7 @@ import manhattan
 from manhattan.api.app import create_app
 from manhattan.bench.engine import mid_game_state
 from manhattan.settings import Settings
+from tests.ports import free_port
 from tests.service_client import connect
 
 # ``manhattan serve`` processes the tests start keep tables in memory unless the test gives them
@@ -50,13 +51,6 @@ def no_bot_workers_left() -> Iterator[None]:
     from manhattan.bot_pool import shutdown_all
 
     shutdown_all()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _server_pid(port: int) -> int | None:
@@ -87,7 +81,7 @@ class RedisServer:
     def __init__(
         self, port: int | None = None, *, append_only: bool = False, options: tuple[str, ...] = ()
     ) -> None:
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.append_only = append_only
         self.options = options
         self.directory = tempfile.mkdtemp(prefix="manhattan-redis-")
@@ -108,7 +102,7 @@ class RedisServer:
             if self._start_on_port(binary):
                 self.started_once = True
                 return
-            self.port = _free_port()
+            self.port = free_port()
         raise RuntimeError("redis-server did not start on a free port")
 
     def _start_on_port(self, binary: str) -> bool:

@@ -39,8 +39,9 @@ from manhattan_client import (
     graphql_result,
 )
 
+from tests.ports import free_port
+
 from .asgi_sync import SyncASGITransport
-from .conftest import free_port
 
 
 @pytest.fixture

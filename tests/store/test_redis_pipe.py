@@ -24,7 +24,8 @@ from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import Record
 from manhattan.store.redis_cas import RedisVersionedStore
 from manhattan.store.redis_pipe import RedisPipe, encode_command
-from tests.conftest import RedisServer, _free_port
+from tests.conftest import RedisServer
+from tests.ports import free_port
 from tests.store.test_redis_faults import SPIN, command, raw_connection
 
 pytestmark = [pytest.mark.anyio, pytest.mark.redis]
@@ -269,7 +270,7 @@ def tls_server(tmp_path: Path) -> Iterator[tuple[RedisServer, int, Path]]:
         check=True,
         capture_output=True,
     )
-    tls_port = _free_port()
+    tls_port = free_port()
     server = RedisServer(
         options=(
             *("--tls-port", str(tls_port), "--tls-auth-clients", "no"),
@@ -300,7 +301,7 @@ async def test_rediss_speaks_tls_and_checks_the_certificate(
 
 
 async def test_no_redis_is_a_connection_error_within_the_timeout() -> None:
-    pipe = RedisPipe(f"redis://127.0.0.1:{_free_port()}/0", timeout=0.5)
+    pipe = RedisPipe(f"redis://127.0.0.1:{free_port()}/0", timeout=0.5)
     started = time.monotonic()
     with pytest.raises(RedisConnectionError):
         await pipe.execute("PING")

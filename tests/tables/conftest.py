@@ -25,13 +25,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def bound_socket() -> socket.socket:
     """A loopback socket bound to a port the system chose, for a server in this process to
     listen on (``uvicorn.Server.serve(sockets=...)``): the port is this test's from now on. A
