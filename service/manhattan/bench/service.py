@@ -321,15 +321,18 @@ def _start_servers(
 def _ready_cases(
     args: argparse.Namespace, ports: dict[str, int], processes: list[subprocess.Popen[bytes]]
 ) -> tuple[list[Case], list[Case]]:
-    """Once the servers answer: the cases, and the baseline's twins of the service cases."""
+    """Once the servers answer (each from its own process: a port another process took first
+    is an error, not a server measured in its place): the cases, and the baseline's twins of
+    the service cases."""
     service = f"http://127.0.0.1:{ports['service']}"
-    wait_until_ready(f"{service}/healthz", processes[0], 20.0, _answered)
-    wait_until_ready(f"http://127.0.0.1:{ports['echo']}/echo", processes[1], 20.0, _answered)
+    wait_until_ready(f"{service}/healthz", processes[0], 20.0, _answered, port=ports["service"])
+    echo = ports["echo"]
+    wait_until_ready(f"http://127.0.0.1:{echo}/echo", processes[1], 20.0, _answered, port=echo)
     cases = _cases(service, args.distinct)
     if args.baseline is None:
         return cases, []
     baseline = f"http://127.0.0.1:{ports['baseline']}"
-    wait_until_ready(f"{baseline}/healthz", processes[2], 20.0, _answered)
+    wait_until_ready(f"{baseline}/healthz", processes[2], 20.0, _answered, port=ports["baseline"])
     twins = [
         replace(c, name=f"baseline: {c.name}", port_key="baseline")
         for c in _cases(baseline, args.distinct)
