@@ -4,7 +4,8 @@ A port the system found free is free only until someone binds it: a test running
 may bind it first (its own service, its receiver), between the choice and the child's bind. Then
 the child exits saying the address is in use (``PORT_TAKEN``) and is started again on another
 port, and an answer on the port counts only when the child's own process holds the listening
-socket (``listens``): never another test's server answering in its place.
+socket (``listens``; None where /proc cannot tell): never another test's server answering in
+its place.
 """
 
 from __future__ import annotations

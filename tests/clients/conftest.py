@@ -84,7 +84,7 @@ def wait_healthy(process: subprocess.Popen[bytes], url: str) -> str:
             raise RuntimeError(f"the server exited with {process.returncode}: {err[-2000:]}")
         try:
             answered = httpx.get(f"{url}/healthz", timeout=1).status_code == 200
-            if answered and listens(process.pid, port):
+            if answered and listens(process.pid, port) is not False:
                 return url
         except httpx.HTTPError:
             pass

@@ -91,7 +91,7 @@ class Replica:
                 self.start()
             try:
                 answered = httpx.get(f"{self.url}/readyz", timeout=1.0).status_code == 200
-                if answered and listens(self.process.pid, self.port):
+                if answered and listens(self.process.pid, self.port) is not False:
                     return self
             except httpx.HTTPError:
                 pass
