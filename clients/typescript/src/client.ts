@@ -11,8 +11,10 @@
  */
 import { errorFromResponse, TransportError, UnexpectedResponseError } from "./errors.js";
 import { tableEvents, type StreamHost, type TableEventsOptions } from "./events.js";
+import { PlainTableSocket } from "./plainsocket.js";
 import { KEY_HEADER, type Rating, type RatingList } from "./platforms.js";
 import { TableSocket, type WebSocketFactory } from "./socket.js";
+import { newMoveId } from "./tables.js";
 import type {
   ChatSent,
   CreatedTable,
@@ -45,6 +47,8 @@ import type {
   Validation,
 } from "./types.js";
 
+export { newMoveId };
+
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 /** Retries on network errors only (the request never reached the service). */
@@ -67,12 +71,6 @@ function tablePath(tableId: string, tail = ""): string {
   return `/v1/tables/${encodeURIComponent(tableId)}${tail}`;
 }
 
-/** A fresh move id: what makes a table move safe to send again (DESIGN §9). */
-export function newMoveId(): string {
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 export interface TableMoveOptions {
   /** The seat's token. */
@@ -183,7 +181,9 @@ export class ManhattanClient {
     this.headers = { accept: "application/json", ...options.headers };
     if (options.key !== undefined) this.headers[KEY_HEADER] = options.key;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    this.webSocket = options.webSocket ?? ((url, protocol) => new globalThis.WebSocket(url, protocol));
+    this.webSocket =
+      options.webSocket ??
+      ((url, protocol) => (protocol === undefined ? new globalThis.WebSocket(url) : new globalThis.WebSocket(url, protocol)));
   }
 
   // -- operations (/openapi.json) ------------------------------------------------------
@@ -346,6 +346,25 @@ export class ManhattanClient {
     const socket = await TableSocket.open(this.baseUrl, token, this.webSocket);
     if (token !== undefined) this.sockets.set(token, socket);
     return socket;
+  }
+
+  /**
+   * The table's own socket (`/v1/tables/{id}/socket`) for the seat of `token` (a single-use
+   * ticket is taken with it; none: a spectator of a public table): its events, moves and chat
+   * on one plain WebSocket, with no GraphQL and no HTTP request a turn (plainsocket.ts).
+   * `lastEventId` resumes after that version. Close it with `socket.close()`.
+   */
+  async openPlainTableSocket(
+    tableId: string,
+    token?: string,
+    options: { lastEventId?: number } = {},
+  ): Promise<PlainTableSocket> {
+    const query = new URLSearchParams();
+    if (token !== undefined) query.set("ticket", (await this.tableTicket(tableId, token)).ticket);
+    if (options.lastEventId !== undefined) query.set("lastEventId", String(options.lastEventId));
+    const tail = query.toString() ? `?${query}` : "";
+    const url = this.baseUrl.replace(/^http/, "ws") + tablePath(tableId, "/socket") + tail;
+    return PlainTableSocket.open(url, this.webSocket, options.lastEventId);
   }
 
   private openSocket(token: string): TableSocket | undefined {

@@ -52,7 +52,8 @@ export function tableEventOf(sse: ServerSentEvent): TableEvent {
   return { kind: sse.event, version, data } as TableEvent;
 }
 
-function ends(event: TableEvent): boolean {
+/** The game's last event: `over`, or a snapshot of a finished table. */
+export function endsGame(event: TableEvent): boolean {
   return event.kind === "over" || (event.kind === "snapshot" && (event.data as Table).status === "over");
 }
 
@@ -111,7 +112,7 @@ export async function* tableEvents(
             failures = 0;
             const event = tableEventOf(sse);
             yield event;
-            if (untilOver && ends(event)) return;
+            if (untilOver && endsGame(event)) return;
           }
         }
       } finally {

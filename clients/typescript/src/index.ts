@@ -17,7 +17,8 @@ export type {
   SuggestOptions,
   TableMoveOptions,
 } from "./client.js";
-export { DEFAULT_IDLE_TIMEOUT_MS, tableEventOf, type TableEventsOptions } from "./events.js";
+export { DEFAULT_IDLE_TIMEOUT_MS, endsGame, tableEventOf, type TableEventsOptions } from "./events.js";
+export { PlainTableSocket, REFUSED } from "./plainsocket.js";
 export { GRAPHQL_TRANSPORT_WS, TableSocket, type WebSocketFactory, type WebSocketLike } from "./socket.js";
 export { LineSplitter, SSEParser, type ServerSentEvent } from "./sse.js";
 export { TABLE_EVENT_KINDS } from "./tables.js";

@@ -18,7 +18,8 @@ export interface WebSocketLike {
   addEventListener(type: "open" | "close" | "error" | "message", listener: (event: any) => void): void;
 }
 
-export type WebSocketFactory = (url: string, protocol: string) => WebSocketLike;
+/** Opens a WebSocket: with `protocol` for the GraphQL socket, without for the table's own. */
+export type WebSocketFactory = (url: string, protocol?: string) => WebSocketLike;
 
 export const GRAPHQL_TRANSPORT_WS = "graphql-transport-ws";
 const OPEN = 1;

@@ -125,3 +125,10 @@ export type TableEvent =
   | Tagged<"joined" | "left" | "started" | "timeout", TableFactData>;
 
 export const TABLE_EVENT_KINDS = ["snapshot", "joined", "left", "started", "move", "chat", "timeout", "over"] as const;
+
+/** A fresh move id: what makes a table move safe to send again (DESIGN §9). */
+export function newMoveId(): string {
+  const bytes = new Uint8Array(16);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

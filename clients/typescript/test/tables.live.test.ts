@@ -140,4 +140,43 @@ describe("tables against the service at MANHATTAN_URL", { skip: url ? false : "M
     await counting.chat(created.tableId, "gg", bo.seatToken); // the socket is closed: HTTP
     assert.ok(posts[posts.length - 1]!.endsWith("/chat"));
   });
+
+  test("a whole game on the table's own sockets: no HTTP request a turn", async () => {
+    const requests: string[] = [];
+    const counting = new ManhattanClient(url ?? "", {
+      fetch: (input, init) => {
+        requests.push(`${init.method} ${input}`);
+        return globalThis.fetch(input, init);
+      },
+    });
+    const created = await counting.createTable({ setup: { rounds: 1 }, seats: ["open", "open"] });
+    const seats = [await counting.joinTable(created.tableId, "ann"), await counting.joinTable(created.tableId, "bo")];
+    const sockets = await Promise.all(seats.map((seat) => counting.openPlainTableSocket(created.tableId, seat.seatToken)));
+    const chatted = await sockets[1]!.chat("hello");
+    await counting.startTable(created.tableId, created.hostToken);
+    const before = requests.length;
+    let played = 0;
+    const play = async (k: number): Promise<void> => {
+      for await (const event of sockets[k]!.events()) {
+        // the mover's own event (the start, a move) carries its legal moves and the version
+        const data = event.data as { toMove?: number | null; moves?: unknown[] };
+        if (data.toMove !== k || !Array.isArray(data.moves) || data.moves.length === 0 || event.version === undefined) continue;
+        const version = await sockets[k]!.move(data.moves[0] as never, event.version);
+        assert.equal(version, event.version + 1);
+        played += 1;
+        if (played === 1) {
+          // the same version again (a new move id) loses the compare-and-set, typed as over HTTP
+          const stale = await sockets[k]!.move(data.moves[0] as never, event.version).catch((e: unknown) => e);
+          assert.ok(stale instanceof StaleVersionError && (stale.table?.version ?? 0) > event.version);
+        }
+      }
+    };
+    await Promise.all([play(0), play(1)]);
+    assert.ok(played > 4);
+    assert.deepEqual(requests.slice(before), [], "no HTTP request while the game was played");
+    const record = await counting.tableRecord(created.tableId);
+    assert.equal(record.moves.length, played);
+    assert.ok(chatted > 0 && sockets.every((socket) => socket.lastEventId !== undefined));
+    for (const socket of sockets) socket.close();
+  });
 });
