@@ -11,47 +11,28 @@ import {
   TransportError,
   UnexpectedResponseError,
   type FetchLike,
-  type WebSocketLike,
 } from "../src/index.js";
+import { FakeWebSocket } from "./fakesocket.js";
 
-type Listener = (event: any) => void;
 
 /** A socket the test speaks for: `say` a message from the service, `sent` what the client sent. */
-class FakePlainSocket implements WebSocketLike {
-  readyState = 0;
-  readonly sent: any[] = [];
+class FakePlainSocket extends FakeWebSocket {
   onSend: (message: any) => void = () => undefined;
-  private readonly listeners = new Map<string, Listener[]>();
 
   constructor(readonly url: string, readonly protocol: string | undefined) {
-    setTimeout(() => {
-      this.readyState = 1;
-      this.emit("open", {});
-    }, 0);
-  }
-
-  addEventListener(type: string, listener: Listener): void {
-    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
-  }
-
-  send(data: string): void {
-    const message = JSON.parse(data);
-    this.sent.push(message);
-    this.onSend(message);
+    super();
   }
 
   say(message: unknown): void {
-    setTimeout(() => this.emit("message", { data: typeof message === "string" ? message : JSON.stringify(message) }), 0);
+    this.reply(message);
   }
 
-  close(code = 1000, reason = ""): void {
-    if (this.readyState === 3) return;
-    this.readyState = 3;
-    setTimeout(() => this.emit("close", { code, reason }), 0);
+  protected received(message: any): void {
+    this.onSend(message);
   }
 
-  private emit(type: string, event: unknown): void {
-    for (const listener of this.listeners.get(type) ?? []) listener(event);
+  protected override closed(code: number, reason: string): void {
+    setTimeout(() => super.closed(code, reason), 0);
   }
 }
 

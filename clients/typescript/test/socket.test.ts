@@ -8,52 +8,24 @@ import {
   StaleVersionError,
   TransportError,
   type FetchLike,
-  type WebSocketLike,
 } from "../src/index.js";
+import { FakeWebSocket } from "./fakesocket.js";
 
-type Listener = (event: any) => void;
 type Answer = (message: any) => any | undefined;
 
 /** A socket that acks `connection_init` and answers each `subscribe` with `answer(message)`. */
-class FakeSocket implements WebSocketLike {
-  readyState = 0;
-  readonly sent: any[] = [];
-  private readonly listeners = new Map<string, Listener[]>();
-
+class FakeSocket extends FakeWebSocket {
   constructor(private readonly answer: Answer) {
-    setTimeout(() => {
-      this.readyState = 1;
-      this.emit("open", {});
-    }, 0);
+    super();
   }
 
-  addEventListener(type: string, listener: Listener): void {
-    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
-  }
-
-  send(data: string): void {
-    const message = JSON.parse(data);
-    this.sent.push(message);
+  protected received(message: any): void {
     if (message.type === "connection_init") return this.reply({ type: "connection_ack" });
     if (message.type !== "subscribe") return;
     const payload = this.answer(message);
     if (payload === undefined) return; // no answer: the test breaks the socket
     this.reply({ id: message.id, type: "next", payload });
     this.reply({ id: message.id, type: "complete" });
-  }
-
-  close(code = 1000): void {
-    if (this.readyState === 3) return;
-    this.readyState = 3;
-    this.emit("close", { code });
-  }
-
-  private reply(message: unknown): void {
-    setTimeout(() => this.emit("message", { data: JSON.stringify(message) }), 0);
-  }
-
-  private emit(type: string, event: unknown): void {
-    for (const listener of this.listeners.get(type) ?? []) listener(event);
   }
 }
 
