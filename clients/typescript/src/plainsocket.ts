@@ -150,8 +150,14 @@ export class PlainTableSocket {
     if (this.ended) return Promise.reject(this.ended);
     if (!this.isOpen) return Promise.reject(new TransportError("the table socket is not open"));
     return new Promise((resolve, reject) => {
-      this.waiting.push({ kind, moveId, resolve, reject });
-      this.ws.send(JSON.stringify(message));
+      const waiting = { kind, moveId, resolve, reject };
+      this.waiting.push(waiting);
+      try {
+        this.ws.send(JSON.stringify(message));
+      } catch (error) {
+        this.waiting.splice(this.waiting.indexOf(waiting), 1);
+        reject(new TransportError(`the table socket did not take the ${kind}: ${String(error)}`, { cause: error }));
+      }
     });
   }
 

@@ -127,6 +127,19 @@ describe("the table's own socket", () => {
     socket.close();
   });
 
+  test("a message the socket did not take fails its call alone", async () => {
+    const { client, sockets } = setUp();
+    const socket = await client.openPlainTableSocket("t1", "seat-a");
+    const fake = sockets[0]!;
+    fake.onSend = () => {
+      throw new Error("gone");
+    };
+    await assert.rejects(socket.move(SELECT, 4, "m3"), TransportError);
+    fake.onSend = () => fake.say({ event: "ack", data: { type: "chat", version: 5 } });
+    assert.equal(await socket.chat("still here"), 5);
+    socket.close();
+  });
+
   test("a refused socket throws its code's error when opened (the close code carries the status)", async () => {
     const { client } = setUp((s) => {
       s.say({ event: "error", data: { code: "TABLE_NOT_FOUND", message: "no such table" } });
