@@ -71,7 +71,6 @@ function tablePath(tableId: string, tail = ""): string {
   return `/v1/tables/${encodeURIComponent(tableId)}${tail}`;
 }
 
-
 export interface TableMoveOptions {
   /** The seat's token. */
   token: string;
