@@ -16,6 +16,7 @@ from starlette.types import Receive, Scope, Send
 
 from manhattan.api.protocol import bounded_protocol, connection_limits
 from manhattan.settings import Settings
+from tests.ports import bound_socket
 
 BIG_BODY_BYTES = 4 * 1024 * 1024
 
@@ -51,9 +52,8 @@ async def _answer(send: Send, body: bytes) -> None:
 
 @pytest.fixture(scope="module")
 def port() -> Iterator[int]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        free = probe.getsockname()[1]
+    sock = bound_socket()
+    free = sock.getsockname()[1]
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
@@ -63,7 +63,7 @@ def port() -> Iterator[int]:
         lifespan="off",
     )
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started:
@@ -74,6 +74,7 @@ def port() -> Iterator[int]:
     finally:
         server.should_exit = True
         thread.join(10)
+        sock.close()
 
 
 def _read_answers(sock: socket.socket, count: int) -> list[bytes]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,6 +15,7 @@ import websockets
 from starlette.types import Receive, Scope, Send
 
 from manhattan.api.ws_protocol import QUEUED_MESSAGES, QueuedWebSocketProtocol
+from tests.ports import bound_socket
 
 pytestmark = pytest.mark.anyio
 
@@ -55,21 +55,23 @@ class App:
 
 @contextlib.asynccontextmanager
 async def serving(app: App) -> AsyncIterator[str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    sock = bound_socket()
+    port = sock.getsockname()[1]
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, ws=QueuedWebSocketProtocol, log_config=None
     )
     server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.01)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+            if task.done():
+                task.result()
         yield f"ws://127.0.0.1:{port}/"
     finally:
         server.should_exit = True
         await asyncio.wait_for(task, 10)
+        sock.close()
 
 
 async def test_a_message_waiting_for_the_app_does_not_stop_reading() -> None:

@@ -12,7 +12,8 @@ import httpx
 
 from manhattan.api.app import create_app
 from manhattan.settings import Settings
-from tests.tables.conftest import bound_socket, quiet_server
+from tests.ports import bound_socket
+from tests.tables.conftest import quiet_server
 
 
 class Served:

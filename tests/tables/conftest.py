@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,24 +17,12 @@ from manhattan.api.app import create_app
 from manhattan.api.ws_protocol import QueuedWebSocketProtocol
 from manhattan.settings import Settings
 from manhattan.tables import TableRuntime
+from tests.ports import bound_socket
 
 
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def bound_socket() -> socket.socket:
-    """A loopback socket bound to a port the system chose, for a server in this process to
-    listen on (``uvicorn.Server.serve(sockets=...)``): the port is this test's from now on. A
-    port found free and bound later could be taken in between by a test running beside it.
-
-    Made with the TCP protocol number, as asyncio makes its own: asyncio turns Nagle's algorithm
-    off only on sockets that say so, and without that every answer waited 40 ms for the client's
-    delayed acknowledgement (a test of 2,000 requests took 90 s)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.bind(("127.0.0.1", 0))
-    return sock
 
 
 def quiet_server(app: Any, port: int, *, grace: int) -> uvicorn.Server:

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from .conftest import bound_socket
+from tests.ports import bound_socket
 
 pytestmark = pytest.mark.anyio
 
