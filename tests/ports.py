@@ -10,11 +10,13 @@ its place.
 
 from __future__ import annotations
 
+import contextlib
 import socket
+from collections.abc import Iterator
 
 from manhattan.bench.harness import free_port, listens
 
-__all__ = ["PORT_TAKEN", "bound_socket", "free_port", "listens"]
+__all__ = ["PORT_TAKEN", "bound_socket", "free_port", "listens", "refusing_port"]
 
 #: What a server says on stderr (or in its log) when its port is bound already.
 PORT_TAKEN = "address already in use"
@@ -31,3 +33,12 @@ def bound_socket() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     return sock
+
+
+@contextlib.contextmanager
+def refusing_port() -> Iterator[int]:
+    """A loopback port where nothing listens and nothing can start listening while the block
+    runs (it is bound here, not listened on): a connection to it is refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]

@@ -39,7 +39,7 @@ from manhattan_client import (
     graphql_result,
 )
 
-from tests.ports import free_port
+from tests.ports import refusing_port
 
 from .asgi_sync import SyncASGITransport
 
@@ -419,7 +419,8 @@ def test_async_client_against_a_running_server(server_url: str) -> None:
 
 def test_nothing_listening_is_a_transport_error_after_retries() -> None:
     slept: list[float] = []
-    url = f"http://127.0.0.1:{free_port()}"
-    with Client(url, sleep=slept.append) as client, pytest.raises(TransportError):
-        client.rules()
+    with refusing_port() as port:
+        url = f"http://127.0.0.1:{port}"
+        with Client(url, sleep=slept.append) as client, pytest.raises(TransportError):
+            client.rules()
     assert len(slept) == 2

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -16,6 +15,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from manhattan.http_client import Connection, HttpError, Origin, open_stream, request, stream
+from tests.ports import refusing_port
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -132,10 +132,7 @@ def test_a_silent_server_times_out_as_an_http_error() -> None:
 def test_refused_and_non_http_urls_are_http_errors() -> None:
     """The synchronous form (``ServiceTable``, ``bench service``; against the real service in
     tests/terminal/test_game.py) fails as an HttpError too."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with pytest.raises(HttpError):
+    with refusing_port() as port, pytest.raises(HttpError):
         request(f"http://127.0.0.1:{port}/readyz", timeout=2)
     for url in ("ftp://example.com", "http://", "localhost:80"):
         with pytest.raises(HttpError):
@@ -282,10 +279,7 @@ def test_a_stream_that_never_answers_or_is_refused_is_an_http_error() -> None:
             await open_stream(url, "GET", "/", timeout=0.2)
 
     asyncio.run(_with_server(handler, client))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with pytest.raises(HttpError):
+    with refusing_port() as port, pytest.raises(HttpError):
         stream(f"http://127.0.0.1:{port}/events", timeout=2)
 
 

@@ -58,9 +58,10 @@ def test_a_whole_game_through_the_service(server_url: str) -> None:
 
 
 def test_an_unreachable_service_is_reported() -> None:
-    from tests.ports import free_port
+    from tests.ports import refusing_port
 
-    code, out = _play(["--url", f"http://127.0.0.1:{free_port()}"], "")
+    with refusing_port() as port:
+        code, out = _play(["--url", f"http://127.0.0.1:{port}"], "")
     assert code == 2 and "cannot reach" in out
 
 
