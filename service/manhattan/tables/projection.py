@@ -9,7 +9,7 @@ The seed and the moves in full are published only through ``record`` once the ga
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -227,8 +227,9 @@ def chat_json(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def visible_events(events: list[list[Any]], player: int | None) -> list[dict[str, Any]]:
-    """Stored ``[event, visibleTo]`` pairs that ``player`` may see (None: public ones only)."""
+def visible_events(events: Sequence[Sequence[Any]], player: int | None) -> list[Any]:
+    """Of ``[event, visibleTo]`` pairs (the stored events, or their texts), the events
+    ``player`` may see (None: public ones only)."""
     return [event for event, to in events if to is None or to == player]
 
 
@@ -323,9 +324,7 @@ class MovePayloads:
 
     def _seen(self, player: int | None) -> bytes:
         """The events ``player`` may see (None: the public ones), as a JSON array."""
-        return b"[%s]" % b",".join(
-            [text for text, to in self._events if to is None or to == player]
-        )
+        return b"[%s]" % b",".join(visible_events(self._events, player))
 
 
 def _with_next_moves(
