@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -30,7 +29,7 @@ import manhattan
 from manhattan.api.app import create_app
 from manhattan.bench.engine import mid_game_state
 from manhattan.settings import Settings
-from tests.ports import free_port
+from tests.ports import free_port, redis_pid
 from tests.service_client import connect
 
 # ``manhattan serve`` processes the tests start keep tables in memory unless the test gives them
@@ -51,26 +50,6 @@ def no_bot_workers_left() -> Iterator[None]:
     from manhattan.bot_pool import shutdown_all
 
     shutdown_all()
-
-
-def _server_pid(port: int) -> int | None:
-    """The process id of the Redis answering on loopback ``port`` (``INFO server``), or None
-    when nothing answers there (yet)."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
-            sock.sendall(b"INFO server\r\n")
-            answer = b""
-            while b"\r\nprocess_id:" not in answer or not answer.endswith(b"\r\n"):
-                more = sock.recv(4096)
-                if not more:
-                    return None
-                answer += more
-    except OSError:
-        return None
-    for line in answer.decode("latin-1").splitlines():
-        if line.startswith("process_id:"):
-            return int(line.partition(":")[2])
-    return None
 
 
 class RedisServer:
@@ -128,7 +107,7 @@ class RedisServer:
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
-        while _server_pid(self.port) != self.process.pid:
+        while redis_pid(self.port) != self.process.pid:
             if self.process.poll() is not None:
                 self.process = None
                 return False

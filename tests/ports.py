@@ -14,9 +14,17 @@ import contextlib
 import socket
 from collections.abc import Iterator
 
-from manhattan.bench.harness import free_port, listens
+from manhattan.bench.harness import PortTaken, free_port, listens
 
-__all__ = ["PORT_TAKEN", "bound_socket", "free_port", "listens", "refusing_port"]
+__all__ = [
+    "PORT_TAKEN",
+    "PortTaken",
+    "bound_socket",
+    "free_port",
+    "listens",
+    "redis_pid",
+    "refusing_port",
+]
 
 #: What a server says on stderr (or in its log) when its port is bound already.
 PORT_TAKEN = "address already in use"
@@ -42,3 +50,23 @@ def refusing_port() -> Iterator[int]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         yield sock.getsockname()[1]
+
+
+def redis_pid(port: int) -> int | None:
+    """The process id of the Redis answering on loopback ``port`` (``INFO server``), or None
+    when nothing answers there (yet)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2) as sock:
+            sock.sendall(b"INFO server\r\n")
+            answer = b""
+            while b"\r\nprocess_id:" not in answer or not answer.endswith(b"\r\n"):
+                more = sock.recv(4096)
+                if not more:
+                    return None
+                answer += more
+    except OSError:
+        return None
+    for line in answer.decode("latin-1").splitlines():
+        if line.startswith("process_id:"):
+            return int(line.partition(":")[2])
+    return None

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import RedisServer, _server_pid
+from tests.conftest import RedisServer
+from tests.ports import redis_pid
 
 pytestmark = pytest.mark.redis
 
@@ -18,13 +19,13 @@ def test_a_taken_port_moves_the_first_start_and_an_answer_from_another_redis_is_
     try:
         second.start()
         assert second.port != first.port and second.process is not None
-        assert _server_pid(second.port) == second.process.pid
-        assert first.process is not None and _server_pid(first.port) == first.process.pid
+        assert redis_pid(second.port) == second.process.pid
+        assert first.process is not None and redis_pid(first.port) == first.process.pid
         # a restart keeps the port its URL names
         url = second.url
         second.stop()
         second.start()
-        assert second.url == url and _server_pid(second.port) == second.process.pid
+        assert second.url == url and redis_pid(second.port) == second.process.pid
     finally:
         second.stop()
         first.stop()

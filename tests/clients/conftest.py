@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.ports import PORT_TAKEN, free_port, listens
+from tests.ports import PORT_TAKEN, PortTaken, free_port, listens
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT_SRC = ROOT / "clients" / "python" / "src"
@@ -30,10 +30,6 @@ def app():  # type: ignore[no-untyped-def]
     from manhattan.settings import Settings
 
     return create_app(Settings(access_log=False))
-
-
-class PortTaken(RuntimeError):
-    """The server could not bind its port: a process beside the test took it first."""
 
 
 def start_server(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:

@@ -10,6 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.ports import redis_pid
+
 CLUSTER_BUS_OFFSET = 10_000
 
 
@@ -121,11 +123,8 @@ class RedisCluster:
         process = self.processes[port]
         deadline = time.monotonic() + 10
         while True:
-            try:
-                if f"process_id:{process.pid}\r\n" in _command(port, "INFO", "server"):
-                    return True
-            except OSError:
-                pass
+            if redis_pid(port) == process.pid:
+                return True
             if process.poll() is not None:
                 del self.processes[port]
                 return False
