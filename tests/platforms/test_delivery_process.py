@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import time
@@ -20,6 +21,7 @@ from manhattan.platforms.delivery import DeliverySettings
 from manhattan.platforms.delivery_process import DeliveryProcess, OutboxAddress
 from manhattan.platforms.outbox import Outbox
 
+from . import worker_setups
 from .receiver import Receiver
 from .test_outbox_batches import aimed
 
@@ -120,6 +122,39 @@ async def test_the_worker_exits_at_its_pipes_end_of_file(tmp_path: Path) -> None
     await asyncio.to_thread(process.join, 10)
     assert process.exitcode == 0
     await worker.close()  # and closing after that is quiet
+
+
+async def test_sigterm_after_the_workers_loop_closed_still_ends_it_cleanly(
+    tmp_path: Path,
+) -> None:
+    """``close`` rings the end of file, then sends SIGTERM: the worker may have closed its
+    loop by then (its outcomes kept) and be on its way out. That exit is still a clean one."""
+    marker = tmp_path / "exiting"
+    setup = functools.partial(worker_setups.slow_exit, marker, 3.0)
+    worker = DeliveryProcess(OutboxAddress(data_path=tmp_path), ALLOW, SETTINGS, setup)
+    worker.start()
+    process = worker._process
+    assert process is not None and process.pid is not None
+    await asyncio.sleep(0.5)
+    worker._close_bell()  # its loop ends and closes; then it lingers at its exit
+    await wait_for(marker.exists)
+    os.kill(process.pid, signal.SIGTERM)
+    await asyncio.to_thread(process.join, 10)
+    assert process.exitcode == 0
+    await worker.close()
+
+
+async def test_sigterm_while_the_worker_starts_ends_it_at_once(tmp_path: Path) -> None:
+    worker = DeliveryProcess(OutboxAddress(data_path=tmp_path), ALLOW, SETTINGS)
+    worker.start()
+    process = worker._process
+    assert process is not None
+    started = time.monotonic()
+    await worker.close()  # at once, while it still imports
+    assert time.monotonic() - started < 3.0
+    # Ended by SIGTERM's default before the worker's own code ran, or by its handler after:
+    # nothing to keep either way.
+    assert process.exitcode in (0, -signal.SIGTERM)
 
 
 async def wait_for(done: Callable[[], bool], seconds: float = 20.0) -> None:

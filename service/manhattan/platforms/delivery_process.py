@@ -183,6 +183,33 @@ class DeliveryProcess:
         self._process = None
 
 
+class _Terminated:
+    """SIGTERM's handler for the worker's whole life, so that SIGTERM always ends it with exit
+    code 0. Before its loop runs, it ends the process at once; while the loop runs, it asks
+    the loop to finish (the outcomes kept first); after, it does nothing: the process is on
+    its way out. (The loop's own ``add_signal_handler`` gave SIGTERM back to its default, a
+    death by signal, when the loop closed: a SIGTERM between that and the exit killed it.)"""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ended: asyncio.Event | None = None
+        self._over = False
+
+    def running(self, loop: asyncio.AbstractEventLoop, ended: asyncio.Event) -> None:
+        self._loop, self._ended = loop, ended
+
+    def over(self) -> None:
+        self._over = True
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self._over:
+            return
+        if self._loop is None or self._ended is None:
+            raise SystemExit(0)
+        with contextlib.suppress(RuntimeError):  # (the loop closed just now: ending anyway)
+            self._loop.call_soon_threadsafe(self._ended.set)
+
+
 def work(
     address: OutboxAddress,
     allow: tuple[Network, ...],
@@ -191,11 +218,16 @@ def work(
     bell: Connection,
 ) -> None:
     """The worker process: deliver until the bell's end of file (or SIGTERM)."""
+    terminated = _Terminated()
+    signal.signal(signal.SIGTERM, terminated)
     # Ctrl-C in a terminal reaches the whole process group: the service stops us itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if setup is not None:
         setup()
-    asyncio.run(_deliver(address, allow, settings, bell))
+    try:
+        asyncio.run(_deliver(address, allow, settings, bell, terminated))
+    finally:
+        terminated.over()
 
 
 async def _deliver(
@@ -203,6 +235,7 @@ async def _deliver(
     allow: tuple[Network, ...],
     settings: DeliverySettings,
     bell: Connection,
+    terminated: _Terminated,
 ) -> None:
     loop = asyncio.get_running_loop()
     outbox = address.open()
@@ -225,7 +258,7 @@ async def _deliver(
             ended.set()
 
     loop.add_reader(fd, rung)
-    loop.add_signal_handler(signal.SIGTERM, ended.set)
+    terminated.running(loop, ended)
     running = asyncio.create_task(deliverer.run(), name="webhooks-deliver")
     try:
         await ended.wait()
