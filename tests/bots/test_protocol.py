@@ -66,7 +66,7 @@ def test_a_deadline_stops_an_iteration_budget() -> None:
     bot = make_bot(BotChoice("ismcts", iterations=1_000_000))
     start = time.monotonic()
     found = bot.suggest(VIEW, Stop(deadline=time.monotonic() + 0.2))
-    assert time.monotonic() - start < 1.5
+    assert time.monotonic() - start < 5.0  # (a million iterations would take minutes)
     assert found.stats["stoppedBy"] == "deadline" and found.stats["iterations"] >= 1
 
 

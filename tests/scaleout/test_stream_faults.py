@@ -149,7 +149,7 @@ async def test_changes_right_after_recovery_reach_streams_without_a_heartbeat(
                 event = await stream.next(timeout=3.0)
                 if event["id"] >= version:
                     break
-            assert time.monotonic() - moved < 2.0
+            assert time.monotonic() - moved < 5.0  # not the 15 s heartbeat
 
 
 async def test_a_subscription_refused_by_an_outage_carries_a_code(

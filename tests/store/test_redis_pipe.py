@@ -152,7 +152,7 @@ async def test_a_killed_connection_fails_what_was_in_flight(redis_server: RedisS
         started = time.monotonic()
         assert await admin.execute_command("CLIENT", "KILL", "ID", own_id) == 1
         results = await asyncio.gather(*calls, return_exceptions=True)
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < 2.5  # at once, not at the 5 s timeout
         assert all(isinstance(result, RedisConnectionError) for result in results), results
         await admin.execute_command("CLIENT", "UNPAUSE")
         assert await swap(keys=[name], args=[]) == 1  # none of the killed calls ran
@@ -305,5 +305,5 @@ async def test_no_redis_is_a_connection_error_within_the_timeout() -> None:
     started = time.monotonic()
     with pytest.raises(RedisConnectionError):
         await pipe.execute("PING")
-    assert time.monotonic() - started < 1
+    assert time.monotonic() - started < 2.5  # (slack for a busy machine)
     await pipe.close()

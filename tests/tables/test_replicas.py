@@ -188,4 +188,4 @@ async def test_a_stream_hears_of_changes_made_through_another_replica(redis_url:
             assert (await ann.move(table["moves"][0], table["version"])).status_code == 200
             pushed = await stream.next()
             assert pushed["event"] == "move" and pushed["id"] == table["version"] + 1
-            assert time.monotonic() - started < 2.0
+            assert time.monotonic() - started < 5.0  # pushed, not found by a 15 s heartbeat
