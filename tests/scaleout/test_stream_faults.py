@@ -122,7 +122,7 @@ async def test_a_stream_outlives_a_redis_outage_and_resumes_with_a_snapshot(
             mover = people[again["toMove"]]
             async with other.client(mover.token) as theirs:
                 version = await move_until_done(theirs, tid)
-            pushed = await stream.next(timeout=1.5)
+            pushed = await stream.next(timeout=5.0)
             assert pushed["id"] == version
     assert not [r for r in caplog.records if r.exc_info], "no traceback in the logs"
 

@@ -289,7 +289,7 @@ async def test_a_shutdown_ends_relayed_streams_with_the_terminator() -> None:
     for spectator in crowd:
         assert (await spectator.ended(timeout=2)).endswith(TERMINATOR)
         spectator.close()
-    await wait_until(lambda: not alive(pid), timeout=1.0)
+    await wait_until(lambda: not alive(pid), timeout=3.0)
 
 
 async def test_a_table_that_ends_ends_its_relayed_streams() -> None:
