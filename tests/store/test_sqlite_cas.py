@@ -5,6 +5,7 @@ flood of other writes pushes a table out. Real SQLite files in a temporary direc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import stat
 from pathlib import Path
@@ -15,6 +16,7 @@ from manhattan.store.cas import MemoryVersionedStore, Record, VersionedStore
 from manhattan.store.sqlite_cas import (
     CHECKPOINT_WRITES,
     DATABASE_FILE,
+    PAGE_SIZE,
     DataDirectoryError,
     DataDirectoryInUse,
     SqliteVersionedStore,
@@ -40,6 +42,44 @@ async def test_records_survive_closing_and_reopening(tmp_path: Path) -> None:
         await again.close()
     mode = stat.S_IMODE((tmp_path / DATABASE_FILE).stat().st_mode)
     assert mode == 0o600
+
+
+def _page_size(path: Path) -> int:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        size: int = db.execute("PRAGMA page_size").fetchone()[0]
+    return size
+
+
+async def test_a_late_games_record_is_one_page_of_a_new_database(tmp_path: Path) -> None:
+    """A new database has pages of PAGE_SIZE, so a table's record (a late game's some 10 KB)
+    is written as one page of the log a move, not a leaf and two overflow pages."""
+    store = SqliteVersionedStore(tmp_path)
+    try:
+        await store.swap("t", 0, bytes(11_000), ttl=600)
+    finally:
+        await store.close()
+    assert _page_size(tmp_path / DATABASE_FILE) == PAGE_SIZE == 16384
+    with contextlib.closing(sqlite3.connect(tmp_path / DATABASE_FILE)) as db:
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+    assert pages <= 4  # the schema's, its indexes', and the record's own (no overflow)
+
+
+async def test_a_database_made_with_smaller_pages_keeps_them_and_works(tmp_path: Path) -> None:
+    """A data directory from before PAGE_SIZE: its pages stay as they are (SQLite changes a
+    WAL database's page size only by a rewrite), and its records read and swap as before."""
+    store = SqliteVersionedStore(tmp_path)
+    await store.close()
+    (tmp_path / DATABASE_FILE).unlink()
+    with contextlib.closing(sqlite3.connect(tmp_path / DATABASE_FILE)) as db:
+        db.execute("PRAGMA page_size=4096")
+        db.execute("PRAGMA journal_mode=WAL")
+    store = SqliteVersionedStore(tmp_path)
+    try:
+        assert await store.swap("t", 0, bytes(11_000), ttl=600) == (True, Record(1, bytes(11_000)))
+        assert await store.read("t") == Record(1, bytes(11_000))
+    finally:
+        await store.close()
+    assert _page_size(tmp_path / DATABASE_FILE) == 4096
 
 
 async def test_a_second_opener_of_a_data_directory_is_refused(tmp_path: Path) -> None:

@@ -43,10 +43,14 @@ LOG_SIZE_LIMIT = 32 * 1024 * 1024
 class LoopDatabase:
     """``path``'s database (created if absent; ``":memory:"`` lives as long as this object)."""
 
-    def __init__(self, path: str, *, checkpoint_every: int, thread_name: str) -> None:
+    def __init__(
+        self, path: str, *, checkpoint_every: int, thread_name: str, page_size: int | None = None
+    ) -> None:
         self.path = path
         self.checkpoint_every = checkpoint_every
         self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        if page_size is not None:  # (a new file's; an existing one keeps the size it has)
+            self.db.execute(f"PRAGMA page_size={int(page_size)}")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=5000")
