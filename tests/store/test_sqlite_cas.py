@@ -67,9 +67,6 @@ async def test_a_late_games_record_is_one_page_of_a_new_database(tmp_path: Path)
 async def test_a_database_made_with_smaller_pages_keeps_them_and_works(tmp_path: Path) -> None:
     """A data directory from before PAGE_SIZE: its pages stay as they are (SQLite changes a
     WAL database's page size only by a rewrite), and its records read and swap as before."""
-    store = SqliteVersionedStore(tmp_path)
-    await store.close()
-    (tmp_path / DATABASE_FILE).unlink()
     with contextlib.closing(sqlite3.connect(tmp_path / DATABASE_FILE)) as db:
         db.execute("PRAGMA page_size=4096")
         db.execute("PRAGMA journal_mode=WAL")
