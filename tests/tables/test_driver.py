@@ -57,7 +57,10 @@ async def test_a_get_costs_the_same_with_thousands_of_live_tables() -> None:
             for server in (few, many):
                 rates[server].append(await get_rate(server, paths[server], 150))
         ratio = statistics.median(rates[many]) / statistics.median(rates[few])
-        assert ratio >= 0.7, (ratio, rates)
+        # What this rules out is a GET whose cost grows with the tables (a scan of 4,000 would
+        # be a small fraction); a loaded machine moves the same rate by half from one run to
+        # the next (0.69 seen with three suites at once on two cores).
+        assert ratio >= 0.4, (ratio, rates)
 
 
 def driver_records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
