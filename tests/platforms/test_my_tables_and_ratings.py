@@ -8,7 +8,7 @@ import pytest
 
 from manhattan.platforms.ratings import RATINGS_TTL, board_key, rated_name
 from manhattan.tables.model import Seat
-from tests.tables.conftest import LiveServer, err, ok
+from tests.tables.conftest import LiveServer, err, ok, sse
 
 from .conftest import CLUB, RIVAL, create, keyed, play_through, reserved
 
@@ -54,7 +54,13 @@ async def test_a_rated_game_rates_its_players_once(platform_live: LiveServer) ->
     bot = {"bot": {"level": "random", "iterations": 1000}}
     created = await create(live, seats=[*reserved("ann", "bob"), bot], rated=True, autoStart=True)
     tokens = [t["seatToken"] for t in created["seatTokens"]]
-    over = await play_through(live, created["tableId"], tokens)
+    path = f"/v1/tables/{created['tableId']}/events"
+    async with live.client(tokens[0]) as watcher, sse(watcher, path) as stream:
+        over = await play_through(live, created["tableId"], tokens)
+        await stream.until("over")  # whoever sees the end finds the ratings counted
+        async with keyed(live, CLUB) as club:
+            seen = ok(await club.get("/v1/ratings", params={"player": "ann"}))
+    assert seen["games"] == 1
     places = {p["player"]: p["place"] for p in over["ranking"]}
     async with keyed(live, CLUB) as club:
         ratings = {}

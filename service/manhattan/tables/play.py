@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -170,19 +171,22 @@ class Play(Lobby):
             await self.finish(table_id)
 
     async def finish(self, table_id: str) -> None:
-        """The ``over`` event, its own version after the last move (idempotent); then the
-        watchers of ends (``records.OverWatcher``: a platform's ratings) hear of it."""
+        """The watchers of ends (``records.OverWatcher``: a platform's ratings) hear of it,
+        then the ``over`` event is written, its own version after the last move: whoever sees
+        ``over`` (a stream, a webhook) finds the ratings counted. Both are idempotent (two
+        replicas may both tell the watchers; one writes the event)."""
+        ended, _ = await self.load(table_id)
+        if ended.status != "over" or ended.has_event("over"):
+            return
+        await self.tell_over(ended)
 
         def change(table: Table, version: int) -> None:
             if table.status != "over" or table.has_event("over"):
                 raise NoChange(None)
             table.add_event(version, "over", {"ranking": ranking_json(table)})
 
-        try:
-            changed, _ = await self.write(table_id, change)
-        except NoChange:
-            return
-        await self.tell_over(changed.table)
+        with contextlib.suppress(NoChange):
+            await self.write(table_id, change)
 
     async def bot_turn(self, table_id: str, expected: int, move: Move) -> bool:
         """A bot's move for the player to move at version ``expected`` (False: too late)."""

@@ -97,9 +97,11 @@ class ChangeListener(Protocol):
 
 
 class OverWatcher(Protocol):
-    """Who hears that a table's game ended, once, from the replica that wrote the ``over``
-    event (a platform's ratings). Its failure is logged, never the move's failure; a watcher
-    that must act exactly once makes its own act idempotent."""
+    """Who hears that a table's game ended (a platform's ratings), before the ``over`` event
+    is written, so that whoever sees that event finds what the watchers did. Its failure is
+    logged, never the move's failure. It may hear of one end more than once (two replicas
+    finishing the same table, a retry): a watcher that must act once makes its act
+    idempotent."""
 
     async def table_over(self, table: Table) -> None: ...
 
