@@ -26,9 +26,10 @@ async function againstBots() {
   await solo.goto(`${base}/play/?bot=smart&monster=kong`);
   await ready(solo);
   out.unknownOptions = await solo.textContent("#notice");
-  // With 2 s per turn: Solo lets the first turn run out, a bot plays it and the seat shows
-  // "away"; Solo's next move clears it.
-  await solo.goto(`${base}/play/?players=3&bot=greedy&rounds=1&turnSeconds=2&monster=baby`);
+  // With 5 s per turn: Solo lets the first turn run out, a bot plays it and the seat shows
+  // "away"; Solo's next move clears it. (With 2 s, a heavily loaded machine's browser could
+  // not move in time in any turn of the game.)
+  await solo.goto(`${base}/play/?players=3&bot=greedy&rounds=1&turnSeconds=5&monster=baby`);
   await ready(solo);
   await solo.fill("#create input[name=name]", "Solo");
   await solo.click("#create-button");
@@ -43,7 +44,7 @@ async function againstBots() {
   const rng = random(9);
   for (let guard = 0; (await body(solo, "status")) !== "over"; guard++) {
     if (await playTurn(solo, rng)) {
-      // Solo's own move clears "away" (on a loaded machine a later 2 s turn may run out again,
+      // Solo's own move clears "away" (on a loaded machine a later 5 s turn may run out again,
       // so this is checked after the move rather than at the end).
       // (A move the clock beat is refused as stale; then the next turn tries again.)
       if (!out.checks.awayCleared) {
