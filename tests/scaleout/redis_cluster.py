@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.ports import redis_pid
+from tests.ports import free_port, redis_pid
 
 CLUSTER_BUS_OFFSET = 10_000
 
@@ -29,9 +29,7 @@ def free_cluster_ports(count: int, besides: list[int] | None = None) -> list[int
     taken = list(besides or [])
     ports: list[int] = []
     while len(ports) < count:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port: int = sock.getsockname()[1]
+        port = free_port()
         bus = port + CLUSTER_BUS_OFFSET
         if bus < 65_536 and port not in ports + taken and _port_is_free(bus):
             ports.append(port)

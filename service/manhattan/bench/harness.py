@@ -357,6 +357,10 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+#: ``/proc/net/tcp``'s state of a listening socket.
+LISTEN = "0A"
+
+
 def listening_socket(port: int) -> str | None:
     """The inode of the socket listening on ``port`` (``/proc/net/tcp`` and ``tcp6``), or None
     when nothing listens there or /proc cannot be read."""
@@ -391,10 +395,6 @@ def listens(pid: int, port: int) -> bool | None:
         except OSError:
             continue
     return False
-
-
-#: ``/proc/net/tcp``'s state of a listening socket.
-LISTEN = "0A"
 
 
 def _stat_fields(pid: int) -> list[str] | None:
