@@ -37,10 +37,10 @@ from typing import Any
 
 import msgspec
 
-from .bots import BOTS, BotChoice, BotError, Suggestion
-from .bots.worker import CANCEL, READY, Task
-from .engine import IllegalMoveError, State, check_move
-from .settings import Settings
+from manhattan.bots import BOTS, BotChoice, BotError, Suggestion
+from manhattan.bots.worker import CANCEL, READY, Task
+from manhattan.engine import IllegalMoveError, State, check_move
+from manhattan.settings import Settings
 
 log = logging.getLogger("manhattan.bots")
 

@@ -8,7 +8,7 @@ import random
 import sys
 from pathlib import Path
 
-from .engine import (
+from manhattan.engine import (
     ManhattanError,
     apply_move,
     legal_moves,
@@ -16,7 +16,7 @@ from .engine import (
     player_scores,
     ranking,
 )
-from .engine.build import version_line
+from manhattan.engine.build import version_line
 
 BENCHES = ("engine", "service", "bots", "analysis", "soak", "attack", "tables")
 
@@ -47,17 +47,17 @@ def _random_game(args: argparse.Namespace) -> int:
 
 def _bench(args: argparse.Namespace) -> int:
     if args.what == "engine":
-        from .bench.engine import run
+        from manhattan.bench.engine import run
     elif args.what == "bots":
         from manhattan.bench.bots import run
     elif args.what == "analysis":
-        from .bench.analysis import run
+        from manhattan.bench.analysis import run
     elif args.what == "soak":
-        from .bench.soak import run
+        from manhattan.bench.soak import run
     elif args.what == "attack":
-        from .bench.attack import run
+        from manhattan.bench.attack import run
     elif args.what == "tables":
-        from .bench.tables import run
+        from manhattan.bench.tables import run
     else:
         from manhattan.bench.service import run
     return run(args.rest)
@@ -76,10 +76,10 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .api.serve import run
-    from .sealing import SealingKeyError
-    from .settings import SettingsError
-    from .store.sqlite_cas import DataDirectoryError
+    from manhattan.api.serve import run
+    from manhattan.sealing import SealingKeyError
+    from manhattan.settings import SettingsError
+    from manhattan.store.sqlite_cas import DataDirectoryError
 
     try:
         run(args.host, args.port)
@@ -93,11 +93,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _export_schema(args: argparse.Namespace) -> int:
-    from .engine.jsonschema import write_state_schema
+    from manhattan.engine.jsonschema import write_state_schema
 
     directory = Path(args.dir)
     directory.mkdir(parents=True, exist_ok=True)
-    from .api.export import export_schemas
+    from manhattan.api.export import export_schemas
 
     written = [write_state_schema(directory), *export_schemas(directory)]
     for path in written:

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from .engine import InvalidStateError, State, View
-from .engine.rules import NEIGHBORHOOD_NAMES
-from .engine.scoring import majorities, tallest_owner
-from .engine.view import VIEW_FORMAT
+from manhattan.engine import InvalidStateError, State, View
+from manhattan.engine.rules import NEIGHBORHOOD_NAMES
+from manhattan.engine.scoring import majorities, tallest_owner
+from manhattan.engine.view import VIEW_FORMAT
 
 __all__ = ["COLOR_FILLS", "COLOR_NAMES", "render_svg"]
 

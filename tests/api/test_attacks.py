@@ -17,10 +17,9 @@ from manhattan.api.graphql.cost import operation_cost
 from manhattan.api.graphql.documents import ValidatedDocuments
 from manhattan.api.graphql.limits import InputLimits
 from manhattan.settings import Settings
+from tests.api.test_limits import graphql_limits_of
 from tests.conftest import MakeApp
 from tests.service_client import connect, gql
-
-from .test_limits import graphql_limits_of
 
 pytestmark = pytest.mark.anyio
 

@@ -22,8 +22,7 @@ from manhattan.api.app import create_app
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.settings import Settings
 from tests.service_client import connect, gql
-
-from ..strategies import rehide
+from tests.strategies import rehide
 
 pytestmark = pytest.mark.anyio
 KEY = SealingKey("hide", bytes(range(32)))

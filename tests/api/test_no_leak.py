@@ -30,10 +30,9 @@ from manhattan.api.app import create_app
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.settings import Settings
 from tests.api.graphql.test_analysis import ANALYSIS_FIELDS, PREVIEW_FIELDS, THREATS_FIELDS
+from tests.reveals import mask_reveals
 from tests.service_client import connect
-
-from ..reveals import mask_reveals
-from ..strategies import Twins, twins
+from tests.strategies import Twins, twins
 
 T = TypeVar("T")
 KEY = SealingKey("leak", bytes(range(32)))

@@ -3,7 +3,7 @@ movers playing from their events (no table GET per turn)."""
 
 from __future__ import annotations
 
-from .test_tables_bench import _bench
+from tests.bench.test_tables_bench import _bench
 
 
 def test_a_tiny_run_with_live_tables() -> None:

@@ -39,9 +39,8 @@ from manhattan_client import (
     graphql_result,
 )
 
+from tests.clients.asgi_sync import SyncASGITransport
 from tests.ports import refusing_port
-
-from .asgi_sync import SyncASGITransport
 
 
 @pytest.fixture
@@ -370,7 +369,7 @@ def test_jittered_delays_stay_within_half_and_full_backoff() -> None:
 def test_the_client_never_imports_the_engine() -> None:
     from pathlib import Path
 
-    from .conftest import CLIENT_SRC
+    from tests.clients.conftest import CLIENT_SRC
 
     for source in Path(CLIENT_SRC, "manhattan_client").glob("*.py"):
         text = source.read_text()
@@ -384,7 +383,7 @@ def test_the_client_is_clean_under_mypy_strict() -> None:
     import subprocess
     import sys
 
-    from .conftest import CLIENT_SRC
+    from tests.clients.conftest import CLIENT_SRC
 
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "manhattan_client"],

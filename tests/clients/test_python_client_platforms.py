@@ -24,8 +24,8 @@ from manhattan_client import (
     verify_webhook,
 )
 
-from .asgi_sync import SyncASGITransport
-from .test_python_client_tables import SHORT, _play_out
+from tests.clients.asgi_sync import SyncASGITransport
+from tests.clients.test_python_client_tables import SHORT, _play_out
 
 CLUB = "club-secret-for-the-client-01"
 RIVAL = "rival-secret-for-the-client-2"

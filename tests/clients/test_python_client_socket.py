@@ -33,7 +33,7 @@ from manhattan_client import (
 )
 from manhattan_client._socket import socket_headers, socket_url
 
-from .conftest import CLIENT_SRC
+from tests.clients.conftest import CLIENT_SRC
 
 SHORT = {"rounds": 1}  # one round: a whole game in a few dozen moves
 T = TypeVar("T")

@@ -26,7 +26,7 @@ from manhattan_client import (
     TableNotWaitingError,
 )
 
-from .asgi_sync import SyncASGITransport
+from tests.clients.asgi_sync import SyncASGITransport
 
 SHORT = {"rounds": 1}  # one round: a whole game in a few dozen moves
 

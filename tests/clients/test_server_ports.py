@@ -9,11 +9,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from tests.clients import conftest
+from tests.clients.conftest import start_server, stop_server
+from tests.clients.web_browser import serve_page
 from tests.ports import listens
-
-from . import conftest
-from .conftest import start_server, stop_server
-from .web_browser import serve_page
 
 
 @pytest.fixture

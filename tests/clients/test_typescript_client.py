@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from .conftest import ROOT
+from tests.clients.conftest import ROOT
 
 CI_SCRIPT = ROOT / "clients" / "typescript" / "ci.sh"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from . import web_app
-from .asgi_sync import SyncASGITransport
+from tests.clients import web_app
+from tests.clients.asgi_sync import SyncASGITransport
 
 
 def _page() -> httpx.Response:

@@ -25,8 +25,14 @@ import re
 import subprocess
 from typing import Any
 
-from .conftest import stop_server
-from .web_browser import ARTIFACTS, E2E, playwright_installed, require_browser, serve_page
+from tests.clients.conftest import stop_server
+from tests.clients.web_browser import (
+    ARTIFACTS,
+    E2E,
+    playwright_installed,
+    require_browser,
+    serve_page,
+)
 
 ROUNDS = 2  # a whole game of a 2-round setup keeps the browser test near 40 s
 

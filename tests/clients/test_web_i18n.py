@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .conftest import ROOT
+from tests.clients.conftest import ROOT
 
 PLAY = ROOT / "clients" / "web" / "play"
 LANGUAGES = ("en", "fr")

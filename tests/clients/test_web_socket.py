@@ -18,8 +18,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from .conftest import stop_server
-from .web_browser import ARTIFACTS, E2E, playwright_installed, require_browser, serve_page
+from tests.clients.conftest import stop_server
+from tests.clients.web_browser import (
+    ARTIFACTS,
+    E2E,
+    playwright_installed,
+    require_browser,
+    serve_page,
+)
 
 TIMEOUT = 300  # about 60 s on a quiet machine (socket retries, a silent socket given up in 15-30 s)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, on_a_free_port, wait_healthy
+from tests.clients.conftest import ROOT, on_a_free_port, wait_healthy
 
 E2E = ROOT / "clients" / "web" / "e2e"
 ARTIFACTS = Path(__file__).parent / "artifacts"

@@ -11,8 +11,12 @@ import jsonschema
 import pytest
 
 from manhattan.settings import Settings
-
-from .deploy_files import COMPOSE_FILE, REPO, load_yaml_documents, settings_variable_names
+from tests.deploy.deploy_files import (
+    COMPOSE_FILE,
+    REPO,
+    load_yaml_documents,
+    settings_variable_names,
+)
 
 pytest.importorskip("check_jsonschema")
 

@@ -11,8 +11,7 @@ import uvicorn
 from manhattan import cli
 from manhattan.api import request_log, serve
 from manhattan.engine.build import COMPILED
-
-from .deploy_files import (
+from tests.deploy.deploy_files import (
     COMPOSE_FILE,
     DEPLOY,
     DOCKERFILE,

@@ -11,8 +11,7 @@ import pytest
 
 from manhattan.sealing import SealingKey, SealingKeyError
 from manhattan.settings import Settings
-
-from .deploy_files import (
+from tests.deploy.deploy_files import (
     K8S,
     k8s_manifest_files,
     k8s_object,

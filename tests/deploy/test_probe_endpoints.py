@@ -9,8 +9,7 @@ import pytest
 
 from manhattan.api.app import create_app
 from manhattan.settings import Settings
-
-from .deploy_files import COMPOSE_FILE, k8s_object, load_yaml_documents
+from tests.deploy.deploy_files import COMPOSE_FILE, k8s_object, load_yaml_documents
 
 pytestmark = pytest.mark.anyio
 

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import manhattan
-
-from . import oracle
+from tests.engine import oracle
 
 GOLDEN = Path(__file__).parent / "golden" / "move_counts.json"
 

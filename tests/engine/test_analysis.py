@@ -10,9 +10,8 @@ from hypothesis import strategies as st
 
 import manhattan
 from manhattan.engine.analysis import analyze
-
-from ..strategies import states
-from .positions import position
+from tests.engine.positions import position
+from tests.strategies import states
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 WHITE, BLUE = 0, 1

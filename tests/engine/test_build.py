@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 import manhattan
-
-from .positions import EAST, NORTH, SOUTH, WEST, build, building, card_for, position
+from tests.engine.positions import EAST, NORTH, SOUTH, WEST, build, building, card_for, position
 
 ROTATION_TABLE = {  # RULES §2, the table's rows: card -> board block per seat S, W, N, E
     0: [(0, 0), (0, 2), (2, 2), (2, 0)],

@@ -15,8 +15,7 @@ import pytest
 
 import manhattan
 from manhattan.engine.decoding import StateFields, read_fields, read_state_format
-
-from .positions import position_json
+from tests.engine.positions import position_json
 
 EXAMPLES = sorted((Path(__file__).parent / "golden" / "examples").glob("*.json"))
 Json = dict[str, Any]

@@ -27,8 +27,7 @@ from manhattan.engine.formats import AnyMove, RulesFormat, VariantsFormat
 from manhattan.engine.jsonschema import build_schema
 from manhattan.engine.moves import MOVE_TYPES
 from manhattan.engine.validation import make_rules
-
-from ..fuzz.inputs import DELETE, VALID_STATES, mutated_states, paths, replace_at
+from tests.fuzz.inputs import DELETE, VALID_STATES, mutated_states, paths, replace_at
 
 SCHEMA = build_schema()
 # JSON Schema calls 4.0 an integer; the decoder, like msgspec, wants the number written as one.

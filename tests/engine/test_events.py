@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import manhattan
-
-from .positions import build, position
+from tests.engine.positions import build, position
 
 
 def _events(transition: manhattan.Transition) -> list[dict[str, Any]]:

@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 
 import manhattan
 from manhattan.engine.explain import Rule, explain
-
-from ..strategies import states
-from .positions import build, position
+from tests.engine.positions import build, position
+from tests.strategies import states
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HANDS = [[4, 5, 5, 0], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]

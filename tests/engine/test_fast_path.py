@@ -21,9 +21,8 @@ from hypothesis import strategies as st
 import manhattan
 from manhattan.engine.draws import below, shuffle
 from manhattan.engine.rollout import random_step
+from tests.engine.test_properties import _check_finished, _check_round_scores
 from tests.strategies import MONSTERS, Playthrough
-
-from .test_properties import _check_finished, _check_round_scores
 
 
 def _combinations() -> list[tuple[int, str, dict[str, Any]]]:

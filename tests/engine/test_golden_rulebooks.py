@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 import manhattan
-
-from .positions import building, card_for, position, scores_of
+from tests.engine.positions import building, card_for, position, scores_of
 
 GOLDEN = Path(__file__).parent / "golden"
 EXAMPLES = sorted(GOLDEN.glob("rulebook_*.json"))

@@ -15,8 +15,7 @@ import pytest
 import manhattan
 from manhattan.bench.engine import mid_game_state
 from manhattan.engine.jsonschema import build_schema
-
-from .test_codec_format import VALIDATOR
+from tests.engine.test_codec_format import VALIDATOR
 
 
 def test_a_tallest_bonus_written_as_a_float_is_refused_by_the_schema_and_the_decoder() -> None:

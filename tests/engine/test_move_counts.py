@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 
 import manhattan
-
-from . import oracle
-from .regen_move_counts import GOLDEN, replay
+from tests.engine import oracle
+from tests.engine.regen_move_counts import GOLDEN, replay
 
 ENTRIES: list[dict[str, Any]] = json.loads(Path(GOLDEN).read_text(encoding="utf-8"))
 

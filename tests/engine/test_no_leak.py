@@ -12,9 +12,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 
 import manhattan
-
-from ..reveals import mask_reveals
-from ..strategies import Twins, twins
+from tests.reveals import mask_reveals
+from tests.strategies import Twins, twins
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

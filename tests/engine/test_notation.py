@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 import manhattan
 from manhattan.engine import moves
-
-from ..strategies import states
+from tests.strategies import states
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TOKEN = re.compile(r"[a-z]|\d+|[:,]")

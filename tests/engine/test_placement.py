@@ -20,9 +20,8 @@ from manhattan.engine.placement import (
     Placement,
 )
 from manhattan.engine.view import ViewGame
-
-from ..strategies import states
-from .positions import position
+from tests.engine.positions import position
+from tests.strategies import states
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BLOCK_RULES = {CLOSED_NEIGHBORHOOD, MONSTER_BLOCK, ANTI_TRUST}

@@ -10,7 +10,7 @@ import difflib
 
 import pytest
 
-from .regen_playthroughs import GAMES, path, playthrough
+from tests.engine.regen_playthroughs import GAMES, path, playthrough
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))

@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 
 import manhattan
 from manhattan.engine.preview import preview, preview_all
-
-from ..strategies import states
-from .positions import build, position
+from tests.engine.positions import build, position
+from tests.strategies import states
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -14,9 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import manhattan
+from tests.engine import oracle
 from tests.strategies import Playthrough, playthroughs, states
-
-from . import oracle
 
 PIECES = (11, 6, 4, 3)
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -9,8 +9,7 @@ import random
 import pytest
 
 import manhattan
-
-from .positions import position_json
+from tests.engine.positions import position_json
 
 SCORES = [11, 4, 9, 0]
 

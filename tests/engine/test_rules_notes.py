@@ -9,9 +9,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
 import manhattan
-
-from .positions import build, building, position
-from .test_urban import one, urban_points
+from tests.engine.positions import build, building, position
+from tests.engine.test_urban import one, urban_points
 
 T = TypeVar("T")
 

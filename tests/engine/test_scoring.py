@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 import manhattan
-
-from .positions import build, card_for, position, scores_of
+from tests.engine.positions import build, card_for, position, scores_of
 
 
 def _final(board: dict, *, players: int = 4, edition: str = "classic", mover: int = 0, **kw):  # type: ignore[no-untyped-def, type-arg]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 import manhattan
-
-from .positions import position
+from tests.engine.positions import position
 
 
 def select(color: int, pieces: list[int]) -> manhattan.Move:

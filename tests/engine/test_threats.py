@@ -20,9 +20,8 @@ from hypothesis import strategies as st
 
 import manhattan
 from manhattan.engine.threats import holds_probability, none_holds_probability, threats
-
-from ..strategies import states
-from .positions import position
+from tests.engine.positions import position
+from tests.strategies import states
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

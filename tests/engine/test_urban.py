@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 import manhattan
-
-from .positions import build, card_for, position, scores_of
+from tests.engine.positions import build, card_for, position, scores_of
 
 URBAN = {"urbanRules": True}
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 import manhattan
-
-from .positions import build, building, card_for, position
+from tests.engine.positions import build, building, card_for, position
 
 GODZILLA = {"monster": "godzilla"}
 BABY = {"monster": "baby"}

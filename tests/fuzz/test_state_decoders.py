@@ -12,8 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import manhattan
-
-from .inputs import (
+from tests.fuzz.inputs import (
     VALID_STATES,
     json_bombs,
     json_values,

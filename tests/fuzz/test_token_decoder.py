@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 import manhattan
 from manhattan import sealing
 from manhattan.sealing import BadTokenError, Sealer, SealingKey
-
-from .inputs import VALID_STATES, json_values, msgpack_inputs, packable
+from tests.fuzz.inputs import VALID_STATES, json_values, msgpack_inputs, packable
 
 TIME_LIMIT = 2.0
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

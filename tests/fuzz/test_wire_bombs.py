@@ -17,8 +17,7 @@ from starlette.applications import Starlette
 from manhattan.api.app import create_app
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.settings import Settings
-
-from .inputs import msgpack_bombs, mutated_states, packable
+from tests.fuzz.inputs import msgpack_bombs, mutated_states, packable
 
 TIME_LIMIT = 3.0
 KEY = SealingKey("k1", bytes(range(32)))

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from standardwebhooks.webhooks import Webhook
 
-from .receiver import Received
+from tests.platforms.receiver import Received
 
 KEY_NAME, KEY_SECRET = "club", "club-secret-0123456789"
 KEY = {"manhattan-key": KEY_SECRET}

@@ -20,10 +20,9 @@ from manhattan.platforms.addresses import parse_allow
 from manhattan.platforms.delivery import DeliverySettings
 from manhattan.platforms.delivery_process import DeliveryProcess, OutboxAddress
 from manhattan.platforms.outbox import Outbox
-
-from . import worker_setups
-from .receiver import Receiver
-from .test_outbox_batches import aimed
+from tests.platforms import worker_setups
+from tests.platforms.receiver import Receiver
+from tests.platforms.test_outbox_batches import aimed
 
 pytestmark = pytest.mark.anyio
 

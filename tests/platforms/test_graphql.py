@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
+from tests.platforms.conftest import CLUB, RIVAL, keyed, play_through
 from tests.tables.conftest import LiveServer, ok
-
-from .conftest import CLUB, RIVAL, keyed, play_through
 
 pytestmark = pytest.mark.anyio
 

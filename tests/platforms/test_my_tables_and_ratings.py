@@ -8,9 +8,8 @@ import pytest
 
 from manhattan.platforms.ratings import RATINGS_TTL, board_key, rated_name
 from manhattan.tables.model import Seat
+from tests.platforms.conftest import CLUB, RIVAL, create, keyed, play_through, reserved
 from tests.tables.conftest import LiveServer, err, ok, sse
-
-from .conftest import CLUB, RIVAL, create, keyed, play_through, reserved
 
 pytestmark = pytest.mark.anyio
 

@@ -15,9 +15,8 @@ import pytest
 from manhattan.platforms.addresses import parse_allow
 from manhattan.platforms.delivery import Deliverer, DeliverySettings
 from manhattan.platforms.outbox import Delivery, Outbox
-
-from .receiver import Receiver
-from .test_outbox import Opener, item, now, opener
+from tests.platforms.receiver import Receiver
+from tests.platforms.test_outbox import Opener, item, now, opener
 
 __all__ = ["opener"]  # the fixture: both stores
 

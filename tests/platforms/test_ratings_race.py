@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from manhattan.platforms import Platforms
+from tests.platforms.conftest import CLUB, create, key_pairs, keyed, play_through, reserved
 from tests.tables.conftest import LiveServer, ok
 from tests.tables.test_concurrency import KEY
-
-from .conftest import CLUB, create, key_pairs, keyed, play_through, reserved
 
 pytestmark = pytest.mark.anyio
 

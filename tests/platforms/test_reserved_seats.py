@@ -7,9 +7,8 @@ import msgpack
 import pytest
 
 from manhattan.tables.model import Seat, Table
+from tests.platforms.conftest import CLUB, RIVAL, create, keyed, reserved
 from tests.tables.conftest import LiveServer, err, ok
-
-from .conftest import CLUB, RIVAL, create, keyed, reserved
 
 pytestmark = pytest.mark.anyio
 

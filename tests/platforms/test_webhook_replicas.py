@@ -17,10 +17,9 @@ import httpx
 import pytest
 
 from tests.conftest import RedisServer
+from tests.platforms.helpers import API_KEYS, check_deliveries, ok, play_one, seat_up
+from tests.platforms.receiver import Receiver
 from tests.scaleout.replicas import Replica
-
-from .helpers import API_KEYS, check_deliveries, ok, play_one, seat_up
-from .receiver import Receiver
 
 EVENTS = ["table.started", "table.turn", "table.over"]
 GAME = {"players": 2, "rounds": 2, "piecesPerRound": 3}

@@ -10,10 +10,9 @@ import pytest
 from standardwebhooks.webhooks import Webhook
 
 from manhattan.platforms import signing
-
-from .helpers import API_KEYS, KEY, SHORT, check_deliveries, ok, play_one, seat_up
-from .receiver import Receiver
-from .served import Served
+from tests.platforms.helpers import API_KEYS, KEY, SHORT, check_deliveries, ok, play_one, seat_up
+from tests.platforms.receiver import Receiver
+from tests.platforms.served import Served
 
 ALLOW = ("127.0.0.0/8",)
 FAST = {"webhook_timeout": 1.0, "webhook_retry_seconds": 0.1, "webhook_lease_seconds": 3.0}

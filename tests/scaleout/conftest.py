@@ -8,9 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conftest import RedisServer
-
-from .redis_cluster import RedisCluster
-from .replicas import Replica, start_replicas
+from tests.scaleout.redis_cluster import RedisCluster
+from tests.scaleout.replicas import Replica, start_replicas
 
 
 @pytest.fixture(scope="module")

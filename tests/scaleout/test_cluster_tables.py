@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from .redis_cluster import RedisCluster
-from .replicas import Replica, ok, start_replicas
+from tests.scaleout.redis_cluster import RedisCluster
+from tests.scaleout.replicas import Replica, ok, start_replicas
 
 pytestmark = pytest.mark.redis
 

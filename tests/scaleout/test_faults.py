@@ -14,8 +14,16 @@ import httpx
 import pytest
 
 from tests.conftest import RedisServer
-
-from .replicas import InlineLoad, Replica, by_id, by_token, inline, ok, play_game, start_replicas
+from tests.scaleout.replicas import (
+    InlineLoad,
+    Replica,
+    by_id,
+    by_token,
+    inline,
+    ok,
+    play_game,
+    start_replicas,
+)
 
 pytestmark = pytest.mark.redis
 

@@ -16,8 +16,7 @@ import time
 import httpx
 
 import manhattan
-
-from .replicas import Replica
+from tests.scaleout.replicas import Replica
 
 #: The Deployment's terminationGracePeriodSeconds minus its preStop delay.
 GRACE_SECONDS = 25

@@ -15,9 +15,8 @@ from manhattan.store.cas import GAP
 from manhattan.store.redis_cas import RedisVersionedStore
 from manhattan.store.versioned import make_versioned_store
 from tests.conftest import RedisServer
-
-from .redis_cluster import RedisCluster
-from .replicas import Replica, by_id, inline, ok, play_game, start_replicas
+from tests.scaleout.redis_cluster import RedisCluster
+from tests.scaleout.replicas import Replica, by_id, inline, ok, play_game, start_replicas
 
 pytestmark = pytest.mark.redis
 

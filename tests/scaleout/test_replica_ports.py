@@ -5,8 +5,7 @@ from __future__ import annotations
 import socket
 
 from tests.ports import listens
-
-from .replicas import Replica
+from tests.scaleout.replicas import Replica
 
 
 def test_a_replica_whose_port_was_taken_starts_on_another_and_is_its_own() -> None:

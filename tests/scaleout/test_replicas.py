@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .replicas import Replica, by_id, by_token, inline, ok, play_game
+from tests.scaleout.replicas import Replica, by_id, by_token, inline, ok, play_game
 
 pytestmark = pytest.mark.redis
 

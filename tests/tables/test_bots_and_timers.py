@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from .conftest import LiveServer, new_table, ok, sse
-from .test_lobby import play_out
+from tests.tables.conftest import LiveServer, new_table, ok, sse
+from tests.tables.test_lobby import play_out
 
 pytestmark = pytest.mark.anyio
 

@@ -15,9 +15,8 @@ import pytest
 import redis.asyncio
 
 from tests.conftest import RedisServer
-
-from .conftest import LiveServer, new_table, ok
-from .test_lobby import play_out
+from tests.tables.conftest import LiveServer, new_table, ok
+from tests.tables.test_lobby import play_out
 
 pytestmark = pytest.mark.anyio
 

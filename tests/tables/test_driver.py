@@ -15,8 +15,7 @@ import pytest
 from manhattan.tables import TableRuntime
 from manhattan.tables.due import HeapDue
 from tests.conftest import RedisServer
-
-from .conftest import LiveServer, new_table, ok
+from tests.tables.conftest import LiveServer, new_table, ok
 
 pytestmark = pytest.mark.anyio
 

@@ -16,8 +16,7 @@ from manhattan.store.cas import MemoryVersionedStore
 from manhattan.tables import TableRuntime
 from manhattan.tables.fanout import BATCH, write_direct
 from manhattan.tables.hub import Listener
-
-from .conftest import LiveServer, new_table, seated_table, sse
+from tests.tables.conftest import LiveServer, new_table, seated_table, sse
 
 pytestmark = pytest.mark.anyio
 

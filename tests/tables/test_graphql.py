@@ -13,10 +13,9 @@ from websockets.asyncio.client import connect
 
 import manhattan
 from manhattan.api.graphql.types import PlayerView
+from tests.tables.conftest import LiveServer, Seated, new_table, ok, sse
+from tests.tables.test_lobby import play_out
 from tests.test_readme_examples import TABLES_SECTION, graphql_operations
-
-from .conftest import LiveServer, Seated, new_table, ok, sse
-from .test_lobby import play_out
 
 pytestmark = pytest.mark.anyio
 

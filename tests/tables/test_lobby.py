@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from .conftest import LiveServer, Seated, err, new_table, ok
+from tests.tables.conftest import LiveServer, Seated, err, new_table, ok
 
 pytestmark = pytest.mark.anyio
 

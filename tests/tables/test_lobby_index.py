@@ -11,8 +11,7 @@ import httpx
 import pytest
 
 from tests.conftest import RedisServer
-
-from .conftest import LiveServer, err, ok
+from tests.tables.conftest import LiveServer, err, ok
 
 pytestmark = pytest.mark.anyio
 

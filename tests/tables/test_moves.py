@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from .conftest import LiveServer, err, new_table, ok
-from .test_lobby import play_out
+from tests.tables.conftest import LiveServer, err, new_table, ok
+from tests.tables.test_lobby import play_out
 
 pytestmark = pytest.mark.anyio
 

@@ -7,8 +7,7 @@ import pytest
 
 from manhattan import wire
 from manhattan.tables.names import check_text, name_key
-
-from .conftest import LiveServer, err, new_table, ok
+from tests.tables.conftest import LiveServer, err, new_table, ok
 
 pytestmark = pytest.mark.anyio
 

@@ -31,9 +31,8 @@ from manhattan.tables import TableRuntime
 from manhattan.tables.model import Table, event_data
 from manhattan.tables.projection import Receiver, event_json, move_answer, table_json
 from manhattan.tables.records import table_key
-
-from ..strategies import rehide
-from .conftest import LiveServer, new_table, ok, sse
+from tests.strategies import rehide
+from tests.tables.conftest import LiveServer, new_table, ok, sse
 
 pytestmark = pytest.mark.anyio
 

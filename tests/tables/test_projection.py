@@ -25,8 +25,7 @@ from manhattan.tables.projection import (
     stored_events,
     view_json,
 )
-
-from ..strategies import states
+from tests.strategies import states
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -14,8 +14,7 @@ from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore
 from manhattan.tables import Push, TableRuntime, table_stream
 from manhattan.tables.hub import StreamLimits
-
-from .conftest import LiveServer, err, new_table, ok, seated_table, sse
+from tests.tables.conftest import LiveServer, err, new_table, ok, seated_table, sse
 
 pytestmark = pytest.mark.anyio
 

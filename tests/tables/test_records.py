@@ -13,8 +13,7 @@ from manhattan.store.cas import MemoryVersionedStore
 from manhattan.tables import TableError, TableRuntime
 from manhattan.tables.model import Table
 from manhattan.tables.records import TableSettings, table_key
-
-from .conftest import seated_table
+from tests.tables.conftest import seated_table
 
 pytestmark = pytest.mark.anyio
 

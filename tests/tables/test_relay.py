@@ -25,8 +25,7 @@ from manhattan.tables import relay as relay_service
 from manhattan.tables import relay_process as relay_module
 from manhattan.tables.relay import Relay
 from manhattan.tables.relay_process import TERMINATOR
-
-from .conftest import LiveServer, new_table, ok
+from tests.tables.conftest import LiveServer, new_table, ok
 
 pytestmark = pytest.mark.anyio
 

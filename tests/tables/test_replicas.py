@@ -13,8 +13,7 @@ import pytest
 
 from tests.conftest import RedisServer
 from tests.scaleout.replicas import ok, start_replicas
-
-from .conftest import LiveServer, err, new_table, sse
+from tests.tables.conftest import LiveServer, err, new_table, sse
 
 pytestmark = pytest.mark.redis
 
@@ -176,7 +175,7 @@ async def test_redis_restarted_mid_game(persistent: bool) -> None:
 
 @pytest.mark.anyio
 async def test_a_stream_hears_of_changes_made_through_another_replica(redis_url: str) -> None:
-    from .test_concurrency import KEY
+    from tests.tables.test_concurrency import KEY
 
     settings: dict[str, Any] = {"redis_url": redis_url, "token_key": KEY}
     async with LiveServer(**settings) as one, LiveServer(**settings) as two:

@@ -14,8 +14,7 @@ import pytest
 import redis.asyncio as redis
 
 from tests.conftest import RedisServer
-
-from .conftest import LiveServer, new_table, ok, sse
+from tests.tables.conftest import LiveServer, new_table, ok, sse
 
 pytestmark = [pytest.mark.anyio, pytest.mark.redis]
 

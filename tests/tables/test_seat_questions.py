@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import LiveServer, err, new_table, ok
+from tests.tables.conftest import LiveServer, err, new_table, ok
 
 pytestmark = pytest.mark.anyio
 

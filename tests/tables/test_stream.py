@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from .conftest import LiveServer, err, new_table, ok, sse
+from tests.tables.conftest import LiveServer, err, new_table, ok, sse
 
 pytestmark = pytest.mark.anyio
 
@@ -21,7 +21,7 @@ async def quick() -> LiveServer:
 
 
 async def ticket(person: object, tid: str) -> str:
-    from .conftest import Seated
+    from tests.tables.conftest import Seated
 
     assert isinstance(person, Seated)
     answer = ok(await person.client.post(f"/v1/tables/{tid}/ticket"))

@@ -9,8 +9,7 @@ from hypothesis import HealthCheck, given, settings
 import manhattan
 from manhattan.tables.projection import view_json
 from manhattan.tables.view_text import public_rest
-
-from ..strategies import playthroughs
+from tests.strategies import playthroughs
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _encode = msgspec.json.Encoder().encode

@@ -24,8 +24,17 @@ from starlette.websockets import WebSocket
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 import manhattan
+from manhattan.api.encoding import render
+from manhattan.api.errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.graphql import fast as graphql_fast
+from manhattan.api.graphql.limits import InputLimits
 from manhattan.api.graphql.schema import build_schema
+from manhattan.api.metrics import CONTENT_TYPE, Metrics
+from manhattan.api.middleware import ServiceMiddleware
+from manhattan.api.pages import OfflineGraphQLApp, PageHeaders, page_routes
+from manhattan.api.quotas import Quotas
+from manhattan.api.rate_limit import RateLimiter
+from manhattan.api.request_log import configure_logging
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.platforms import platform_routes
@@ -34,27 +43,17 @@ from manhattan.api.rest.sse import SERVER_SEND_KEY, give_back_memory, server_exi
 from manhattan.api.rest.stream import stream_routes, stream_shortcut
 from manhattan.api.rest.table_socket import socket_table_id, table_socket
 from manhattan.api.rest.tables import BUSIEST_ROUTES, table_routes
+from manhattan.bot_pool import pool_from_settings
+from manhattan.engine.build import kernel_build
 from manhattan.games import BotBudget, LatestPositions, Operations
+from manhattan.platforms import Platforms
+from manhattan.platforms.webhooks import Webhooks
+from manhattan.sealing import Sealer
+from manhattan.settings import Settings
 from manhattan.store.cache import Backend, StateCache, make_backend
 from manhattan.store.cas import VersionedStore
 from manhattan.store.versioned import make_versioned_store
-
-from ..bot_pool import pool_from_settings
-from ..engine.build import kernel_build
-from ..platforms import Platforms
-from ..platforms.webhooks import Webhooks
-from ..sealing import Sealer
-from ..settings import Settings
-from ..tables import TableRuntime
-from .encoding import render
-from .errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
-from .graphql.limits import InputLimits
-from .metrics import CONTENT_TYPE, Metrics
-from .middleware import ServiceMiddleware
-from .pages import OfflineGraphQLApp, PageHeaders, page_routes
-from .quotas import Quotas
-from .rate_limit import RateLimiter
-from .request_log import configure_logging
+from manhattan.tables import TableRuntime
 
 log = logging.getLogger("manhattan.api")
 

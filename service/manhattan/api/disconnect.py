@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from starlette.requests import Request
 
-from .errors import ApiError
+from manhattan.api.errors import ApiError
 
 T = TypeVar("T")
 

@@ -15,12 +15,11 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from manhattan.api.errors import ApiError
+from manhattan.api.middleware import HEADERS_KEY
 from manhattan.games.encoding import (
     dump_json as dump_json,
 )  # re-exported: REST and GraphQL write with it
-
-from .errors import ApiError
-from .middleware import HEADERS_KEY
 
 JSON_TYPE = "application/json"
 MSGPACK_TYPE = "application/msgpack"

@@ -15,11 +15,11 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from .client_address import client_address
-from .errors import ApiError
-from .metrics import Metrics
-from .rate_limit import RateLimiter
-from .request_log import request_id, request_id_from
+from manhattan.api.client_address import client_address
+from manhattan.api.errors import ApiError
+from manhattan.api.metrics import Metrics
+from manhattan.api.rate_limit import RateLimiter
+from manhattan.api.request_log import request_id, request_id_from
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -25,7 +25,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
-from ..settings import Settings
+from manhattan.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,15 +18,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from manhattan.api.client_address import client_address
+from manhattan.api.errors import ApiError
 from manhattan.platforms.keys import ApiKeys
+from manhattan.settings import Settings
 from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import VersionedStore
 from manhattan.store.counters import Counters, make_counters
 from manhattan.tables.records import PREFIX
-
-from ..settings import Settings
-from .client_address import client_address
-from .errors import ApiError
 
 log = logging.getLogger("manhattan.api")
 

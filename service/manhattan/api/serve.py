@@ -11,11 +11,11 @@ import gc
 
 import uvicorn
 
-from ..settings import Settings
-from .app import create_app
-from .protocol import bounded_protocol, connection_limits
-from .request_log import configure_logging
-from .ws_protocol import QueuedWebSocketProtocol
+from manhattan.api.app import create_app
+from manhattan.api.protocol import bounded_protocol, connection_limits
+from manhattan.api.request_log import configure_logging
+from manhattan.api.ws_protocol import QueuedWebSocketProtocol
+from manhattan.settings import Settings
 
 
 def run(host: str | None, port: int | None) -> None:

@@ -14,7 +14,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..engine import (
+from manhattan.bench.engine import mid_game_state
+from manhattan.bench.harness import seconds_per_call, timing_parser
+from manhattan.engine import (
     State,
     analyze,
     apply_move,
@@ -24,8 +26,6 @@ from ..engine import (
     score_round,
     threats,
 )
-from .engine import mid_game_state
-from .harness import seconds_per_call, timing_parser
 
 TARGET_MS = 5.0
 

@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..http_client import Connection, Origin, Reply
-from ..settings import Settings, SettingsError
-from . import harness
-from .engine import mid_game_state
-from .harness import HarnessError, emit, refused, resident_kib
-from .harness import latency_summary as harness_latency_summary
+from manhattan.bench import harness
+from manhattan.bench.engine import mid_game_state
+from manhattan.bench.harness import HarnessError, emit, refused, resident_kib
+from manhattan.bench.harness import latency_summary as harness_latency_summary
+from manhattan.http_client import Connection, Origin, Reply
+from manhattan.settings import Settings, SettingsError
 
 RATIO_TARGET = 3.0
 RSS_TARGET_MB = 50.0

@@ -24,12 +24,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from ..bots.ismcts import Search
-from ..bots.playout import play_out
-from ..engine import State, apply_move, legal_moves, new_game, view
-from ..engine.build import PURE, copy_pure_source, kernel_build
-from ..engine.play import Game
-from .harness import seconds_per_call
+from manhattan.bench.harness import seconds_per_call
+from manhattan.bots.ismcts import Search
+from manhattan.bots.playout import play_out
+from manhattan.engine import State, apply_move, legal_moves, new_game, view
+from manhattan.engine.build import PURE, copy_pure_source, kernel_build
+from manhattan.engine.play import Game
 
 #: Targets on this build's own figures: issue 27's legal_moves (the compiled kernel), issue 2's
 #: others, issue 6's ISMCTS rate.

@@ -27,7 +27,7 @@ from dataclasses import MISSING, field, fields
 from typing import Any, TypeVar, cast, get_args, get_type_hints
 from urllib.parse import urlsplit
 
-from ..http_client import HttpError, Reply, request
+from manhattan.http_client import HttpError, Reply, request
 
 T = TypeVar("T")
 

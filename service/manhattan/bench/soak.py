@@ -36,8 +36,7 @@ from typing import Any
 
 import msgpack
 
-from ..http_client import Connection, HttpError, Origin
-from .harness import (
+from manhattan.bench.harness import (
     add_options,
     add_service_arguments,
     bench_parser,
@@ -50,6 +49,7 @@ from .harness import (
     report_on_service,
     resident_kib,
 )
+from manhattan.http_client import Connection, HttpError, Origin
 
 #: Relative weights of the optional operations tried after each legal-moves call.
 SIDE_OPERATIONS = {

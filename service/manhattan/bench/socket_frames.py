@@ -17,7 +17,7 @@ import struct
 import time
 from collections.abc import Callable
 
-from .sse_frames import FRAME_END, Connected
+from manhattan.bench.sse_frames import FRAME_END, Connected
 
 #: ``(message, arrived)``: a text message's bytes and ``time.perf_counter()`` at its arrival.
 OnMessage = Callable[[bytes, float], None]

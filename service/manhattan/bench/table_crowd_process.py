@@ -18,8 +18,8 @@ from functools import partial
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .sse_frames import FrameStream, StreamRefused
-from .table_people import STREAM_OPEN_CONCURRENCY, Endpoint, bounded
+from manhattan.bench.sse_frames import FrameStream, StreamRefused
+from manhattan.bench.table_people import STREAM_OPEN_CONCURRENCY, Endpoint, bounded
 
 
 class Spectator:

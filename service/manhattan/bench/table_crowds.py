@@ -25,15 +25,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .harness import (
+from manhattan.bench.harness import (
     latency_summary,
     process_cpu,
     resident_kib,
     spawned_service,
     tree_resident_kib,
 )
-from .table_crowd_process import Crowd
-from .table_people import (
+from manhattan.bench.table_crowd_process import Crowd
+from manhattan.bench.table_people import (
     BenchError,
     Endpoint,
     Person,
@@ -45,8 +45,8 @@ from .table_people import (
     play_tables,
     seated_table,
 )
-from .table_probe_process import Prober
-from .table_report import PERCENTILES, SEATS, per_second, ratio
+from manhattan.bench.table_probe_process import Prober
+from manhattan.bench.table_report import PERCENTILES, SEATS, per_second, ratio
 
 #: Issue 23 item 3's targets for the spectators phase.
 SPECTATOR_TARGETS = {"push_p99_ms": 250.0, "cheap_p99_vs_idle": 3.0, "rss_back_mib": 10.0}

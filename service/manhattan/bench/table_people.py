@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 
 import orjson
 
-from ..http_client import Connection, Origin, Reply
-from .harness import latency_summary, process_cpu, quiet_collector, tree_resident_kib
-from .sse_frames import Connected, FrameStream, StreamRefused
-from .table_report import PERCENTILES, SEATS, memory_growth, per_second
+from manhattan.bench.harness import latency_summary, process_cpu, quiet_collector, tree_resident_kib
+from manhattan.bench.sse_frames import Connected, FrameStream, StreamRefused
+from manhattan.bench.table_report import PERCENTILES, SEATS, memory_growth, per_second
+from manhattan.http_client import Connection, Origin, Reply
 
 #: Requests in flight while tables are created and joined (not measured).
 SETUP_CONCURRENCY = 32

@@ -17,9 +17,9 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .harness import latency_summary
-from .table_people import BenchError, Endpoint, must
-from .table_report import PERCENTILES
+from manhattan.bench.harness import latency_summary
+from manhattan.bench.table_people import BenchError, Endpoint, must
+from manhattan.bench.table_report import PERCENTILES
 
 
 async def cheap_requests(endpoint: Endpoint, table_id: str, stop: asyncio.Event) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import time
 from collections.abc import Awaitable, Sequence
 from typing import Any
 
-from .harness import latency_text, process_cpu
+from manhattan.bench.harness import latency_text, process_cpu
 
 TARGETS = {
     "push_p99_ms": 50.0,

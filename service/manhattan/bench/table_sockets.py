@@ -9,9 +9,9 @@ from typing import Any
 
 import orjson
 
-from .socket_frames import SocketStream
-from .sse_frames import Connected
-from .table_people import Person
+from manhattan.bench.socket_frames import SocketStream
+from manhattan.bench.sse_frames import Connected
+from manhattan.bench.table_people import Person
 
 
 class SocketPerson(Person):

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .harness import (
+from manhattan.bench.harness import (
     HarnessError,
     add_options,
     add_service_arguments,
@@ -62,14 +62,21 @@ from .harness import (
     refused,
     report_on_service,
 )
-from .table_crowds import fresh_idle, fresh_service, spectators_phase
-from .table_people import BenchError, Endpoint, Person, idle_streams, play_tables, stateless
-from .table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
-from .table_sockets import SocketPerson
-from .tables_lobby import lobby_phase, print_lobby
-from .tables_scale import live_phase
-from .tables_versus import Workload, print_versus, versus
-from .tables_webhooks import ENVIRONMENT, print_webhooks_report, webhooks_bench
+from manhattan.bench.table_crowds import fresh_idle, fresh_service, spectators_phase
+from manhattan.bench.table_people import (
+    BenchError,
+    Endpoint,
+    Person,
+    idle_streams,
+    play_tables,
+    stateless,
+)
+from manhattan.bench.table_report import TARGETS, cpu_ratio, measured, print_report, ratio, verdicts
+from manhattan.bench.table_sockets import SocketPerson
+from manhattan.bench.tables_lobby import lobby_phase, print_lobby
+from manhattan.bench.tables_scale import live_phase
+from manhattan.bench.tables_versus import Workload, print_versus, versus
+from manhattan.bench.tables_webhooks import ENVIRONMENT, print_webhooks_report, webhooks_bench
 
 #: The started service's limit on open streams per client address (all of them are loopback).
 STREAMS_PER_CLIENT = 1_000_000

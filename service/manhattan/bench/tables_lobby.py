@@ -13,10 +13,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from .harness import process_cpu
-from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, must
-from .table_report import per_second, ratio
-from .tables_scale import PROBE_WORKERS, _for, _per, timed_setup
+from manhattan.bench.harness import process_cpu
+from manhattan.bench.table_people import SETUP_CONCURRENCY, Endpoint, Pool, must
+from manhattan.bench.table_report import per_second, ratio
+from manhattan.bench.tables_scale import PROBE_WORKERS, _for, _per, timed_setup
 
 #: Target: lobby first pages per second over /healthz per second, same run.
 LOBBY_TARGET = 0.25

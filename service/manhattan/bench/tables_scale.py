@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from .harness import process_cpu
-from .table_people import SETUP_CONCURRENCY, Endpoint, Pool, bounded, must
-from .table_report import LIVE_TARGET, per_second, ratio
+from manhattan.bench.harness import process_cpu
+from manhattan.bench.table_people import SETUP_CONCURRENCY, Endpoint, Pool, bounded, must
+from manhattan.bench.table_report import LIVE_TARGET, per_second, ratio
 
 #: Connections the probe keeps busy at once.
 PROBE_WORKERS = 8

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .table_crowds import fresh_service
-from .table_people import BenchError, Endpoint
+from manhattan.bench.table_crowds import fresh_service
+from manhattan.bench.table_people import BenchError, Endpoint
 
 #: What each run reports of each side's tables phase (``table_people.play_tables``).
 SIDE_FIGURES = ("moves", "moves_per_s", "play_cpu_ms_per_move", "errors")

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .harness import cpu_seconds, latency_summary, latency_text
-from .table_people import Endpoint, play_tables
-from .table_report import measured, ratio
+from manhattan.bench.harness import cpu_seconds, latency_summary, latency_text
+from manhattan.bench.table_people import Endpoint, play_tables
+from manhattan.bench.table_report import measured, ratio
 
 KEY_NAME, KEY_SECRET = "bench", "bench-webhooks-key-0123456789"
 ENVIRONMENT = {

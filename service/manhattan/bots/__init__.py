@@ -7,11 +7,11 @@ iterations=..., time_ms=..., seed=...)`` is the one-call entry point. The servic
 worker processes (``manhattan.bot_pool``), never on its event loop.
 """
 
-from .choice import DEFAULT_LEVEL, BotChoice
-from .errors import BotError
-from .protocol import Alternative, Bot, Stop, Suggestion
-from .registry import BOTS, LEVELS, make_bot
-from .suggestion import suggest
+from manhattan.bots.choice import DEFAULT_LEVEL, BotChoice
+from manhattan.bots.errors import BotError
+from manhattan.bots.protocol import Alternative, Bot, Stop, Suggestion
+from manhattan.bots.registry import BOTS, LEVELS, make_bot
+from manhattan.bots.suggestion import suggest
 
 __all__ = [
     "BOTS",

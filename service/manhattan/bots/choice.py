@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, cast, get_args
 import msgspec
 from msgspec import Meta
 
-from .errors import BotError
+from manhattan.bots.errors import BotError
 
 #: The bot levels, in the registry's order (``registry.BOTS`` is built from them).
 BotLevel = Literal["random", "greedy", "ismcts"]

@@ -14,11 +14,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..engine import Move, View
-from ..engine.board import Building
-from ..engine.rules import Rules
-from ..engine.scoring import score_board
-from .knowledge import board_after_build, known_urban_card
+from manhattan.bots.knowledge import board_after_build, known_urban_card
+from manhattan.engine import Move, View
+from manhattan.engine.board import Building
+from manhattan.engine.rules import Rules
+from manhattan.engine.scoring import score_board
 
 #: Tie-breaks, far below one point: how much harder the building is to take, piece size spent.
 SECURITY_WEIGHT = 0.02

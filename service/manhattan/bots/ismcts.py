@@ -29,13 +29,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..engine import Move, View, legal_moves, sample_state
-from ..engine.legality import next_select_color
-from ..engine.play import Game
-from .greedy import balanced_selection, rank_moves
-from .knowledge import ViewGame
-from .playout import final_margins, placement_gain, play_out, rewards
-from .protocol import NEVER, Stop
+from manhattan.bots.greedy import balanced_selection, rank_moves
+from manhattan.bots.knowledge import ViewGame
+from manhattan.bots.playout import final_margins, placement_gain, play_out, rewards
+from manhattan.bots.protocol import NEVER, Stop
+from manhattan.engine import Move, View, legal_moves, sample_state
+from manhattan.engine.legality import next_select_color
+from manhattan.engine.play import Game
 
 EXPLORATION = 0.5
 PRIOR_WEIGHT = 0.5

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..engine import Move, View, legal_moves
-from ..engine.board import Building
-from ..engine.monster import MONSTER_STEP, monster_hit
-from ..engine.rules import ROTATION, Rules
-from ..engine.urban import scoring_card
-from ..engine.view import ViewGame
+from manhattan.engine import Move, View, legal_moves
+from manhattan.engine.board import Building
+from manhattan.engine.monster import MONSTER_STEP, monster_hit
+from manhattan.engine.rules import ROTATION, Rules
+from manhattan.engine.urban import scoring_card
+from manhattan.engine.view import ViewGame
 
 __all__ = ["ViewGame", "board_after_build", "known_urban_card", "view_legal_moves"]
 

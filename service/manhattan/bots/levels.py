@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import random
 
-from ..engine import View
-from .greedy import rank_moves
-from .ismcts import Search, ranked_children
-from .knowledge import view_legal_moves
-from .protocol import Alternative, Bot, Decision, Stop
+from manhattan.bots.greedy import rank_moves
+from manhattan.bots.ismcts import Search, ranked_children
+from manhattan.bots.knowledge import view_legal_moves
+from manhattan.bots.protocol import Alternative, Bot, Decision, Stop
+from manhattan.engine import View
 
 DEFAULT_ISMCTS_ITERATIONS = 1000
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import math
 import random
 
-from ..engine import Move
-from ..engine.play import Game
-from ..engine.rollout import Draw, Sampler, color_to_select, random_step
-from ..engine.rules import ROTATION
-from ..engine.scoring import score_board
-from .greedy import balanced_selection
+from manhattan.bots.greedy import balanced_selection
+from manhattan.engine import Move
+from manhattan.engine.play import Game
+from manhattan.engine.rollout import Draw, Sampler, color_to_select, random_step
+from manhattan.engine.rules import ROTATION
+from manhattan.engine.scoring import score_board
 
 _CANDIDATES = 4  # legal placements compared per heuristic step
 _TRIES = 16  # random draws before falling back to random_step (which handles [D5])

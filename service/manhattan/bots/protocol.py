@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..engine import Move, View
-from .choice import BotChoice
-from .errors import BotError
+from manhattan.bots.choice import BotChoice
+from manhattan.bots.errors import BotError
+from manhattan.engine import Move, View
 
 #: Why a bot stopped (``stats["stoppedBy"]``): its own budget ran out (``iterations``,
 #: ``timeMs``), the request's wall-clock deadline came (``deadline``), the request was cancelled

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from .choice import LEVELS, BotChoice
-from .levels import GreedyBot, IsmctsBot, RandomBot
-from .protocol import Bot
+from manhattan.bots.choice import LEVELS, BotChoice
+from manhattan.bots.levels import GreedyBot, IsmctsBot, RandomBot
+from manhattan.bots.protocol import Bot
 
 #: One bot per level of ``choice.BotLevel``, in the same order (``LEVELS``; a test checks).
 BOTS: dict[str, type[Bot]] = {cls.level: cls for cls in (RandomBot, GreedyBot, IsmctsBot)}

@@ -9,10 +9,10 @@ done is in ``stats``). ``stop`` bounds the work by a deadline or a cancel flag (
 
 from __future__ import annotations
 
-from ..engine import View
-from .choice import DEFAULT_LEVEL, BotChoice
-from .protocol import NEVER, Stop, Suggestion
-from .registry import make_bot
+from manhattan.bots.choice import DEFAULT_LEVEL, BotChoice
+from manhattan.bots.protocol import NEVER, Stop, Suggestion
+from manhattan.bots.registry import make_bot
+from manhattan.engine import View
 
 
 def suggest(

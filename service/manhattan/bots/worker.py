@@ -20,11 +20,11 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
 
-from ..engine import State, view
-from .choice import BotChoice
-from .errors import BotError
-from .protocol import Stop
-from .registry import make_bot
+from manhattan.bots.choice import BotChoice
+from manhattan.bots.errors import BotError
+from manhattan.bots.protocol import Stop
+from manhattan.bots.registry import make_bot
+from manhattan.engine import State, view
 
 
 class Task(NamedTuple):

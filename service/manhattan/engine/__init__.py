@@ -2,31 +2,31 @@
 
 import sys as _sys
 
-from .analysis import Analysis, BuildingAnalysis, analyze
-from .board import is_safe
-from .codec import state_id
-from .errors import (
+from manhattan.engine.analysis import Analysis, BuildingAnalysis, analyze
+from manhattan.engine.board import is_safe
+from manhattan.engine.codec import state_id
+from manhattan.engine.errors import (
     IllegalMoveError,
     InvalidPlayerError,
     InvalidSetupError,
     InvalidStateError,
     ManhattanError,
 )
-from .events import EVENT_TYPES, Event
-from .explain import Verdict, explain
-from .legality import check_move, legal_moves
-from .moves import Move
-from .pickling import register as _register
-from .play import Game, Transition, apply_move, play
-from .preview import Preview, preview, preview_all
-from .records import Breakdown, RoundRecord, Urban
-from .rules import Rules, Variants
-from .scoring import Placing, RoundScore, player_totals, ranking, score_round
-from .setup import SETUP_FIELDS, new_game, new_game_from_setup
-from .state import State
-from .threats import Threats, threats
-from .urban import URBAN_CARDS
-from .view import View, sample_state, view
+from manhattan.engine.events import EVENT_TYPES, Event
+from manhattan.engine.explain import Verdict, explain
+from manhattan.engine.legality import check_move, legal_moves
+from manhattan.engine.moves import Move
+from manhattan.engine.pickling import register as _register
+from manhattan.engine.play import Game, Transition, apply_move, play
+from manhattan.engine.preview import Preview, preview, preview_all
+from manhattan.engine.records import Breakdown, RoundRecord, Urban
+from manhattan.engine.rules import Rules, Variants
+from manhattan.engine.scoring import Placing, RoundScore, player_totals, ranking, score_round
+from manhattan.engine.setup import SETUP_FIELDS, new_game, new_game_from_setup
+from manhattan.engine.state import State
+from manhattan.engine.threats import Threats, threats
+from manhattan.engine.urban import URBAN_CARDS
+from manhattan.engine.view import View, sample_state, view
 
 # Every engine module is loaded now: their frozen values pickle alike in both builds.
 _register(m for name, m in list(_sys.modules.items()) if name.startswith(f"{__name__}."))

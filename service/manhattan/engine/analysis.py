@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .board import MAX_FLOORS, block_coords, floors_by_color, is_safe
-from .placement import GameLike, Placement
-from .rules import ROTATION
-from .state import State
-from .view import View, ViewGame
+from manhattan.engine.board import MAX_FLOORS, block_coords, floors_by_color, is_safe
+from manhattan.engine.placement import GameLike, Placement
+from manhattan.engine.rules import ROTATION
+from manhattan.engine.state import State
+from manhattan.engine.view import View, ViewGame
 
 Source = State | View
 

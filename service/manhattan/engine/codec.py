@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from .decoding import MAX_MSGPACK, read_state_format
-from .formats import STATE_FORMAT, StateFormat
-from .state import State
+from manhattan.engine.decoding import MAX_MSGPACK, read_state_format
+from manhattan.engine.formats import STATE_FORMAT, StateFormat
+from manhattan.engine.state import State
 
 FORMAT = STATE_FORMAT
 

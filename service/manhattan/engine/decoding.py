@@ -15,9 +15,9 @@ from typing import Any, NoReturn, TypeVar
 
 import msgspec
 
-from .board import Board, block_index
-from .errors import InvalidStateError
-from .formats import (
+from manhattan.engine.board import Board, block_index
+from manhattan.engine.errors import InvalidStateError
+from manhattan.engine.formats import (
     BreakdownFormat,
     FormatError,
     RoundFormat,
@@ -27,10 +27,17 @@ from .formats import (
     convert,
     located,
 )
-from .records import Breakdown, Counts, RoundRecord, Urban
-from .rules import CARD_COPIES, CARD_POSITIONS, PIECES_PER_COLOR, PIECES_TOTAL, Rules, Variants
-from .urban import FAKE_NEWS, URBAN_CARDS
-from .validation import MAX_SEED, is_seed, make_rules
+from manhattan.engine.records import Breakdown, Counts, RoundRecord, Urban
+from manhattan.engine.rules import (
+    CARD_COPIES,
+    CARD_POSITIONS,
+    PIECES_PER_COLOR,
+    PIECES_TOTAL,
+    Rules,
+    Variants,
+)
+from manhattan.engine.urban import FAKE_NEWS, URBAN_CARDS
+from manhattan.engine.validation import MAX_SEED, is_seed, make_rules
 
 MAX_MSGPACK = 1 << 20
 _MSGPACK_STATE = msgspec.msgpack.Decoder(StateFormat)

@@ -13,14 +13,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .analysis import Source, known_game
-from .board import block_coords
-from .errors import IllegalMoveError
-from .legality import GameLike, check_move, has_build, legal_moves, next_select_color
-from .moves import Move
-from .placement import Placement, Rule
-from .rules import ROTATION
-from .state import State
+from manhattan.engine.analysis import Source, known_game
+from manhattan.engine.board import block_coords
+from manhattan.engine.errors import IllegalMoveError
+from manhattan.engine.legality import (
+    GameLike,
+    check_move,
+    has_build,
+    legal_moves,
+    next_select_color,
+)
+from manhattan.engine.moves import Move
+from manhattan.engine.placement import Placement, Rule
+from manhattan.engine.rules import ROTATION
+from manhattan.engine.state import State
 
 
 @dataclass(frozen=True, slots=True)

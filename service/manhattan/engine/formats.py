@@ -19,11 +19,11 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from .board import BLOCKS
-from .records import PHASES
-from .rules import EDITIONS, MONSTERS, PIECES_PER_COLOR, PIECES_TOTAL
-from .urban import URBAN_CARDS
-from .validation import MAX_SEED
+from manhattan.engine.board import BLOCKS
+from manhattan.engine.records import PHASES
+from manhattan.engine.rules import EDITIONS, MONSTERS, PIECES_PER_COLOR, PIECES_TOTAL
+from manhattan.engine.urban import URBAN_CARDS
+from manhattan.engine.validation import MAX_SEED
 
 STATE_FORMAT = "manhattan/state@1"
 VIEW_FORMAT = "manhattan/view@1"

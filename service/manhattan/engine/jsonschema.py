@@ -20,9 +20,9 @@ from typing import Any
 
 import msgspec
 
-from .events import EVENT_TYPES
-from .formats import NAMED, UrbanRule
-from .moves import MOVE_TYPES
+from manhattan.engine.events import EVENT_TYPES
+from manhattan.engine.formats import NAMED, UrbanRule
+from manhattan.engine.moves import MOVE_TYPES
 
 SCHEMA_FILE = "state.schema.json"
 _DEFS = "#/$defs/"

@@ -10,11 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from .board import block_coords, floors_needed
-from .errors import IllegalMoveError, illegal, malformed
-from .moves import Move
-from .placement import GameLike, Placement, context, need, open_hoods, open_neighborhoods
-from .rules import NEIGHBORHOODS, ROTATION
+from manhattan.engine.board import block_coords, floors_needed
+from manhattan.engine.errors import IllegalMoveError, illegal, malformed
+from manhattan.engine.moves import Move
+from manhattan.engine.placement import (
+    GameLike,
+    Placement,
+    context,
+    need,
+    open_hoods,
+    open_neighborhoods,
+)
+from manhattan.engine.rules import NEIGHBORHOODS, ROTATION
 
 
 def next_select_color(game: GameLike, player: int) -> int | None:

@@ -8,7 +8,7 @@ neighborhoods on the torus; a center card: it stays (the table is built in ``boa
 
 from __future__ import annotations
 
-from .board import MONSTER_STEP, Building
+from manhattan.engine.board import MONSTER_STEP, Building
 
 __all__ = ["DESTROYED", "MONSTER_STEP", "REMOVED", "monster_hit"]
 

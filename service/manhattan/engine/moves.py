@@ -27,8 +27,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import IllegalMoveError, malformed
-from .formats import AnyMove, BuildFormat, ForfeitFormat, FormatError, SelectFormat, convert
+from manhattan.engine.errors import IllegalMoveError, malformed
+from manhattan.engine.formats import (
+    AnyMove,
+    BuildFormat,
+    ForfeitFormat,
+    FormatError,
+    SelectFormat,
+    convert,
+)
 
 MOVE_TYPES = ("select", "build", "forfeit")
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from .board import BLOCKS, MAX_FLOORS, Building, block_coords, floors_needed
-from .rules import NEIGHBORHOODS, PIECES_TOTAL, Rules
+from manhattan.engine.board import BLOCKS, MAX_FLOORS, Building, block_coords, floors_needed
+from manhattan.engine.rules import NEIGHBORHOODS, PIECES_TOTAL, Rules
 
 
 class GameLike(Protocol):

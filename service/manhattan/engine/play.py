@@ -11,17 +11,17 @@ import bisect
 from dataclasses import dataclass
 from typing import Any
 
-from .board import Building, block_coords
-from .events import Event
-from .legality import check_move
-from .monster import MONSTER_STEP, REMOVED, monster_hit
-from .moves import Move
-from .records import RoundRecord, Urban
-from .rules import HAND_SIZE, ROTATION, Rules
-from .scoring import rank, score_board
-from .shuffle import shuffled
-from .state import State
-from .urban import FAKE_NEWS, scoring_card
+from manhattan.engine.board import Building, block_coords
+from manhattan.engine.events import Event
+from manhattan.engine.legality import check_move
+from manhattan.engine.monster import MONSTER_STEP, REMOVED, monster_hit
+from manhattan.engine.moves import Move
+from manhattan.engine.records import RoundRecord, Urban
+from manhattan.engine.rules import HAND_SIZE, ROTATION, Rules
+from manhattan.engine.scoring import rank, score_board
+from manhattan.engine.shuffle import shuffled
+from manhattan.engine.state import State
+from manhattan.engine.urban import FAKE_NEWS, scoring_card
 
 
 class Game:

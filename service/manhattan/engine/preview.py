@@ -16,17 +16,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .analysis import Source, known_game
-from .board import NO_OWNER, Building, block_coords
-from .errors import IllegalMoveError
-from .legality import check_move, legal_moves
-from .monster import MONSTER_STEP, monster_hit
-from .moves import Move
-from .records import Breakdown
-from .rules import NEIGHBORHOOD_NAMES, ROTATION
-from .scoring import MAJORITY_BONUS, TALLEST_BONUS, score_board
-from .state import State
-from .urban import SCORERS, scoring_card
+from manhattan.engine.analysis import Source, known_game
+from manhattan.engine.board import NO_OWNER, Building, block_coords
+from manhattan.engine.errors import IllegalMoveError
+from manhattan.engine.legality import check_move, legal_moves
+from manhattan.engine.monster import MONSTER_STEP, monster_hit
+from manhattan.engine.moves import Move
+from manhattan.engine.records import Breakdown
+from manhattan.engine.rules import NEIGHBORHOOD_NAMES, ROTATION
+from manhattan.engine.scoring import MAJORITY_BONUS, TALLEST_BONUS, score_board
+from manhattan.engine.state import State
+from manhattan.engine.urban import SCORERS, scoring_card
 
 
 def _hood(n: int) -> str:

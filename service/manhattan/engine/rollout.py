@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import random
 
-from .draws import below
-from .legality import builds, next_select_color
-from .placement import Context, context, need, open_count
-from .play import Game
-from .rules import ROTATION
+from manhattan.engine.draws import below
+from manhattan.engine.legality import builds, next_select_color
+from manhattan.engine.placement import Context, context, need, open_count
+from manhattan.engine.play import Game
+from manhattan.engine.rules import ROTATION
 
 #: A placement drawn: (card, flat block index, color, floors).
 Draw = tuple[int, int, int, int]

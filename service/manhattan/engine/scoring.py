@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .board import Building
-from .records import Breakdown
-from .state import State
-from .urban import SCORERS, scoring_card
+from manhattan.engine.board import Building
+from manhattan.engine.records import Breakdown
+from manhattan.engine.state import State
+from manhattan.engine.urban import SCORERS, scoring_card
 
 TALLEST_BONUS = 3
 MAJORITY_BONUS = 2

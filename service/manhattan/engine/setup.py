@@ -6,15 +6,28 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from .board import BLOCKS, block_index
-from .errors import InvalidSetupError
-from .play import Game
-from .records import Urban
-from .rules import CARD_COPIES, CARD_POSITIONS, HAND_SIZE, PIECES_PER_COLOR, Variants
-from .shuffle import shuffled
-from .state import State
-from .urban import URBAN_CARDS
-from .validation import MAX_SEED, is_int, is_seed, make_rules, read_block, read_variants
+from manhattan.engine.board import BLOCKS, block_index
+from manhattan.engine.errors import InvalidSetupError
+from manhattan.engine.play import Game
+from manhattan.engine.records import Urban
+from manhattan.engine.rules import (
+    CARD_COPIES,
+    CARD_POSITIONS,
+    HAND_SIZE,
+    PIECES_PER_COLOR,
+    Variants,
+)
+from manhattan.engine.shuffle import shuffled
+from manhattan.engine.state import State
+from manhattan.engine.urban import URBAN_CARDS
+from manhattan.engine.validation import (
+    MAX_SEED,
+    is_int,
+    is_seed,
+    make_rules,
+    read_block,
+    read_variants,
+)
 
 DEFAULT_MONSTER_START = block_index(0, 1, 1)  # RULES §9 [D11]: center of neighborhood 0
 

@@ -7,10 +7,15 @@ from typing import Any
 
 import msgspec
 
-from .board import block_coords
-from .decoding import StateFields, fields_from_msgpack, read_fields, read_state_format
-from .formats import STATE_FORMAT, StateFormat
-from .records import PHASES, Breakdown, Counts, RoundRecord, Urban  # re-exported
+from manhattan.engine.board import block_coords
+from manhattan.engine.decoding import (
+    StateFields,
+    fields_from_msgpack,
+    read_fields,
+    read_state_format,
+)
+from manhattan.engine.formats import STATE_FORMAT, StateFormat
+from manhattan.engine.records import PHASES, Breakdown, Counts, RoundRecord, Urban  # re-exported
 
 _ENCODE = msgspec.msgpack.Encoder().encode
 

@@ -38,13 +38,13 @@ from itertools import product
 from math import comb, prod
 from typing import Any
 
-from .analysis import Source, known_game, placement_need
-from .board import block_coords
-from .errors import InvalidPlayerError
-from .legality import GameLike
-from .rules import CARD_POSITIONS, ROTATION
-from .state import State
-from .view import View, view
+from manhattan.engine.analysis import Source, known_game, placement_need
+from manhattan.engine.board import block_coords
+from manhattan.engine.errors import InvalidPlayerError
+from manhattan.engine.legality import GameLike
+from manhattan.engine.rules import CARD_POSITIONS, ROTATION
+from manhattan.engine.state import State
+from manhattan.engine.view import View, view
 
 
 def _fraction_json(p: Fraction) -> dict[str, Any]:

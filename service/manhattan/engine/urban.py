@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .board import BLOCKS, NEIGHBORS_IN_NEIGHBORHOOD, Building
+from manhattan.engine.board import BLOCKS, NEIGHBORS_IN_NEIGHBORHOOD, Building
 
 URBAN_CARDS = (
     "bigBusiness",

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from .board import block_index
-from .rules import (
+from manhattan.engine.board import block_index
+from manhattan.engine.rules import (
     EDITIONS,
     MONSTERS,
     PIECES_TOTAL,
@@ -20,7 +20,7 @@ from .rules import (
     default_seats,
     preset,
 )
-from .urban import URBAN_CARDS
+from manhattan.engine.urban import URBAN_CARDS
 
 Fail = Callable[[str, str], NoReturn]
 MAX_SEED = 128

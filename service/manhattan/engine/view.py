@@ -11,16 +11,16 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .board import Board, block_coords
-from .decoding import PublicFields
-from .draws import shuffle
-from .errors import InvalidPlayerError
-from .formats import VIEW_FORMAT
-from .records import Counts, RoundRecord, Urban
-from .rules import CARD_COPIES, CARD_POSITIONS, Rules
-from .state import State
-from .urban import URBAN_CARDS
-from .validation import is_int
+from manhattan.engine.board import Board, block_coords
+from manhattan.engine.decoding import PublicFields
+from manhattan.engine.draws import shuffle
+from manhattan.engine.errors import InvalidPlayerError
+from manhattan.engine.formats import VIEW_FORMAT
+from manhattan.engine.records import Counts, RoundRecord, Urban
+from manhattan.engine.rules import CARD_COPIES, CARD_POSITIONS, Rules
+from manhattan.engine.state import State
+from manhattan.engine.urban import URBAN_CARDS
+from manhattan.engine.validation import is_int
 
 
 @dataclass(frozen=True, slots=True)

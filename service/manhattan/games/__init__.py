@@ -10,12 +10,20 @@ the bot pool. ``api/rest`` and ``api/graphql`` adapt it to HTTP; it knows neithe
 - ``results``: what they answer; ``errors``: ``GameError``; ``encoding``: the JSON they write.
 """
 
-from .errors import GameError
-from .operations import Operations, rules_info
-from .positions import LatestPositions
-from .refs import GAME_HEADER, NO_CALLER, PLAYER_HEADER, Caller, Resolved, StateRef, game_id
-from .results import Applied, Replayed, ScoreReport, Sealed, Validation
-from .suggestions import BotBudget, BotTurn, bot_turn
+from manhattan.games.errors import GameError
+from manhattan.games.operations import Operations, rules_info
+from manhattan.games.positions import LatestPositions
+from manhattan.games.refs import (
+    GAME_HEADER,
+    NO_CALLER,
+    PLAYER_HEADER,
+    Caller,
+    Resolved,
+    StateRef,
+    game_id,
+)
+from manhattan.games.results import Applied, Replayed, ScoreReport, Sealed, Validation
+from manhattan.games.suggestions import BotBudget, BotTurn, bot_turn
 
 __all__ = [
     "GAME_HEADER",

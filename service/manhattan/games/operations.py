@@ -18,19 +18,18 @@ from manhattan.bot_pool import BotPool
 from manhattan.engine.events import EVENT_TYPES
 from manhattan.engine.moves import MOVE_TYPES
 from manhattan.engine.rules import EDITIONS, MONSTERS
+from manhattan.games.encoding import moves_json
+from manhattan.games.memo import DerivedResults, ParsedStates
+from manhattan.games.positions import LatestPositions
+from manhattan.games.refs import NO_CALLER, Caller, StateRef
+from manhattan.games.results import ScoreReport, Sealed
+from manhattan.games.sessions import Sessions
+from manhattan.games.suggestions import BotBudget, bot_levels
+from manhattan.games.transitions import Transitions
 from manhattan.render import render_svg
 from manhattan.sealing import Sealer
 from manhattan.store.cache import StateCache
 from manhattan.wire.codes import HTTP_STATUS
-
-from .encoding import moves_json
-from .memo import DerivedResults, ParsedStates
-from .positions import LatestPositions
-from .refs import NO_CALLER, Caller, StateRef
-from .results import ScoreReport, Sealed
-from .sessions import Sessions
-from .suggestions import BotBudget, bot_levels
-from .transitions import Transitions
 
 
 class Operations(Transitions, Sessions):

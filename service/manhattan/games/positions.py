@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from manhattan.games.errors import GameError
 from manhattan.store.cas import VersionedStore
-
-from .errors import GameError
 
 
 def position_key(game_id: str) -> str:

@@ -13,8 +13,7 @@ import msgpack
 
 import manhattan
 from manhattan import Move, State, View
-
-from .errors import GameError
+from manhattan.games.errors import GameError
 
 STATE_ID = re.compile(r"[0-9a-f]{32}")
 GAME_ID = re.compile(r"[0-9a-f]{32}")

@@ -10,8 +10,7 @@ from typing import Any
 import manhattan
 from manhattan import Event, Move, State, View
 from manhattan.engine.scoring import RoundScore
-
-from .errors import GameError
+from manhattan.games.errors import GameError
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,11 @@ import msgspec
 import manhattan
 from manhattan.bot_pool import BotPool
 from manhattan.bots import BotChoice, Suggestion
-
-from .errors import GameError
-from .refs import StateRef
-from .results import Applied
-from .states import States
-from .suggestions import (
+from manhattan.games.errors import GameError
+from manhattan.games.refs import StateRef
+from manhattan.games.results import Applied
+from manhattan.games.states import States
+from manhattan.games.suggestions import (
     BotBudget,
     decode_suggestion,
     encode_suggestion,

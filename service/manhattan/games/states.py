@@ -16,14 +16,13 @@ import msgpack
 import manhattan
 from manhattan import Move, State
 from manhattan.engine.validation import MAX_SEED
+from manhattan.games.errors import GameError
+from manhattan.games.memo import DerivedResults, ParsedStates
+from manhattan.games.positions import Claim, LatestPositions
+from manhattan.games.refs import STATE_ID, Caller, Resolved, StateRef, game_id
+from manhattan.games.results import Sealed
 from manhattan.sealing import BadTokenError, Sealer
 from manhattan.store.cache import StateCache
-
-from .errors import GameError
-from .memo import DerivedResults, ParsedStates
-from .positions import Claim, LatestPositions
-from .refs import STATE_ID, Caller, Resolved, StateRef, game_id
-from .results import Sealed
 
 #: The msgpack size of the longest seed (MAX_SEED characters of up to 4 UTF-8 bytes): tokens are
 #: padded up to it, so a token's length does not tell the seed's length.

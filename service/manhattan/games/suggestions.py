@@ -17,8 +17,7 @@ from manhattan import Move, State
 from manhattan.bot_pool import BotPool, BotsBusy
 from manhattan.bots import LEVELS, Alternative, BotChoice, BotError, Suggestion
 from manhattan.bots.choice import SERVICE_MAX_ITERATIONS, SERVICE_MAX_TIME_MS
-
-from .errors import GameError
+from manhattan.games.errors import GameError
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,13 +8,12 @@ from collections.abc import Mapping, Sequence
 
 import manhattan
 from manhattan import Event, Move, State, wire
+from manhattan.games.errors import GameError
+from manhattan.games.positions import Claim
+from manhattan.games.refs import NO_CALLER, Caller, StateRef
+from manhattan.games.results import Applied, Replayed, Sealed, Validation
+from manhattan.games.states import States
 from manhattan.wire.codes import CodedError
-
-from .errors import GameError
-from .positions import Claim
-from .refs import NO_CALLER, Caller, StateRef
-from .results import Applied, Replayed, Sealed, Validation
-from .states import States
 
 
 class Transitions(States):

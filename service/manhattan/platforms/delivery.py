@@ -36,12 +36,12 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ..settings import Settings
-from .addresses import Network, check
-from .errors import PlatformError
-from .outbox import Delivery, Outbox, Outcomes
-from .signing import headers
-from .webhook_client import WebhookClient
+from manhattan.platforms.addresses import Network, check
+from manhattan.platforms.errors import PlatformError
+from manhattan.platforms.outbox import Delivery, Outbox, Outcomes
+from manhattan.platforms.signing import headers
+from manhattan.platforms.webhook_client import WebhookClient
+from manhattan.settings import Settings
 
 log = logging.getLogger("manhattan.platforms.webhooks")
 

@@ -34,11 +34,11 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from .addresses import Network
-from .delivery import Deliverer, DeliverySettings
-from .outbox import Outbox
-from .outbox_redis import PREFIX, RedisOutbox
-from .outbox_sqlite import SqliteOutbox
+from manhattan.platforms.addresses import Network
+from manhattan.platforms.delivery import Deliverer, DeliverySettings
+from manhattan.platforms.outbox import Outbox
+from manhattan.platforms.outbox_redis import PREFIX, RedisOutbox
+from manhattan.platforms.outbox_sqlite import SqliteOutbox
 
 log = logging.getLogger("manhattan.platforms.webhooks")
 

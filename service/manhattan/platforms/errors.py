@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..wire.codes import PLATFORM_CODES, CodedError
+from manhattan.wire.codes import PLATFORM_CODES, CodedError
 
 __all__ = ["PLATFORM_CODES", "PlatformError"]
 

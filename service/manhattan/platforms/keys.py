@@ -12,8 +12,8 @@ import hmac
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..settings import Settings, SettingsError
-from .errors import PlatformError
+from manhattan.platforms.errors import PlatformError
+from manhattan.settings import Settings, SettingsError
 
 #: The request header that carries a platform's key (HTTP headers are case-insensitive).
 KEY_HEADER = "manhattan-key"

@@ -22,8 +22,8 @@ from typing import Any
 import redis.asyncio as redis
 from redis.exceptions import ResponseError
 
-from ..store.cache import redis_client
-from .outbox import Delivery, Enqueued, Outbox, Outcomes
+from manhattan.platforms.outbox import Delivery, Enqueued, Outbox, Outcomes
+from manhattan.store.cache import redis_client
 
 GROUP = "delivery"
 #: Stream entries read (``XREADGROUP COUNT``) and moved into the queues by one script, at most.

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from ..store.sqlite_loop import MEMORY, LoopDatabase
-from .outbox import Delivery, Enqueued, Outbox, Outcomes
+from manhattan.platforms.outbox import Delivery, Enqueued, Outbox, Outcomes
+from manhattan.store.sqlite_loop import MEMORY, LoopDatabase
 
 T = TypeVar("T")
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import msgpack
 
-from ..store.cas import VersionedStore
-from ..tables.model import Table
-from ..tables.projection import SPECTATOR, table_json
-from ..tables.records import MAX_SWAP_TRIES, PREFIX, table_key
-from ..tables.seating import rematch_id
+from manhattan.store.cas import VersionedStore
+from manhattan.tables.model import Table
+from manhattan.tables.projection import SPECTATOR, table_json
+from manhattan.tables.records import MAX_SWAP_TRIES, PREFIX, table_key
+from manhattan.tables.seating import rematch_id
 
 #: Tables remembered per player (the oldest leave first) and finished tables listed at most.
 MAX_PER_PLAYER = 200

@@ -28,12 +28,12 @@ import msgpack
 from msgspec import to_builtins
 from openskill.models import PlackettLuce
 
-from ..store.cas import VersionedStore
-from ..tables.model import Seat, Table
-from ..tables.projection import ranking_json
-from ..tables.records import MAX_SWAP_TRIES, PREFIX, now_ms
-from ..wire.tables import Rating
-from .errors import PlatformError
+from manhattan.platforms.errors import PlatformError
+from manhattan.store.cas import VersionedStore
+from manhattan.tables.model import Seat, Table
+from manhattan.tables.projection import ranking_json
+from manhattan.tables.records import MAX_SWAP_TRIES, PREFIX, now_ms
+from manhattan.wire.tables import Rating
 
 log = logging.getLogger("manhattan.platforms")
 

@@ -17,7 +17,7 @@ import ssl
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .addresses import Target
+from manhattan.platforms.addresses import Target
 
 Key = tuple[str, str, int, str]
 

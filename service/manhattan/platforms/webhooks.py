@@ -24,20 +24,20 @@ from typing import Any
 import msgpack
 import orjson
 
-from ..engine.codec import state_from_msgpack
-from ..settings import Settings
-from ..tables import TableError, Tables
-from ..tables.model import Table, event_data
-from ..tables.projection import record_json
-from ..tables.tasks import stop_tasks
-from ..wire import MAX_KEYED_TURN_SECONDS, NewTable, read
-from .addresses import Network, check, parse_allow
-from .delivery import Deliverer, DeliverySettings, now_ms
-from .delivery_process import DeliveryProcess, OutboxAddress
-from .errors import PlatformError
-from .keys import ApiKeys
-from .outbox import Delivery, Enqueued, Outbox
-from .signing import new_secret
+from manhattan.engine.codec import state_from_msgpack
+from manhattan.platforms.addresses import Network, check, parse_allow
+from manhattan.platforms.delivery import Deliverer, DeliverySettings, now_ms
+from manhattan.platforms.delivery_process import DeliveryProcess, OutboxAddress
+from manhattan.platforms.errors import PlatformError
+from manhattan.platforms.keys import ApiKeys
+from manhattan.platforms.outbox import Delivery, Enqueued, Outbox
+from manhattan.platforms.signing import new_secret
+from manhattan.settings import Settings
+from manhattan.tables import TableError, Tables
+from manhattan.tables.model import Table, event_data
+from manhattan.tables.projection import record_json
+from manhattan.tables.tasks import stop_tasks
+from manhattan.wire import MAX_KEYED_TURN_SECONDS, NewTable, read
 
 log = logging.getLogger("manhattan.platforms.webhooks")
 

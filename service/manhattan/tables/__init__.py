@@ -13,25 +13,24 @@ import asyncio
 import contextlib
 import logging
 
+from manhattan.bot_pool import BotPool
+from manhattan.bots import BotChoice
+from manhattan.sealing import Sealer
+from manhattan.settings import Settings
 from manhattan.store.cas import ListsKeys, VersionedStore
-
-from ..bot_pool import BotPool
-from ..bots import BotChoice
-from ..sealing import Sealer
-from ..settings import Settings
-from .bot_turns import BotRunner
-from .driver import Driver
-from .due import make_due
-from .errors import TABLE_CODES, TableError
-from .hub import Hangup, Hub, StreamLimits
-from .push import HEARTBEAT_FRAME, Push
-from .records import ChangeListener, TableSettings, is_table_id, now_ms, table_key
-from .relay import Handover, Relay
-from .service import Tables
-from .storage import make_store
-from .stream import table_stream
-from .tasks import stop_tasks
-from .tokens import Bearer
+from manhattan.tables.bot_turns import BotRunner
+from manhattan.tables.driver import Driver
+from manhattan.tables.due import make_due
+from manhattan.tables.errors import TABLE_CODES, TableError
+from manhattan.tables.hub import Hangup, Hub, StreamLimits
+from manhattan.tables.push import HEARTBEAT_FRAME, Push
+from manhattan.tables.records import ChangeListener, TableSettings, is_table_id, now_ms, table_key
+from manhattan.tables.relay import Handover, Relay
+from manhattan.tables.service import Tables
+from manhattan.tables.storage import make_store
+from manhattan.tables.stream import table_stream
+from manhattan.tables.tasks import stop_tasks
+from manhattan.tables.tokens import Bearer
 
 log = logging.getLogger("manhattan.tables")
 

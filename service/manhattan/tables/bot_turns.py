@@ -16,9 +16,8 @@ import msgspec
 
 import manhattan
 from manhattan import Move, State
-
-from ..bot_pool import BotFailed, BotPool, BotsBusy
-from ..bots import BotChoice, BotError
+from manhattan.bot_pool import BotFailed, BotPool, BotsBusy
+from manhattan.bots import BotChoice, BotError
 
 log = logging.getLogger("manhattan.tables.bots")
 

@@ -27,14 +27,13 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 from manhattan import State
-
-from ..bots import BotChoice
-from .bot_turns import BotRunner
-from .due import DueIndex
-from .errors import TableError
-from .model import Table
-from .records import lease_key, now_ms
-from .service import Tables
+from manhattan.bots import BotChoice
+from manhattan.tables.bot_turns import BotRunner
+from manhattan.tables.due import DueIndex
+from manhattan.tables.errors import TableError
+from manhattan.tables.model import Table
+from manhattan.tables.records import lease_key, now_ms
+from manhattan.tables.service import Tables
 
 log = logging.getLogger("manhattan.tables.driver")
 

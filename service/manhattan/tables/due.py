@@ -20,8 +20,7 @@ from typing import Any, Protocol
 
 from manhattan.store.cas import VersionedStore
 from manhattan.store.redis_cas import RedisVersionedStore
-
-from .records import PREFIX
+from manhattan.tables.records import PREFIX
 
 #: The sorted set of every replica's due tables (one hash slot on a cluster).
 DUE_KEY = f"{PREFIX}:{{tables}}:due"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..wire.codes import TABLE_CODES
+from manhattan.wire.codes import TABLE_CODES
 
 __all__ = ["TABLE_CODES", "TableError"]
 

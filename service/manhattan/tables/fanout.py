@@ -20,12 +20,12 @@ import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .errors import TableError
-from .model import Table
-from .push import Push
+from manhattan.tables.errors import TableError
+from manhattan.tables.model import Table
+from manhattan.tables.push import Push
 
 if TYPE_CHECKING:
-    from .hub import Hub, Listener
+    from manhattan.tables.hub import Hub, Listener
 
 #: Streams written to in one go; the rest in later turns of the event loop, so that a crowd's
 #: fan-out does not hold up other requests for long: a request is several turns of the loop

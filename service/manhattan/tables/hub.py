@@ -23,15 +23,14 @@ from typing import Any
 import msgpack
 
 from manhattan.store.cas import GAP, VersionedStore
-
-from .errors import TableError
-from .fanout import write_direct
-from .model import Table
-from .projection import MovePayloads, Receiver, event_json, receiver_player
-from .push import Push
-from .records import CHANNEL
-from .service import Tables
-from .tokens import Bearer
+from manhattan.tables.errors import TableError
+from manhattan.tables.fanout import write_direct
+from manhattan.tables.model import Table
+from manhattan.tables.projection import MovePayloads, Receiver, event_json, receiver_player
+from manhattan.tables.push import Push
+from manhattan.tables.records import CHANNEL
+from manhattan.tables.service import Tables
+from manhattan.tables.tokens import Bearer
 
 log = logging.getLogger("manhattan.tables.hub")
 

@@ -12,13 +12,12 @@ import msgspec
 import manhattan
 from manhattan import InvalidSetupError, State, View, wire
 from manhattan.bots import BotChoice
-
-from .errors import TableError
-from .model import Seat, Table
-from .names import check_text
-from .projection import SPECTATOR, initial_state, record_json, table_json
-from .records import TableRecords, is_table_id, now_ms, table_key
-from .tokens import Bearer, host_token, new_table_id, seat_token
+from manhattan.tables.errors import TableError
+from manhattan.tables.model import Seat, Table
+from manhattan.tables.names import check_text
+from manhattan.tables.projection import SPECTATOR, initial_state, record_json, table_json
+from manhattan.tables.records import TableRecords, is_table_id, now_ms, table_key
+from manhattan.tables.tokens import Bearer, host_token, new_table_id, seat_token
 
 
 class Lobby(TableRecords):

@@ -26,8 +26,7 @@ from typing import Any, Protocol
 from manhattan.store.cas import VersionedStore
 from manhattan.store.redis_cas import RedisVersionedStore
 from manhattan.store.sqlite_cas import SqliteVersionedStore
-
-from .model import Table
+from manhattan.tables.model import Table
 
 PREFIX = "manhattan:1"
 #: The sorted set of listed tables, by activity (epoch ms), and each one's entry.

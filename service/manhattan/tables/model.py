@@ -17,10 +17,10 @@ from typing import Any
 
 import msgpack
 
-from ..engine.codec import state_from_msgpack, state_to_msgpack
-from ..engine.moves import Move
-from ..engine.state import State
-from .event_log import EventLog
+from manhattan.engine.codec import state_from_msgpack, state_to_msgpack
+from manhattan.engine.moves import Move
+from manhattan.engine.state import State
+from manhattan.tables.event_log import EventLog
 
 #: Events kept for ``Last-Event-ID`` resumption; an older id is answered with a snapshot.
 LOG_SIZE = 24

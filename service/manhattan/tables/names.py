@@ -24,8 +24,7 @@ from functools import cache
 from confusable_homoglyphs import confusables
 
 from manhattan import wire
-
-from .errors import TableError
+from manhattan.tables.errors import TableError
 
 #: Categories refused in names and chat: control, format, line/paragraph separators, surrogates.
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})

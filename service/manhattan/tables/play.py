@@ -8,12 +8,11 @@ from typing import Any
 
 import manhattan
 from manhattan import Move, wire
-
-from .errors import TableError
-from .lobby import Lobby
-from .model import CHAT_SIZE, Table
-from .names import check_text
-from .projection import (
+from manhattan.tables.errors import TableError
+from manhattan.tables.lobby import Lobby
+from manhattan.tables.model import CHAT_SIZE, Table
+from manhattan.tables.names import check_text
+from manhattan.tables.projection import (
     SPECTATOR,
     Receiver,
     move_answer,
@@ -21,8 +20,8 @@ from .projection import (
     replayed_answer,
     stored_events,
 )
-from .records import NoChange, now_ms
-from .tokens import Bearer
+from manhattan.tables.records import NoChange, now_ms
+from manhattan.tables.tokens import Bearer
 
 log = logging.getLogger("manhattan.tables")
 

@@ -17,11 +17,10 @@ import msgspec
 
 import manhattan
 from manhattan import Move, State
-
-from ..engine.codec import state_from_msgpack
-from ..engine.moves import moves_text
-from .model import Table
-from .view_text import public_rest
+from manhattan.engine.codec import state_from_msgpack
+from manhattan.engine.moves import moves_text
+from manhattan.tables.model import Table
+from manhattan.tables.view_text import public_rest
 
 
 @dataclass(frozen=True, slots=True)

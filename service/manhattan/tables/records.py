@@ -24,12 +24,11 @@ from manhattan.sealing import Sealer
 from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import PublishesOnSwap, Record, VersionedStore
 from manhattan.store.outage import OutageLog
-
-from .errors import TableError
-from .lobby_index import listed, make_lobby_index
-from .model import RECORD_FORMAT, Table
-from .projection import SPECTATOR, Receiver, lobby_json, table_json
-from .tokens import Bearer, read_bearer
+from manhattan.tables.errors import TableError
+from manhattan.tables.lobby_index import listed, make_lobby_index
+from manhattan.tables.model import RECORD_FORMAT, Table
+from manhattan.tables.projection import SPECTATOR, Receiver, lobby_json, table_json
+from manhattan.tables.tokens import Bearer, read_bearer
 
 log = logging.getLogger("manhattan.tables")
 

@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import relay_process
-from .push import HEARTBEAT_FRAME
-from .relay_process import (
+from manhattan.tables import relay_process
+from manhattan.tables.push import HEARTBEAT_FRAME
+from manhattan.tables.relay_process import (
     CLOSED,
     decode,
     encode_end,
@@ -35,10 +35,10 @@ from .relay_process import (
     encode_handoff,
     encode_heartbeat,
 )
-from .stream import table_stream
+from manhattan.tables.stream import table_stream
 
 if TYPE_CHECKING:
-    from . import TableRuntime
+    from manhattan.tables import TableRuntime
 
 log = logging.getLogger("manhattan.tables.relay")
 

@@ -9,15 +9,14 @@ from typing import Any
 import msgpack
 
 from manhattan import wire
-
-from .errors import TableError
-from .lobby import Lobby
-from .model import Seat, Table
-from .names import check_name_free, check_text
-from .projection import SPECTATOR, Receiver, ranking_json, table_json
-from .records import NoChange, ticket_key
-from .tokens import TICKET_SECONDS, Bearer, host_token, new_ticket
-from .tokens import seat_token as make_seat_token
+from manhattan.tables.errors import TableError
+from manhattan.tables.lobby import Lobby
+from manhattan.tables.model import Seat, Table
+from manhattan.tables.names import check_name_free, check_text
+from manhattan.tables.projection import SPECTATOR, Receiver, ranking_json, table_json
+from manhattan.tables.records import NoChange, ticket_key
+from manhattan.tables.tokens import TICKET_SECONDS, Bearer, host_token, new_ticket
+from manhattan.tables.tokens import seat_token as make_seat_token
 
 BAD_TICKET = "this ticket is not valid (they are single use, 60 s)"
 

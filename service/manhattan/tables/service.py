@@ -8,8 +8,8 @@ moves of people and bots, timeouts, the end, chat).
 
 from __future__ import annotations
 
-from .play import Play
-from .seating import Seating
+from manhattan.tables.play import Play
+from manhattan.tables.seating import Seating
 
 
 class Tables(Seating, Play):

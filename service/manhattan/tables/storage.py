@@ -3,10 +3,9 @@ data directory's SQLite database (the embedded default) or in memory."""
 
 from __future__ import annotations
 
+from manhattan.settings import Settings
 from manhattan.store.cas import VersionedStore
 from manhattan.store.versioned import make_versioned_store
-
-from ..settings import Settings
 
 
 def make_store(settings: Settings) -> VersionedStore:

@@ -17,12 +17,12 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from .errors import TableError
-from .hub import Hangup
-from .model import Table
-from .projection import Receiver, table_json
-from .push import Push
-from .tokens import Bearer
+from manhattan.tables.errors import TableError
+from manhattan.tables.hub import Hangup
+from manhattan.tables.model import Table
+from manhattan.tables.projection import Receiver, table_json
+from manhattan.tables.push import Push
+from manhattan.tables.tokens import Bearer
 
 log = logging.getLogger("manhattan.tables.stream")
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import msgpack
 
-from ..sealing import BadTokenError, Sealer
-from .errors import TableError
+from manhattan.sealing import BadTokenError, Sealer
+from manhattan.tables.errors import TableError
 
 _SEAT = "seat"
 _HOST = "host"

@@ -15,9 +15,8 @@ from typing import Any
 import msgspec
 
 from manhattan import State
-
-from ..engine.board import block_coords
-from ..engine.formats import VIEW_FORMAT
+from manhattan.engine.board import block_coords
+from manhattan.engine.formats import VIEW_FORMAT
 
 _encode = msgspec.json.Encoder().encode
 

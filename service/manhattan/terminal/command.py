@@ -13,9 +13,8 @@ from typing import Any, TextIO
 from manhattan.bots.choice import DEFAULT_LEVEL
 from manhattan.bots.registry import LEVELS
 from manhattan.engine import ManhattanError
-
-from .game import JSON, LocalTable, ServiceTable, Session, Table, TableError
-from .table import run_table
+from manhattan.terminal.game import JSON, LocalTable, ServiceTable, Session, Table, TableError
+from manhattan.terminal.table import run_table
 
 
 def _variants(text: str) -> dict[str, Any]:

@@ -30,9 +30,14 @@ from manhattan.engine import view as player_view
 from manhattan.engine.rules import SEAT_NAMES
 from manhattan.http_client import HttpError
 from manhattan.http_client import request as http_request
-
-from .drawing import describe_event, draw_board, draw_ranking, draw_round_scores, draw_turn
-from .picking import ask_move
+from manhattan.terminal.drawing import (
+    describe_event,
+    draw_board,
+    draw_ranking,
+    draw_round_scores,
+    draw_turn,
+)
+from manhattan.terminal.picking import ask_move
 
 __all__ = ["LocalTable", "MoveRejected", "ServiceTable", "Session", "Table", "TableError"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .drawing import COLOR_NAMES, block_name, card_blocks, draw_moves, parse_block
+from manhattan.terminal.drawing import COLOR_NAMES, block_name, card_blocks, draw_moves, parse_block
 
 JSON = dict[str, Any]
 QUIT = ("q", "quit", "exit")

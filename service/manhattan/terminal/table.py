@@ -25,10 +25,15 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from manhattan.http_client import HttpError, request, stream
 from manhattan.sse_reader import SSEParser
-
-from .drawing import clean, describe_event, draw_ranking, draw_round_scores, draw_turn
-from .game import TableError
-from .picking import ask_move
+from manhattan.terminal.drawing import (
+    clean,
+    describe_event,
+    draw_ranking,
+    draw_round_scores,
+    draw_turn,
+)
+from manhattan.terminal.game import TableError
+from manhattan.terminal.picking import ask_move
 
 JSON = dict[str, Any]
 #: The service's heartbeat comes every 15 s: a stream silent for this long is reconnected.

@@ -25,9 +25,8 @@ from manhattan.bots.choice import (
 from manhattan.bots.choice import (
     SERVICE_MAX_TIME_MS as MAX_TIME_MS,
 )
-
-from .codes import HTTP_STATUS, TABLE_CODES
-from .games import (
+from manhattan.wire.codes import HTTP_STATUS, TABLE_CODES
+from manhattan.wire.games import (
     REQUESTS,
     RESPONSES,
     AdvanceRequest,
@@ -62,8 +61,8 @@ from .games import (
     Validation,
     Variants,
 )
-from .reading import REF, Answer, Shape, WireError, read, ref
-from .tables import (
+from manhattan.wire.reading import REF, Answer, Shape, WireError, read, ref
+from manhattan.wire.tables import (
     MAX_CHAT,
     MAX_KEYED_TURN_SECONDS,
     MAX_MOVE_ID,

@@ -29,9 +29,8 @@ from manhattan.bots.choice import (
 )
 from manhattan.engine.rules import PIECES_TOTAL
 from manhattan.engine.validation import MAX_SEED
-
-from .codes import HTTP_STATUS
-from .reading import Answer, Shape, WireError, ref
+from manhattan.wire.codes import HTTP_STATUS
+from manhattan.wire.reading import Answer, Shape, WireError, ref
 
 # -- closed sets and bounded numbers -----------------------------------------------------------
 Edition = Literal["classic", "modern"]

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from .messages import explain
+from manhattan.wire.messages import explain
 
 REF = "#/components/schemas/{name}"
 

@@ -14,9 +14,8 @@ import msgspec
 from msgspec import Meta
 
 from manhattan.bots.choice import BotChoice, BotLevel
-
-from .games import Edition, GameOptions, MoveIn, MoveOut, Placing, Validation
-from .reading import Answer, Shape, ref
+from manhattan.wire.games import Edition, GameOptions, MoveIn, MoveOut, Placing, Validation
+from manhattan.wire.reading import Answer, Shape, ref
 
 #: Longest table name, person's name and chat message; a turn's longest time; a move id's length.
 MAX_NAME = 40

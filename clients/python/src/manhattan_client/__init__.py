@@ -9,11 +9,15 @@
 The modules are private; everything public is re-exported here.
 """
 
-from ._base_errors import ManhattanClientError, TransportError, UnexpectedResponseError
-from ._calls import MoveLike, StateLike
-from ._client import AsyncClient, Client
-from ._events import AsyncTableEvents, SyncTableEvents
-from ._exceptions import (
+from manhattan_client._base_errors import (
+    ManhattanClientError,
+    TransportError,
+    UnexpectedResponseError,
+)
+from manhattan_client._calls import MoveLike, StateLike
+from manhattan_client._client import AsyncClient, Client
+from manhattan_client._events import AsyncTableEvents, SyncTableEvents
+from manhattan_client._exceptions import (
     BadKeyError,
     BadSeatError,
     BadTokenError,
@@ -64,7 +68,7 @@ from ._exceptions import (
     WrongPlayerError,
     graphql_result,
 )
-from ._models import (
+from manhattan_client._models import (
     Alternative,
     BotChoice,
     Event,
@@ -79,12 +83,12 @@ from ._models import (
     Transition,
     Validation,
 )
-from ._platforms import KEY_HEADER, Rating, RatingPage, reserved_seat
-from ._retry import NO_RETRY, RetryPolicy
-from ._socket import TableSocket
-from ._sse import ServerSentEvent, SSEParser
-from ._table_calls import DEFAULT, SeatSpec
-from ._tables import (
+from manhattan_client._platforms import KEY_HEADER, Rating, RatingPage, reserved_seat
+from manhattan_client._retry import NO_RETRY, RetryPolicy
+from manhattan_client._socket import TableSocket
+from manhattan_client._sse import ServerSentEvent, SSEParser
+from manhattan_client._table_calls import DEFAULT, SeatSpec
+from manhattan_client._tables import (
     ChatMessage,
     ChatSent,
     CreatedTable,
@@ -101,7 +105,7 @@ from ._tables import (
     TableRecord,
     Ticket,
 )
-from ._webhooks import WebhookSignatureError, sign_webhook, verify_webhook
+from manhattan_client._webhooks import WebhookSignatureError, sign_webhook, verify_webhook
 
 __version__ = "0.1.0"
 

@@ -9,9 +9,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from ._base_errors import UnexpectedResponseError
-from ._exceptions import error_from_graphql
-from ._models import (
+from manhattan_client._base_errors import UnexpectedResponseError
+from manhattan_client._exceptions import error_from_graphql
+from manhattan_client._models import (
     JSON,
     BotChoice,
     Move,

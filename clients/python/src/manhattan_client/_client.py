@@ -9,11 +9,11 @@ from typing import Any, TypeVar
 
 import httpx
 
-from . import _calls as calls
-from ._base_errors import TransportError, UnexpectedResponseError
-from ._calls import Call, MoveLike, StateLike
-from ._exceptions import error_from_response
-from ._models import (
+from manhattan_client import _calls as calls
+from manhattan_client._base_errors import TransportError, UnexpectedResponseError
+from manhattan_client._calls import Call, MoveLike, StateLike
+from manhattan_client._exceptions import error_from_response
+from manhattan_client._models import (
     JSON,
     BotChoice,
     Move,
@@ -24,10 +24,10 @@ from ._models import (
     Transition,
     Validation,
 )
-from ._platform_client import AsyncPlatformMethods, SyncPlatformMethods
-from ._platforms import KEY_HEADER
-from ._retry import RETRYABLE, RetryPolicy
-from ._table_client import AsyncTableMethods, SyncTableMethods
+from manhattan_client._platform_client import AsyncPlatformMethods, SyncPlatformMethods
+from manhattan_client._platforms import KEY_HEADER
+from manhattan_client._retry import RETRYABLE, RetryPolicy
+from manhattan_client._table_client import AsyncTableMethods, SyncTableMethods
 
 T = TypeVar("T")
 

@@ -20,12 +20,12 @@ from typing import Any
 
 import httpx
 
-from ._base_errors import TransportError, UnexpectedResponseError
-from ._exceptions import error_from_response
-from ._retry import RetryPolicy
-from ._sse import SSEParser
-from ._table_calls import table_path
-from ._tables import Snapshot, TableEvent
+from manhattan_client._base_errors import TransportError, UnexpectedResponseError
+from manhattan_client._exceptions import error_from_response
+from manhattan_client._retry import RetryPolicy
+from manhattan_client._sse import SSEParser
+from manhattan_client._table_calls import table_path
+from manhattan_client._tables import Snapshot, TableEvent
 
 #: Longer than the service's heartbeat interval (15 s) by a safe margin.
 DEFAULT_IDLE_TIMEOUT = 45.0

@@ -41,8 +41,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._base_errors import ManhattanClientError, UnexpectedResponseError
-from ._tables import Table
+from manhattan_client._base_errors import ManhattanClientError, UnexpectedResponseError
+from manhattan_client._tables import Table
 
 
 class ServiceError(ManhattanClientError):

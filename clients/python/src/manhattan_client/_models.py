@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._base_errors import UnexpectedResponseError
+from manhattan_client._base_errors import UnexpectedResponseError
 
 JSON = dict[str, Any]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from . import _platforms as calls
-from ._calls import Call
-from ._platforms import Rating, RatingPage
-from ._tables import Table
+from manhattan_client import _platforms as calls
+from manhattan_client._calls import Call
+from manhattan_client._platforms import Rating, RatingPage
+from manhattan_client._tables import Table
 
 T = TypeVar("T")
 

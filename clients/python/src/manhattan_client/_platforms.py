@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._base_errors import UnexpectedResponseError
-from ._calls import Call
-from ._models import JSON
-from ._tables import Table
+from manhattan_client._base_errors import UnexpectedResponseError
+from manhattan_client._calls import Call
+from manhattan_client._models import JSON
+from manhattan_client._tables import Table
 
 #: The request header that carries a platform's key.
 KEY_HEADER = "Manhattan-Key"

@@ -26,13 +26,17 @@ from urllib.parse import urlencode
 
 import httpx
 
-from ._base_errors import ManhattanClientError, TransportError, UnexpectedResponseError
-from ._calls import MoveLike, move_wire
-from ._events import ends_game
-from ._exceptions import error_from_response
-from ._platforms import KEY_HEADER
-from ._table_calls import new_move_id, table_path
-from ._tables import TableEvent
+from manhattan_client._base_errors import (
+    ManhattanClientError,
+    TransportError,
+    UnexpectedResponseError,
+)
+from manhattan_client._calls import MoveLike, move_wire
+from manhattan_client._events import ends_game
+from manhattan_client._exceptions import error_from_response
+from manhattan_client._platforms import KEY_HEADER
+from manhattan_client._table_calls import new_move_id, table_path
+from manhattan_client._tables import TableEvent
 
 if TYPE_CHECKING:
     from websockets.asyncio.client import ClientConnection

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 from urllib.parse import quote
 
-from ._base_errors import UnexpectedResponseError
-from ._calls import Call, MoveLike, move_wire
-from ._models import JSON
-from ._tables import (
+from manhattan_client._base_errors import UnexpectedResponseError
+from manhattan_client._calls import Call, MoveLike, move_wire
+from manhattan_client._models import JSON
+from manhattan_client._tables import (
     ChatSent,
     CreatedTable,
     Rematch,

@@ -12,13 +12,18 @@ from typing import Any, TypeVar
 
 import httpx
 
-from . import _table_calls as calls
-from ._calls import Call, MoveLike
-from ._events import DEFAULT_IDLE_TIMEOUT, AsyncTableEvents, SyncTableEvents, _Stream
-from ._retry import RetryPolicy
-from ._socket import TableSocket, socket_headers, socket_url
-from ._table_calls import DEFAULT, Default, SeatSpec
-from ._tables import (
+from manhattan_client import _table_calls as calls
+from manhattan_client._calls import Call, MoveLike
+from manhattan_client._events import (
+    DEFAULT_IDLE_TIMEOUT,
+    AsyncTableEvents,
+    SyncTableEvents,
+    _Stream,
+)
+from manhattan_client._retry import RetryPolicy
+from manhattan_client._socket import TableSocket, socket_headers, socket_url
+from manhattan_client._table_calls import DEFAULT, Default, SeatSpec
+from manhattan_client._tables import (
     ChatSent,
     CreatedTable,
     Rematch,

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._base_errors import UnexpectedResponseError
-from ._models import JSON, Event, Move, Placing
-from ._sse import ServerSentEvent
+from manhattan_client._base_errors import UnexpectedResponseError
+from manhattan_client._models import JSON, Event, Move, Placing
+from manhattan_client._sse import ServerSentEvent
 
 #: The kinds of event a table's stream carries (DESIGN §9).
 EVENT_KINDS = ("snapshot", "joined", "left", "started", "move", "chat", "timeout", "over")

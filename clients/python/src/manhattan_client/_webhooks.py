@@ -17,7 +17,7 @@ import hmac
 import time
 from collections.abc import Mapping
 
-from ._base_errors import ManhattanClientError
+from manhattan_client._base_errors import ManhattanClientError
 
 SECRET_PREFIX = "whsec_"
 DEFAULT_TOLERANCE = 300.0

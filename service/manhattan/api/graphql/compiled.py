@@ -38,8 +38,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeGuard
 
-from strawberry.schema.schema_converter import GraphQLCoreConverter
-
 from graphql import (
     DocumentNode,
     FieldNode,
@@ -61,6 +59,8 @@ from graphql.execution.values import get_argument_values, get_variable_values
 from graphql.pyutils import Path
 from graphql.type.definition import GraphQLResolveInfoHelpers
 from graphql.utilities import get_operation_ast
+from strawberry.schema.schema_converter import GraphQLCoreConverter
+
 from manhattan.api.graphql.documents import ValidatedDocuments, WeighedLRU
 from manhattan.api.graphql.execution import Completer, GiveUp, plain_completer, plain_scalar
 from manhattan.api.graphql.limits import InputLimits, request_error

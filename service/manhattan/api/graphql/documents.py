@@ -9,10 +9,9 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from strawberry.schema.schema import validate_document
-
 from graphql import DocumentNode, FloatValueNode, GraphQLError, IntValueNode, parse
 from graphql.language import Visitor, visit
+from strawberry.schema.schema import validate_document
 
 #: Digits in a number literal of a query. Python refuses to read integers of more than 4,300
 #: digits, and no argument of this schema needs more than a few: longer literals are refused

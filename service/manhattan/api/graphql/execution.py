@@ -29,10 +29,6 @@ import keyword
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
-from strawberry.schema.schema_converter import GraphQLCoreConverter
-from strawberry.types.field import StrawberryField
-
 from graphql import (
     FieldNode,
     GraphQLEnumType,
@@ -47,6 +43,10 @@ from graphql import (
 )
 from graphql.execution.collect_fields import FieldDetailsList
 from graphql.pyutils import Path, Undefined
+from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+from strawberry.schema.schema_converter import GraphQLCoreConverter
+from strawberry.types.field import StrawberryField
+
 from manhattan.api.graphql.immutable import IMMUTABLE
 
 # One selected field of a plain object: response name, the attribute (or None: call the

@@ -11,12 +11,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from strawberry.extensions import SchemaExtension
-from strawberry.extensions.max_aliases import create_validator as alias_validator
-from strawberry.extensions.query_depth_limiter import IgnoreContext
-from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
-from strawberry.types import ExecutionContext
-
 from graphql import (
     DocumentNode,
     FieldNode,
@@ -34,6 +28,12 @@ from graphql import (
 )
 from graphql.utilities import get_operation_ast, type_from_ast
 from graphql.validation import NoSchemaIntrospectionCustomRule
+from strawberry.extensions import SchemaExtension
+from strawberry.extensions.max_aliases import create_validator as alias_validator
+from strawberry.extensions.query_depth_limiter import IgnoreContext
+from strawberry.extensions.query_depth_limiter import create_validator as depth_validator
+from strawberry.types import ExecutionContext
+
 from manhattan.api.graphql.cost import operation_cost
 from manhattan.api.graphql.documents import ValidatedDocuments, check_document
 

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import MISSING
 from typing import Any
 
+from graphql import GraphQLField, GraphQLResolveInfo
 from strawberry.relay.types import GlobalID
 from strawberry.scalars import is_scalar
 from strawberry.schema.schema_converter import GraphQLCoreConverter
@@ -39,8 +40,6 @@ from strawberry.types.enum import StrawberryEnumDefinition, has_enum_definition
 from strawberry.types.field import StrawberryField
 from strawberry.types.lazy_type import LazyType
 from strawberry.types.unset import UNSET
-
-from graphql import GraphQLField, GraphQLResolveInfo
 
 Converter = Callable[[Any], Any]
 

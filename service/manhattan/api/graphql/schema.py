@@ -17,12 +17,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
 from strawberry.tools import merge_types
 from strawberry.types import Info
 
-from graphql import GraphQLError
 from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.analysis_types import Analysis, Preview, Threats
 from manhattan.api.graphql.inputs import (

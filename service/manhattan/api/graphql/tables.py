@@ -18,10 +18,10 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import strawberry
+from graphql import GraphQLError
 from starlette.requests import HTTPConnection
 from strawberry.types import Info
 
-from graphql import GraphQLError
 from manhattan.api.client_address import client_address
 from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
 from manhattan.api.graphql.lobby_types import LobbyPage

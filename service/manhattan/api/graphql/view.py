@@ -11,6 +11,7 @@ from typing import Any
 
 import strawberry
 from cross_web import HTTPException
+from graphql import GraphQLEnumType, GraphQLError, GraphQLSchema
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -22,7 +23,6 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
-from graphql import GraphQLEnumType, GraphQLError, GraphQLSchema
 from manhattan.api.disconnect import unless_disconnected
 from manhattan.api.encoding import dump_json, load_json
 from manhattan.api.errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error

@@ -1,0 +1,1 @@
+"""Adapters: REST and GraphQL over the game, table and platform services."""
