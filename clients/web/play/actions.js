@@ -1,9 +1,12 @@
 // What a person does at a table: chat and its commands, join, start, leave, rematch, a move;
 // over the table's socket while it is live for this seat, else over HTTP (live.js `send`).
+// The commands and the buttons answer with the same texts (state.js `situationText`).
 
 import * as api from "./api.js";
 import { t } from "./i18n.js";
-import { $, S, bearer, notice } from "./state.js";
+import { notice } from "./nodes.js";
+import { render } from "./render.js";
+import { $, S, bearer, joinable, situationText, waitingSituation } from "./state.js";
 import { follow, moved, refresh, take } from "./connection.js";
 import { send } from "./live.js";
 
@@ -20,7 +23,7 @@ export async function sendChat(event) {
     else if (command === "/start") await start();
     else if (command === "/leave") await leave();
     else if (command.startsWith("/")) notice(t("chat.commands"));
-    else if (!S.seat) notice(t("chat.sitDown"));
+    else if (!S.seat) notice(S.table?.status === "waiting" && joinable(S.table) ? t("chat.sitDown") : t("chat.watching"));
     else await send(S.stream, S.tableId, "chat", { text }, S.seat.seatToken);
   } catch (error) {
     notice(error.message);
@@ -29,8 +32,9 @@ export async function sendChat(event) {
 
 export async function join(name) {
   name = (name || "").trim();
-  if (!name) return notice(t("join.name"));
   if (S.seat) return notice(t("join.already"));
+  if (S.table?.status === "waiting" && !joinable(S.table)) return notice(situationText("full"));
+  if (!name) return notice(t("join.name"));
   api.keepName(name);
   const joined = await api.call(`/tables/${S.tableId}/join`, { body: { name } });
   S.seat = { seatToken: joined.seatToken, name };
@@ -41,7 +45,8 @@ export async function join(name) {
 }
 
 export async function start() {
-  if (!bearer()) return notice(t("start.who"));
+  // Someone who cannot start is told what the page offers them instead, in the status's words.
+  if (S.table?.status === "waiting" && waitingSituation() !== "canStart") return notice(situationText(waitingSituation()));
   take((await send(S.stream, S.tableId, "start", {}, bearer())).table);
 }
 
@@ -61,6 +66,12 @@ export async function rematch() {
   if (answer.seatToken) api.keepSeat(id, { seatToken: answer.seatToken, name: S.seat?.name });
   if (answer.hostToken) api.keepHost(id, answer.hostToken);
   location.search = `?table=${encodeURIComponent(id)}`;
+}
+
+// The selection being put together (counts of 1..4-floor pieces).
+export function pick(counts) {
+  S.pick = counts;
+  render();
 }
 
 // -- moves -----------------------------------------------------------------------------------
@@ -93,5 +104,3 @@ export function strip(move) {
   for (const k of ["color", "pieces", "card", "neighborhood", "floors"]) if (move[k] !== undefined && move[k] !== null) out[k] = move[k];
   return out;
 }
-
-// What-if questions (explanations, previews) go to the table itself with the seat token: the
