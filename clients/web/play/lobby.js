@@ -96,7 +96,7 @@ function tableItem(table) {
 }
 
 // The lobby comes in pages, newest activity first: the first page is refreshed every five
-// seconds until "⋯" asks for the next one, whose tables are appended (then the list stays put).
+// seconds until the "more tables" button asks for the next one, whose tables are appended (then the list stays put).
 let extraPages = false;
 
 function moreItem(next) {
