@@ -10,6 +10,8 @@ import httpx
 import pytest
 
 from manhattan.server.pages import GRAPHIQL_DIR
+from tests.conftest import MakeApp
+from tests.service_client import connect
 
 pytestmark = pytest.mark.anyio
 
@@ -86,7 +88,8 @@ async def test_pages_are_sent_with_a_content_security_policy(
         for directive in response.headers["content-security-policy"].split(";")
     )
     assert policy["script-src"] == "'self'"  # no inline script, nothing from elsewhere
-    assert policy["frame-ancestors"] == "'none'"
+    # The web page may be framed by this origin's pages (and MANHATTAN_EMBED_ORIGINS'), no other.
+    assert policy["frame-ancestors"] == ("'self'" if path.startswith("/play/") else "'none'")
     assert policy["default-src"] == "'self'"
     assert response.headers["x-content-type-options"] == "nosniff"
     assert response.headers["referrer-policy"] == "no-referrer"
@@ -136,3 +139,29 @@ async def test_the_play_page_may_open_websockets_to_its_own_host(
         )
         assert policy["connect-src"] == sources, path
         assert policy["script-src"] == "'self'" and policy["default-src"] == "'self'"
+
+
+def _policy(response: httpx.Response) -> dict[str, str]:
+    return dict(
+        directive.strip().split(" ", 1)
+        for directive in response.headers["content-security-policy"].split(";")
+    )
+
+
+async def test_a_platforms_origins_may_frame_the_play_page(make_app: MakeApp) -> None:
+    """``MANHATTAN_EMBED_ORIGINS``: those origins may frame /play (``frame-ancestors``), and
+    /play/embed.json names them for the page, which posts its events to them only; the
+    service's other pages stay unframeable."""
+    origins = ("https://platform.example", "http://localhost:3000")
+    async with connect(make_app(embed_origins=origins)) as client:
+        for path in ("/play/", "/play/app.js"):
+            response = await client.get(path, headers={"accept": BROWSER_ACCEPT})
+            assert _policy(response)["frame-ancestors"] == (
+                "'self' https://platform.example http://localhost:3000"
+            )
+        graphiql = await client.get("/graphql", headers={"accept": BROWSER_ACCEPT})
+        assert _policy(graphiql)["frame-ancestors"] == "'none'"
+        listed = await client.get("/play/embed.json")
+        assert listed.status_code == 200 and listed.json() == {"origins": list(origins)}
+    async with connect(make_app()) as client:
+        assert (await client.get("/play/embed.json")).json() == {"origins": []}

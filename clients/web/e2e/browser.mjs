@@ -10,13 +10,13 @@ const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let browser = null;
 let artifacts = ".";
 
-export async function launch(executablePath, artifactsDir) {
+export async function launch(executablePath, artifactsDir, extraArgs = []) {
   artifacts = artifactsDir;
   browser = await chromium.launch({
     executablePath,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      "--disable-background-networking", "--disable-component-update", "--disable-sync", ...extraArgs],
   });
   return browser;
 }

@@ -75,10 +75,17 @@ export function pick(counts) {
 }
 
 // -- moves -----------------------------------------------------------------------------------
+// A move's id (the service answers a repeat as the first time): crypto.randomUUID exists only
+// in secure contexts, which a page over plain http on a network address, or framed by one, is not.
+function moveId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export async function play(move) {
   if (S.busy) return;
   S.busy = true;
-  const body = { move: strip(move), version: S.table.version, moveId: crypto.randomUUID() };
+  const body = { move: strip(move), version: S.table.version, moveId: moveId() };
   try {
     const answer = await send(S.stream, S.tableId, "moves", body, S.seat.seatToken);
     S.piece = null;

@@ -46,7 +46,7 @@ from manhattan.platforms.webhooks import Webhooks
 from manhattan.sealing import Sealer
 from manhattan.server.metrics import CONTENT_TYPE, Metrics
 from manhattan.server.middleware import ServiceMiddleware
-from manhattan.server.pages import OfflineGraphQLApp, PageHeaders, page_routes
+from manhattan.server.pages import OfflineGraphQLApp, PageHeaders, embed_routes, page_routes
 from manhattan.server.quotas import Quotas
 from manhattan.server.rate_limit import RateLimiter
 from manhattan.server.request_log import configure_logging
@@ -247,7 +247,10 @@ def build_routes(settings: Settings) -> list[BaseRoute]:
     web_dir = Path(settings.web_dir)
     if settings.web_dir != "off" and web_dir.is_dir():
         # Only the page's own directory: clients/web/e2e (the test driver) is never served.
-        play = PageHeaders(StaticFiles(directory=web_dir, html=True))
+        # Embeddable in this origin's pages and in MANHATTAN_EMBED_ORIGINS' (frame-ancestors).
+        files = StaticFiles(directory=web_dir, html=True)
+        play = PageHeaders(files, frame_ancestors=settings.embed_origins)
+        routes.extend(embed_routes(settings.embed_origins))
         routes.append(Mount("/play", play, name="play"))
     return routes
 

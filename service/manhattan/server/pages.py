@@ -60,13 +60,17 @@ _HOST = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])
 
 
 @lru_cache(maxsize=64)
-def _raw_headers_for(host: str) -> list[tuple[bytes, bytes]]:
-    """``PAGE_HEADERS`` for a file asked from ``host``: ``connect-src`` names its websockets."""
-    if not _HOST.fullmatch(host):
-        return _RAW_PAGE_HEADERS
-    policy = CONTENT_SECURITY_POLICY.replace(
-        "connect-src 'self'", f"connect-src 'self' ws://{host} wss://{host}"
-    )
+def _raw_headers_for(host: str, ancestors: tuple[str, ...] | None) -> list[tuple[bytes, bytes]]:
+    """``PAGE_HEADERS`` for a file asked from ``host``: ``connect-src`` names its websockets;
+    with ``ancestors`` (the web page's), ``frame-ancestors`` is ``'self'`` and those origins."""
+    policy = CONTENT_SECURITY_POLICY
+    if _HOST.fullmatch(host):
+        policy = policy.replace(
+            "connect-src 'self'", f"connect-src 'self' ws://{host} wss://{host}"
+        )
+    if ancestors is not None:
+        framers = " ".join(("'self'", *ancestors))
+        policy = policy.replace("frame-ancestors 'none'", f"frame-ancestors {framers}")
     return [
         (k.encode(), (policy if k == "content-security-policy" else v).encode())
         for k, v in PAGE_HEADERS.items()
@@ -75,14 +79,17 @@ def _raw_headers_for(host: str) -> list[tuple[bytes, bytes]]:
 
 class PageHeaders:
     """An ASGI app (static files) whose every response carries ``PAGE_HEADERS``, its
-    ``connect-src`` with the websockets of the host asked (``ws://host wss://host``)."""
+    ``connect-src`` with the websockets of the host asked (``ws://host wss://host``); with
+    ``frame_ancestors`` (the web page, embeddable), the page of this origin and of those origins
+    may frame it."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, frame_ancestors: tuple[str, ...] | None = None) -> None:
         self.app = app
+        self.frame_ancestors = frame_ancestors
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         host = next((v for k, v in scope.get("headers", ()) if k == b"host"), b"")
-        headers = _raw_headers_for(host.decode("latin-1"))
+        headers = _raw_headers_for(host.decode("latin-1"), self.frame_ancestors)
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -90,6 +97,18 @@ class PageHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+def embed_routes(origins: tuple[str, ...]) -> list[BaseRoute]:
+    """``GET /play/embed.json``: the origins allowed to frame the web page, which it posts its
+    events to (and to no other): ``{"origins": [...]}``."""
+    body = {"origins": list(origins)}
+
+    async def embed(request: Request) -> Response:
+        headers = {**PAGE_HEADERS, "cache-control": "no-cache"}
+        return JSONResponse(body, headers=headers)
+
+    return [Route("/play/embed.json", embed, methods=["GET"])]
 
 
 # Where a newcomer goes next; the JSON answer and the HTML page list the same places.
