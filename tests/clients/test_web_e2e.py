@@ -291,6 +291,15 @@ def _a_build_takes_at_most_six_key_presses(played: dict[str, Any]) -> None:
     ], turn
 
 
+def _a_selection_by_keyboard_keeps_the_focus(played: dict[str, Any]) -> None:
+    """From the moment the turn comes: Enter on the focused size adds a piece; once the choice
+    is complete the focus is on "Take these pieces" (never the body), and Enter takes them."""
+    select = played["keyboardSelect"]
+    assert select["focus"][-1] == "confirm-select", select
+    assert "body" not in select["focus"] and select["after"] != "body", select
+    assert select["keys"] == len(select["focus"]) + 1, select  # one press a piece, one to take
+
+
 def _build_here_stays_on_a_1280_by_800_screen(played: dict[str, Any]) -> None:
     """With the page at its top, "Build here" is inside the screen at every confirmation of a
     1280 x 800 player, and with a preview of three lines of explanation."""
@@ -381,6 +390,7 @@ def test_the_web_page_in_a_real_browser() -> None:
     _on_a_phone_the_marks_of_a_block_never_cover_its_stack(played)
     _small_words_read_right(played)
     _a_build_takes_at_most_six_key_presses(played)
+    _a_selection_by_keyboard_keeps_the_focus(played)
     _build_here_stays_on_a_1280_by_800_screen(played)
     _a_full_table_says_so_and_offers_to_watch(played)
     _the_last_build_is_named_and_marked_for_everyone(played)

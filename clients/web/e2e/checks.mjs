@@ -129,3 +129,25 @@ export async function keyboardTurn(page) {
   seen.built = true;
   return seen;
 }
+
+// A selection turn by keyboard: Enter on the focused size until the choice is complete (the
+// focus moving on to "Take these pieces"), then Enter; the focus never left on the body.
+export async function keyboardSelect(page) {
+  const where = () => page.evaluate(() => {
+    const node = document.activeElement;
+    return !node || node === document.body ? "body" : node.id || node.className;
+  });
+  await page.waitForFunction(() => document.activeElement?.classList.contains("size"), null, { timeout: 10_000 });
+  const version = await page.evaluate(() => document.body.dataset.version);
+  const seen = { keys: 0, focus: [] };
+  for (let i = 0; i < 8 && (await where()).includes("size"); i++) {
+    await page.keyboard.press("Enter");
+    seen.keys += 1;
+    seen.focus.push(await where());
+  }
+  await page.keyboard.press("Enter");
+  seen.keys += 1;
+  await page.waitForFunction((v) => document.body.dataset.version !== v, version, { timeout: 30_000 });
+  seen.after = await where();
+  return seen;
+}

@@ -2,7 +2,7 @@
 // 1280 x 800 screen: every seat's layout is measured on its turn (the board 3 x 2, pieces,
 // cards and clock in one screen), then again on a 360 x 740 phone.
 import { body, open, out, playTurn, random, ready, shot } from "./browser.mjs";
-import { keyboardTurn, layout } from "./checks.mjs";
+import { keyboardSelect, keyboardTurn, layout } from "./checks.mjs";
 
 async function api(base, path, payload, bearer) {
   const headers = { "content-type": "application/json" };
@@ -43,7 +43,8 @@ export async function fourSeats(base) {
     if (i < 0) throw new Error("four seats: nobody's turn");
     desktop[`${names[i]}:${await body(pages[i], "phase")}`] = await layout(pages[i]);
     if (turn === 1) await shot(pages[i], "seat-desktop", false);
-    if (turn < 4) await playTurn(pages[i], rngs[i]);
+    if (turn === 0) out.keyboardSelect = await keyboardSelect(pages[i]); // by keyboard alone
+    else if (turn < 4) await playTurn(pages[i], rngs[i]);
     else out.keyboardTurn = await keyboardTurn(pages[i]); // the first build, by keyboard alone
   }
   out.layoutDesktop = desktop;
