@@ -20,7 +20,7 @@ from typing import Any, cast
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from manhattan.live.hub import Hangup
+from manhattan.live.listener import Hangup
 from manhattan.live.push import HEARTBEAT_FRAME, Push
 from manhattan.live.relay import Handover
 from manhattan.server.protocol import BoundedHttpToolsProtocol

@@ -179,13 +179,17 @@ def build_services(
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
         bot_pool=bot_pool,
     )
-    tables = TableRuntime.from_settings(settings, sealer, bot_pool)
-    webhooks = Webhooks.from_settings(
-        settings, tables.tables, functools.partial(configure_logging, settings.log_level)
+    tables = TableRuntime.from_settings(
+        settings, sealer, bot_pool, exiting=server_exiting, give_back=give_back_memory
     )
-    webhooks.read = tables.hub.fresh  # one read of a changed table for streams and webhooks
-    tables.listeners.append(webhooks)
-    platforms = Platforms(webhooks.keys, tables, webhooks)
+    webhooks = Webhooks.from_settings(
+        settings,
+        tables.tables,
+        functools.partial(configure_logging, settings.log_level),
+        read=tables.hub.fresh,  # one read of a changed table for streams and webhooks
+    )
+    platforms = Platforms(webhooks.keys, tables.tables, tables.store, webhooks)
+    tables.changes.hear(platforms)
     return Services(
         settings,
         metrics,
@@ -267,8 +271,6 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
             )
         log.info("cache backend", extra={"backend": services.backend.name})
         await services.operations.bot_pool.start()
-        services.tables.hub.exiting = server_exiting
-        services.tables.hub.give_back = give_back_memory
         services.tables.start()
         services.webhooks.start()
         try:

@@ -37,7 +37,7 @@ from manhattan.api.caller_limits import charge_socket_message, check_quota
 from manhattan.api.errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.rest.stream import opened_stream
 from manhattan.api.rest.tables import runtime
-from manhattan.live.hub import Hangup
+from manhattan.live.listener import Hangup
 from manhattan.live.push import Push
 from manhattan.live.runtime import TableRuntime
 from manhattan.live.sse import SERVER_SEND_KEY
