@@ -76,7 +76,9 @@ class TableRuntime:
         self.changes.hear(self.driver, self.hub)
         #: The spectator relay (``relay.py``), with the seconds it outlives its last stream;
         #: None: spectators' streams stay in this process.
-        self.relay = None if relay_idle is None else Relay(self, heartbeat=heartbeat, idle=relay_idle)
+        self.relay = (
+            None if relay_idle is None else Relay(self, heartbeat=heartbeat, idle=relay_idle)
+        )
         self._tasks: list[asyncio.Task[None]] = []
 
     @classmethod
