@@ -204,3 +204,14 @@ def test_the_embedded_store_has_a_writable_volume() -> None:
     assert "MANHATTAN_DATA_DIR=/data" in text
     assert "install -d -o 10001 -g 10001 -m 0700 /data" in text
     assert 'VOLUME ["/data"]' in text
+
+
+def test_the_image_carries_the_web_page() -> None:
+    """The build copies the page's one source, so the package it builds serves /play (and the
+    build checks that the installed package, not a source tree, is where the page is)."""
+    build = [i for i in INSTRUCTIONS if i.stage < max(i.stage for i in INSTRUCTIONS)]
+    copied = [i.arguments.split() for i in build if i.keyword == "COPY"]
+    assert ["clients/web/play", "./clients/web/play"] in copied
+    assert any("MANIFEST.in" in c for c in copied)
+    runs = " ".join(i.arguments for i in build if i.keyword == "RUN")
+    assert "DEFAULT_WEB_DIR" in runs
