@@ -1,6 +1,6 @@
 """The web page in every install: a wheel built from this checkout, installed in a fresh
-virtualenv with no network, serves ``/play/`` and every script it loads from an empty working
-directory, far from any checkout.
+virtualenv with no network, serves ``/play/`` and every script it loads, and the REST reference
+at ``/docs``, from an empty working directory far from any checkout, and says so when ready.
 
 The wheel is built from a copy of what the Dockerfile copies (``pyproject.toml``, ``setup.py``,
 ``MANIFEST.in``, ``README.md``, ``service/`` and ``clients/web/play``), pure Python for speed,
@@ -20,6 +20,7 @@ import sys
 import venv
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 import pytest
@@ -84,8 +85,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return fresh_environment(work, build_wheel(work))
 
 
+class Served(NamedTuple):
+    url: str
+    #: What ``manhattan serve`` printed for the person who started it.
+    ready: str
+    directory: Path
+
+
 @pytest.fixture(scope="module")
-def served(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     empty = tmp_path_factory.mktemp("empty")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MANHATTAN_", "PYTHON"))}
 
@@ -94,15 +102,18 @@ def served(installed: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
             [str(installed / "bin" / "manhattan"), "serve", "--port", str(port)],
             cwd=empty,
             env={**env, "MANHATTAN_ACCESS_LOG": "false"},
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
 
     process, url = on_a_free_port(launch)
     try:
-        yield url
+        assert process.stdout is not None
+        yield Served(url, process.stdout.readline().decode(), empty)
     finally:
         stop_server(process)
+        if process.stdout:
+            process.stdout.close()
 
 
 def test_the_installed_package_is_the_wheel_not_this_checkout(installed: Path) -> None:
@@ -118,9 +129,26 @@ def test_the_installed_package_is_the_wheel_not_this_checkout(installed: Path) -
     assert page.read_bytes() == (ROOT / "clients/web/play/index.html").read_bytes()
 
 
-def test_the_page_and_every_script_it_loads_are_served(served: str) -> None:
+def test_the_first_run_says_where_to_go_and_keeps_its_data_where_it_was_started(
+    served: Served,
+) -> None:
+    assert served.ready.startswith(f"manhattan is ready on {served.url}:"), served.ready
+    assert f"{served.url}/play/" in served.ready and f"{served.url}/docs" in served.ready
+    assert str((served.directory / "manhattan-data").resolve()) in served.ready
+    assert (served.directory / "manhattan-data").is_dir()
+
+
+def test_the_rest_reference_is_served_from_the_package(served: Served) -> None:
+    with httpx.Client(base_url=served.url, timeout=10) as client:
+        page = client.get("/docs", headers={"accept": "text/html"})
+        assert page.status_code == 200
+        for path in re.findall(r'(?:src|href)="(/static/swagger-ui/[^"]+)"', page.text):
+            assert client.get(path).status_code == 200, path
+
+
+def test_the_page_and_every_script_it_loads_are_served(served: Served) -> None:
     """The page, then each script and style it names and each module those import."""
-    with httpx.Client(base_url=served, timeout=10) as client:
+    with httpx.Client(base_url=served.url, timeout=10) as client:
         page = client.get("/play/", headers={"accept": "text/html"})
         assert page.status_code == 200 and "<html" in page.text.lower()
         assert "script-src 'self'" in page.headers["content-security-policy"]
@@ -139,7 +167,7 @@ def test_the_page_and_every_script_it_loads_are_served(served: str) -> None:
                 for found in IMPORTS.findall(answer.text):
                     pending.append(os.path.normpath(base + found))
     page_dir = ROOT / "clients" / "web" / "play"
-    with httpx.Client(base_url=served, timeout=10) as client:
+    with httpx.Client(base_url=served.url, timeout=10) as client:
         for path in sorted(p for p in page_dir.rglob("*") if p.is_file()):
             name = path.relative_to(page_dir).as_posix()
             answer = client.get(f"/play/{name}")
