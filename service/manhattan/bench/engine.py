@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from manhattan.bench.charts import engine_chart
 from manhattan.bench.harness import seconds_per_call
 from manhattan.bots.ismcts import Search
 from manhattan.bots.playout import play_out
@@ -200,7 +201,5 @@ def run(argv: list[str]) -> int:
             here, there = alternating(args.runs, args.seconds, path)
     ok = report(here, there)
     if args.svg:
-        from manhattan.bench.charts import engine_chart
-
         engine_chart(here, there, kernel_build(), args.svg)
     return 0 if ok else 1

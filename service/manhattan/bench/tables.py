@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from manhattan.bench.charts import tables_chart
 from manhattan.bench.harness import (
     HarnessError,
     add_options,
@@ -331,8 +332,6 @@ def run(argv: list[str]) -> int:
     if report is None:
         return 2
     if args.svg and report.get("tables"):
-        from manhattan.bench.charts import tables_chart
-
         tables_chart(report, args.svg)
     return 0 if report["errors"] == 0 else 1
 
