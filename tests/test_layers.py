@@ -93,6 +93,8 @@ KNOWN_INNER_IMPORTS: set[tuple[str, str]] = {
     # matplotlib is optional and slow to import: plot imports it when it draws
     ("manhattan.bench.plot", "matplotlib"),
     ("manhattan.bench.plot", "matplotlib.pyplot"),
+    ("manhattan.bench.charts", "matplotlib"),
+    ("manhattan.bench.charts", "matplotlib.pyplot"),
 }
 #: Part edges against the layers, each with what removes it.
 KNOWN_PART_EDGES: set[tuple[str, str]] = {
