@@ -1,12 +1,15 @@
 """Request and response bodies for REST: JSON or msgpack, chosen by Content-Type and Accept.
 
 Decoding never raises anything but ``ApiError``: malformed JSON, non-finite numbers, absurd
-nesting and oversized msgpack containers are all ``INVALID_REQUEST`` (400).
+nesting and oversized msgpack containers are all ``INVALID_REQUEST`` (400). Encoding: the
+compact JSON REST and GraphQL write (``dump_json``) and the legal moves body (``moves_json``),
+which the game service caches as the bytes written here.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import msgpack
@@ -15,11 +18,10 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from manhattan import Move
 from manhattan.api.errors import ApiError
 from manhattan.api.middleware import HEADERS_KEY
-from manhattan.games.encoding import (
-    dump_json as dump_json,
-)  # re-exported: REST and GraphQL write with it
+from manhattan.engine.moves import moves_text
 
 JSON_TYPE = "application/json"
 MSGPACK_TYPE = "application/msgpack"
@@ -31,6 +33,24 @@ _MSGPACK_LIMITS = {
     "max_map_len": 1024,
     "max_ext_len": 0,
 }
+
+
+def moves_json(moves: Sequence[Move]) -> bytes:
+    """``{"moves": [...]}`` as JSON bytes, each move's text from the compiled engine
+    (``moves_text``: kept by the move's fields, its player and block included; not by instance,
+    as ``legal_moves`` makes new ones on every call)."""
+    return b'{"moves":' + moves_text(list(moves)) + b"}"
+
+
+def dump_json(payload: Any) -> bytes:
+    """Compact UTF-8 JSON. orjson is several times faster than the standard library on response
+    bodies; what it refuses (integers beyond 64 bits, non-string keys, lone surrogates) goes
+    through ``json.dumps`` as before. The one difference: orjson writes a non-finite float as
+    ``null`` where ``json.dumps`` wrote ``NaN``, which is not JSON."""
+    try:
+        return orjson.dumps(payload)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def _reject_constant(name: str) -> Any:
