@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import uvicorn
 
-from manhattan.api.app import create_app
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 
 

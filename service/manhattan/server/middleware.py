@@ -16,10 +16,11 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from manhattan.api.client_address import client_address
+from manhattan.api.encoding import HEADERS_KEY
 from manhattan.api.errors import ApiError
-from manhattan.api.metrics import Metrics
-from manhattan.api.rate_limit import RateLimiter
-from manhattan.api.request_log import request_id, request_id_from
+from manhattan.server.metrics import Metrics
+from manhattan.server.rate_limit import RateLimiter
+from manhattan.server.request_log import request_id, request_id_from
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -28,11 +29,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 access_log = logging.getLogger("manhattan.access")
-
-#: The scope key under which the middleware leaves the request's headers as a dict (lowercase
-#: name to raw value) when no name is repeated: the routes read them with one dict lookup
-#: (``encoding.header``) instead of a scan of the list per lookup.
-HEADERS_KEY = "manhattan.headers"
 
 
 class BodyTooLarge(Exception):

@@ -1,4 +1,4 @@
-"""A public change written straight to the spectators' connections (``tables/fanout.py``):
+"""A public change written straight to the spectators' connections (``live/fanout.py``):
 every spectator still gets every change once and in order, one whose connection is not taking
 data is left to its own stream (which waits for it) and catches up; a seat gets its own view."""
 
@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from manhattan.live.fanout import BATCH, write_direct
+from manhattan.live.hub import Listener
+from manhattan.live.runtime import TableRuntime
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore
-from manhattan.tables import TableRuntime
-from manhattan.tables.fanout import BATCH, write_direct
-from manhattan.tables.hub import Listener
 from tests.tables.conftest import LiveServer, new_table, seated_table, sse
 
 pytestmark = pytest.mark.anyio

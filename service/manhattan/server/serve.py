@@ -11,10 +11,10 @@ import gc
 
 import uvicorn
 
-from manhattan.api.app import create_app
-from manhattan.api.protocol import bounded_protocol, connection_limits
-from manhattan.api.request_log import configure_logging
-from manhattan.api.ws_protocol import QueuedWebSocketProtocol
+from manhattan.server.app import create_app
+from manhattan.server.protocol import bounded_protocol, connection_limits
+from manhattan.server.request_log import configure_logging
+from manhattan.server.ws_protocol import QueuedWebSocketProtocol
 from manhattan.settings import Settings
 
 

@@ -97,10 +97,3 @@ class Quotas:
                 f"retry in {wait} s",
                 headers={"Retry-After": str(wait)},
             )
-
-
-async def check_quota(connection: Any, kind: str) -> None:
-    """``Quotas.check`` for a Starlette request or WebSocket (the app's ``state.quotas``)."""
-    quotas: Quotas | None = getattr(connection.app.state, "quotas", None)
-    if quotas is not None:
-        await quotas.check(kind, connection.scope, connection.headers)

@@ -18,8 +18,8 @@ from websockets.frames import Close, Frame, Opcode
 from websockets.protocol import Protocol, Side, State
 from websockets.streams import StreamReader
 
-from manhattan.api.rest.table_socket import SocketWriter, socket_text, text_frame
-from manhattan.tables import Push
+from manhattan.live.push import Push
+from manhattan.live.websocket import SocketWriter, socket_text, text_frame
 from tests.tables.conftest import LiveServer, new_table, ok
 
 pytestmark = pytest.mark.anyio
@@ -128,7 +128,7 @@ async def test_two_seats_play_a_whole_game_on_their_sockets(
         assert played > 10
     record = ok(await people[0].client.get(f"/v1/tables/{tid}/record"))
     assert len(record["moves"]) == played
-    # Most pushes went straight to the sockets' connections (tables/fanout.py).
+    # Most pushes went straight to the sockets' connections (live/fanout.py).
     assert live.app.state.tables.hub.direct_writes > played
 
 

@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from manhattan.tables import relay_process
-from manhattan.tables.push import HEARTBEAT_FRAME
-from manhattan.tables.relay_process import (
+from manhattan.live import relay_process
+from manhattan.live.push import HEARTBEAT_FRAME
+from manhattan.live.relay_process import (
     CLOSED,
     decode,
     encode_end,
@@ -35,12 +35,12 @@ from manhattan.tables.relay_process import (
     encode_handoff,
     encode_heartbeat,
 )
-from manhattan.tables.stream import table_stream
+from manhattan.live.stream import table_stream
 
 if TYPE_CHECKING:
-    from manhattan.tables import TableRuntime
+    from manhattan.live.runtime import TableRuntime
 
-log = logging.getLogger("manhattan.tables.relay")
+log = logging.getLogger("manhattan.live.relay")
 
 #: The process's program, run by its path: the package (and all it imports) is not loaded there.
 RELAY_SCRIPT = relay_process.__file__

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from manhattan.api.rest.sse import HangupWatch
-from manhattan.tables import Hangup
+from manhattan.live.hub import Hangup
+from manhattan.live.sse import HangupWatch
 from tests.tables.conftest import LiveServer, new_table
 
 pytestmark = pytest.mark.anyio

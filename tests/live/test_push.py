@@ -10,10 +10,12 @@ from collections.abc import AsyncGenerator
 
 import pytest
 
+from manhattan.live.hub import StreamLimits
+from manhattan.live.push import Push
+from manhattan.live.runtime import TableRuntime
+from manhattan.live.stream import table_stream
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore
-from manhattan.tables import Push, TableRuntime, table_stream
-from manhattan.tables.hub import StreamLimits
 from tests.tables.conftest import LiveServer, err, new_table, ok, seated_table, sse
 
 pytestmark = pytest.mark.anyio

@@ -15,7 +15,7 @@ terminator and the process exits.
 
 Only the standard library is imported here, so that the process stays small: the service runs
 this file by its path (``python -I -S relay_process.py FD``), not through the package; ``python
--m manhattan.tables.relay_process FD`` works as well. The channel is an ``AF_UNIX``
+-m manhattan.live.relay_process FD`` works as well. The channel is an ``AF_UNIX``
 ``SOCK_SEQPACKET`` socket: one message per ``sendmsg``, never split or merged. The messages'
 format is declared once, here (``encode_*``/``decode``), and the service imports it.
 """

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 import manhattan
-from manhattan.api.request_log import JsonFormatter
 from manhattan.sealing import SealingKey
+from manhattan.server.request_log import JsonFormatter
 from tests.conftest import MakeApp, RedisServer
 from tests.service_client import connect, gql
 

@@ -29,31 +29,31 @@ from manhattan.api.errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiErr
 from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.limits import InputLimits
 from manhattan.api.graphql.schema import build_schema
-from manhattan.api.metrics import CONTENT_TYPE, Metrics
-from manhattan.api.middleware import ServiceMiddleware
-from manhattan.api.pages import OfflineGraphQLApp, PageHeaders, page_routes
-from manhattan.api.quotas import Quotas
-from manhattan.api.rate_limit import RateLimiter
-from manhattan.api.request_log import configure_logging
 from manhattan.api.rest.games import rest_routes
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.platforms import platform_routes
 from manhattan.api.rest.shortcut import Shortcut
-from manhattan.api.rest.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
 from manhattan.api.rest.stream import stream_routes, stream_shortcut
 from manhattan.api.rest.table_socket import socket_table_id, table_socket
 from manhattan.api.rest.tables import BUSIEST_ROUTES, table_routes
 from manhattan.bot_pool import pool_from_settings
 from manhattan.engine.build import kernel_build
 from manhattan.games import BotBudget, LatestPositions, Operations
+from manhattan.live.runtime import TableRuntime
+from manhattan.live.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
 from manhattan.platforms import Platforms
 from manhattan.platforms.webhooks import Webhooks
 from manhattan.sealing import Sealer
+from manhattan.server.metrics import CONTENT_TYPE, Metrics
+from manhattan.server.middleware import ServiceMiddleware
+from manhattan.server.pages import OfflineGraphQLApp, PageHeaders, page_routes
+from manhattan.server.quotas import Quotas
+from manhattan.server.rate_limit import RateLimiter
+from manhattan.server.request_log import configure_logging
 from manhattan.settings import Settings
 from manhattan.store.cache import Backend, StateCache, make_backend
 from manhattan.store.cas import VersionedStore
 from manhattan.store.versioned import make_versioned_store
-from manhattan.tables import TableRuntime
 
 log = logging.getLogger("manhattan.api")
 

@@ -1,4 +1,4 @@
-"""The spectator relay's process on its own (``tables/relay_process.py``): started as the
+"""The spectator relay's process on its own (``live/relay_process.py``): started as the
 service starts it, driven through its channel with the service's messages, writing to real
 loopback TCP connections."""
 
@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from manhattan.tables.relay import RELAY_SCRIPT
-from manhattan.tables.relay_process import (
+from manhattan.live.relay import RELAY_SCRIPT
+from manhattan.live.relay_process import (
     CLOSED,
     PENDING_CAP,
     TERMINATOR,

@@ -18,13 +18,14 @@ from typing import Any
 
 import pytest
 
-from manhattan.api.protocol import bounded_protocol, connection_limits
+from manhattan.live import relay as relay_service
+from manhattan.live import relay_process as relay_module
+from manhattan.live.push import HEARTBEAT_FRAME
+from manhattan.live.relay import Relay
+from manhattan.live.relay_process import TERMINATOR
+from manhattan.live.runtime import TableRuntime
+from manhattan.server.protocol import bounded_protocol, connection_limits
 from manhattan.settings import Settings
-from manhattan.tables import HEARTBEAT_FRAME, TableRuntime
-from manhattan.tables import relay as relay_service
-from manhattan.tables import relay_process as relay_module
-from manhattan.tables.relay import Relay
-from manhattan.tables.relay_process import TERMINATOR
 from tests.tables.conftest import LiveServer, new_table, ok
 
 pytestmark = pytest.mark.anyio

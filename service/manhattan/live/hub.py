@@ -22,17 +22,17 @@ from typing import Any
 
 import msgpack
 
+from manhattan.live.fanout import write_direct
+from manhattan.live.push import Push
 from manhattan.store.cas import GAP, VersionedStore
 from manhattan.tables.errors import TableError
-from manhattan.tables.fanout import write_direct
 from manhattan.tables.model import Table
 from manhattan.tables.projection import MovePayloads, Receiver, event_json, receiver_player
-from manhattan.tables.push import Push
 from manhattan.tables.records import CHANNEL
 from manhattan.tables.service import Tables
 from manhattan.tables.tokens import Bearer
 
-log = logging.getLogger("manhattan.tables.hub")
+log = logging.getLogger("manhattan.live.hub")
 
 #: Streams opened or closed since the last give-back of freed memory that call for another.
 GIVE_BACK_STREAMS = 256

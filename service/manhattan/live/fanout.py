@@ -8,7 +8,7 @@ and a move, most of it waking tasks and passing messages down the chain, not wri
 Here the hub writes a change made in this process (the table is at hand, no read) to every
 stream that is up to date, in batches: each audience's push is built once (``Hub.pushes``),
 each write is one call on the connection (``sink``, made by the transport:
-``api/rest/sse.py``), and a seat's token is checked against the table as its stream would.
+``live/sse.py``), and a seat's token is checked against the table as its stream would.
 Everything else takes the usual way, rung: a stream that is behind, busy writing, whose token
 no longer holds (it gets its last snapshot there), whose connection is not taking data now
 (``sink`` answers False), and any change this process did not make.
@@ -20,12 +20,12 @@ import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from manhattan.live.push import Push
 from manhattan.tables.errors import TableError
 from manhattan.tables.model import Table
-from manhattan.tables.push import Push
 
 if TYPE_CHECKING:
-    from manhattan.tables.hub import Hub, Listener
+    from manhattan.live.hub import Hub, Listener
 
 #: Streams written to in one go; the rest in later turns of the event loop, so that a crowd's
 #: fan-out does not hold up other requests for long: a request is several turns of the loop

@@ -9,7 +9,7 @@ import re
 import httpx
 import pytest
 
-from manhattan.api.pages import GRAPHIQL_DIR
+from manhattan.server.pages import GRAPHIQL_DIR
 
 pytestmark = pytest.mark.anyio
 

@@ -1,4 +1,4 @@
-"""The service's websocket protocol (``api/ws_protocol.py``) under uvicorn, on a real socket: a
+"""The service's websocket protocol (``server/ws_protocol.py``) under uvicorn, on a real socket: a
 message the app is about to read does not stop the server reading the connection; messages
 the app does not read stop it at ``QUEUED_MESSAGES`` waiting, and none is lost or reordered."""
 
@@ -14,7 +14,7 @@ import uvicorn
 import websockets
 from starlette.types import Receive, Scope, Send
 
-from manhattan.api.ws_protocol import QUEUED_MESSAGES, QueuedWebSocketProtocol
+from manhattan.server.ws_protocol import QUEUED_MESSAGES, QueuedWebSocketProtocol
 from tests.ports import bound_socket
 
 pytestmark = pytest.mark.anyio

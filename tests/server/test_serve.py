@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from manhattan.api.serve import settle_heap
+from manhattan.server.serve import settle_heap
 
 
 def test_settle_heap_freezes_the_start_up_heap_out_of_full_collections() -> None:

@@ -17,14 +17,14 @@ import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
+from manhattan.live.hub import Hangup
+from manhattan.live.push import Push
 from manhattan.tables.errors import TableError
-from manhattan.tables.hub import Hangup
 from manhattan.tables.model import Table
 from manhattan.tables.projection import Receiver, table_json
-from manhattan.tables.push import Push
 from manhattan.tables.tokens import Bearer
 
-log = logging.getLogger("manhattan.tables.stream")
+log = logging.getLogger("manhattan.live.stream")
 
 
 def _since(table: Table, version: int, after: int) -> list[dict[str, Any]] | None:

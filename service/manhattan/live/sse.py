@@ -5,7 +5,7 @@ Per open stream there is the request's own task (which writes the frames), and a
 watch with no task of its own (``HangupWatch``); no task group, no queue, no timer: heartbeats
 are rung by the hub's one shared timer, and the server's shutdown is noticed there too
 (``server_exiting``), so an open stream never holds up a graceful shutdown. A public
-spectator's stream is handed over to the spectator relay (``tables/relay.py``) once its first
+spectator's stream is handed over to the spectator relay (``live/relay.py``) once its first
 frame is written, and then costs this process nothing (``relayable``).
 """
 
@@ -20,8 +20,10 @@ from typing import Any, cast
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from manhattan.api.protocol import BoundedHttpToolsProtocol
-from manhattan.tables import HEARTBEAT_FRAME, Handover, Hangup, Push
+from manhattan.live.hub import Hangup
+from manhattan.live.push import HEARTBEAT_FRAME, Push
+from manhattan.live.relay import Handover
+from manhattan.server.protocol import BoundedHttpToolsProtocol
 
 #: Where ``ServiceApp`` puts a table stream's server ``send`` (uvicorn's, held weakly) in the
 #: request's scope, for ``direct_sink``.
@@ -132,7 +134,7 @@ DIRECT_WRITE_BACKLOG = 64 * 1024
 
 
 def direct_sink(server_send: object) -> Callable[[Push], bool] | None:
-    """Where the hub may write a push of this open stream itself (``tables/fanout.py``): the
+    """Where the hub may write a push of this open stream itself (``live/fanout.py``): the
     connection under uvicorn's ``send``, in its chunked framing; None under another server.
     Leans on uvicorn's HTTP/1.1 protocols (``RequestResponseCycle``: ``transport``, ``flow``,
     ``chunked_encoding``, ``disconnected``, ``response_complete``), which is why uvicorn is

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from manhattan.api.app import build_services, create_app
+from manhattan.server.app import build_services, create_app
 from manhattan.settings import Settings
 
 

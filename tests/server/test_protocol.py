@@ -1,4 +1,4 @@
-"""The service's HTTP protocol (``api/protocol.py``) under uvicorn, on a real socket: what its
+"""The service's HTTP protocol (``server/protocol.py``) under uvicorn, on a real socket: what its
 lean parts (a list for uvicorn's pipeline queue, list-backed events for the write flow and the
 request body) must keep working: pipelined requests in order, a writer paused by a slow reader
 and resumed, a body that arrives in pieces."""
@@ -14,7 +14,7 @@ import pytest
 import uvicorn
 from starlette.types import Receive, Scope, Send
 
-from manhattan.api.protocol import bounded_protocol, connection_limits
+from manhattan.server.protocol import bounded_protocol, connection_limits
 from manhattan.settings import Settings
 from tests.ports import bound_socket
 

@@ -9,11 +9,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
 
-from starlette.requests import HTTPConnection
-
-from manhattan.api.client_address import client_address
-from manhattan.tables import TableError
-
 
 @dataclass(eq=False)
 class RateLimiter:
@@ -48,12 +43,3 @@ class RateLimiter:
         while len(self._buckets) > self.max_clients:
             self._buckets.popitem(last=False)
         return wait
-
-
-def charge_socket_message(connection: HTTPConnection) -> None:
-    """A message on a websocket (a GraphQL operation, a table socket's move or chat) counted as
-    one request against its client address's HTTP rate limit, which the socket would otherwise
-    bypass: ``RATE_LIMITED`` past it."""
-    limiter: RateLimiter | None = getattr(connection.app.state, "rate_limiter", None)
-    if limiter is not None and limiter.allow(client_address(connection.scope)) > 0:
-        raise TableError("RATE_LIMITED", "too many requests from this client; slow down")
