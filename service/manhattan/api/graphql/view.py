@@ -246,22 +246,26 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             response = await self.run(request)
         return response
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await super().__call__(scope, receive, send)
-            return
-        request = Request(scope, receive=receive)
+    async def respond(self, request: Request) -> Response:
+        """The response to an HTTP request (the app's own, and the service's shortcut to
+        ``POST /graphql``, ``api/rest/shortcut.py``)."""
+        scope = request.scope
         try:
             # A request that may run bots stops them if its client hangs up (the body is read
             # first, and kept on the request for the paths below).
             if scope["method"] == "POST" and _BOT_FIELDS.search(await request.body()):
-                response = await unless_disconnected(request, self._respond(request, scope))
-            else:
-                response = await self._respond(request, scope)
+                return await unless_disconnected(request, self._respond(request, scope))
+            return await self._respond(request, scope)
         except HTTPException as exc:
             code = {405: "METHOD_NOT_ALLOWED", 404: "NOT_FOUND"}.get(
                 exc.status_code, "INVALID_REQUEST"
             )
             error = ApiError(code, exc.reason)
-            response = JSONResponse(error.to_json(), status_code=error.status)
+            return JSONResponse(error.to_json(), status_code=error.status)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        response = await self.respond(Request(scope, receive=receive))
         await response(scope, receive, send)

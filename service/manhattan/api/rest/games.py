@@ -27,6 +27,7 @@ from manhattan.api.encoding import (
 from manhattan.api.errors import ApiError
 from manhattan.api.rest import answers
 from manhattan.api.rest.answers import answer
+from manhattan.api.rest.shortcut import Endpoint
 from manhattan.engine.formats import StateFormat
 from manhattan.games import (
     GAME_HEADER,
@@ -234,3 +235,15 @@ def rest_routes() -> list[BaseRoute]:
         Route("/v1/states", post_states, methods=post),
         Route("/v1/states/{id}", get_state, methods=["GET"]),
     ]
+
+
+def stateless_paths() -> dict[tuple[str, str], Endpoint]:
+    """The routes above without path parameters, by (method, path): a ``Shortcut`` serves them
+    without the router (``api/rest/shortcut.py``)."""
+    return {
+        (method, route.path): route.endpoint
+        for route in rest_routes()
+        if isinstance(route, Route) and "{" not in route.path
+        for method in route.methods or ()
+        if method != "HEAD"
+    }
