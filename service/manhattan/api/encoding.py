@@ -8,6 +8,7 @@ which the game service caches as the bytes written here.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -125,8 +126,29 @@ def header(request: Request, name: str) -> str | None:
     headers: dict[bytes, bytes] | None = request.scope.get(HEADERS_KEY)
     if headers is None:
         return request.headers.get(name)
-    value = headers.get(name.encode("latin-1"))
+    value = headers.get(_raw_name(name))
     return None if value is None else value.decode("latin-1")
+
+
+@functools.cache
+def _raw_name(name: str) -> bytes:
+    return name.encode("latin-1")
+
+
+#: Scope keys of what a request's headers say about its bodies, read once per request: the
+#: body's media type, and whether the answer is msgpack.
+_SENT_KEY = "manhattan.sent"
+_ANSWER_KEY = "manhattan.answer"
+
+
+def sent_type(request: Request) -> str:
+    """The media type of the request's body (``Content-Type`` without parameters; JSON when
+    none is given)."""
+    scope = request.scope
+    kind: str | None = scope.get(_SENT_KEY)
+    if kind is None:
+        kind = scope[_SENT_KEY] = media_type(header(request, "content-type") or "") or JSON_TYPE
+    return kind
 
 
 async def read_body(request: Request) -> Any:
@@ -134,7 +156,7 @@ async def read_body(request: Request) -> Any:
     before the work rather than after it."""
     wants_msgpack(request)
     data = await request.body()
-    kind = media_type(header(request, "content-type") or JSON_TYPE) or JSON_TYPE
+    kind = sent_type(request)
     if kind in MSGPACK_TYPES:
         return decode_msgpack(data) if data else None
     if kind != JSON_TYPE and not kind.endswith("+json"):
@@ -155,8 +177,7 @@ async def read_json_as(request: Request, decoder: msgspec.json.Decoder[T]) -> T 
     the bounds the general way checks after it (an unacceptable ``Accept`` is refused first,
     as there)."""
     wants_msgpack(request)
-    kind = media_type(header(request, "content-type") or JSON_TYPE) or JSON_TYPE
-    if kind != JSON_TYPE:
+    if sent_type(request) != JSON_TYPE:
         return None
     try:
         return decoder.decode(await request.body())
@@ -169,6 +190,21 @@ def wants_msgpack(request: Request, *, strict: bool = True) -> bool:
     client's order (``q=0`` excluded); a wildcard, or no ``Accept``, answers in the request's own
     body type (a msgpack request gets msgpack). ``strict``: an ``Accept`` naming neither JSON nor
     msgpack is ``NOT_ACCEPTABLE`` (406); errors pass ``strict=False`` and fall back to JSON."""
+    known: bool | None = request.scope.get(_ANSWER_KEY)
+    if known is None:
+        known = _accepts_msgpack(request)
+        if known is None:
+            if strict:
+                raise ApiError(
+                    "NOT_ACCEPTABLE", "this answer is application/json or application/msgpack"
+                )
+            return False
+        request.scope[_ANSWER_KEY] = known
+    return known
+
+
+def _accepts_msgpack(request: Request) -> bool | None:
+    """``wants_msgpack``'s answer; None when ``Accept`` names neither JSON nor msgpack."""
     accept = header(request, "accept")
     if not accept:
         return _sent_msgpack(request)
@@ -183,13 +219,11 @@ def wants_msgpack(request: Request, *, strict: bool = True) -> bool:
             return False
         if kind in ("*/*", "application/*", ""):
             return _sent_msgpack(request)
-    if strict:
-        raise ApiError("NOT_ACCEPTABLE", "this answer is application/json or application/msgpack")
-    return False
+    return None
 
 
 def _sent_msgpack(request: Request) -> bool:
-    return media_type(header(request, "content-type") or "") in MSGPACK_TYPES
+    return sent_type(request) in MSGPACK_TYPES
 
 
 def _refused(params: str) -> bool:
