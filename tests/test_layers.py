@@ -54,7 +54,7 @@ ALLOWED: dict[str, set[str]] = {
     "wire": {"engine", "bots"},  # a BotChoice is a wire value
     "store": set(),  # keeps bytes: knows no rules, no tables
     "sealing": set(),
-    "settings": {"bots"},  # a bot level and the bots' budget bounds are settings' defaults
+    "settings": set(),  # below what it configures: the bots check their own (bot_pool)
     "games": _SERVER_BELOW,
     "tables": _SERVER_BELOW | {"games"},
     # keys, reserved seats, webhooks, ratings: built on tables, heard through their listeners
@@ -84,6 +84,7 @@ NEVER = {
     ("api", "server"),
     ("bots", "bot_pool"),
     ("store", "engine"),
+    ("settings", "bots"),
 }
 
 #: Imports inside functions outside the CLI that stay, each with its reason (the circles of the

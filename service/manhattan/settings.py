@@ -20,13 +20,6 @@ from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypedDict, TypeVar
 
-from manhattan.bots.choice import (
-    DEFAULT_LEVEL,
-    LEVELS,
-    SERVICE_MAX_ITERATIONS,
-    SERVICE_MAX_TIME_MS,
-)
-
 T = TypeVar("T")
 
 #: The data directory of ``manhattan serve`` without Redis (relative to the working directory).
@@ -130,12 +123,6 @@ def _cidrs(text: str) -> tuple[str, ...]:
     return tuple(str(ipaddress.ip_network(part, strict=False)) for part in _csv(text))
 
 
-def _bot_level(text: str) -> str:
-    if text not in LEVELS:
-        raise ValueError(f"expected {', '.join(LEVELS[:-1])} or {LEVELS[-1]}")
-    return text
-
-
 def _record_format(text: str) -> int:
     if text.strip() not in ("1", "2"):
         raise ValueError("expected 1 or 2")
@@ -158,6 +145,11 @@ def setting(default: T, parse: Callable[[str], T], *, variable: str = "") -> T:
 
 def _variable(declared: Field[Any]) -> str:
     return str(declared.metadata["variable"]) or f"MANHATTAN_{declared.name.upper()}"
+
+
+def variable(name: str) -> str:
+    """The environment variable of the setting ``name`` (for a part's own checks' messages)."""
+    return _variable(next(f for f in fields(Settings) if f.name == name))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -231,11 +223,11 @@ class Settings:
     rate_limit: float = setting(0.0, _non_negative_float)
     #: Requests a client address may send at once above ``rate_limit``.
     rate_burst: int = setting(50, _positive_int)
-    #: Cap on a bot search's iterations (suggestMove, advance, tables); by default the most a
+    #: Cap on a bot search's iterations (suggestMove, advance, tables); unset: the most a
     #: request may ask for (``BotChoice``'s bounds), which the cap lowers, never raises.
-    bot_max_iterations: int = setting(SERVICE_MAX_ITERATIONS, _positive_int)
+    bot_max_iterations: int | None = setting(None, _positive_int)
     #: Cap on a bot search's time budget in ms (it lowers the wire's bound, never raises it).
-    bot_max_time_ms: int = setting(SERVICE_MAX_TIME_MS, _positive_int)
+    bot_max_time_ms: int | None = setting(None, _positive_int)
     #: Bot worker processes; 0: one per core but one, left to the event loop (1 to 4).
     bot_workers: int = setting(0, _non_negative_int)
     #: Bot requests that may wait for a worker; beyond: 503 BOTS_BUSY with Retry-After.
@@ -263,8 +255,9 @@ class Settings:
     table_idle_seconds: int = setting(6 * 3600, _positive_int)
     #: Seconds a bot may think for a table move.
     table_bot_seconds: float = setting(2.0, _positive_float)
-    #: Bot level that stands in for people who left or ran out of turnSeconds.
-    table_stand_in_level: str = setting(str(DEFAULT_LEVEL), _bot_level)
+    #: Bot level that stands in for people who left or ran out of turnSeconds (one of the bots'
+    #: levels: checked when the bot pool is built, ``bot_pool.check_bot_settings``).
+    table_stand_in_level: str = setting("greedy", str)
     #: Seconds between heartbeats on a table's event stream.
     table_heartbeat_seconds: float = setting(15.0, _positive_float)
     #: The format tables are written in: 2, or 1 while replicas of a version before format 2

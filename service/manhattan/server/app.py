@@ -27,7 +27,7 @@ from manhattan.api.errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiErr
 from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.limits import InputLimits
 from manhattan.api.graphql.schema import build_schema
-from manhattan.api.rest.games import rest_routes
+from manhattan.api.rest.games import rest_routes, stateless_paths
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.platforms import platform_routes
 from manhattan.api.rest.shortcut import Shortcut
@@ -232,10 +232,10 @@ def build_graphql(settings: Settings) -> OfflineGraphQLApp:
     return graphql
 
 
-def build_routes(settings: Settings) -> list[BaseRoute]:
+def build_routes(settings: Settings, graphql: OfflineGraphQLApp | None = None) -> list[BaseRoute]:
     """Every route: GraphQL, REST (games, tables, the tables' stream), health, metrics, the
     OpenAPI document, the service's pages and, unless off, the web page at ``/play``."""
-    graphql = build_graphql(settings)
+    graphql = graphql or build_graphql(settings)
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
@@ -292,7 +292,8 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
 
 class ServiceApp(Starlette):
     """Starlette, but a table's event stream (open for hours, holding every frame of the call
-    that serves it) and the busiest table routes (a move, a table GET) are served by
+    that serves it) and the busiest routes (a table's move and GET, the stateless API) are
+    served by
     ``Shortcut``s (``api/rest/shortcut.py``): the service middleware and the handler only, the
     same rate limiter, metrics and error handlers, without the error and exception middlewares
     and the router. Each shortcut is kept beside itself behind the service middleware."""
@@ -338,7 +339,8 @@ def create_app(
     services = build_services(
         settings, backend=backend, sealer=sealer, positions=positions, seam=seam
     )
-    routes = build_routes(settings)
+    graphql = build_graphql(settings)
+    routes = build_routes(settings, graphql)
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error
     handlers[Exception] = internal_error
@@ -367,6 +369,8 @@ def create_app(
     app.add_middleware(ServiceMiddleware, **middleware)
     streams = stream_shortcut(expected_error, internal_error)
     app.streams = streams, ServiceMiddleware(streams, **middleware, replay_empty_body=False)
-    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error)
+    # The busiest routes: a table's move and GET, and the stateless API (REST and GraphQL).
+    stateless = {**stateless_paths(), ("POST", "/graphql"): graphql.respond}
+    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error, paths=stateless)
     app.busiest = busiest, ServiceMiddleware(busiest, **middleware)
     return app

@@ -714,35 +714,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        Score: {
-            round: number;
-            /** @enum {unknown} */
-            phase: "select" | "build" | "over";
-            /** @description per color, cumulative */
-            scores: number[];
-            /** @description per player */
-            players: number[];
-            history: Record<string, never>[];
-            ifRoundEndedNow: {
-                round: number;
-                players: number[];
-                scores: components["schemas"]["breakdown"][];
-                urban: string | null;
-            };
-            ranking: components["schemas"]["Placing"][];
-        };
-        Analysis: {
-            analysis: unknown;
-        };
         /** @description {preview} for one move; {previews} (every legal move) without one */
-        Preview: {
-            preview: unknown;
-        } | {
-            previews: unknown[];
-        };
-        Threats: {
-            threats: Record<string, never>;
-        };
+        Preview: components["schemas"]["MovePreview"] | components["schemas"]["Previews"];
         /**
          * BotChoice
          * @description Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients,
@@ -1031,6 +1004,45 @@ export interface components {
             move: components["schemas"]["move"];
             visits: number;
             meanScore: number;
+        };
+        /** Score */
+        Score: {
+            round: number;
+            /** @enum {unknown} */
+            phase: "build" | "over" | "select";
+            /** @description per color, cumulative */
+            scores: number[];
+            /** @description per player */
+            players: number[];
+            history: Record<string, never>[];
+            ifRoundEndedNow: components["schemas"]["RoundScore"];
+            ranking: components["schemas"]["Placing"][];
+        };
+        /**
+         * RoundScore
+         * @description A round's scoring: points per player, each color's breakdown, the urban rule scored.
+         */
+        RoundScore: {
+            round: number;
+            players: number[];
+            scores: components["schemas"]["breakdown"][];
+            urban: string | null;
+        };
+        /** Analysis */
+        Analysis: {
+            analysis: unknown;
+        };
+        /** MovePreview */
+        MovePreview: {
+            preview: unknown;
+        };
+        /** Previews */
+        Previews: {
+            previews: unknown[];
+        };
+        /** Threats */
+        Threats: {
+            threats: Record<string, never>;
         };
         /**
          * NewTable

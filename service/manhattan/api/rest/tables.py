@@ -17,9 +17,10 @@ import manhattan
 from manhattan import wire
 from manhattan.api.caller_limits import check_quota
 from manhattan.api.encoding import read_body, render
-from manhattan.api.rest.games import validation_json
+from manhattan.api.rest import answers
+from manhattan.api.rest.answers import answer
 from manhattan.api.rest.platforms import get_my_tables, platforms
-from manhattan.games import Operations, Validation
+from manhattan.games import MoveReader, Validation
 from manhattan.live.runtime import TableRuntime
 from manhattan.tables import Bearer, TableError
 
@@ -110,9 +111,8 @@ async def post_seat_preview(request: Request) -> Response:
     body = wire.read(await read_body(request), wire.SeatPreviewRequest)
     view = await runtime(request).tables.seat_view(tid, who)
     if body.move is None:
-        return render(request, {"previews": [p.to_json() for p in manhattan.preview_all(view)]})
-    preview = manhattan.preview(view, Operations.read_move(body.move))
-    return render(request, {"preview": preview.to_json()})
+        return answer(request, answers.preview(manhattan.preview_all(view)))
+    return answer(request, answers.preview(manhattan.preview(view, MoveReader.one(body.move))))
 
 
 async def post_seat_validate(request: Request) -> Response:
@@ -121,8 +121,8 @@ async def post_seat_validate(request: Request) -> Response:
     who = bearer(request, tid)
     body = wire.read(await read_body(request), wire.SeatMoveRequest)
     view = await runtime(request).tables.seat_view(tid, who)
-    verdict = manhattan.explain(view, Operations.read_move(body.move))
-    return render(request, validation_json(Validation.of(verdict)))
+    verdict = manhattan.explain(view, MoveReader.one(body.move))
+    return answer(request, answers.validation(Validation.of(verdict)))
 
 
 async def post_leave(request: Request) -> Response:
