@@ -78,14 +78,18 @@ def rated_name(seat: Seat) -> str | None:
 
 
 def placings(table: Table) -> list[tuple[str, float]]:
-    """The rated players of a finished table and their places (1 = first; ties share), each
-    once: a player at several seats (a bot) at the mean of its places."""
-    places: dict[str, list[int]] = {}
-    for placing in ranking_json(table):
-        name = rated_name(table.seats[placing["player"]])
-        if name is not None:
-            places.setdefault(name, []).append(placing["place"])
-    return [(name, sum(seen) / len(seen)) for name, seen in places.items()]
+    """The rated players of a finished table and their places (1 = first; ties share)."""
+    seats = [(rated_name(table.seats[p["player"]]), p["place"]) for p in ranking_json(table)]
+    return once_each([(name, place) for name, place in seats if name is not None])
+
+
+def once_each(places: list[tuple[str, int]]) -> list[tuple[str, float]]:
+    """Each rated player once, in order of first appearance: a player at several seats (a bot)
+    at the mean of its places."""
+    seen: dict[str, list[int]] = {}
+    for name, place in places:
+        seen.setdefault(name, []).append(place)
+    return [(name, sum(found) / len(found)) for name, found in seen.items()]
 
 
 def updated(
