@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
@@ -94,6 +95,22 @@ def _csv(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
 
 
+_ORIGIN = re.compile(
+    r"https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?"
+)
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    """Comma-separated web origins (``https://platform.example``, ``http://localhost:3000``):
+    a scheme, a host and an optional port; no path, no wildcard (a CSP source and a
+    postMessage target must be exact)."""
+    origins = _csv(text)
+    for origin in origins:
+        if not _ORIGIN.fullmatch(origin):
+            raise ValueError(f"expected origins such as https://platform.example, not {origin!r}")
+    return tuple(origin.lower() for origin in origins)
+
+
 def _cidrs(text: str) -> tuple[str, ...]:
     """Comma-separated networks (``10.0.0.0/8``, ``::1``), each checked and kept normalized."""
     return tuple(str(ipaddress.ip_network(part, strict=False)) for part in _csv(text))
@@ -172,6 +189,10 @@ class Settings:
     #: The GraphQL fast path (compiled plans, one-loop completion); off: strawberry's general
     #: path answers everything. Also off, with a warning, on untested strawberry/graphql-core.
     graphql_fast_path: bool = setting(True, _bool)
+    #: The table streams' and sockets' fast path under uvicorn (frames written to the transport
+    #: by the service, the spectator relay, the service's own HTTP and websocket protocols);
+    #: off: plain ASGI. Also off, with a warning, on an untested uvicorn.
+    uvicorn_fast_path: bool = setting(True, _bool)
     #: Accept states only as sealed tokens or cached ids, never as plain JSON (DESIGN §7).
     strict_states: bool = setting(False, _bool)
     #: The current sealing key as ``kid:base64url-key`` (16, 24 or 32 bytes); empty: ephemeral.
@@ -199,6 +220,9 @@ class Settings:
     graceful_timeout: float = setting(20.0, _positive_float)
     #: The static web page served at /play when the directory exists; "off": not served.
     web_dir: str = setting(DEFAULT_WEB_DIR, str)
+    #: Origins whose pages may frame /play (CSP frame-ancestors beside 'self') and receive its
+    #: postMessage events (docs/how-to/embed-a-table.md); none by default.
+    embed_origins: tuple[str, ...] = setting((), _origins)
     #: Redis for tables (DESIGN §9) when it must differ from REDIS_URL (a no-eviction instance).
     tables_redis_url: str = setting("", str)
     #: Without Redis for tables: the directory of their SQLite database and of the token key
