@@ -1054,7 +1054,7 @@ export interface components {
             setup?: components["schemas"]["TableSetup"] | null;
             /** @default null */
             seats?: ("open" | components["schemas"]["SeatChoice"])[] | null;
-            /** @default true */
+            /** @description listed in the lobby; default: true, false with a platform key */
             public?: boolean;
             /** @default null */
             turnSeconds?: number | null;
@@ -1119,9 +1119,11 @@ export interface components {
         };
         /**
          * PlatformPlayer
-         * @description A platform's player (DESIGN §10): its own id (1-64 printable characters) and a name.
+         * @description A platform's player (DESIGN §10): its id (1-64 printable characters, not starting with
+         *         ``bot:``, checked where the seat is read) and a name (the rule of a join's).
          */
         PlatformPlayer: {
+            /** @description 1-64 printable characters, not starting with 'bot:' */
             id: string;
             name: string;
         };

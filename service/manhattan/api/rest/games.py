@@ -39,6 +39,7 @@ from manhattan.games import (
     rules_info,
 )
 from manhattan.wire import read
+from manhattan.wire.numbers import ascii_decimal
 
 
 def operations(request: Request) -> Operations:
@@ -181,10 +182,9 @@ async def get_render_svg(request: Request) -> Response:
         raise ApiError("INVALID_REQUEST", "give exactly one of 'id' or 'token'")
     player: int | None = None
     if "player" in query:
-        text = query["player"]
-        if not (text.isascii() and text.isdigit() and len(text) < 3):
+        player = ascii_decimal(query["player"], digits=2)
+        if player is None:
             raise ApiError("INVALID_PLAYER", "'player' is a player index")
-        player = int(text)
     svg = await operations(request).render_svg(state_ref(request, wire), player)
     return Response(svg, media_type=SVG_TYPE)
 

@@ -23,6 +23,7 @@ from manhattan.api.rest.platforms import get_my_tables, platforms
 from manhattan.games import MoveReader, Validation
 from manhattan.live.runtime import TableRuntime
 from manhattan.tables import Bearer, TableError
+from manhattan.wire.numbers import ascii_decimal
 
 
 def runtime(request: HTTPConnection) -> TableRuntime:
@@ -65,8 +66,9 @@ async def get_tables(request: Request) -> Response:
         return await get_my_tables(request)
     query: dict[str, object] = {}
     for key, value in request.query_params.items():
-        if key in ("limit", "players") and value.isascii() and value.isdigit():
-            query[key] = int(value)
+        number = ascii_decimal(value) if key in ("limit", "players") else None
+        if number is not None:
+            query[key] = number
         elif key == "open" and value in ("true", "false"):
             query[key] = value == "true"
         else:
@@ -84,7 +86,8 @@ async def get_table(request: Request) -> Response:
 async def post_join(request: Request) -> Response:
     await check_quota(request, "joins")
     tid = table_id(request)
-    return render(request, await runtime(request).tables.join(tid, await read_body(request)))
+    who = bearer(request, tid)  # a reserved seat's token takes its seat back
+    return render(request, await runtime(request).tables.join(tid, await read_body(request), who))
 
 
 async def post_start(request: Request) -> Response:
@@ -126,9 +129,11 @@ async def post_seat_validate(request: Request) -> Response:
 
 
 async def post_leave(request: Request) -> Response:
+    """A seat token; with the table's platform key too, a reserved seat is freed."""
     tid = table_id(request)
     who = bearer(request, tid)
-    return render(request, await runtime(request).tables.leave(tid, who))
+    found = platforms(request)
+    return render(request, await found.leave(found.caller(request.headers), tid, who))
 
 
 async def post_chat(request: Request) -> Response:
