@@ -26,8 +26,8 @@ from hypothesis import settings
 from starlette.applications import Starlette
 
 import manhattan
-from manhattan.api.app import create_app
 from manhattan.bench.engine import mid_game_state
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 from tests.ports import free_port, redis_pid
 from tests.service_client import connect

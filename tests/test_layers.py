@@ -36,7 +36,9 @@ PARTS: dict[str, tuple[str, ...]] = {
     "games": ("manhattan.games",),
     "tables": ("manhattan.tables",),
     "platforms": ("manhattan.platforms",),
+    "live": ("manhattan.live",),
     "api": ("manhattan.api",),
+    "server": ("manhattan.server",),
     "http_client": ("manhattan.http_client", "manhattan.sse_reader"),
     "terminal": ("manhattan.terminal",),
     "bench": ("manhattan.bench",),
@@ -57,7 +59,11 @@ ALLOWED: dict[str, set[str]] = {
     "tables": _SERVER_BELOW | {"games"},
     # keys, reserved seats, webhooks, ratings: built on tables, heard through their listeners
     "platforms": _SERVER_BELOW | {"games", "tables"},
-    "api": _SERVER_BELOW | {"games", "tables", "platforms"},
+    # from a table change to bytes on connections: on the tables, never on the server
+    "live": _SERVER_BELOW | {"tables"},
+    "api": _SERVER_BELOW | {"games", "tables", "platforms", "live"},
+    # the composition root: the app, its middleware and serve, over everything it wires
+    "server": _SERVER_BELOW | {"games", "tables", "platforms", "live", "api"},
     "http_client": set(),
     "terminal": {"engine", "bots", "wire", "render", "settings", "http_client"},
     "bench": set(PARTS) - {"bench", "cli"},
@@ -71,6 +77,11 @@ NEVER = {
     ("games", "tables"),
     ("tables", "api"),
     ("tables", "platforms"),
+    ("tables", "live"),
+    ("tables", "server"),
+    ("live", "api"),
+    ("live", "server"),
+    ("api", "server"),
     ("bots", "bot_pool"),
     ("store", "engine"),
 }
@@ -83,8 +94,13 @@ KNOWN_INNER_IMPORTS: set[tuple[str, str]] = {
     ("manhattan.bench.plot", "matplotlib"),
     ("manhattan.bench.plot", "matplotlib.pyplot"),
 }
-#: Part edges against the layers, each removed by the branch named (none left).
-KNOWN_PART_EDGES: set[tuple[str, str]] = set()
+#: Part edges against the layers, each with what removes it.
+KNOWN_PART_EDGES: set[tuple[str, str]] = {
+    # the SSE writer checks for the server's own HTTP protocol: the uvicorn seam removes it
+    ("live", "server"),
+    # the platforms take the tables' runtime whole: the change Protocol removes it
+    ("platforms", "live"),
+}
 
 
 @dataclass(frozen=True)
@@ -318,6 +334,8 @@ HOUSE_NAMES = {
     "Cli": "cli",
     "Games": "games",
     "Platforms": "platforms",
+    "Live": "live",
+    "Server": "server",
 }
 
 

@@ -76,8 +76,8 @@ def _tournament(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from manhattan.api.serve import run
     from manhattan.sealing import SealingKeyError
+    from manhattan.server.serve import run
     from manhattan.settings import SettingsError
     from manhattan.store.sqlite_cas import DataDirectoryError
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
@@ -92,6 +93,22 @@ def _bool(text: str) -> bool:
 
 def _csv(text: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+_ORIGIN = re.compile(
+    r"https?://(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?"
+)
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    """Comma-separated web origins (``https://platform.example``, ``http://localhost:3000``):
+    a scheme, a host and an optional port; no path, no wildcard (a CSP source and a
+    postMessage target must be exact)."""
+    origins = _csv(text)
+    for origin in origins:
+        if not _ORIGIN.fullmatch(origin):
+            raise ValueError(f"expected origins such as https://platform.example, not {origin!r}")
+    return tuple(origin.lower() for origin in origins)
 
 
 def _cidrs(text: str) -> tuple[str, ...]:
@@ -199,6 +216,9 @@ class Settings:
     graceful_timeout: float = setting(20.0, _positive_float)
     #: The static web page served at /play when the directory exists; "off": not served.
     web_dir: str = setting(DEFAULT_WEB_DIR, str)
+    #: Origins whose pages may frame /play (CSP frame-ancestors beside 'self') and receive its
+    #: postMessage events (docs/how-to/embed-a-table.md); none by default.
+    embed_origins: tuple[str, ...] = setting((), _origins)
     #: Redis for tables (DESIGN §9) when it must differ from REDIS_URL (a no-eviction instance).
     tables_redis_url: str = setting("", str)
     #: Without Redis for tables: the directory of their SQLite database and of the token key

@@ -336,7 +336,7 @@ async def test_without_strict_mode_tokens_stay_stateless(client: httpx.AsyncClie
 
 
 def test_the_bounds_are_settings() -> None:
-    from manhattan.api.protocol import ConnectionLimits, connection_limits
+    from manhattan.server.protocol import ConnectionLimits, connection_limits
     from manhattan.settings import SettingsError
 
     settings = Settings.from_env(

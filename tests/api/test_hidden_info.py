@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 import manhattan
-from manhattan.api.app import create_app
 from manhattan.sealing import Sealer, SealingKey
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 from tests.service_client import connect, gql
 from tests.strategies import rehide

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from manhattan.api.rate_limit import RateLimiter
+from manhattan.server.rate_limit import RateLimiter
 from tests.conftest import MakeApp
 from tests.service_client import connect, gql
 

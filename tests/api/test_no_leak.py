@@ -26,8 +26,8 @@ import httpx
 from hypothesis import HealthCheck, given, settings
 
 import manhattan
-from manhattan.api.app import create_app
 from manhattan.sealing import Sealer, SealingKey
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 from tests.api.graphql.test_analysis import ANALYSIS_FIELDS, PREVIEW_FIELDS, THREATS_FIELDS
 from tests.reveals import mask_reveals

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import manhattan
-from manhattan.api.app import create_app
 from manhattan.games import game_id
 from manhattan.sealing import Sealer, SealingKey
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 from tests.conftest import MakeApp
 from tests.service_client import connect, gql

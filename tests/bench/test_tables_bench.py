@@ -25,7 +25,7 @@ from manhattan.bench.table_report import (
     ratio,
     verdicts,
 )
-from manhattan.tables.push import HEARTBEAT_FRAME, Push
+from manhattan.live.push import HEARTBEAT_FRAME, Push
 
 
 def test_latency_summary_is_nearest_rank_in_milliseconds() -> None:

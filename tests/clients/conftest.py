@@ -26,7 +26,7 @@ if str(CLIENT_SRC) not in sys.path:
 
 @pytest.fixture
 def app():  # type: ignore[no-untyped-def]
-    from manhattan.api.app import create_app
+    from manhattan.server.app import create_app
     from manhattan.settings import Settings
 
     return create_app(Settings(access_log=False))

@@ -179,6 +179,10 @@ def test_service_errors_become_typed_exceptions(
     with pytest.raises(error) as caught:
         call(client, game)
     assert caught.value.code == code and caught.value.message
+    # The fields named as the TypeScript client names them: the service's message is `detail`.
+    assert caught.value.detail == caught.value.message and str(caught.value).endswith(
+        caught.value.detail
+    )
     assert isinstance(caught.value, ServiceError | ManhattanClientError)
 
 

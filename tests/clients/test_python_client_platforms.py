@@ -33,7 +33,7 @@ RIVAL = "rival-secret-for-the-client-2"
 
 @pytest.fixture
 def platform_app() -> Any:
-    from manhattan.api.app import create_app
+    from manhattan.server.app import create_app
     from manhattan.settings import Settings
 
     return create_app(Settings(access_log=False, api_keys=(f"club={CLUB}", f"rival={RIVAL}")))

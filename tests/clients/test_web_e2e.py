@@ -267,13 +267,81 @@ def _accessible_by_keyboard_and_to_axe(played: dict[str, Any]) -> None:
     assert played["axe"] == {"lobby": [], "play": [], "end": []}
     keyboard = played["keyboard"]
     assert keyboard == {
+        "onBoard": True,
         "moved": True,
         "back": True,
-        "onLegal": True,
-        "confirmOpened": True,
+        "confirmFocused": True,
         "escaped": True,
+        "pieceDropped": True,
         "focusVisible": True,
     }
+
+
+def _a_build_takes_at_most_six_key_presses(played: dict[str, Any]) -> None:
+    """From the moment the turn comes: the first piece is focused; arrows pick among the pieces,
+    Enter goes on to its first lit block, Enter opens the confirmation on "Build here", Enter
+    builds. The focus is never left on the body, before, during or after."""
+    turn = played["keyboardTurn"]
+    assert turn["built"] and turn["start"] == "piece-button", turn
+    assert len(turn["keys"]) <= 6, turn
+    assert "body" not in turn["focus"] and turn["after"] != "body", turn
+    assert turn["keys"][-3:] == ["Enter"] * 3 and turn["focus"][-3:-1] == [
+        "block.legal",
+        "confirm-build",
+    ], turn
+
+
+def _a_selection_by_keyboard_keeps_the_focus(played: dict[str, Any]) -> None:
+    """From the moment the turn comes: Enter on the focused size adds a piece; once the choice
+    is complete the focus is on "Take these pieces" (never the body), and Enter takes them."""
+    select = played["keyboardSelect"]
+    assert select["focus"][-1] == "confirm-select", select
+    assert "body" not in select["focus"] and select["after"] != "body", select
+    assert select["keys"] == len(select["focus"]) + 1, select  # one press a piece, one to take
+
+
+def _build_here_stays_on_a_1280_by_800_screen(played: dict[str, Any]) -> None:
+    """With the page at its top, "Build here" is inside the screen at every confirmation of a
+    1280 x 800 player, and with a preview of three lines of explanation."""
+    reaches = played["buildHere"]
+    assert reaches, "no confirmation measured on a 1280 x 800 screen"
+    assert all(r["bottom"] <= r["screen"] for r in reaches), reaches
+    long = played["longPreview"]
+    assert long["lines"] >= 2 and long["bottom"] <= long["screen"] == 800, long
+
+
+def _a_full_table_says_so_and_offers_to_watch(played: dict[str, Any]) -> None:
+    """One text per situation: the status, and the chat's /join and /start, say the table is
+    full (no "/join first", no button that is not there)."""
+    for language, full in played["fullTable"].items():
+        status = full["status"]
+        assert full["joinForms"] == 0, full
+        assert full["/join zed"] == status and full["/start"] == status, full
+        expected = "Every seat is taken" if language == "en" else "Toutes les places sont prises"
+        assert status.startswith(expected), full
+        assert "/join" not in status, full
+
+
+def _the_last_build_is_named_and_marked_for_everyone(played: dict[str, Any]) -> None:
+    checks = played["checks"]
+    hoods = "(Manhattan|Cairo|São Paulo|Frankfurt|Sydney|Hong Kong) [A-I][1-6]"
+    english = [checks["lastMoveStatus"][i] for i in (0, 1, 3)]
+    for line in english:
+        assert re.fullmatch(
+            rf"(\w+|You) built \d+ floors? on {hoods}( and took it from (\w+|you))?\.", line
+        ), line
+    assert re.fullmatch(
+        rf"(\w+ a|Vous avez) construit \d+ étages? sur {hoods}.*\.", checks["lastMoveStatus"][2]
+    ), checks["lastMoveStatus"][2]
+    assert len(set(checks["lastMarkedAt"])) == 1 and checks["lastMarkedAt"][0], checks
+
+
+def _the_board_is_a_skyline(played: dict[str, Any]) -> None:
+    """Each building a tower of its pieces, shapes on its floors, marks beside it; a piece
+    drops in when built, and stays still for those who asked for less motion."""
+    assert played["fakeMarks"]["shapes"] > 0 and played["phoneMarks"]["shapes"] > 0
+    assert played["motion"] == {"normal": "drop", "reduced": "none"}
+    assert played["replay"]["firstIcon"] == 1  # the replay's first step, drawn in SVG
 
 
 def _french_for_a_french_browser(played: dict[str, Any]) -> None:
@@ -321,3 +389,9 @@ def test_the_web_page_in_a_real_browser() -> None:
     _french_for_a_french_browser(played)
     _on_a_phone_the_marks_of_a_block_never_cover_its_stack(played)
     _small_words_read_right(played)
+    _a_build_takes_at_most_six_key_presses(played)
+    _a_selection_by_keyboard_keeps_the_focus(played)
+    _build_here_stays_on_a_1280_by_800_screen(played)
+    _a_full_table_says_so_and_offers_to_watch(played)
+    _the_last_build_is_named_and_marked_for_everyone(played)
+    _the_board_is_a_skyline(played)

@@ -10,20 +10,23 @@ from dataclasses import replace
 
 import uvicorn
 
-from manhattan.api.app import create_app
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 
 
 def build() -> object:
     """The app with the default settings but for the page's directory, which
-    ``MANHATTAN_WEB_DIR`` may name (a built or patched copy of clients/web/play), and the data
+    ``MANHATTAN_WEB_DIR`` may name (a built or patched copy of clients/web/play), the data
     directory, which ``MANHATTAN_DATA_DIR`` may name (tables kept across a restart; in memory
-    otherwise)."""
+    otherwise), and the origins that may frame the page, ``MANHATTAN_EMBED_ORIGINS``."""
     settings = Settings(access_log=False)
     if web_dir := os.environ.get("MANHATTAN_WEB_DIR"):
         settings = replace(settings, web_dir=web_dir)
     if data_dir := os.environ.get("MANHATTAN_DATA_DIR"):
         settings = replace(settings, data_dir=data_dir)
+    if origins := os.environ.get("MANHATTAN_EMBED_ORIGINS"):
+        read = Settings.from_env({"MANHATTAN_EMBED_ORIGINS": origins})
+        settings = replace(settings, embed_origins=read.embed_origins)
     return create_app(settings)
 
 

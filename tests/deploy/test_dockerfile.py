@@ -9,8 +9,8 @@ import pytest
 import uvicorn
 
 from manhattan import cli
-from manhattan.api import request_log, serve
 from manhattan.engine.build import COMPILED
+from manhattan.server import request_log, serve
 from tests.deploy.deploy_files import (
     COMPOSE_FILE,
     DEPLOY,

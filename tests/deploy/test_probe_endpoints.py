@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from manhattan.api.app import create_app
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 from tests.deploy.deploy_files import COMPOSE_FILE, k8s_object, load_yaml_documents
 

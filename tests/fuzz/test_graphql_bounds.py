@@ -12,10 +12,10 @@ import httpx
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from manhattan.api.app import create_app
 from manhattan.api.graphql.cost import operation_cost
 from manhattan.api.graphql.limits import InputLimits, request_error
 from manhattan.api.graphql.schema import build_schema
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 
 APP = create_app(Settings(access_log=False))

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from starlette.applications import Starlette
 
-from manhattan.api.app import create_app
 from manhattan.sealing import Sealer, SealingKey
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 from tests.fuzz.inputs import msgpack_bombs, mutated_states, packable
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from manhattan.api.app import create_app
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 from tests.ports import bound_socket
 from tests.tables.conftest import quiet_server

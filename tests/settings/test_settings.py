@@ -69,6 +69,9 @@ def test_values_are_read_and_typed() -> None:
         ("MANHATTAN_LOG_LEVEL", "loud"),
         ("MANHATTAN_REDIS_POOL_TIMEOUT", "0"),
         ("MANHATTAN_TABLE_RECORD_FORMAT", "3"),
+        ("MANHATTAN_EMBED_ORIGINS", "https://a.example/path"),
+        ("MANHATTAN_EMBED_ORIGINS", "*"),
+        ("MANHATTAN_EMBED_ORIGINS", "https://a.example; script-src *"),
     ],
 )
 def test_a_bad_value_names_its_variable(name: str, value: str) -> None:
@@ -89,3 +92,11 @@ def test_every_redis_client_is_opened_with_the_redis_options() -> None:
     store = make_store(settings)  # the tables' store: Redis, not connected until used
     assert isinstance(store, RedisVersionedStore)
     assert store._gate.timeout == 2.5
+
+
+def test_embed_origins_are_exact_origins() -> None:
+    settings = Settings.from_env(
+        {"MANHATTAN_EMBED_ORIGINS": "https://Platform.example, http://localhost:3000"}
+    )
+    assert settings.embed_origins == ("https://platform.example", "http://localhost:3000")
+    assert Settings().embed_origins == ()

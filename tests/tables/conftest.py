@@ -13,10 +13,10 @@ import httpx
 import pytest
 import uvicorn
 
-from manhattan.api.app import create_app
-from manhattan.api.ws_protocol import QueuedWebSocketProtocol
+from manhattan.live.runtime import TableRuntime
+from manhattan.server.app import create_app
+from manhattan.server.ws_protocol import QueuedWebSocketProtocol
 from manhattan.settings import Settings
-from manhattan.tables import TableRuntime
 from tests.ports import bound_socket
 
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from manhattan.tables import TableRuntime
+from manhattan.live.runtime import TableRuntime
 from manhattan.tables.due import HeapDue
 from tests.conftest import RedisServer
 from tests.tables.conftest import LiveServer, new_table, ok

@@ -25,9 +25,9 @@ import pytest
 
 import manhattan
 from manhattan.engine.codec import state_from_msgpack, state_to_msgpack
+from manhattan.live.runtime import TableRuntime
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore
-from manhattan.tables import TableRuntime
 from manhattan.tables.model import Table, event_data
 from manhattan.tables.projection import Receiver, event_json, move_answer, table_json
 from manhattan.tables.records import table_key

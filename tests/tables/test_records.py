@@ -8,9 +8,10 @@ from __future__ import annotations
 import msgpack
 import pytest
 
+from manhattan.live.runtime import TableRuntime
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore
-from manhattan.tables import TableError, TableRuntime
+from manhattan.tables import TableError
 from manhattan.tables.model import Table
 from manhattan.tables.records import TableSettings, table_key
 from tests.tables.conftest import seated_table

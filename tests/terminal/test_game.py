@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 
@@ -20,13 +21,14 @@ def _play(argv: list[str], lines: str) -> tuple[int, str]:
 def test_a_whole_game_in_process_picking_moves_by_number() -> None:
     code, out = _play(["--players", "3", "--seed", "term", "--bot", "random"], "1\n" * 400)
     assert code == 0
-    assert "--- round 1 of 6: select your pieces ---" in out
+    assert "--- round 1 of 6: choose your pieces ---" in out
     assert "Manhattan" in out and "Hong Kong" in out
     assert "pieces you can build:" in out and "can go on:" in out  # a piece, then a block
     assert "your hand (you sit South" in out
     for k in range(1, 7):
         assert f"=== round {k} scored ===" in out  # scores after each round
-    assert "=== final ranking ===" in out and "place 1: player" in out
+    assert "=== final ranking ===" in out and re.search(r"\n  1\. (you|Bot \d), \d+ points?\n", out)
+    assert not re.search(r"\bplayer \d", out)  # players by name: "you", "Bot 2"
 
 
 def test_moves_by_notation_and_bad_input_is_explained() -> None:
@@ -54,7 +56,7 @@ def test_a_whole_game_through_the_service(server_url: str) -> None:
     argv = ["--url", server_url, "--players", "2", "--seed", "via-url", "--bot", "random"]
     code, out = _play(argv, "1\n" * 400)
     assert code == 0 and "final ranking" in out
-    assert "(bot):" in out
+    assert "> Bot 2: " in out
 
 
 def test_an_unreachable_service_is_reported() -> None:

@@ -51,9 +51,10 @@ def test_a_whole_game_against_a_bot(server_url: str) -> None:
     assert "you sit at seat 0" in out and "--token " in out
     link = f"{server_url}/play/?table={created.table_id}#seat="
     assert link in out  # the seat link, the token in the fragment (issue 24)
-    assert "--- round 1 of 1: select your pieces ---" in out and "your hand:" in out
-    assert "not allowed:" in out  # the typed notation the rules refuse
-    assert "> you: s0:" in out and re.search(r"> bot \d \(random\) \(player 1\): b", out)
+    assert "--- round 1 of 1: choose your pieces ---" in out and "your hand:" in out
+    # the typed notation the rules refuse, said as a sentence about the card
+    assert "not allowed: a card is numbered 0 to 8" in out and "$.card" not in out
+    assert "> you: s0:" in out and re.search(r"> bot \d \(random\): b", out)
     assert "=== round 1 scored ===" in out and "=== final ranking ===" in out
 
 
@@ -108,8 +109,13 @@ def test_another_persons_moves_and_chat_arrive_live(server_url: str) -> None:
     assert result.get("code") == 0, result.get("out", "")[-2000:]
     out = result["out"]
     assert "bo sits down" in out or "bo (human)" in out
-    assert "[bo] hello ann" in out and "=== the game starts: 2 players, you are player 0 ===" in out
-    assert "> bo (player 1): " in out and "=== final ranking ===" in out
+    assert "[bo] hello ann" in out
+    assert re.search(
+        r"=== the game starts: 2 players; you play (Red|Blue|Green|Yellow) and \w+ ===", out
+    )
+    assert "> bo: " in out and "=== final ranking ===" in out
+    assert re.search(r"\n  [12]\. bo, \d+ points?\n", out)  # players by name
+    assert not re.search(r"\bplayer \d", out)
     assert seen == ["hello ann", "hi bo"]  # bo's own, then ann's, typed at her first turn
 
 

@@ -10,13 +10,13 @@ const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 let browser = null;
 let artifacts = ".";
 
-export async function launch(executablePath, artifactsDir) {
+export async function launch(executablePath, artifactsDir, extraArgs = []) {
   artifacts = artifactsDir;
   browser = await chromium.launch({
     executablePath,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      "--disable-background-networking", "--disable-component-update", "--disable-sync", ...extraArgs],
   });
   return browser;
 }
@@ -186,6 +186,8 @@ async function build(page, rng, shotName) {
     await page.waitForFunction(() => (document.querySelector(".confirm")?.dataset.preview ?? "ready") === "ready");
     if (!(await page.locator(".confirm").count())) return;
     if (await page.locator(".confirm .deltas").count()) out.checks.previews = (out.checks.previews ?? 0) + 1;
+    const reach = await buildHereReach(page);
+    if (reach) (out.buildHere ??= []).push(reach);
     if (shotName) {
       await shot(page, shotName);
       out.checks.midShots = [...(out.checks.midShots ?? []), shotName];
@@ -194,6 +196,19 @@ async function build(page, rng, shotName) {
     return;
   }
   throw new Error(`${page.label}: no piece has a legal block`);
+}
+
+// Where "Build here" is with the page at its top, on a 1280 x 800 screen: its bottom edge, the
+// screen's height and the preview's lines of explanation above it.
+export async function buildHereReach(page) {
+  return page.evaluate(async () => {
+    if (innerWidth !== 1280 || innerHeight !== 800) return null;
+    window.scrollTo(0, 0);
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    const button = document.getElementById("confirm-build");
+    if (!button) return null;
+    return { bottom: button.getBoundingClientRect().bottom, screen: innerHeight, lines: document.querySelectorAll(".confirm p.hint").length };
+  });
 }
 
 // One turn of whoever's turn it is on `page`, by clicking: returns false if it was not its turn.

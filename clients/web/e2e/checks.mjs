@@ -35,56 +35,119 @@ export async function layout(page) {
   });
 }
 
-// On every built block: the stack, the crown, the height and the owner do not overlap; the owner
-// sits on an opaque background with a dark border (readable on the gold frame).
+// On every built block: the tower, the crown, the monster, the height and the owner's badge do
+// not overlap; the tower has one piece per piece of the building (from its label's floors), each
+// piece with its color's shape when tall enough to carry it; the owner's badge has a border.
 export async function blockMarks(page) {
   return page.evaluate(() => {
     const problems = [];
     let crowns = 0;
+    let shapes = 0;
+    const parts = [".tower-stack", ".crown", ".monster-mark", ".height", ".owner"];
     for (const block of document.querySelectorAll("#board .block.built")) {
-      const parts = [".stack", ".crown", ".height", ".owner"].map((s) => [s, block.querySelector(s)?.getBoundingClientRect()]).filter(([, r]) => r);
+      const found = parts.map((s) => [s, block.querySelector(s)?.getBoundingClientRect()]).filter(([, r]) => r);
       crowns += block.querySelector(".crown") ? 1 : 0;
-      for (let i = 0; i < parts.length; i++) {
-        for (let j = i + 1; j < parts.length; j++) {
-          const [a, ra] = parts[i];
-          const [b, rb] = parts[j];
+      shapes += block.querySelectorAll(".floor-shape").length;
+      for (let i = 0; i < found.length; i++) {
+        for (let j = i + 1; j < found.length; j++) {
+          const [a, ra] = found[i];
+          const [b, rb] = found[j];
           const overlap = ra.left < rb.right - 0.5 && rb.left < ra.right - 0.5 && ra.top < rb.bottom - 0.5 && rb.top < ra.bottom - 0.5;
           if (overlap) problems.push(`${block.dataset.name}: ${a} overlaps ${b}`);
         }
       }
-      const owner = getComputedStyle(block.querySelector(".owner"));
-      if (owner.backgroundColor === "rgba(0, 0, 0, 0)" || owner.borderTopWidth === "0px") problems.push(`${block.dataset.name}: owner has no backing`);
+      const tower = block.querySelectorAll(".tower-stack .piece");
+      const floors = [...tower].length;
+      if (!floors) problems.push(`${block.dataset.name}: no tower`);
+      const badge = block.querySelector(".owner rect");
+      if (!badge || badge.getAttribute("stroke") === null) problems.push(`${block.dataset.name}: owner has no backing`);
+      if (!/: \d+ (floors?|étages?) \(/.test(block.getAttribute("aria-label"))) problems.push(`${block.dataset.name}: no height in its label`);
     }
-    return { problems, crowns, width: document.querySelector("#board .block")?.getBoundingClientRect().width };
+    return { problems, crowns, shapes, width: document.querySelector("#board .block")?.getBoundingClientRect().width };
   });
 }
 
-// A build by keyboard alone: the piece with Enter, arrows across the board, Escape to cancel
-// the block chosen, Enter on a lit block, and the confirmation focused.
+// A build by keyboard on the explained position: the piece with Enter (the focus goes on to the
+// board), arrows across the board, Enter on a lit block opens the confirmation with "Build
+// here" focused, Escape takes it back (the focus back on the block), Escape again the piece.
 export async function keyboardBuild(page, pieceSelector) {
   const steps = {};
+  const focused = () => page.evaluate(() => {
+    const node = document.activeElement;
+    return node === document.body ? "body" : node.id || node.dataset.name || node.className;
+  });
   await page.focus(pieceSelector);
   await page.keyboard.press("Enter");
   await page.waitForSelector("#board .block.legal");
-  await page.focus("#board .block[tabindex='0']");
-  const at = () => page.evaluate(() => document.activeElement?.dataset.name ?? null);
-  const first = await at();
+  steps.onBoard = await page.evaluate(() => document.activeElement.classList.contains("legal"));
+  const first = await focused();
   await page.keyboard.press("ArrowRight");
   await page.keyboard.press("ArrowDown");
-  steps.moved = first !== (await at());
+  steps.moved = first !== (await focused());
   await page.keyboard.press("ArrowUp");
   await page.keyboard.press("ArrowLeft");
-  steps.back = first === (await at());
-  steps.onLegal = await page.evaluate(() => document.activeElement.classList.contains("legal"));
+  steps.back = first === (await focused());
   await page.keyboard.press("Enter");
   await page.waitForSelector(".confirm");
-  steps.confirmOpened = true;
+  steps.confirmFocused = (await focused()) === "confirm-build";
   await page.keyboard.press("Escape");
-  steps.escaped = (await page.locator(".confirm").count()) === 0;
+  steps.escaped = (await page.locator(".confirm").count()) === 0 && (await focused()) === first;
+  await page.keyboard.press("Escape");
+  steps.pieceDropped = (await page.locator("#action .piece-button.chosen").count()) === 0 && (await focused()) !== "body";
   steps.focusVisible = await page.evaluate(() => {
     const node = document.querySelector("#board .block[tabindex='0']");
     node.focus();
     return getComputedStyle(node).outlineStyle !== "none";
   });
   return steps;
+}
+
+// A whole build turn by keyboard on a real table, from the moment the turn comes: the keys
+// pressed (counted), where the focus was after each (never the body), and whether it built.
+export async function keyboardTurn(page) {
+  const where = () => page.evaluate(() => {
+    const node = document.activeElement;
+    if (!node || node === document.body) return "body";
+    return node.id || (node.classList.contains("block") ? `block${node.classList.contains("legal") ? ".legal" : ""}` : node.className);
+  });
+  await page.waitForFunction(() => document.activeElement?.classList.contains("piece-button"), null, { timeout: 10_000 });
+  const seen = { start: await where(), keys: [], focus: [] };
+  const version = await page.evaluate(() => document.body.dataset.version);
+  const press = async (key) => {
+    await page.keyboard.press(key);
+    seen.keys.push(key);
+    seen.focus.push(await where());
+  };
+  if ((await page.locator("#action .piece-button").count()) > 1) await press("ArrowRight");
+  await press("Enter"); // the piece: its lit blocks, the focus on the first
+  await page.waitForFunction(() => document.activeElement?.classList.contains("legal"), null, { timeout: 10_000 });
+  await press("Enter"); // the block: the confirmation, "Build here" focused
+  await page.waitForFunction(() => document.activeElement?.id === "confirm-build", null, { timeout: 10_000 });
+  await press("Enter"); // built
+  await page.waitForFunction((v) => document.body.dataset.version !== v && document.body.dataset.myTurn === "false", version, { timeout: 30_000 });
+  seen.after = await where();
+  seen.built = true;
+  return seen;
+}
+
+// A selection turn by keyboard: Enter on the focused size until the choice is complete (the
+// focus moving on to "Take these pieces"), then Enter; the focus never left on the body.
+export async function keyboardSelect(page) {
+  const where = () => page.evaluate(() => {
+    const node = document.activeElement;
+    return !node || node === document.body ? "body" : node.id || node.className;
+  });
+  await page.waitForFunction(() => document.activeElement?.classList.contains("size"), null, { timeout: 10_000 });
+  const version = await page.evaluate(() => document.body.dataset.version);
+  const seen = { keys: 0, focus: [] };
+  for (let i = 0; i < 8 && (await where()).includes("size"); i++) {
+    await page.keyboard.press("Enter");
+    seen.keys += 1;
+    seen.focus.push(await where());
+  }
+  await page.keyboard.press("Enter");
+  seen.keys += 1;
+  await page.waitForFunction((v) => document.body.dataset.version !== v, version, { timeout: 30_000 });
+  seen.after = await where();
+  return seen;
 }

@@ -10,10 +10,10 @@
 // Every request to another origin is refused and counted. Screenshots go to <artifacts dir>.
 //   node drive.mjs <service url> <artifacts dir> <chromium path> [rounds]
 // Prints one JSON line with what happened.
-import { body, launch, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
+import { body, buildHereReach, launch, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
 import { blockMarks, keyboardBuild } from "./checks.mjs";
 import { keptSeat, threePeople } from "./game.mjs";
-import { fourSeats } from "./seats.mjs";
+import { fourSeats, fullTable } from "./seats.mjs";
 
 const [base, artifacts, executablePath = "/usr/bin/chromium", roundsArg = "2"] = process.argv.slice(2);
 const rounds = Number(roundsArg);
@@ -91,6 +91,15 @@ async function aForfeit(link) {
   out.checks.forfeitPosted = posted && posted.move;
   await forfeit.setViewportSize({ width: 360, height: 740 });
   out.fakeMarks = await blockMarks(forfeit);
+  // A piece drops in when built, unless the person asked for less motion.
+  const dropping = () => forfeit.evaluate(() => {
+    const piece = document.querySelector("#board .tower-stack .piece:last-of-type");
+    piece.classList.add("drop");
+    return getComputedStyle(piece).animationName;
+  });
+  out.motion = { normal: await dropping() };
+  await forfeit.emulateMedia({ reducedMotion: "reduce" });
+  out.motion.reduced = await dropping();
   await forfeit.locator("#board").screenshot({ path: `${artifacts}/web-crown-phone.png` });
 }
 
@@ -120,7 +129,7 @@ async function previewsAndWhy(link) {
     if (!pick) step = await post("/advance", { state: ref, move: moves[0], bot: { level: "greedy", seed: turn } });
   }
   if (!pick) throw new Error("no position with a refused block in 40 turns");
-  const why = await open("why", { width: 1100, height: 900 }, base);
+  const why = await open("why", { width: 1280, height: 800 }, base);
   {
     const shown = await (await fetch(`${base}/v1/tables/${tableId}`)).json();
     Object.assign(shown, { status: "playing", version: 20_000, toMove: 0, deadline: null, ranking: undefined });
@@ -137,7 +146,13 @@ async function previewsAndWhy(link) {
       const what = path.split("/").pop();
       if (!(what in stateless)) return route.abort();
       const asked = JSON.parse(route.request().postData() ?? "{}");
-      return route.fulfill({ json: await post(stateless[what], { ...asked, state: { token: step.token, game: step.gameId } }) });
+      const answer = await post(stateless[what], { ...asked, state: { token: step.token, game: step.gameId } });
+      // A preview with three lines of explanation: "Build here" must stay on the screen.
+      if (what === "preview") {
+        const long = { explanation: "Red wins the majority in Cairo: 3 buildings against 2 (+2), and keeps it however the round ends" };
+        answer.preview.majorities = [...(answer.preview.majorities ?? []), long, long, long].slice(0, 3);
+      }
+      return route.fulfill({ json: answer });
     });
     await why.goto(link);
     await ready(why);
@@ -152,7 +167,8 @@ async function previewsAndWhy(link) {
     await why.locator("#board .block.legal").first().click();
     await why.waitForSelector(".confirm .deltas");
     out.checks.servicePreview = await why.textContent(".confirm");
-    await shot(why, "preview");
+    out.longPreview = await buildHereReach(why);
+    await shot(why, "preview", false);
   }
 }
 
@@ -181,7 +197,10 @@ async function goneTables(link) {
 try {
   const { link, rematchId } = await threePeople(base, rounds);
   out.firstGameSeconds = (Date.now() - started) / 1000;
-  await Promise.all([againstBots(), fourSeats(base), aForfeit(link), previewsAndWhy(link), goneTables(link), keptSeat(rematchId, base)]);
+  const full = async () => {
+    out.fullTable = { en: await fullTable(base), fr: await fullTable(base, "fr-FR") };
+  };
+  await Promise.all([againstBots(), fourSeats(base), aForfeit(link), previewsAndWhy(link), goneTables(link), keptSeat(rematchId, base), full()]);
   // GraphiQL, offline.
   const graphiql = await open("graphiql", { width: 1100, height: 800 }, base);
   await graphiql.goto(`${base}/graphql`);

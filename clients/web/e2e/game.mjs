@@ -95,9 +95,16 @@ async function seatEveryone({ ada, bea, cy, spectator, cyLine, link }, base) {
 
 // What the game looks like to follow, taken once mid-game.
 async function followChecks({ ada, bea, cy, spectator }) {
+  const version = await body(ada, "version");
+  for (const page of [bea, cy, spectator]) {
+    await page.waitForFunction((v) => Number(document.body.dataset.version) >= Number(v), version, { timeout: 20_000 });
+  }
   out.checks.noticeCleared = await ada.isHidden("#notice");
   out.checks.frenchErrorCleared = await cy.isHidden("#notice");
   out.checks.lastMarked = await spectator.locator("#board .block.last").count();
+  // The last build, named in every status line (Cy's in French), the same block for all.
+  out.checks.lastMoveStatus = await Promise.all([ada, bea, cy, spectator].map((p) => p.textContent("#status .last-move")));
+  out.checks.lastMarkedAt = await Promise.all([ada, bea, cy, spectator].map((p) => p.getAttribute("#board .block.last", "data-name")));
   out.checks.announced = await spectator.textContent("#announce");
   out.checks.edges = await spectator.$$eval("#board .edge", (es) => es.map((e) => e.textContent).join("|"));
   out.checks.beeps = await ada.evaluate(() => window.beeps);
@@ -206,6 +213,7 @@ async function replay({ spectator, link }, base) {
   await spectator.click("#replay-first");
   await spectator.waitForFunction(() => document.body.dataset.replayStep === "0");
   seen.builtAtStart = await built();
+  seen.firstIcon = await spectator.locator("#replay-first svg.icon").count();
   await spectator.click("#replay-forward");
   await spectator.waitForFunction(() => document.body.dataset.replayStep === "1");
   seen.afterForward = await step();

@@ -2,7 +2,7 @@
 // 1280 x 800 screen: every seat's layout is measured on its turn (the board 3 x 2, pieces,
 // cards and clock in one screen), then again on a 360 x 740 phone.
 import { body, open, out, playTurn, random, ready, shot } from "./browser.mjs";
-import { layout } from "./checks.mjs";
+import { keyboardSelect, keyboardTurn, layout } from "./checks.mjs";
 
 async function api(base, path, payload, bearer) {
   const headers = { "content-type": "application/json" };
@@ -43,7 +43,9 @@ export async function fourSeats(base) {
     if (i < 0) throw new Error("four seats: nobody's turn");
     desktop[`${names[i]}:${await body(pages[i], "phase")}`] = await layout(pages[i]);
     if (turn === 1) await shot(pages[i], "seat-desktop", false);
-    if (turn < 4) await playTurn(pages[i], rngs[i]);
+    if (turn === 0) out.keyboardSelect = await keyboardSelect(pages[i]); // by keyboard alone
+    else if (turn < 4) await playTurn(pages[i], rngs[i]);
+    else out.keyboardTurn = await keyboardTurn(pages[i]); // the first build, by keyboard alone
   }
   out.layoutDesktop = desktop;
   out.layoutPhone = {};
@@ -53,4 +55,24 @@ export async function fourSeats(base) {
   }
   await shot(pages[1], "seat-phone");
   await Promise.all(pages.map((p) => p.context().close()));
+}
+
+// A waiting table whose every seat is taken, opened by someone without a seat: the status says
+// it is full and offers to watch, no button offers a seat, and the chat's /join and /start
+// answer with the status's own words.
+export async function fullTable(base, locale = "en-US") {
+  const created = await api(base, "/tables", { name: "full", seats: ["open", "open"], public: true });
+  for (const name of ["Ann", "Bo"]) await api(base, `/tables/${created.tableId}/join`, { name });
+  const zed = await open(`zed-${locale}`, { width: 1280, height: 800 }, base, { locale });
+  await zed.goto(`${base}/play/?table=${created.tableId}`);
+  await ready(zed);
+  const seen = { status: await zed.textContent("#status .situation"), joinForms: await zed.locator(".join-form").count() };
+  for (const command of ["/join zed", "/start"]) {
+    await zed.fill("#chat-input", command);
+    await zed.press("#chat-input", "Enter");
+    await zed.waitForFunction(() => !document.getElementById("notice").hidden);
+    seen[command] = await zed.textContent("#notice");
+  }
+  await zed.context().close();
+  return seen;
 }

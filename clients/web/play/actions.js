@@ -1,9 +1,12 @@
 // What a person does at a table: chat and its commands, join, start, leave, rematch, a move;
 // over the table's socket while it is live for this seat, else over HTTP (live.js `send`).
+// The commands and the buttons answer with the same texts (state.js `situationText`).
 
 import * as api from "./api.js";
 import { t } from "./i18n.js";
-import { $, S, bearer, notice } from "./state.js";
+import { notice } from "./nodes.js";
+import { render } from "./render.js";
+import { $, S, bearer, joinable, situationText, waitingSituation } from "./state.js";
 import { follow, moved, refresh, take } from "./connection.js";
 import { send } from "./live.js";
 
@@ -20,7 +23,7 @@ export async function sendChat(event) {
     else if (command === "/start") await start();
     else if (command === "/leave") await leave();
     else if (command.startsWith("/")) notice(t("chat.commands"));
-    else if (!S.seat) notice(t("chat.sitDown"));
+    else if (!S.seat) notice(S.table?.status === "waiting" && joinable(S.table) ? t("chat.sitDown") : t("chat.watching"));
     else await send(S.stream, S.tableId, "chat", { text }, S.seat.seatToken);
   } catch (error) {
     notice(error.message);
@@ -29,8 +32,9 @@ export async function sendChat(event) {
 
 export async function join(name) {
   name = (name || "").trim();
-  if (!name) return notice(t("join.name"));
   if (S.seat) return notice(t("join.already"));
+  if (S.table?.status === "waiting" && !joinable(S.table)) return notice(situationText("full"));
+  if (!name) return notice(t("join.name"));
   api.keepName(name);
   const joined = await api.call(`/tables/${S.tableId}/join`, { body: { name } });
   S.seat = { seatToken: joined.seatToken, name };
@@ -41,7 +45,8 @@ export async function join(name) {
 }
 
 export async function start() {
-  if (!bearer()) return notice(t("start.who"));
+  // Someone who cannot start is told what the page offers them instead, in the status's words.
+  if (S.table?.status === "waiting" && waitingSituation() !== "canStart") return notice(situationText(waitingSituation()));
   take((await send(S.stream, S.tableId, "start", {}, bearer())).table);
 }
 
@@ -63,11 +68,24 @@ export async function rematch() {
   location.search = `?table=${encodeURIComponent(id)}`;
 }
 
+// The selection being put together (counts of 1..4-floor pieces).
+export function pick(counts) {
+  S.pick = counts;
+  render();
+}
+
 // -- moves -----------------------------------------------------------------------------------
+// A move's id (the service answers a repeat as the first time): crypto.randomUUID exists only
+// in secure contexts, which a page over plain http on a network address, or framed by one, is not.
+function moveId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export async function play(move) {
   if (S.busy) return;
   S.busy = true;
-  const body = { move: strip(move), version: S.table.version, moveId: crypto.randomUUID() };
+  const body = { move: strip(move), version: S.table.version, moveId: moveId() };
   try {
     const answer = await send(S.stream, S.tableId, "moves", body, S.seat.seatToken);
     S.piece = null;
@@ -93,5 +111,3 @@ export function strip(move) {
   for (const k of ["color", "pieces", "card", "neighborhood", "floors"]) if (move[k] !== undefined && move[k] !== null) out[k] = move[k];
   return out;
 }
-
-// What-if questions (explanations, previews) go to the table itself with the seat token: the

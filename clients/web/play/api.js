@@ -58,7 +58,7 @@ export function keepHost(tableId, token) {
 }
 export function savedLog(tableId) {
   const raw = sessionStorage.getItem(key("log", tableId));
-  return raw ? JSON.parse(raw) : { version: 0, lines: [] };
+  return { version: 0, lines: [], last: null, lastMove: null, ...(raw ? JSON.parse(raw) : {}) };
 }
 export function keepLog(tableId, log) {
   sessionStorage.setItem(key("log", tableId), JSON.stringify(log));

@@ -5,15 +5,24 @@
 // connection rejoins the same seat) and the live events of the table. Everything a rule decides
 // (which blocks a piece may take, the score change of a move, why a block is refused) comes
 // from the service: the page only draws it.
+//
+// The modules run one way: what the page holds (state.js, board.js, choices.js, the service's
+// api.js and live.js), then the drawing (render.js and what it draws with), then the actions
+// (actions.js, building.js, connection.js, replay.js). Drawing asks for what a person wants
+// through the bus (bus.js); this file gives each request its one answer.
 
 import * as api from "./api.js";
+import { answer, onFailure } from "./bus.js";
 import { LANGUAGES, lang, setLanguage, t, translatePage } from "./i18n.js";
-import { $, S, notice } from "./state.js";
+import { notice } from "./nodes.js";
+import { $, S } from "./state.js";
 import { createTable, showLobby } from "./lobby.js";
 import { showTable } from "./connection.js";
-import { sendChat } from "./actions.js";
+import { join, leave, pick, play, rematch, sendChat, start } from "./actions.js";
+import { onBlock, pickPiece, showWhy, takeBack } from "./building.js";
+import { closeReplay, openReplay, stepTo } from "./replay.js";
 import { setUpAlerts } from "./alerts.js";
-import { render } from "./render.js";
+import { startEmbed } from "./embed.js";
 
 function languageSwitch() {
   const select = $("language");
@@ -22,21 +31,35 @@ function languageSwitch() {
   select.addEventListener("change", () => setLanguage(select.value));
 }
 
-// Escape takes back the last choice of a turn: the block clicked, then the piece picked.
-function onEscape(event) {
-  if (event.key !== "Escape" || !S.table) return;
-  if (S.target) S.target = null;
-  else if (S.piece) S.piece = null;
-  else return;
-  render();
-  document.querySelector("#action .piece-button, #board .block[tabindex='0']")?.focus();
+// Every request the drawing may make, and the action that answers it.
+function answerRequests() {
+  onFailure((error) => notice(error.message));
+  answer("piece", pickPiece);
+  answer("block", onBlock);
+  answer("why", showWhy);
+  answer("build", play);
+  answer("select", play);
+  answer("forfeit", play);
+  answer("cancel", takeBack);
+  answer("pick", pick);
+  answer("join", join);
+  answer("start", start);
+  answer("leave", leave);
+  answer("rematch", rematch);
+  answer("openReplay", openReplay);
+  answer("closeReplay", closeReplay);
+  answer("replayStep", stepTo);
 }
 
 async function init() {
   translatePage();
+  startEmbed();
+  answerRequests();
   languageSwitch();
   setUpAlerts();
-  document.addEventListener("keydown", onEscape);
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && takeBack()) event.preventDefault();
+  });
   $("create").addEventListener("submit", createTable);
   $("chat-form").addEventListener("submit", sendChat);
   $("copy-link").addEventListener("click", () => {

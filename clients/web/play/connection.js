@@ -3,14 +3,15 @@
 // when the table is gone.
 
 import * as api from "./api.js";
-import { el } from "./board.js";
 import { t } from "./i18n.js";
-import { $, S, clearStaleNotice, notice } from "./state.js";
+import { clearStaleNotice, el, notice } from "./nodes.js";
+import { $, S } from "./state.js";
 import { addLine, drawChatLine, drawLog, logEvent } from "./log.js";
 import { drawClock, render } from "./render.js";
 import { yourTurn } from "./alerts.js";
 import { openReplay } from "./replay.js";
 import { follow as followLive } from "./live.js";
+import { tellParent } from "./embed.js";
 
 // A seat handed over by link (/play/?table=<id>#seat=<token>, DESIGN §9): kept in this tab like
 // a seat taken here, and dropped from the address bar at once (a fragment never reaches the
@@ -58,7 +59,7 @@ export function follow() {
   S.stream = followLive(S.tableId, () => S.seat?.seatToken, onEvent, (state, error) => {
     S.live = state === "live";
     document.body.dataset.link = S.live ? S.stream?.over ?? "" : "";
-    $("connection").textContent = S.live ? t("conn.live") : t("conn.reconnecting");
+    $("connection").replaceChildren(el("span", "dot"), S.live ? t("conn.live") : t("conn.reconnecting"));
     $("connection").className = state;
     if (error?.code === "TABLE_NOT_FOUND") return gone();
     // Live again: the stream's first event is a snapshot of the table, which catches up on
@@ -154,8 +155,12 @@ export function take(table) {
   }
   const rounds = (v) => v?.history?.length ?? 0;
   if (before?.view && rounds(table.view) > rounds(before.view)) S.recap = table.view.history.at(-1);
+  const turnCame = (!before || !before.moves.length) && table.moves.length > 0;
+  S.turnStarted = turnCame;
   render();
-  if (before && !before.moves.length && table.moves.length) yourTurn();
+  if (before && turnCame) yourTurn();
+  if (turnCame) tellParent("turn", table.version, table.toMove);
+  if (table.status === "over" && before?.status !== "over") tellParent("over", table.version, null);
 }
 
 let chatted = 0; // the version of the last chat line drawn: one line per message
@@ -169,6 +174,10 @@ export function onEvent(type, data, version) {
     take(data);
   } else {
     logEvent(type, data, version);
+    if (type === "move" && !(version <= (S.told ?? 0))) {
+      S.told = version;
+      tellParent("move", version, data.toMove ?? null);
+    }
     if (!advance(type, data)) refreshSoon(data.version, !MOVED_ON.has(type));
   }
 }

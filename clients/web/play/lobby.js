@@ -1,9 +1,10 @@
 // The lobby: open a table (seats, setup, clock), or pick a public one to watch or join.
 
 import * as api from "./api.js";
-import { el } from "./board.js";
 import { t } from "./i18n.js";
-import { $, S, notice, params } from "./state.js";
+import { icon } from "./icons.js";
+import { el, notice } from "./nodes.js";
+import { $, S, params } from "./state.js";
 
 // -- the lobby -------------------------------------------------------------------------------
 export function showLobby() {
@@ -95,13 +96,14 @@ function tableItem(table) {
 }
 
 // The lobby comes in pages, newest activity first: the first page is refreshed every five
-// seconds until "⋯" asks for the next one, whose tables are appended (then the list stays put).
+// seconds until the "more tables" button asks for the next one, whose tables are appended (then the list stays put).
 let extraPages = false;
 
 function moreItem(next) {
   const item = el("li", "listed");
-  const button = el("button", "", "⋯");
+  const button = el("button", "with-icon");
   button.type = "button";
+  button.append(icon("more"), el("span", "sr-only", t("lobby.more")));
   button.addEventListener("click", async () => {
     button.disabled = true;
     extraPages = true;

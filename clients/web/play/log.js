@@ -1,9 +1,11 @@
 // "What happened": one line per event, in order, kept across reloads, with blocks by their one
-// name; the last move, marked on the board and said to screen readers; and the chat lines.
+// name; the last build, marked on the board, named in the status line and said to screen
+// readers; and the chat lines.
 
 import * as api from "./api.js";
-import { el, spotName } from "./board.js";
+import { spotName } from "./board.js";
 import { t } from "./i18n.js";
+import { el } from "./nodes.js";
 import { $, S, blockText, colorText, me, piecesText, seatName, whoText } from "./state.js";
 
 export function addLine(version, text, cls = "") {
@@ -38,18 +40,34 @@ export function logEvent(type, data, version) {
   if (type === "move") logMove(data, version);
 }
 
+// The last build of a move's events: {player, floors, block, from} (`from` the color it was
+// taken from), or a forfeit; null when the move built nothing.
+export function lastBuild(events) {
+  let last = null;
+  for (const event of events) {
+    if (event.type === "piecePlaced") last = { player: event.player, floors: event.floors, block: event.block, from: null };
+    else if (event.type === "takeover" && last) last.from = event.from;
+    else if (event.type === "pieceForfeited") last = { player: event.player, floors: event.floors, forfeit: true };
+  }
+  return last;
+}
+
+// Where a last build stands on the board: "n:b", or null.
+export const lastKey = (last) => (last?.block ? `${last.block[0]}:${last.block[1] * 3 + last.block[2]}` : null);
+
 function logMove(data, version) {
   const lines = [];
   for (const event of data.events) {
     const text = eventText(event, data);
-    if (text) {
-      addLine(version, text, event.type === "roundScored" ? "head" : "");
-      lines.push(text);
-    }
-    if (event.type === "piecePlaced") {
-      const [n, r, c] = event.block;
-      S.log.last = `${n}:${r * 3 + c}`;
-    } else if (event.type === "pieceForfeited") S.log.last = null;
+    if (!text) continue;
+    addLine(version, text, event.type === "roundScored" ? "head" : "");
+    lines.push(text);
+  }
+  const built = lastBuild(data.events);
+  if (built) {
+    S.log.lastMove = built;
+    S.log.last = lastKey(built);
+    S.dropped = S.log.last;
   }
   S.log.version = Math.max(S.log.version, version);
   api.keepLog(S.tableId, S.log);

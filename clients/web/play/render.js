@@ -1,16 +1,20 @@
-// Drawing a table: the status line (sticky, with the clock), the players, the seat's buttons,
-// the board, the hand; "your turn" in the tab title.
+// Drawing a table: the status line (sticky: the situation, the clock, the last build), the
+// players, the seat's buttons, the board, the hand; "your turn" in the tab title. Keyboard
+// focus survives every redraw, and a turn that comes to this page puts it on the turn's first
+// control. What a person asks for goes up through the bus.
 
 import * as api from "./api.js";
-import { chip, drawBoard, drawCard, el, spotName } from "./board.js";
+import { ask } from "./bus.js";
+import { rotate, spotName } from "./board.js";
+import { marks } from "./choices.js";
 import { t } from "./i18n.js";
-import { $, S, bearer, me, notice, piecesText, rotate, seatName, side, who } from "./state.js";
-import { explainOnHover, marks, onBlock } from "./building.js";
+import { chip, el, who } from "./nodes.js";
+import { drawBoard, drawCard } from "./skyline.js";
 import { drawAction } from "./turn.js";
 import { drawChatLine } from "./log.js";
-import { join, leave, start } from "./actions.js";
 import { drawEnding, drawRecap } from "./scores.js";
-import { drawReplay } from "./replay.js";
+import { drawReplay } from "./replaybar.js";
+import { $, S, bearer, joinable, lastMoveText, me, piecesText, seatName, side, situationText, waitingSituation } from "./state.js";
 
 // The focused control, as a selector that finds its redrawn twin (a redraw replaces the nodes).
 function focusSelector() {
@@ -21,14 +25,40 @@ function focusSelector() {
   return `${node.tagName.toLowerCase()}.${[...node.classList][0] ?? ""}${data.join("")}`;
 }
 
+const lost = () => !document.activeElement || document.activeElement === document.body;
+
 export function render() {
   const table = S.table;
   if (!table || S.gone) return;
   const focused = focusSelector();
+  const inPlay = Boolean(document.activeElement?.closest?.("#play-area"));
   draw(table);
-  // Keyboard users keep their place across redraws (a move, a chat line, a tick of the table).
-  if (focused && (document.activeElement === document.body || !document.activeElement)) {
-    document.querySelector(focused)?.focus();
+  // Keyboard users keep their place across redraws (a move, a chat line, a tick of the table);
+  // a control that is gone or disabled hands the focus to the turn's next one, never the body.
+  if (focused && lost()) {
+    const twin = document.querySelector(focused);
+    if (twin && !twin.disabled) twin.focus();
+  }
+  if ((focused && lost()) || (S.turnStarted && (inPlay || lost()))) focusTurn();
+  S.turnStarted = false;
+}
+
+// The control a turn goes on with: "Build here" once a block is chosen, the piece picked (or
+// the first), the first size still to choose, the selection to confirm, a card to give up;
+// the board when the turn is someone else's.
+export function focusTurn() {
+  const next = [
+    "#confirm-build",
+    "#action .piece-button[tabindex='0']",
+    "#action .piece-button.size:not([disabled])",
+    "#confirm-select:not([disabled])",
+    "#start-over:not([disabled])",
+    "#action .card.forfeit",
+    "#board .block[tabindex='0']",
+  ];
+  for (const selector of next) {
+    const node = document.querySelector(selector);
+    if (node && node.offsetParent !== null) return node.focus();
   }
 }
 
@@ -56,8 +86,16 @@ function draw(table) {
 }
 
 export function redrawBoard() {
-  drawBoard($("board"), S.table.view, marks, onBlock, S.log.last);
-  explainOnHover();
+  const onBlock = (n, b, byKeyboard) => ask("block", n, b, byKeyboard);
+  drawBoard($("board"), S.table.view, { marks, onBlock, last: S.log.last, dropped: S.dropped });
+  S.dropped = null; // a piece drops in once, not at every redraw
+  // A block your cards allow but the chosen piece cannot take says why when pointed at.
+  if (!S.piece) return;
+  for (const block of $("board").querySelectorAll(".block.allowed")) {
+    const why = () => ask("why", Number(block.dataset.n), Number(block.dataset.b));
+    block.addEventListener("mouseenter", why);
+    block.addEventListener("focus", why);
+  }
 }
 
 function drawPlay() {
@@ -71,7 +109,7 @@ function drawWaiting() {
   const waiting = el("div", "waiting");
   const seated = table.seats.filter((s) => s.kind !== "open").length;
   waiting.append(el("h2", "", t("wait.title", { filled: seated, all: table.seats.length })));
-  waiting.append(el("p", "", S.seat ? t("wait.seated") : t("wait.watching")));
+  waiting.append(el("p", "", situationText(waitingSituation())));
   if (table.turnSeconds) waiting.append(el("p", "hint", t("wait.clock", { s: table.turnSeconds })));
   $("board").replaceChildren(waiting);
   $("action").replaceChildren();
@@ -85,21 +123,24 @@ export function drawStatus() {
   if (table.status === "waiting") {
     const seated = table.seats.filter((s) => s.kind !== "open").length;
     status.append(`${t("wait.title", { filled: seated, all: table.seats.length })}. `);
-    status.append(S.seat ? t("status.startHint") : t("status.joinHint"));
+    status.append(el("span", "situation", situationText(waitingSituation())));
     return;
   }
   const view = table.view;
-  if (table.status === "over") {
-    status.append(t("status.over"));
-    return;
+  const line = el("span", "now");
+  if (table.status === "over") line.append(t("status.over"));
+  else {
+    line.append(`${t("status.round", { round: view.round, rounds: view.rules.rounds })} · `);
+    if (table.moves.length) {
+      line.append(el("b", "", t(view.phase === "select" ? "status.yourSelect" : "status.yourBuild")));
+    } else {
+      line.append(who(table.toMove), " ", t(view.phase === "select" ? "status.selecting" : "status.building"));
+    }
+    line.append(el("span", "clock", ""));
   }
-  status.append(`${t("status.round", { round: view.round, rounds: view.rules.rounds })} · `);
-  if (table.moves.length) {
-    status.append(el("b", "", t(view.phase === "select" ? "status.yourSelect" : "status.yourBuild")));
-  } else {
-    status.append(who(table.toMove), " ", t(view.phase === "select" ? "status.selecting" : "status.building"));
-  }
-  status.append(el("span", "clock", ""));
+  status.append(line);
+  const last = lastMoveText();
+  if (last) status.append(el("span", "last-move", last));
   drawClock();
 }
 
@@ -122,7 +163,7 @@ function seatTags(seat, index) {
   if (seat.away) tags.push(el("span", "tag away", t("tag.away")));
   // Your own seat is connected while this page's stream is live, whatever the last answer said.
   const connected = index === S.table.you && S.seat ? S.live || seat.connected : seat.connected;
-  if (seat.kind === "human" && !connected) tags.push(el("span", "tag", t("tag.offline")));
+  if (seat.kind === "human" && !connected) tags.push(el("span", "tag offline", t("tag.offline")));
   return tags;
 }
 
@@ -183,22 +224,23 @@ function joinForm() {
   form.append(input, button);
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    join(input.value).catch((error) => notice(error.message));
+    ask("join", input.value);
   });
   return form;
 }
 
+// The seat's buttons: exactly what the status line offers (situationText says the same).
 function drawSeatActions() {
   const { table } = S;
   const box = $("seat-actions");
   box.replaceChildren();
   if (table.status === "waiting") {
-    if (!S.seat && table.seats.some((s) => s.kind === "open" && !s.keptFor)) box.append(joinForm());
+    if (!S.seat && joinable(table)) box.append(joinForm());
     if (bearer()) {
       const button = el("button", "primary", t("start.button"));
       button.id = "start-button";
-      button.disabled = table.seats.filter((s) => s.kind !== "open").length < 2;
-      button.addEventListener("click", () => start().catch((error) => notice(error.message)));
+      button.disabled = waitingSituation() !== "canStart";
+      button.addEventListener("click", () => ask("start"));
       box.append(button);
     }
   } else if (!S.seat) {
@@ -206,7 +248,7 @@ function drawSeatActions() {
   }
   if (S.seat && table.status !== "over") {
     const button = el("button", "quiet", t("leave.button"));
-    button.addEventListener("click", () => leave().catch((error) => notice(error.message)));
+    button.addEventListener("click", () => ask("leave"));
     box.append(button);
   }
 }

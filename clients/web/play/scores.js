@@ -1,11 +1,12 @@
 // Where the points came from: the recap shown when a round is scored, and the final ranking with
 // each round's breakdown (the state's history, DESIGN §2), per player over their colors.
 
-import { HOODS, el } from "./board.js";
+import { HOODS } from "./board.js";
+import { ask } from "./bus.js";
 import { t } from "./i18n.js";
-import { $, S, bearer, notice, seatName, who } from "./state.js";
-import { rematch } from "./actions.js";
-import { openReplay } from "./replay.js";
+import { icon } from "./icons.js";
+import { el, who } from "./nodes.js";
+import { $, S, bearer, seatName } from "./state.js";
 
 // One player's part of a round record: buildings, majorities (points and neighborhoods),
 // tallest, urban and total, summed over the player's colors.
@@ -44,7 +45,7 @@ function recapTable(record, view) {
 }
 
 // Where each player's building points lie: per neighborhood, the buildings they own (1 point
-// each), ★ a majority's points, ▲ the tallest building's bonus. Worked out from the board this
+// each), a majority's points (a star), the tallest building's bonus (a crown). Worked out from the board this
 // page holds (the round record sums them per color); left out if that board is no longer the
 // one scored (its buildings do not add up to the record's).
 export function perNeighborhood(record, view) {
@@ -79,16 +80,17 @@ function hoodsTable(record, view) {
     row.append(el("th", "", name));
     for (const cells of players) {
       const { buildings, majority, tallest } = cells[n];
-      const marks = [String(buildings)];
-      if (majority) marks.push(`★+${majority}`);
-      if (tallest) marks.push(`▲+${tallest}`);
-      const cell = el("td", "", buildings || majority || tallest ? marks.join(" ") : "·");
+      const cell = el("td", "", buildings || majority || tallest ? String(buildings) : "·");
+      if (majority) cell.append(" ", icon("star"), `+${majority}`);
+      if (tallest) cell.append(" ", icon("crown"), `+${tallest}`);
       cell.dataset.points = String(buildings + majority + tallest);
       row.append(cell);
     }
     grid.append(row);
   });
-  return [grid, el("p", "hint", t("recap.hoodsLegend"))];
+  const legend = el("p", "hint");
+  legend.append(t("recap.hoodsLegend"), " ", icon("star"), ` ${t("recap.legendMajority")}; `, icon("crown"), ` ${t("recap.legendTallest")}.`);
+  return [grid, legend];
 }
 
 // The recap of the round just scored, until closed or the next round's recap.
@@ -149,13 +151,13 @@ export function drawEnding() {
   box.append(ranking, ...breakdown(table.view));
   const replay = el("button", "", t("replay.open"));
   replay.id = "open-replay";
-  replay.addEventListener("click", () => openReplay().catch((error) => notice(error.message)));
+  replay.addEventListener("click", () => ask("openReplay"));
   box.append(replay, " ");
   if (bearer()) {
     const again = el("button", "primary", table.rematch ? t("end.toRematch") : t("end.rematch"));
     again.id = "rematch";
     // The service seats the caller at the rematch, whether they open it or join it.
-    again.addEventListener("click", () => rematch().catch((error) => notice(error.message)));
+    again.addEventListener("click", () => ask("rematch"));
     box.append(again);
   }
 }

@@ -1,7 +1,8 @@
 // What the page holds (the table as this seat may see it, the seat, the choices being made) and
-// how it names things: one label per player, color and block everywhere on the page.
+// how it names things: one label per player, color and block everywhere on the page, and one
+// text per situation, which the status line, the waiting panel and the chat's commands share.
 
-import { COLORS, blockName, chip, colorName, el } from "./board.js";
+import { COLORS, blockName, colorName } from "./board.js";
 import { t } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -16,10 +17,12 @@ export const S = {
   pick: [0, 0, 0, 0], // the selection being put together (counts of 1..4-floor pieces)
   pickColor: null,
   piece: null, // {color, floors}: the piece chosen to build (or forfeit)
-  target: null, // {key, move, preview, error}: the block clicked, waiting for confirmation
+  target: null, // {key, move, preview}: the block chosen, waiting for confirmation
   hoverCard: null,
   why: new Map(), // "n:b:color:floors" -> the service's explanation of a refused block
-  log: { version: 0, lines: [], last: null }, // last: the last move's block, "n:b"
+  // lines: "What happened"; last: the last build's block ("n:b"); lastMove: who built what there
+  log: { version: 0, lines: [], last: null, lastMove: null },
+  dropped: null, // the block whose top piece has just been placed ("n:b"): it drops in once
   recap: null, // the round record shown in the recap, until closed
   replay: null, // {record, step, states}: stepping through a finished game's record
   stream: null,
@@ -37,19 +40,18 @@ export const me = () => (S.table?.view?.player ?? null);
 export function playerColors(player) {
   return S.table?.view?.rules.colors[player] ?? [];
 }
-// "Ada ●" as a node: the name, then the player's color chips (shape + name on hover).
-export function who(player, { chips = true } = {}) {
-  const span = el("span", "who");
-  span.append(el("b", "", seatName(player)));
-  if (player === me()) span.append(el("span", "you", ` ${t("you")}`));
-  if (chips) for (const c of playerColors(player)) span.append(" ", chip(c, false));
-  return span;
+// The player who plays `color` (the owner of a building), or null.
+export function playerOf(color) {
+  const colors = S.table?.view?.rules.colors ?? [];
+  const found = colors.findIndex((cs) => cs.includes(color));
+  return found < 0 ? null : found;
 }
 export function whoText(player) {
-  const colors = playerColors(player).map(colorText);
+  const colors = playerColors(player).map(colorName);
   return `${seatName(player)}${player === me() ? ` ${t("you")}` : ""}${colors.length ? ` (${colors.join(", ")})` : ""}`;
 }
-export const colorText = (c) => `${COLORS[c].shape} ${colorName(c)}`;
+export const colorText = (c) => colorName(c);
+export const shapeOf = (c) => COLORS[c].shape;
 export function side() {
   const view = S.table?.view;
   if (!view) return 0;
@@ -64,23 +66,41 @@ export const piecesText = (pieces) =>
     .filter(Boolean)
     .join(", ");
 
-// A notice stays until the table changes after it (a move, a join, a chat line), or is replaced.
-export function notice(text) {
-  const box = $("notice");
-  box.textContent = text || "";
-  box.hidden = !text;
-  S.noticeAt = S.table?.version ?? 0;
-}
-export function clearStaleNotice(version) {
-  if (version > (S.noticeAt ?? 0) && !$("notice").hidden) notice("");
-}
-
-// The board-frame position a card designates when held at `seatSide` (RULES §2).
-export function rotate(card, seatSide) {
-  let r = Math.floor(card / 3);
-  let c = card % 3;
-  for (let i = 0; i < seatSide; i++) [r, c] = [c, 2 - r];
-  return r * 3 + c;
+// The service's explanations name colors and blocks by number ("color 2", "[0, 1, 0]"): say
+// them as the page does everywhere else (Red, "Cairo E2", the same for every seat).
+export function humane(text) {
+  return String(text ?? "")
+    .replace(/\bcolor (\d)\b/g, (_, c) => colorText(Number(c)))
+    .replace(/\[(\d), (\d), (\d)\]/g, (_, n, r, c) => blockText([Number(n), Number(r), Number(c)]))
+    .replace(/\bneighborhood \d \(([^)]+)\)/g, "$1")
+    .replace(/\b1 (building|floor|piece|point)s\b/g, "1 $1");
 }
 
 export const bearer = () => S.seat?.seatToken || S.host || null;
+
+// -- situations: what the page offers this person now, said once ------------------------------
+const seatedCount = (table) => table.seats.filter((s) => s.kind !== "open").length;
+export const joinable = (table) => table.seats.some((s) => s.kind === "open" && !s.keptFor);
+
+// The situation of a waiting table for this page: "canStart", "needOne" (seated or host, alone
+// so far), "canJoin" (a seat is free) or "full" (nothing to take: watch).
+export function waitingSituation(table = S.table) {
+  if (bearer()) return seatedCount(table) >= 2 ? "canStart" : "needOne";
+  return joinable(table) ? "canJoin" : "full";
+}
+// Its text: the status line, the waiting panel and the chat's /join and /start say the same.
+// The buttons are named as they read on the page.
+export const situationText = (situation) => t(`wait.${situation}`, { start: t("start.button"), join: t("join.button") });
+
+// The last build, said in the status line: "Bo built 2 floors on Cairo E3 and took it from Ann".
+export function lastMoveText(last = S.log.lastMove) {
+  if (!last || !S.table?.view) return "";
+  const you = last.player === me();
+  const who = you ? t("last.you") : seatName(last.player);
+  if (last.forfeit) return t("last.forfeit", { who, you, floors: last.floors });
+  const slots = { who, you, floors: t("floors", { n: last.floors }), block: blockText(last.block) };
+  const from = last.from === null || last.from === undefined ? null : playerOf(last.from);
+  if (from === null || from === last.player) return t("last.built", slots);
+  const fromYou = from === me();
+  return t("last.took", { ...slots, fromYou, from: fromYou ? t("last.fromYou") : seatName(from) });
+}

@@ -1,6 +1,6 @@
 """Who is calling: the one place that resolves a request's client address.
 
-The quotas (``api/quotas.py``), the per-client limits on table streams and subscriptions
+The quotas (``server/quotas.py``), the per-client limits on table streams and subscriptions
 (``rest/stream.py``, ``graphql/tables.py``) and the request rate limit (``middleware.py``) all
 count by this address. The socket's peer is the client unless it is one of
 ``settings.trusted_proxies`` (``MANHATTAN_TRUSTED_PROXIES``, CIDRs): then ``X-Forwarded-For`` is

@@ -16,11 +16,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from manhattan.api.errors import ApiError
-from manhattan.api.middleware import HEADERS_KEY
 from manhattan.games.encoding import (
     dump_json as dump_json,
 )  # re-exported: REST and GraphQL write with it
 
+#: The scope key under which the middleware leaves the request's headers as a dict (lowercase
+#: name to raw value) when no name is repeated: the routes read them with one dict lookup
+#: (``header``) instead of a scan of the list per lookup.
+HEADERS_KEY = "manhattan.headers"
 JSON_TYPE = "application/json"
 MSGPACK_TYPE = "application/msgpack"
 MSGPACK_TYPES = frozenset({MSGPACK_TYPE, "application/x-msgpack", "application/vnd.msgpack"})

@@ -48,7 +48,7 @@ def quiet_collector() -> Iterator[None]:
     only what came after, and unfrozen at the end. Full collections walked some 800 people's
     objects every second or two, 30-70 ms each, and the pushes that arrived meanwhile were
     timed that much late (a driver in Node collects incrementally). The young collections are
-    left as they are: made rarer, as the service's are (``api.serve.settle_heap``), each walked
+    left as they are: made rarer, as the service's are (``server.serve.settle_heap``), each walked
     more and paused up to 16 ms."""
     gc.collect()
     gc.freeze()

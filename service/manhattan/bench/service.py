@@ -306,7 +306,7 @@ def _start_servers(
         }
     )
     ports = {"service": free_port(), "echo": free_port()}
-    serve = "from manhattan.api.serve import run; run('127.0.0.1', {})"
+    serve = "from manhattan.server.serve import run; run('127.0.0.1', {})"
     processes = [
         _start(serve.format(ports["service"]), env),
         _start(f"from manhattan.bench.service import serve_echo; serve_echo({ports['echo']})", env),

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from manhattan.live.runtime import TableRuntime
 from manhattan.platforms.errors import PlatformError
 from manhattan.platforms.keys import ApiKeys
 from manhattan.platforms.players import PlayerTables
 from manhattan.platforms.ratings import Ratings, read_limit
 from manhattan.platforms.webhooks import Webhooks
-from manhattan.tables import Bearer, TableRuntime
+from manhattan.tables import Bearer
 from manhattan.tables.model import Table
 
 

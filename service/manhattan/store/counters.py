@@ -1,6 +1,6 @@
 """Fixed-window counters: how many times a key was counted in the current window.
 
-What the quotas for anonymous callers count (``api/quotas.py``). With Redis for tables the
+What the quotas for anonymous callers count (``server/quotas.py``). With Redis for tables the
 counters are Redis keys (``INCR`` and ``EXPIRE`` in one script), so every replica counts against
 one quota; the embedded store is one process, so its counters live in that process (bounded:
 the least recently counted keys are dropped first, which can only forgive).

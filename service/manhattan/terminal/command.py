@@ -30,20 +30,42 @@ def _variants(text: str) -> dict[str, Any]:
     return value
 
 
+DESCRIPTION = (
+    "Play Manhattan in the terminal: a whole game against bots (in this process, or through a "
+    "running service with --url), or a seat at a shared table with other people and bots "
+    "(--table URL). Pieces, blocks and explanations are said in words; a move may also be "
+    "typed in notation (s0:2,2,1,1 chooses pieces, b4n3f2 builds, x4f2 gives up a piece)."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="manhattan play", description=__doc__.split("\n")[0])
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--seat", type=int, default=0, help="your player index (default 0)")
-    parser.add_argument("--seed", default=None, help="game seed (default: random)")
-    parser.add_argument("--edition", default="classic", choices=("classic", "modern"))
+    parser = argparse.ArgumentParser(prog="manhattan play", description=DESCRIPTION)
     parser.add_argument(
-        "--variants", type=_variants, default=None, help='JSON, e.g. \'{"monster": "baby"}\''
+        "--players", type=int, default=4, help="players at the game, 2 to 4 (default 4)"
+    )
+    parser.add_argument(
+        "--seat", type=int, default=0, help="your seat, 0 to players - 1 (default 0)"
+    )
+    parser.add_argument("--seed", default=None, help="the game's seed (default: a random one)")
+    parser.add_argument(
+        "--edition",
+        default="classic",
+        choices=("classic", "modern"),
+        help="the rulebook's edition (default classic)",
+    )
+    parser.add_argument(
+        "--variants",
+        type=_variants,
+        default=None,
+        help='the variants as a JSON object, e.g. \'{"monster": "baby"}\'',
     )
     parser.add_argument(
         "--bot", default=DEFAULT_LEVEL, choices=LEVELS, help=f"bot level (default: {DEFAULT_LEVEL})"
     )
-    parser.add_argument("--url", default=None, help="play through this service instead")
-    parser.add_argument("--watch", action="store_true", help="bots play every seat")
+    parser.add_argument(
+        "--url", default=None, help="play through the service at this URL instead of in-process"
+    )
+    parser.add_argument("--watch", action="store_true", help="watch: bots play every seat")
     table = parser.add_argument_group("a shared table (DESIGN §9)")
     table.add_argument(
         "--table",
@@ -51,9 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="sit at this table: http://host:port/v1/tables/<id>, or a join link",
     )
-    table.add_argument("--name", default=None, help="your name at the table")
-    table.add_argument("--table-seat", type=int, default=None, help="the seat to take (index)")
-    table.add_argument("--token", default=None, help="sit again with this seat token")
+    table.add_argument("--name", default=None, help="your name at the table (default: terminal)")
+    table.add_argument(
+        "--table-seat", type=int, default=None, help="the seat to take, 0 to 3 (default: any open)"
+    )
+    table.add_argument(
+        "--token", default=None, help="sit again with this seat token (printed when you join)"
+    )
     table.add_argument(
         "--start", action="store_true", help="start the game once seated (seats filled so far)"
     )

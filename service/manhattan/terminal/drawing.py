@@ -15,11 +15,17 @@ import unicodedata
 from typing import Any
 
 from manhattan.engine.rules import NEIGHBORHOOD_NAMES, rotate
+from manhattan.terminal.words import (
+    COLOR_NAMES,
+    COLUMNS,
+    Names,
+    block_name,
+    floors_text,
+    pieces_text,
+)
 
 JSON = dict[str, Any]
 COLOR_LETTERS = "RBGY"
-COLOR_NAMES = ("Red", "Blue", "Green", "Yellow")
-COLUMNS = "ABCDEFGHI"
 MOVES_PER_LINE = 4
 CELL = 5
 
@@ -33,11 +39,6 @@ def clean(text: object) -> str:
     bidi controls, zero-width): what the network sends is shown, never obeyed."""
     plain = _SEQUENCES.sub("", str(text))
     return "".join(c for c in plain if unicodedata.category(c) not in ("Cc", "Cf"))
-
-
-def block_name(n: int, r: int, c: int) -> str:
-    """The one name of block (row ``r``, column ``c``) of neighborhood ``n``: ``Sydney E5``."""
-    return f"{NEIGHBORHOOD_NAMES[n]} {COLUMNS[(n % 3) * 3 + c]}{(n // 3) * 3 + r + 1}"
 
 
 def parse_block(text: str) -> tuple[int, int, int] | None:
@@ -93,16 +94,15 @@ def draw_board(view: JSON) -> str:
     return "\n".join(lines)
 
 
-def draw_supply(view: JSON) -> str:
+def draw_supply(view: JSON, names: Names) -> str:
+    """Each player's colors: points, the pieces chosen for the round, the supply left."""
     lines = []
     for player, colors in enumerate(view["rules"]["colors"]):
         for color in colors:
-            supply = ",".join(str(x) for x in view["supply"][color])
-            selected = ",".join(str(x) for x in view["selected"][color])
-            lines.append(
-                f"  player {player} {COLOR_NAMES[color]:<6} score {view['scores'][color]:>3}"
-                f"   supply 1-4 floors [{supply}]   selected [{selected}]"
-            )
+            line = f"  {names.player(player)}, {COLOR_NAMES[color]}: {view['scores'][color]} points"
+            if any(view["selected"][color]):
+                line += f"; to build {pieces_text(view['selected'][color])}"
+            lines.append(f"{line}; supply {pieces_text(view['supply'][color])}")
     return "\n".join(lines)
 
 
@@ -127,14 +127,14 @@ def draw_hand(view: JSON) -> str:
     return "\n".join(lines)
 
 
-def draw_turn(view: JSON, hand_title: str) -> list[str]:
+def draw_turn(view: JSON, hand_title: str, names: Names) -> list[str]:
     """The lines a person reads when a move is theirs: round and phase, board, supply, hand."""
-    phase = "select your pieces" if view["phase"] == "select" else "build"
+    phase = "choose your pieces" if view["phase"] == "select" else "build"
     return [
         "",
         f"--- round {view['round']} of {view['rules']['rounds']}: {phase} ---",
         draw_board(view),
-        draw_supply(view),
+        draw_supply(view, names),
         hand_title,
         draw_hand(view),
     ]
@@ -159,29 +159,29 @@ def _where(block: list[int]) -> str:
     return block_name(n, r, c)
 
 
-def describe_event(event: JSON, me: int) -> str | None:
-    """One line per public event (and the human's own draws); None for what is not shown."""
+def describe_event(event: JSON, names: Names) -> str | None:
+    """One line per public event (and the reader's own draws); None for what is not shown."""
     kind = event["type"]
+    who = names.player(event.get("player"))
     if kind == "piecesSelected":
-        counts = ",".join(str(x) for x in event["pieces"])
-        return f"player {event['player']} selects {COLOR_NAMES[event['color']]} [{counts}]"
+        color = COLOR_NAMES[event["color"]]
+        return f"{who} chose {color} pieces for the round: {pieces_text(event['pieces'])}"
     if kind == "piecePlaced":
-        floors = event["floors"]
         return (
-            f"player {event['player']} builds {floors} floor{'s' if floors != 1 else ''} of "
-            f"{COLOR_NAMES[event['color']]} on {_where(event['block'])}, now {event['height']} high"
+            f"{who} built {floors_text(event['floors'])} of {COLOR_NAMES[event['color']]} on "
+            f"{_where(event['block'])}, now {event['height']} high"
         )
     if kind == "takeover":
-        return f"  takeover: {COLOR_NAMES[event['to']]} takes it from {COLOR_NAMES[event['from']]}"
+        return f"  {names.color(event['to'])} takes the building from {names.color(event['from'])}"
     if kind == "pieceForfeited":
-        return f"player {event['player']} cannot build: forfeits a {event['floors']}-floor piece"
+        return f"{who} could not build: gave up a {event['floors']}-floor piece"
     if kind == "monsterMoved":
         return f"  the monster moves to {_where(event['to'])}"
     if kind == "buildingDestroyed":
         return f"  the monster destroys the building on {_where(event['block'])}"
     if kind == "pieceRemoved":
         return f"  the monster knocks the top piece off {_where(event['block'])}"
-    if kind == "cardDrawn" and event.get("player") == me:
+    if kind == "cardDrawn" and event.get("player") == names.me:
         return f"  you draw card {event['card']}"
     if kind == "deckReshuffled":
         return "  the discard pile is shuffled into a new deck"
@@ -190,7 +190,7 @@ def describe_event(event: JSON, me: int) -> str | None:
     return None
 
 
-def draw_round_scores(event: JSON, view: JSON) -> str:
+def draw_round_scores(event: JSON, view: JSON, names: Names) -> str:
     lines = [f"=== round {event['round']} scored ==="]
     colors = view["rules"]["colors"]
     breakdowns = event["scores"]
@@ -206,14 +206,14 @@ def draw_round_scores(event: JSON, view: JSON) -> str:
                 f"tallest {b['tallest']}, urban {b['urban']}"
             )
         suffix = "" if total is None else f" (total {total})"
-        lines.append(f"  player {player}: +{gained}{suffix}   " + "; ".join(parts))
+        lines.append(f"  {names.player(player)}: +{gained}{suffix}   " + "; ".join(parts))
     return "\n".join(lines)
 
 
-def draw_ranking(ranking: list[JSON]) -> str:
+def draw_ranking(ranking: list[JSON], names: Names) -> str:
     lines = ["=== final ranking ==="]
     for placing in ranking:
-        lines.append(
-            f"  place {placing['place']}: player {placing['player']} with {placing['score']}"
-        )
+        points = placing["score"]
+        who = names.player(placing["player"])
+        lines.append(f"  {placing['place']}. {who}, {points} point{'s' if points != 1 else ''}")
     return "\n".join(lines)

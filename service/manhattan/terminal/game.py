@@ -38,6 +38,7 @@ from manhattan.terminal.drawing import (
     draw_turn,
 )
 from manhattan.terminal.picking import ask_move
+from manhattan.terminal.words import Names
 
 __all__ = ["LocalTable", "MoveRejected", "ServiceTable", "Session", "Table", "TableError"]
 
@@ -185,11 +186,16 @@ def _camel(name: str) -> str:
 
 # -- the game loop ---------------------------------------------------------------------------
 class Session:
+    """A game against bots: the person at seat ``me`` ("you"), the bots by seat ("Bot 2")."""
+
     def __init__(self, table: Table, me: int | None, out: TextIO, lines: TextIO) -> None:
         self.table = table
         self.me = me
         self.out = out
         self.lines = lines
+        view = table.view(0 if me is None else me)
+        players = [f"Bot {p + 1}" for p in range(len(view["rules"]["colors"]))]
+        self.names = Names.of(players, view, me)
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out)
@@ -208,27 +214,26 @@ class Session:
                     return 1
             else:
                 move = self.table.bot_move(mover)
-            who = "you" if mover == self.me else f"player {mover} (bot)"
-            self.say(f"> {who}: {move['notation']}")
+            self.say(f"> {self.names.player(mover)}: {move['notation']}")
             events = self.table.play(move)
             self._report(events, seat)
 
     def _report(self, events: list[JSON], seat: int) -> None:
         for event in events:
             if event["type"] == "roundScored":
-                self.say(draw_round_scores(event, self.table.view(seat)))
+                self.say(draw_round_scores(event, self.table.view(seat), self.names))
             elif event["type"] == "gameOver":
                 self.say(draw_board(self.table.view(seat)))
-                self.say(draw_ranking(event["ranking"]))
+                self.say(draw_ranking(event["ranking"], self.names))
             else:
-                line = describe_event(event, seat)
+                line = describe_event(event, self.names)
                 if line:
                     self.say(line)
 
     def _show(self, view: JSON) -> None:
         seat_name = SEAT_NAMES[view["rules"]["seats"][view["player"]]]
         hand_title = f"your hand (you sit {seat_name}; cards drawn as you see them):"
-        for line in draw_turn(view, hand_title):
+        for line in draw_turn(view, hand_title, self.names):
             self.say(line)
 
     def _read(self, prompt: str) -> str:
@@ -250,6 +255,7 @@ class Session:
             show=lambda: self._show(view),
             check=self.table.check,
             adviser=self.table,
+            names=self.names,
         )
         assert not isinstance(picked, str)  # check() answers a move or raises
         return picked

@@ -1,10 +1,12 @@
 """Asking the person for a move, the same way at a local game and at a shared table.
 
-In the build phase the legal moves (up to about a hundred) are offered in two steps: a piece
-(floors and color), then a block, each block named by the board's coordinates with the card that
-reaches it. ``preview N`` says what block N would change; ``why B5`` says why the chosen piece
-cannot go on a block (the rule and the numbers, from the service or the engine); ``back``
-returns to the pieces. A move can always be typed in notation instead.
+In the selection phase each choice is said as counts of 1- to 4-floor pieces for the color
+named ("1×1-floor, 2×2-floor, 1×3-floor (4 pieces)"). In the build phase the legal moves (up to
+about a hundred) are offered in two steps: a piece (floors and color), then a block, each block
+named by the board's coordinates with the card that reaches it. ``preview N`` says what block N
+would change; ``why B5`` says why the chosen piece cannot go on a block (the rule and the
+numbers, from the service or the engine, in people's words); ``back`` returns to the pieces. A
+move can always be typed in notation instead; a refused one is said as a sentence.
 """
 
 from __future__ import annotations
@@ -13,7 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from manhattan.terminal.drawing import COLOR_NAMES, block_name, card_blocks, draw_moves, parse_block
+from manhattan.terminal.drawing import card_blocks, draw_moves, parse_block
+from manhattan.terminal.words import (
+    COLOR_NAMES,
+    Names,
+    block_name,
+    floors_text,
+    humane,
+    move_fault,
+    pieces_text,
+)
 
 JSON = dict[str, Any]
 QUIT = ("q", "quit", "exit")
@@ -29,8 +40,27 @@ class Adviser(Protocol):
 
 
 def piece_label(move: JSON) -> str:
-    floors = move["floors"]
-    return f"{floors} floor{'s' if floors != 1 else ''} of {COLOR_NAMES[move['color']]}"
+    return f"{floors_text(move['floors'])} of {COLOR_NAMES[move['color']]}"
+
+
+def choices_text(moves: list[JSON], view: JSON) -> str:
+    """The legal moves as a numbered list: a selection's choices in counts of pieces for the
+    color named, any other move in notation."""
+    if not moves or any(m["type"] != "select" for m in moves):
+        return "legal moves:\n" + draw_moves(moves)
+    colors = sorted({m["color"] for m in moves})
+    need = sum(moves[0]["pieces"])
+    named = " or ".join(COLOR_NAMES[c] for c in colors)
+    supply = "; ".join(f"{COLOR_NAMES[c]} {pieces_text(view['supply'][c])}" for c in colors)
+    head = (
+        f"choose {need} pieces for {named} this round, as counts of 1- to 4-floor pieces "
+        f"(in supply: {supply}):"
+    )
+    labels = [
+        (f"{COLOR_NAMES[m['color']]}: " if len(colors) > 1 else "") + pieces_text(m["pieces"])
+        for m in moves
+    ]
+    return head + "\n" + _numbered(labels)
 
 
 def block_label(move: JSON) -> str:
@@ -81,13 +111,14 @@ def ask_move(
     show: Callable[[], None],
     check: Callable[[str], JSON | str],
     adviser: Adviser,
+    names: Names,
     other: Callable[[str], bool] = lambda _text: False,
 ) -> JSON | str | None:
     """The move picked (a legal move, or what ``check`` makes of typed notation); None when
     the person quits or the input ends. ``other`` handles more commands (chat at a table)."""
     builds = [m for m in moves if m["type"] == "build"]
     choice = BuildChoice(builds) if builds and len(builds) == len(moves) else None
-    say(choice.options() if choice else "legal moves:\n" + draw_moves(moves))
+    say(choice.options() if choice else choices_text(moves, view))
     while True:
         line = read("your move (number or notation; 'board', 'quit'" + _more(choice) + "): ")
         text = line.strip()
@@ -95,14 +126,14 @@ def ask_move(
             return None
         if text in BOARD:
             show()
-            say(choice.options() if choice else "legal moves:\n" + draw_moves(moves))
+            say(choice.options() if choice else choices_text(moves, view))
         elif other(text):
             continue
         elif choice is not None and text in ("back", "pieces") and len(choice.groups) > 1:
             choice.piece = None
             say(choice.options())
         elif choice is not None and text.startswith(("preview", "why")):
-            say(_advise(choice, text, view, adviser))
+            say(humane(_advise(choice, text, view, adviser), names))
         elif text.isdigit():
             picked = _by_number(choice, moves, int(text), say)
             if picked is not None:
@@ -111,7 +142,7 @@ def ask_move(
             try:
                 return check(text)
             except ValueError as exc:
-                say(f"not allowed: {exc}")
+                say(f"not allowed: {move_fault(str(exc))}")
 
 
 def _more(choice: BuildChoice | None) -> str:

@@ -34,6 +34,7 @@ from manhattan.terminal.drawing import (
 )
 from manhattan.terminal.game import TableError
 from manhattan.terminal.picking import ask_move
+from manhattan.terminal.words import COLOR_NAMES, Names, move_fault
 
 JSON = dict[str, Any]
 #: The service's heartbeat comes every 15 s: a stream silent for this long is reconnected.
@@ -180,13 +181,13 @@ class TablePlayer:
             self.view = table["view"]
         return table
 
+    @property
+    def people(self) -> Names:
+        """The table's players by name, the reader as "you", their colors once dealt."""
+        return Names.of(self.names, self.view, self.me)
+
     def who(self, player: int | None) -> str:
-        if player is None:
-            return "?"
-        if player == self.me:
-            return "you"
-        name = self.names[player] if player < len(self.names) else f"player {player}"
-        return f"{name} (player {player})"
+        return self.people.player(player)
 
     def play(self, joined: JSON | None = None) -> int:
         """Follow the table to the end. ``joined``: the table as the seat's join answered it,
@@ -200,7 +201,7 @@ class TablePlayer:
         for kind, _version, data in self.link.events(self.token, after):
             to_move = self.on_event(kind, data)
             if kind == "over" or (kind == "snapshot" and data.get("status") == "over"):
-                self.say(draw_ranking(data.get("ranking") or []))
+                self.say(draw_ranking(data.get("ranking") or [], self.people))
                 return 0
             if to_move is not None and to_move == self.me:
                 status = self.my_turn()
@@ -252,9 +253,11 @@ class TablePlayer:
             self.say(f"{clean(data.get('name'))} leaves; a bot plays for them")
         elif kind == "started":
             self.table()
-            self.say(
-                f"=== the game starts: {len(self.names)} players, you are player {self.me} ==="
+            colors = (
+                self.people.colors[self.me] if self.me is not None and self.people.colors else ()
             )
+            playing = " and ".join(COLOR_NAMES[c] for c in colors) or "no color"
+            self.say(f"=== the game starts: {len(self.names)} players; you play {playing} ===")
             return int(data["toMove"])
         elif kind == "chat":
             self.say(f"[{clean(data.get('name'))}] {clean(data.get('text'))}")
@@ -272,17 +275,16 @@ class TablePlayer:
         return None
 
     def report(self, events: list[JSON]) -> None:
-        seat = self.me if self.me is not None else 0
         for event in events:
             if event["type"] == "roundScored" and self.view is not None:
-                self.say(draw_round_scores(event, self.view))
+                self.say(draw_round_scores(event, self.view, self.people))
             elif event["type"] not in ("gameOver", "roundScored"):
-                line = describe_event(event, seat)
+                line = describe_event(event, self.people)
                 if line:
                     self.say(line)
 
     def show(self, table: JSON) -> None:
-        for line in draw_turn(table["view"], "your hand:"):
+        for line in draw_turn(table["view"], "your hand:", self.people):
             self.say(line)
         if table.get("deadline"):
             left = max(0, round(table["deadline"] / 1000 - time.time()))
@@ -306,6 +308,7 @@ class TablePlayer:
                 show=lambda: self.show(table),
                 check=lambda text: next((m for m in moves if m.get("notation") == text), text),
                 adviser=self,
+                names=self.people,
                 other=self.other_command,
             )
             if move is None:
@@ -354,7 +357,7 @@ class TablePlayer:
                 return "sent"
             except TableRefused as exc:
                 if exc.code in ("ILLEGAL_MOVE", "INVALID_MOVE"):
-                    self.say(f"not allowed: {clean(exc.message)}")
+                    self.say(f"not allowed: {move_fault(clean(exc.message))}")
                     return "again"
                 current = exc.body.get("table")
                 if exc.code == "STALE_VERSION" and isinstance(current, dict) and current["moves"]:

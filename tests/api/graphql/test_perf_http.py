@@ -27,7 +27,7 @@ from starlette.applications import Starlette
 
 import manhattan
 from manhattan.api.graphql.view import GraphQLApp
-from manhattan.api.metrics import Metrics
+from manhattan.server.metrics import Metrics
 from tests.conftest import MakeApp
 from tests.service_client import connect
 

@@ -22,7 +22,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from manhattan.api.app import create_app
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from manhattan.api.app import create_app
 from manhattan.api.rest.shortcut import Shortcut
 from manhattan.api.rest.tables import BUSIEST_ROUTES
+from manhattan.server.app import create_app
 from manhattan.settings import Settings
 from tests.tables.conftest import LiveServer, new_table
 

@@ -46,7 +46,9 @@ from manhattan_client._tables import Table
 
 
 class ServiceError(ManhattanClientError):
-    """The service rejected the request with a stable ``code`` and a readable ``message``."""
+    """The service rejected the request with a stable ``code`` and a readable ``detail`` (the
+    service's ``message``; the TypeScript client's ``ServiceError`` names its fields alike:
+    ``code``, ``detail``, ``status``, ``path``, ``index``, ``body``)."""
 
     def __init__(
         self,
@@ -60,6 +62,8 @@ class ServiceError(ManhattanClientError):
     ) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
+        self.detail = message
+        #: The same as ``detail`` (the name it had first).
         self.message = message
         self.status = status
         self.path = path

@@ -21,7 +21,7 @@ from typing import Any
 from starlette.websockets import WebSocket
 from strawberry.types import Info
 
-from manhattan.api.rate_limit import charge_socket_message
+from manhattan.api.caller_limits import charge_socket_message
 from manhattan.tables import TableError
 
 #: The payload's keys for the seat's credential, in the order they are looked at.

@@ -22,6 +22,7 @@ from graphql import GraphQLError
 from starlette.requests import HTTPConnection
 from strawberry.types import Info
 
+from manhattan.api.caller_limits import check_quota
 from manhattan.api.client_address import client_address
 from manhattan.api.graphql.inputs import BotInput, GameSetup, MoveInput
 from manhattan.api.graphql.lobby_types import LobbyPage
@@ -48,9 +49,11 @@ from manhattan.api.graphql.table_types import (
 )
 from manhattan.api.graphql.types import as_json_scalar
 from manhattan.api.graphql.wire_types import wire_arguments
-from manhattan.api.quotas import check_quota
+from manhattan.live.push import Push
+from manhattan.live.runtime import TableRuntime
+from manhattan.live.stream import table_stream
 from manhattan.store.cache import StoreUnavailable
-from manhattan.tables import Bearer, Push, TableError, TableRuntime, Tables, table_stream
+from manhattan.tables import Bearer, TableError, Tables
 from manhattan.wire import WireError
 from manhattan.wire import tables as wire
 

@@ -24,9 +24,13 @@ from starlette.routing import BaseRoute, Route
 
 from manhattan.api.client_address import client_address
 from manhattan.api.rest.shortcut import ErrorHandler, Shortcut
-from manhattan.api.rest.sse import EventStreamResponse
 from manhattan.api.rest.tables import bearer, runtime, table_id
-from manhattan.tables import Bearer, Handover, Hangup, Push, TableError, table_stream
+from manhattan.live.hub import Hangup
+from manhattan.live.push import Push
+from manhattan.live.relay import Handover
+from manhattan.live.sse import EventStreamResponse
+from manhattan.live.stream import table_stream
+from manhattan.tables import Bearer, TableError
 
 
 def last_event_id(request: HTTPConnection) -> int | None:

@@ -15,12 +15,13 @@ from starlette.routing import BaseRoute, Route
 
 import manhattan
 from manhattan import wire
+from manhattan.api.caller_limits import check_quota
 from manhattan.api.encoding import read_body, render
-from manhattan.api.quotas import check_quota
 from manhattan.api.rest.games import validation_json
 from manhattan.api.rest.platforms import get_my_tables, platforms
 from manhattan.games import Operations, Validation
-from manhattan.tables import Bearer, TableError, TableRuntime
+from manhattan.live.runtime import TableRuntime
+from manhattan.tables import Bearer, TableError
 
 
 def runtime(request: HTTPConnection) -> TableRuntime:

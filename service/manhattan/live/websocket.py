@@ -1,0 +1,167 @@
+"""A table socket's frames and the writer the hub writes them through.
+
+Each push goes out as one JSON text message ``{"event": "<name>", "id": <version>, "data":
+{...}}`` built from the bytes the hub encoded once for the receiver's audience
+(``socket_text``); on a connection without extensions the service frames it itself
+(``text_frame``, RFC 6455 §5.2) and ``SocketWriter`` writes the frames of one turn of the event
+loop together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from websockets.protocol import State
+
+from manhattan.live.push import Push
+from manhattan.live.sse import DIRECT_WRITE_BACKLOG
+
+
+def socket_message(push: Push) -> str:
+    """A push's JSON message (``socket_text``)."""
+    return socket_text(push).decode()
+
+
+def socket_text(push: Push) -> bytes:
+    """A push (``tables.Push.parts``) as the socket's message."""
+    return b"".join(_message_parts(push))
+
+
+def text_frame(push: Push) -> bytes:
+    """A push as the socket's message in one final, unmasked text frame (RFC 6455 §5.2), made
+    in one copy of its data (``socket_text`` and ``websockets``' framing made five, some 3 KB
+    each for a move's push). Only for a connection without extensions (no compression): every
+    client that did not ask for one, the bench's among them; browsers ask
+    (``permessage-deflate``) and get ``websockets``' framing."""
+    parts = _message_parts(push)
+    return _text_frame(parts, sum(map(len, parts)))
+
+
+def _message_parts(push: Push) -> tuple[bytes | memoryview, ...]:
+    """``{"event":"<event>","id":<id>,"data":<data>}`` in pieces, the push's own as they are."""
+    event, data, ident = push.parts()
+    return (_OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE)
+
+
+def _text_frame(parts: tuple[bytes | memoryview, ...], size: int) -> bytes:
+    """One final, unmasked text frame of ``parts`` (``size`` bytes in all)."""
+    if size < 126:
+        head = bytes((0x81, size))
+    elif size < 1 << 16:
+        head = b"\x81\x7e" + size.to_bytes(2, "big")
+    else:
+        head = b"\x81\x7f" + size.to_bytes(8, "big")
+    return b"".join((head, *parts))
+
+
+#: A socket message's text around the push's event name, id and data (``socket_text``).
+_OPEN, _ID_AT, _DATA_AT, _CLOSE = b'{"event":"', b'","id":', b',"data":', b"}"
+
+
+def direct_sink(server_send: object) -> SocketWriter | None:
+    """Where the hub may write a push of this socket itself (``live/fanout.py``), as
+    ``sse.direct_sink`` does for a stream. Leans on uvicorn's ``WebSocketsSansIOProtocol``
+    (``conn``, ``transport``, ``writable``, ``close_sent``), which is why uvicorn is pinned below
+    1.0; None under another server or protocol."""
+    protocol: Any = getattr(server_send, "__self__", None)
+    conn = getattr(protocol, "conn", None)
+    transport = getattr(protocol, "transport", None)
+    writable = getattr(protocol, "writable", None)
+    if conn is None or transport is None or not isinstance(writable, asyncio.Event):
+        return None
+    if not hasattr(protocol, "close_sent") or not hasattr(conn, "data_to_send"):
+        return None
+    return SocketWriter(protocol)
+
+
+class SocketWriter:
+    """A table socket's messages written by the service itself, and the hub's sink for it.
+
+    Without extensions, the frames of one turn of the event loop go out together at its end,
+    in one write: the mover's push and the ``ack`` of its move are one system call, not two
+    (some 13 µs each with 200 tables playing flat out: a fifth of a move's CPU went to the
+    sockets' writes). With compression (``websockets``' framing: its compressor's state follows
+    the order it framed in), each frame is written at once. Anything else written to the socket
+    (the stream's own pushes, a close) comes after ``flush``.
+    """
+
+    __slots__ = ("_conn", "_frames", "_protocol", "_transport", "_writable")
+
+    def __init__(self, protocol: Any) -> None:
+        self._protocol, self._conn = protocol, protocol.conn
+        self._transport, self._writable = protocol.transport, protocol.writable
+        self._frames: list[bytes] = []
+
+    def __call__(self, push: Push) -> bool:
+        """A push (the hub's sink): False, writing nothing, when the socket is closing or not
+        taking data now (the stream then writes the push itself)."""
+        if not self._open() or self._transport.get_write_buffer_size() > DIRECT_WRITE_BACKLOG:
+            return False
+        if self._framed_here():
+            self._add(text_frame(push))
+        else:  # compressed: websockets' framing, in order
+            self.flush()
+            self._conn.send_text(socket_text(push))
+            self._transport.write(b"".join(self._conn.data_to_send()))
+        return True
+
+    def text(self, message: bytes) -> bool:
+        """``message`` (JSON) after the frames waiting, at the turn's end; False when the
+        socket must send it itself (after ``flush``)."""
+        if not self._open() or not self._framed_here():
+            return False
+        self._add(_text_frame((message,), len(message)))
+        return True
+
+    def flush(self) -> None:
+        if self._frames:
+            data = b"".join(self._frames)
+            self._frames.clear()
+            if not self._protocol.close_sent and not self._transport.is_closing():
+                self._transport.write(data)
+
+    def _add(self, frame: bytes) -> None:
+        if not self._frames:
+            _flushes.add(self)
+        self._frames.append(frame)
+
+    def _open(self) -> bool:
+        """Taking messages now: neither side closing (``websockets`` refuses to frame for a
+        closing connection), the transport writable."""
+        return not (
+            self._protocol.close_sent
+            or self._conn.state is not State.OPEN
+            or self._transport.is_closing()
+            or not self._writable.is_set()
+        )
+
+    def _framed_here(self) -> bool:
+        return not self._conn.extensions and not self._conn.expect_continuation_frame
+
+
+class _Flushes:
+    """The socket writers with frames waiting, flushed together at the end of the loop's turn:
+    one callback a turn, not one a socket (a move's fan-out is five sockets, and each callback
+    is a handle made, queued and run)."""
+
+    __slots__ = ("_loop", "_waiting")
+
+    def __init__(self) -> None:
+        self._waiting: list[SocketWriter] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def add(self, writer: SocketWriter) -> None:
+        loop = asyncio.get_running_loop()
+        if not self._waiting or self._loop is not loop:  # (another loop's are gone with it)
+            self._waiting, self._loop = [], loop
+            loop.call_soon(self._flush)
+        self._waiting.append(writer)
+
+    def _flush(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for writer in waiting:
+            writer.flush()
+
+
+_flushes = _Flushes()
