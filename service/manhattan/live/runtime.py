@@ -66,8 +66,15 @@ class TableRuntime:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, sealer: Sealer, bot_pool: BotPool | None = None
+        cls,
+        settings: Settings,
+        sealer: Sealer,
+        bot_pool: BotPool | None = None,
+        *,
+        store: VersionedStore | None = None,
     ) -> TableRuntime:
+        """``store``: the tables' store, opened already (the server opens the data directory
+        first); else made from the settings."""
         table_settings = TableSettings(
             idle_seconds=settings.table_idle_seconds,
             stand_in_level=settings.table_stand_in_level,
@@ -75,7 +82,7 @@ class TableRuntime:
             record_format=settings.table_record_format,
         )
         return cls(
-            make_store(settings),
+            make_store(settings) if store is None else store,
             sealer,
             table_settings,
             bots=BotRunner(bot_pool),

@@ -44,6 +44,7 @@ from manhattan.live.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
 from manhattan.platforms import Platforms
 from manhattan.platforms.webhooks import Webhooks
 from manhattan.sealing import Sealer
+from manhattan.server.data_directory import open_table_store
 from manhattan.server.metrics import CONTENT_TYPE, Metrics
 from manhattan.server.middleware import ServiceMiddleware
 from manhattan.server.pages import OfflineGraphQLApp, PageHeaders, embed_routes, page_routes
@@ -52,7 +53,7 @@ from manhattan.server.rate_limit import RateLimiter
 from manhattan.server.request_log import configure_logging
 from manhattan.settings import Settings
 from manhattan.store.cache import Backend, StateCache, make_backend
-from manhattan.store.cas import VersionedStore
+from manhattan.store.cas import ReportsHealth, VersionedStore
 from manhattan.store.versioned import make_versioned_store
 
 log = logging.getLogger("manhattan.api")
@@ -91,10 +92,14 @@ async def readyz(request: Request) -> Response:
     ops: Operations = request.app.state.operations
     cache_ok = await ops.cache.ping()
     sealer = ops.sealer
+    store = request.app.state.tables.store
+    # A table store that answers errors (the embedded database damaged or failing) serves no
+    # table: not ready. (A cache outage only degrades, below.)
+    tables_error = await store.health() if isinstance(store, ReportsHealth) else None
     detail: dict[str, Any] = {
         # A cache outage degrades (ids cannot be read) but does not stop adjudication of
         # requests that carry their state, so the service stays ready.
-        "status": "ready" if cache_ok else "degraded",
+        "status": "not ready" if tables_error else "ready" if cache_ok else "degraded",
         "rulesVersion": manhattan.RULES_VERSION,
         "kernel": kernel_build(),  # "compiled (mypyc)" or "pure Python"
         "cache": {"backend": ops.cache.backend.name, "ok": cache_ok},
@@ -111,6 +116,10 @@ async def readyz(request: Request) -> Response:
             "tokens are sealed with a key generated at start: they stop working on restart and "
             "are not shared between replicas; set MANHATTAN_TOKEN_KEY"
         )
+    detail["tables"] = {"backend": store.name, "ok": tables_error is None}
+    if tables_error:
+        detail["tables"]["error"] = tables_error
+        return JSONResponse(detail, status_code=503)
     return JSONResponse(detail)
 
 
@@ -147,6 +156,8 @@ def build_services(
     positions: VersionedStore | None = None,
 ) -> Services:
     metrics = Metrics()
+    # First: the data directory's checks come before the token key is read (or made).
+    table_store = open_table_store(settings)
     if backend is None:
         backend = make_backend(
             settings.redis_url,
@@ -179,7 +190,7 @@ def build_services(
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
         bot_pool=bot_pool,
     )
-    tables = TableRuntime.from_settings(settings, sealer, bot_pool)
+    tables = TableRuntime.from_settings(settings, sealer, bot_pool, store=table_store)
     webhooks = Webhooks.from_settings(
         settings, tables.tables, functools.partial(configure_logging, settings.log_level)
     )
