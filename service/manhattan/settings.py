@@ -251,6 +251,10 @@ class Settings:
     #: Without Redis for tables: the directory of their SQLite database and of the token key
     #: (when MANHATTAN_TOKEN_KEY is not set); ``:memory:`` keeps both in memory.
     data_dir: str = setting(MEMORY_DATA_DIR, str)
+    #: Start afresh when the data directory cannot be used as it is (the token key missing
+    #: beside stored tables, a database empty, unreadable or damaged): its files are set aside
+    #: in a folder of the directory, not deleted. Without it such a start is refused.
+    data_reset: bool = setting(False, _bool)
     #: Seconds a table lives after its last change.
     table_idle_seconds: int = setting(6 * 3600, _positive_int)
     #: Seconds a bot may think for a table move.
@@ -306,6 +310,9 @@ class Settings:
     #: Deliveries made by a process of their own (``platforms/delivery_process.py``), not on
     #: the service's event loop; always on the loop when the outbox is in memory.
     webhook_worker: bool = setting(True, _bool)
+    #: Deliveries in flight for one platform key's tables, at most (of 256 a process): a key
+    #: whose receivers answer slowly never takes the others' slots.
+    webhook_key_concurrency: int = setting(64, _positive_int)
     #: Proxies (CIDRs) whose ``X-Forwarded-For`` names the client address; others are the client.
     trusted_proxies: tuple[str, ...] = setting((), _cidrs)
 

@@ -42,6 +42,7 @@ from manhattan.live.runtime import TableRuntime
 from manhattan.platforms import Platforms
 from manhattan.platforms.webhooks import Webhooks
 from manhattan.sealing import Sealer
+from manhattan.server.data_directory import open_table_store
 from manhattan.server.metrics import CONTENT_TYPE, Metrics
 from manhattan.server.middleware import ServiceMiddleware
 from manhattan.server.pages import OfflineGraphQLApp, PageHeaders, embed_routes, page_routes
@@ -51,7 +52,7 @@ from manhattan.server.request_log import configure_logging
 from manhattan.server.uvicorn_seam import UvicornSeam, give_back_memory
 from manhattan.settings import Settings
 from manhattan.store.cache import Backend, StateCache, make_backend
-from manhattan.store.cas import VersionedStore
+from manhattan.store.cas import ReportsHealth, VersionedStore
 from manhattan.store.versioned import make_versioned_store
 
 log = logging.getLogger("manhattan.api")
@@ -90,10 +91,14 @@ async def readyz(request: Request) -> Response:
     ops: Operations = request.app.state.operations
     cache_ok = await ops.cache.ping()
     sealer = ops.sealer
+    store = request.app.state.tables.store
+    # A table store that answers errors (the embedded database damaged or failing) serves no
+    # table: not ready. (A cache outage only degrades, below.)
+    tables_error = await store.health() if isinstance(store, ReportsHealth) else None
     detail: dict[str, Any] = {
         # A cache outage degrades (ids cannot be read) but does not stop adjudication of
         # requests that carry their state, so the service stays ready.
-        "status": "ready" if cache_ok else "degraded",
+        "status": "not ready" if tables_error else "ready" if cache_ok else "degraded",
         "rulesVersion": manhattan.RULES_VERSION,
         "kernel": kernel_build(),  # "compiled (mypyc)" or "pure Python"
         "cache": {"backend": ops.cache.backend.name, "ok": cache_ok},
@@ -110,6 +115,10 @@ async def readyz(request: Request) -> Response:
             "tokens are sealed with a key generated at start: they stop working on restart and "
             "are not shared between replicas; set MANHATTAN_TOKEN_KEY"
         )
+    detail["tables"] = {"backend": store.name, "ok": tables_error is None}
+    if tables_error:
+        detail["tables"]["error"] = tables_error
+        return JSONResponse(detail, status_code=503)
     return JSONResponse(detail)
 
 
@@ -148,6 +157,8 @@ def build_services(
 ) -> Services:
     seam = seam or UvicornSeam.from_settings(settings)
     metrics = Metrics()
+    # First: the data directory's checks come before the token key is read (or made).
+    table_store = open_table_store(settings)
     if backend is None:
         backend = make_backend(
             settings.redis_url,
@@ -181,7 +192,12 @@ def build_services(
         bot_pool=bot_pool,
     )
     tables = TableRuntime.from_settings(
-        settings, sealer, bot_pool, exiting=seam.exiting(), give_back=give_back_memory
+        settings,
+        sealer,
+        bot_pool,
+        exiting=seam.exiting(),
+        give_back=give_back_memory,
+        store=table_store,
     )
     webhooks = Webhooks.from_settings(
         settings,
