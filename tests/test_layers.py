@@ -97,11 +97,8 @@ KNOWN_INNER_IMPORTS: set[tuple[str, str]] = {
     ("manhattan.bench.charts", "matplotlib"),
     ("manhattan.bench.charts", "matplotlib.pyplot"),
 }
-#: Part edges against the layers, each with what removes it.
-KNOWN_PART_EDGES: set[tuple[str, str]] = {
-    # the SSE writer checks for the server's own HTTP protocol: the uvicorn seam removes it
-    ("live", "server"),
-}
+#: Part edges against the layers, each removed by the branch named (none left).
+KNOWN_PART_EDGES: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True)
