@@ -77,7 +77,9 @@ def error_codes_page() -> str:
             [
                 c
                 for c in codes.HTTP_STATUS
-                if c not in contract and c not in codes.TABLE_CODES and c not in codes.PLATFORM_CODES
+                if c not in contract
+                and c not in codes.TABLE_CODES
+                and c not in codes.PLATFORM_CODES
             ],
         ),
         ("Tables", list(codes.TABLE_CODES)),
@@ -122,7 +124,9 @@ def _field_comments() -> dict[str, str]:
 
 def _default(name: str, value: Any) -> str:
     if name == "web_dir":
-        return "the page inside the package (`manhattan/web`), else the checkout's `clients/web/play`"
+        return (
+            "the page inside the package (`manhattan/web`), else the checkout's `clients/web/play`"
+        )
     if name == "data_dir":
         return f"`{settings_module.DEFAULT_DATA_DIR}` (relative to the working directory)"
     if isinstance(value, tuple):

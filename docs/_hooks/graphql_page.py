@@ -102,7 +102,13 @@ def graphql_page(sdl_path: Path) -> str:
         if name.startswith("__") or name in ROOTS:
             continue
         kind = schema.type_map[name]
-        if isinstance(kind, GraphQLScalarType) and name in ("String", "Int", "Float", "Boolean", "ID"):
+        if isinstance(kind, GraphQLScalarType) and name in (
+            "String",
+            "Int",
+            "Float",
+            "Boolean",
+            "ID",
+        ):
             lines += [f"### {name}", "", "GraphQL's built-in scalar.", ""]
             continue
         lines += _section(kind)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -136,7 +137,7 @@ def rest_page(openapi_path: Path) -> str:
         "",
         "A running service serves this reference interactively at `/docs` (Swagger UI, offline,",
         "with *Try it out*) and the document itself at `/openapi.json`. Errors are",
-        "`{\"code\", \"message\", \"path\"?, \"index\"?}` with the codes of",
+        '`{"code", "message", "path"?, "index"?}` with the codes of',
         "[the code catalogue](error-codes.md).",
         "",
     ]
@@ -151,11 +152,14 @@ def rest_page(openapi_path: Path) -> str:
     return "\n".join(lines)
 
 
-def formats_page(state_schema_path: Path) -> str:
-    from manhattan.engine import moves
+MOVES_SOURCE = Path(__file__).resolve().parents[2] / "service" / "manhattan" / "engine" / "moves.py"
 
-    grammar = (moves.__doc__ or "").split("::", 1)[1].split("Letters are read", 1)[0]
-    notes = "Letters are read" + (moves.__doc__ or "").split("Letters are read", 1)[1]
+
+def formats_page(state_schema_path: Path) -> str:
+    # Read from the source: a compiled kernel's modules keep no docstrings.
+    doc = ast.get_docstring(ast.parse(MOVES_SOURCE.read_text(encoding="utf-8"))) or ""
+    grammar = doc.split("::", 1)[1].split("Letters are read", 1)[0]
+    notes = "Letters are read" + doc.split("Letters are read", 1)[1]
     document = json.loads(state_schema_path.read_text(encoding="utf-8"))
     definitions: dict[str, Schema] = document.get("$defs", {})
     lines = [
