@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from starlette.routing import Route
 
-from manhattan.server.app import build_services, create_app
+from manhattan.api.rest.tables import BUSIEST_ROUTES
+from manhattan.server.app import ServiceApp, build_services, create_app
 from manhattan.settings import Settings
 
 
@@ -20,3 +22,17 @@ def test_every_route_is_served_once() -> None:
     routes = [(r.path, tuple(sorted(r.methods or ()))) for r in app.routes if isinstance(r, Route)]
     assert len(routes) == len(set(routes))
     assert ("/v1/tables/{id}/events", ("GET", "HEAD")) in routes
+
+
+def test_the_app_is_given_its_shortcuts_and_seam_when_made() -> None:
+    """Nothing is attached once the app exists: a ``ServiceApp`` made without its seam or
+    shortcuts is refused, and the factory's has the ones it was built with."""
+    with pytest.raises(TypeError):
+        ServiceApp(routes=[], exception_handlers={}, lifespan=None)  # type: ignore[call-arg,arg-type]
+    app = create_app(Settings(access_log=False, uvicorn_fast_path=False))
+    assert app.seam.fast is False
+    assert app.streams is not None and app.streams[0].takes(
+        {"type": "http", "method": "GET", "path": "/v1/tables/abc/events"}
+    )
+    assert app.busiest is not None and app.busiest[0].endpoints == BUSIEST_ROUTES
+    assert app.state.rate_limiter is None

@@ -314,10 +314,21 @@ class ServiceApp(Starlette):
     same rate limiter, metrics and error handlers, without the error and exception middlewares
     and the router. Each shortcut is kept beside itself behind the service middleware."""
 
-    streams: tuple[Shortcut, ASGIApp] | None = None
-    busiest: tuple[Shortcut, ASGIApp] | None = None
-    #: What a stream or socket may use of the server beyond ASGI (``uvicorn_seam.py``).
-    seam = UvicornSeam(False)
+    def __init__(
+        self,
+        *,
+        seam: UvicornSeam,
+        streams: tuple[Shortcut, ASGIApp] | None,
+        busiest: tuple[Shortcut, ASGIApp] | None,
+        routes: list[BaseRoute],
+        exception_handlers: dict[Any, Any],
+        lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]],
+    ) -> None:
+        super().__init__(routes=routes, exception_handlers=exception_handlers, lifespan=lifespan)
+        #: What a stream or socket may use of the server beyond ASGI (``uvicorn_seam.py``).
+        self.seam = seam
+        self.streams = streams
+        self.busiest = busiest
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.streams is not None and self.streams[0].takes(scope):
@@ -360,8 +371,29 @@ def create_app(
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error
     handlers[Exception] = internal_error
-    app = ServiceApp(routes=routes, exception_handlers=handlers, lifespan=lifespan_of(services))
-    app.seam = seam
+    # Shared with the GraphQL socket's operations (api/graphql/table_socket.py).
+    rate_limiter = (
+        RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit else None
+    )
+    middleware: dict[str, Any] = {
+        "metrics": services.metrics,
+        "max_body_bytes": settings.max_body_bytes,
+        "known_routes": frozenset(r.path for r in routes if isinstance(r, Route)),
+        "rate_limiter": rate_limiter,
+        "log_requests": settings.access_log,
+    }
+    streams = stream_shortcut(expected_error, internal_error)
+    # The busiest routes: a table's move and GET, and the stateless API (REST and GraphQL).
+    stateless = {**stateless_paths(), ("POST", "/graphql"): graphql.respond}
+    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error, paths=stateless)
+    app = ServiceApp(
+        seam=seam,
+        streams=(streams, ServiceMiddleware(streams, **middleware, replay_empty_body=False)),
+        busiest=(busiest, ServiceMiddleware(busiest, **middleware)),
+        routes=routes,
+        exception_handlers=handlers,
+        lifespan=lifespan_of(services),
+    )
     app.state.operations = services.operations
     app.state.tables = services.tables
     app.state.platforms = services.platforms
@@ -370,23 +402,7 @@ def create_app(
     app.state.settings = settings
     app.state.quotas = Quotas.from_settings(settings, services.tables.store)
     app.state.openapi = openapi_document()
-    # Shared with the GraphQL socket's operations (api/graphql/table_socket.py).
-    app.state.rate_limiter = (
-        RateLimiter(settings.rate_limit, settings.rate_burst) if settings.rate_limit else None
-    )
+    app.state.rate_limiter = rate_limiter
     services.metrics.ephemeral_key.set(1 if services.sealer.ephemeral else 0)
-    middleware: dict[str, Any] = {
-        "metrics": services.metrics,
-        "max_body_bytes": settings.max_body_bytes,
-        "known_routes": frozenset(r.path for r in routes if isinstance(r, Route)),
-        "rate_limiter": app.state.rate_limiter,
-        "log_requests": settings.access_log,
-    }
     app.add_middleware(ServiceMiddleware, **middleware)
-    streams = stream_shortcut(expected_error, internal_error)
-    app.streams = streams, ServiceMiddleware(streams, **middleware, replay_empty_body=False)
-    # The busiest routes: a table's move and GET, and the stateless API (REST and GraphQL).
-    stateless = {**stateless_paths(), ("POST", "/graphql"): graphql.respond}
-    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error, paths=stateless)
-    app.busiest = busiest, ServiceMiddleware(busiest, **middleware)
     return app
