@@ -20,7 +20,7 @@ pytestmark = pytest.mark.anyio
 
 
 def assert_kept_as_written(rt: TableRuntime, tid: str) -> int:
-    version, data, table = rt.tables._recent[tid]
+    version, data, table = rt.tables.records._recent[tid]
     assert table == Table.decode(data)
     assert table.encode() == data
     return version
@@ -52,13 +52,13 @@ async def test_the_kept_table_is_what_was_written_through_a_whole_game() -> None
             break
     await rt.tables.leave(tid, bearers[1])  # a bot plays that seat from now on
     assert_kept_as_written(rt, tid)
-    assert rt.tables._recent[tid][2].move_count() == 8
+    assert rt.tables.records._recent[tid][2].move_count() == 8
 
 
 async def test_a_change_refused_after_it_modified_its_table_leaves_the_kept_one_alone() -> None:
     rt = TableRuntime(MemoryVersionedStore(), Sealer(SealingKey.generate()))
     tid, _ = await seated_table(rt)
-    version, data, kept = rt.tables._recent[tid]
+    version, data, kept = rt.tables.records._recent[tid]
 
     def meddle(table: Table, new_version: int) -> None:
         table.seats[0].name = "mallory"
@@ -69,7 +69,7 @@ async def test_a_change_refused_after_it_modified_its_table_leaves_the_kept_one_
 
     with pytest.raises(TableError):
         await rt.tables.write(tid, meddle)
-    assert rt.tables._recent[tid] == (version, data, kept)
+    assert rt.tables.records._recent[tid] == (version, data, kept)
     assert kept == Table.decode(data)
 
 

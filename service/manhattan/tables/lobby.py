@@ -22,7 +22,13 @@ from manhattan.wire.numbers import ascii_decimal
 from manhattan.wire.player_ids import check_player_id
 
 
-class Lobby(TableRecords):
+class Lobby:
+    """Creating tables, the lobby's pages and what anyone may read of a table, over
+    ``records``."""
+
+    def __init__(self, records: TableRecords) -> None:
+        self.records = records
+
     async def create(
         self,
         body: object,
@@ -41,10 +47,10 @@ class Lobby(TableRecords):
             self.begin(table, 1)
         if prepare is not None:
             await prepare(table)
-        await self.insert(table)
+        await self.records.insert(table)
         created: dict[str, Any] = {
             "tableId": table.id,
-            "hostToken": host_token(self.sealer, table.id, table.host_epoch),
+            "hostToken": host_token(self.records.sealer, table.id, table.host_epoch),
             "table": table_json(table, 1, SPECTATOR, key=owner),  # nobody is connected yet
         }
         if owner is not None:
@@ -52,7 +58,7 @@ class Lobby(TableRecords):
                 {
                     "seat": index,
                     "id": seat.player_id,
-                    "seatToken": seat_token(self.sealer, table.id, seat.sid, seat.epoch),
+                    "seatToken": seat_token(self.records.sealer, table.id, seat.sid, seat.epoch),
                 }
                 for index, seat in enumerate(table.seats)
                 if seat.player_id is not None
@@ -84,7 +90,7 @@ class Lobby(TableRecords):
             )
         check_names_distinct((s.sid, s.name) for s in seats if s.name is not None)
         turn_seconds = new.turn_seconds
-        most = max_turn_seconds or self.settings.max_turn_seconds
+        most = max_turn_seconds or self.records.settings.max_turn_seconds
         if turn_seconds is not None and turn_seconds > most:
             raise wire.WireError(
                 "INVALID_REQUEST",
@@ -129,12 +135,12 @@ class Lobby(TableRecords):
             raise TableError("INVALID_SETUP", exc.message) from None
         table.set_game(state)
         table.status = "playing"
-        self._set_deadline(table, state)
+        self.set_deadline(table, state)
         seats = [{"player": i, "name": s.name, "kind": s.kind} for i, s in enumerate(filled)]
         started = {"seats": seats, "deadline": table.deadline, "state": table.state}
         table.add_event(version, "started", started)
 
-    def _set_deadline(self, table: Table, state: State) -> None:
+    def set_deadline(self, table: Table, state: State) -> None:
         """A person to move gets ``turnSeconds``; bots and stand-ins have no deadline."""
         table.bot_turn = False
         table.deadline = None
@@ -158,7 +164,7 @@ class Lobby(TableRecords):
             # Most tables listed have a free seat: a first batch of the page (and one to know
             # whether there is a next), then larger ones while filters skip entries.
             want = q.limit + 1 if scanned == 0 else 100
-            batch = await self.lobby_index.after(last, want)
+            batch = await self.records.lobby_index.after(last, want)
             for activity, table_id, blob in batch:
                 entry: dict[str, Any] = msgpack.unpackb(blob)
                 if _matches(entry, q):
@@ -177,10 +183,10 @@ class Lobby(TableRecords):
     async def list_public(self) -> list[dict[str, Any]]:
         """GraphQL's ``tables``: the newest public tables with a free seat, in full (at most
         ``max_listed`` reads, never a scan)."""
-        page = await self.page({"limit": self.settings.max_listed})
+        page = await self.page({"limit": self.records.settings.max_listed})
         out = []
         for entry in page["tables"]:
-            found = await self.store.read(table_key(entry["tableId"]))
+            found = await self.records.store.read(table_key(entry["tableId"]))
             if found is not None:
                 out.append(table_json(Table.decode(found.data), found.version, SPECTATOR))
         return out
@@ -190,19 +196,19 @@ class Lobby(TableRecords):
     ) -> dict[str, Any]:
         """A table as the bearer sees it; ``key`` (a platform key's name) sees its own private
         tables and its player ids (DESIGN §10)."""
-        table, version = await self.load(table_id)
-        receiver = self.check_bearer(table, bearer)
+        table, version = await self.records.load(table_id)
+        receiver = self.records.check_bearer(table, bearer)
         owns = key is not None and key == table.owner
         if bearer is None and not table.public and not owns:
             raise TableError("NOT_SEATED", "a private table is seen by its people and its host")
-        return await self.view_for(table, version, receiver, key=key)
+        return await self.records.view_for(table, version, receiver, key=key)
 
     async def seat_view(self, table_id: str, bearer: Bearer | None) -> View:
         """The view of the seat to move, for what-if questions (preview, explanations) that
         the seat may ask of its own position: computed from the view, so nothing in them
         depends on what the seat cannot see (RULES §11)."""
-        table, _ = await self.load(table_id)
-        receiver = self.seated(table, bearer)
+        table, _ = await self.records.load(table_id)
+        receiver = self.records.seated(table, bearer)
         if table.status == "over":
             raise TableError("GAME_OVER", "the game is over (RULES §8)")
         if table.status != "playing":
@@ -218,7 +224,7 @@ class Lobby(TableRecords):
         return manhattan.view(state, player)
 
     async def record(self, table_id: str) -> dict[str, Any]:
-        table, _ = await self.load(table_id)
+        table, _ = await self.records.load(table_id)
         if table.status != "over":
             raise TableError("TABLE_NOT_OVER", "the record is published when the game is over")
         return record_json(table)

@@ -20,7 +20,7 @@ from manhattan.tables.projection import (
     replayed_answer,
     stored_events,
 )
-from manhattan.tables.records import NoChange, now_ms
+from manhattan.tables.records import NoChange, TableRecords, now_ms
 from manhattan.tables.tokens import Bearer
 
 log = logging.getLogger("manhattan.tables")
@@ -44,7 +44,15 @@ class Stale(Exception):
         self.table, self.version, self.receiver = table, version, receiver
 
 
-class Play(Lobby):
+class Play:
+    """Starting the game, moves of people and bots, timeouts, the end and chat, written through
+    ``records`` (the one write path); a game's start and its turns' deadlines are the
+    ``lobby``'s."""
+
+    def __init__(self, records: TableRecords, lobby: Lobby) -> None:
+        self.records = records
+        self.lobby = lobby
+
     async def start(
         self, table_id: str, bearer: Bearer | None, *, owner: str | None = None
     ) -> dict[str, Any]:
@@ -58,12 +66,12 @@ class Play(Lobby):
                     raise TableError("NOT_SEATED", "this key did not create this table")
                 receiver = SPECTATOR
             else:
-                receiver = self.check_bearer(table, bearer)  # host or a seated person
-            self.begin(table, version)
+                receiver = self.records.check_bearer(table, bearer)  # host or a seated person
+            self.lobby.begin(table, version)
             return receiver
 
-        changed, receiver = await self.write(table_id, change)
-        table = await self.view_for(changed.table, changed.version, receiver, key=owner)
+        changed, receiver = await self.records.write(table_id, change)
+        table = await self.records.view_for(changed.table, changed.version, receiver, key=owner)
         return {"table": table}
 
     async def move(
@@ -96,7 +104,7 @@ class Play(Lobby):
             raise TableError(exc.code, exc.message) from None
 
         def change(table: Table, version: int) -> tuple[int, manhattan.State, int, list[Any]]:
-            receiver = self.seated(table, bearer)
+            receiver = self.records.seated(table, bearer)
             if move_id is not None and (answer := _answered(table, sid, move_id, whole)):
                 raise NoChange(answer)
             _check_playing(table)
@@ -120,12 +128,12 @@ class Play(Lobby):
             return version, transition.state, player, events
 
         try:
-            changed, made = await self.write(table_id, change)
+            changed, made = await self.records.write(table_id, change)
         except NoChange as again:
             answer = again.answer
             return answer  # type: ignore[no-any-return]
         except Stale as stale:
-            current = await self.view_for(stale.table, stale.version, stale.receiver)
+            current = await self.records.view_for(stale.table, stale.version, stale.receiver)
             message = f"the table is at version {stale.version}, not {request.version}"
             raise TableError("STALE_VERSION", message, table=current) from None
         await self._finish_if_over(changed.table, table_id)
@@ -150,7 +158,7 @@ class Play(Lobby):
             table.deadline = None
             table.bot_turn = False
         else:
-            self._set_deadline(table, state)
+            self.lobby.set_deadline(table, state)
         table.add_event(
             version,
             "move",
@@ -174,10 +182,10 @@ class Play(Lobby):
         then the ``over`` event is written, its own version after the last move: whoever sees
         ``over`` (a stream, a webhook) finds the ratings counted. Both are idempotent (two
         replicas may both tell the watchers; one writes the event)."""
-        ended, _ = await self.load(table_id)
+        ended, _ = await self.records.load(table_id)
         if ended.status != "over" or ended.has_event("over"):
             return
-        await self.tell_over(ended)
+        await self.records.tell_over(ended)
 
         def change(table: Table, version: int) -> None:
             if table.status != "over" or table.has_event("over"):
@@ -185,7 +193,7 @@ class Play(Lobby):
             table.add_event(version, "over", {"ranking": ranking_json(table)})
 
         with contextlib.suppress(NoChange):
-            await self.write(table_id, change)
+            await self.records.write(table_id, change)
 
     async def bot_turn(self, table_id: str, expected: int, move: Move) -> bool:
         """A bot's move for the player to move at version ``expected`` (False: too late)."""
@@ -201,7 +209,7 @@ class Play(Lobby):
             self._apply(table, version, transition, bot=True)
 
         try:
-            changed, _ = await self.write(table_id, change)
+            changed, _ = await self.records.write(table_id, change)
         except NoChange:
             return False
         await self._finish_if_over(changed.table, table_id)
@@ -226,7 +234,7 @@ class Play(Lobby):
             table.add_event(version, "timeout", {"player": state.to_move})
 
         try:
-            await self.write(table_id, change)
+            await self.records.write(table_id, change)
         except NoChange:
             return False
         return True
@@ -243,11 +251,11 @@ class Play(Lobby):
         check_text(text, "$.text", "a chat message")
         if not text:
             raise wire.WireError("INVALID_REQUEST", "'text' is not blank", path="$.text")
-        window = int(self.settings.chat_window * 1000)
-        burst = self.settings.chat_burst
+        window = int(self.records.settings.chat_window * 1000)
+        burst = self.records.settings.chat_burst
 
         def change(table: Table, version: int) -> dict[str, Any]:
-            receiver = self.seated(table, bearer)
+            receiver = self.records.seated(table, bearer)
             assert receiver.sid is not None
             seat = table.seat(receiver.sid)
             assert seat is not None
@@ -256,7 +264,7 @@ class Play(Lobby):
             if len(recent) >= burst:
                 raise TableError(
                     "RATE_LIMITED",
-                    f"at most {burst} messages in {self.settings.chat_window:g} s",
+                    f"at most {burst} messages in {self.records.settings.chat_window:g} s",
                 )
             table.chat_times[receiver.sid] = [*recent, now]
             message = {
@@ -270,7 +278,7 @@ class Play(Lobby):
             table.add_event(version, "chat", message)
             return message
 
-        changed, message = await self.write(table_id, change)
+        changed, message = await self.records.write(table_id, change)
         return {"version": changed.version, "message": message}
 
 

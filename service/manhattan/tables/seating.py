@@ -14,14 +14,21 @@ from manhattan.tables.lobby import Lobby
 from manhattan.tables.model import Seat, Table
 from manhattan.tables.names import check_name_free, person_name
 from manhattan.tables.projection import SPECTATOR, Receiver, ranking_json, table_json
-from manhattan.tables.records import NoChange, ticket_key
+from manhattan.tables.records import NoChange, TableRecords, ticket_key
 from manhattan.tables.tokens import TICKET_SECONDS, Bearer, host_token, new_ticket
 from manhattan.tables.tokens import seat_token as make_seat_token
 
 BAD_TICKET = "this ticket is not valid (they are single use, 60 s)"
 
 
-class Seating(Lobby):
+class Seating:
+    """Joining, leaving, the rematch and stream tickets, written through ``records`` (the one
+    write path); a rematch's new table is made by the ``lobby``."""
+
+    def __init__(self, records: TableRecords, lobby: Lobby) -> None:
+        self.records = records
+        self.lobby = lobby
+
     async def join(
         self, table_id: str, body: object, bearer: Bearer | None = None
     ) -> dict[str, Any]:
@@ -46,13 +53,13 @@ class Seating(Lobby):
             table.add_event(version, "joined", {"player": seat.sid, "name": seat.name})
             return seat
 
-        changed, seat = await self.write(table_id, change)
+        changed, seat = await self.records.write(table_id, change)
         table = changed.table
-        token = make_seat_token(self.sealer, table.id, seat.sid, seat.epoch)
+        token = make_seat_token(self.records.sealer, table.id, seat.sid, seat.epoch)
         return {
             "player": seat.sid,
             "seatToken": token,
-            "table": await self.view_for(table, changed.version, Receiver(seat.sid)),
+            "table": await self.records.view_for(table, changed.version, Receiver(seat.sid)),
         }
 
     async def leave(
@@ -64,7 +71,7 @@ class Seating(Lobby):
         (``owner``) frees it."""
 
         def change(table: Table, version: int) -> None:
-            receiver = self.seated(table, bearer)
+            receiver = self.records.seated(table, bearer)
             assert receiver.sid is not None
             seat = table.seat(receiver.sid)
             assert seat is not None
@@ -78,14 +85,14 @@ class Seating(Lobby):
             else:
                 seat.epoch += 1
                 seat.left, seat.away = True, True
-                seat.bot = {"level": self.settings.stand_in_level}
+                seat.bot = {"level": self.records.settings.stand_in_level}
                 if table.status == "playing" and table.state is not None:
                     state = table.game()
                     if state.to_move == player:
                         table.deadline = None
             table.add_event(version, "left", {"player": player, "name": name})
 
-        changed, _ = await self.write(table_id, change)
+        changed, _ = await self.records.write(table_id, change)
         return {"table": table_json(changed.table, changed.version, SPECTATOR)}
 
     async def rematch(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
@@ -97,8 +104,8 @@ class Seating(Lobby):
         same table: the first insert wins and the others write nothing of their own (issue 23)."""
         if bearer is None:
             raise TableError("NOT_SEATED", "rematch needs the host token or a seat token")
-        old, _ = await self.load(table_id)
-        receiver = self.check_bearer(old, bearer)
+        old, _ = await self.records.load(table_id)
+        receiver = self.records.check_bearer(old, bearer)
         if old.status != "over":
             raise TableError("TABLE_NOT_OVER", "a rematch follows a finished game")
         new_id = old.rematch
@@ -116,13 +123,15 @@ class Seating(Lobby):
                 return opened
 
             with contextlib.suppress(NoChange):
-                await self.write(table_id, change)
+                await self.records.write(table_id, change)
         return await self._join_rematch(new_id, old, receiver)
 
     async def _open_rematch(self, old: Table) -> str:
         """Insert the rematch table unless a concurrent call already has: its id."""
         seats: list[Any] = [
-            {"bot": s.bot or {"level": self.settings.stand_in_level}} if s.kind == "bot" else "open"
+            {"bot": s.bot or {"level": self.records.settings.stand_in_level}}
+            if s.kind == "bot"
+            else "open"
             for s in old.seats
         ]
         body = {
@@ -132,7 +141,7 @@ class Seating(Lobby):
             "turnSeconds": old.turn_seconds,
             "name": old.name,
         }
-        new, _ = self.new_table(body)
+        new, _ = self.lobby.new_table(body)
         new.id = rematch_id(old.id)
         new.owner, new.rated = old.owner, old.rated  # a platform's table stays its own
         for old_seat, new_seat in zip(old.seats, new.seats, strict=True):
@@ -143,7 +152,7 @@ class Seating(Lobby):
                 new_seat.kept_for = old_seat.name
                 new_seat.player_id = old_seat.player_id
         try:
-            await self.insert(new)
+            await self.records.insert(new)
         except TableError as exc:
             if exc.code != "STALE_VERSION":
                 raise
@@ -154,10 +163,10 @@ class Seating(Lobby):
         """The caller's seat at the rematch: the one kept for them (again on a second ask);
         the host gets the new table's host token."""
         if receiver.sid is None:
-            table, version = await self.load(new_id)
+            table, version = await self.records.load(new_id)
             return {
                 "tableId": new_id,
-                "hostToken": host_token(self.sealer, new_id, table.host_epoch),
+                "hostToken": host_token(self.records.sealer, new_id, table.host_epoch),
                 "table": table_json(table, version, SPECTATOR),
             }
         old_seat = old.seat(receiver.sid)
@@ -177,33 +186,33 @@ class Seating(Lobby):
             raise TableError("TABLE_FULL", "no seat at the rematch is kept for this seat")
 
         try:
-            changed, seat = await self.write(new_id, change)
+            changed, seat = await self.records.write(new_id, change)
             table, version = changed.table, changed.version
         except NoChange as again:
             seat = again.answer
-            table, version = await self.load(new_id)
+            table, version = await self.records.load(new_id)
         return {
             "tableId": new_id,
             "player": seat.sid,
-            "seatToken": make_seat_token(self.sealer, new_id, seat.sid, seat.epoch),
-            "table": await self.view_for(table, version, Receiver(seat.sid)),
+            "seatToken": make_seat_token(self.records.sealer, new_id, seat.sid, seat.epoch),
+            "table": await self.records.view_for(table, version, Receiver(seat.sid)),
         }
 
     async def ticket(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
-        table, _ = await self.load(table_id)
-        receiver = self.check_bearer(table, bearer)
+        table, _ = await self.records.load(table_id)
+        receiver = self.records.check_bearer(table, bearer)
         if bearer is None:
             raise TableError("NOT_SEATED", "a ticket needs a seat token or the host token")
         ticket = new_ticket()
         data: bytes = msgpack.packb([table_id, receiver.sid, bearer.epoch])
-        await self.store.put(ticket_key(ticket), data, TICKET_SECONDS)
+        await self.records.store.put(ticket_key(ticket), data, TICKET_SECONDS)
         return {"ticket": ticket, "expiresIn": TICKET_SECONDS}
 
     async def open_ticket(self, table_id: str, ticket: str) -> Bearer:
         """The bearer a ticket was issued to; used up by this call."""
         if not 8 <= len(ticket) <= 64:
             raise TableError("BAD_SEAT", BAD_TICKET)
-        data = await self.store.take(ticket_key(ticket))
+        data = await self.records.store.take(ticket_key(ticket))
         if data is None:
             raise TableError("BAD_SEAT", BAD_TICKET)
         issued_for, sid, epoch = msgpack.unpackb(data)

@@ -279,11 +279,17 @@ class TableMutation:
 
     @strawberry.mutation(description="A new table for the same people after a finished game.")
     async def rematch(self, info: Info, id: strawberry.ID) -> RematchResult:
-        return await for_bearer(info, id, Tables.rematch, TableRematch.from_json)
+        def rematch(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return tables.rematch(table_id, who)
+
+        return await for_bearer(info, id, rematch, TableRematch.from_json)
 
     @strawberry.mutation(description="A single-use ticket (60 s) for the event stream.")
     async def table_ticket(self, info: Info, id: strawberry.ID) -> TicketResult:
-        return await for_bearer(info, id, Tables.ticket, TableTicket.from_json, quota="tickets")
+        def ticket(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return tables.ticket(table_id, who)
+
+        return await for_bearer(info, id, ticket, TableTicket.from_json, quota="tickets")
 
 
 @strawberry.type
