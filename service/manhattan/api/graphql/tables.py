@@ -33,11 +33,13 @@ from manhattan.api.graphql.table_types import (
     ChatSent,
     CreatedTable,
     CreateTableResult,
+    HistoryResult,
     JoinTableResult,
     RematchResult,
     SeatedAtTable,
     Table,
     TableEvent,
+    TableHistory,
     TableMoved,
     TableMoveResult,
     TableRejected,
@@ -159,6 +161,16 @@ class TableQuery:
             return platforms(info).get(caller(info), table_id, who)
 
         return await for_bearer(info, id, get, Table.from_json)
+
+    @strawberry.field(
+        description="What happened at a table so far, as the bearer (a seat, the host), its "
+        "platform key or anyone may see it: for a page opened mid-game."
+    )
+    async def table_history(self, info: Info, id: strawberry.ID) -> HistoryResult:
+        def history(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return tables.history(table_id, who, key=caller(info))
+
+        return await for_bearer(info, id, history, TableHistory.from_json)
 
     @strawberry.field(
         description="The newest public tables with a free seat, in full (at most 100); "

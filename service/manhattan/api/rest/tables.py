@@ -153,6 +153,15 @@ async def post_ticket(request: Request) -> Response:
     return render(request, await runtime(request).tables.ticket(tid, who))
 
 
+async def get_history(request: Request) -> Response:
+    """What happened at the table so far, as the bearer (or anyone, or the key) may see it."""
+    tid = table_id(request)
+    key = platforms(request).caller(request.headers)
+    return render(
+        request, await runtime(request).tables.history(tid, bearer(request, tid), key=key)
+    )
+
+
 async def get_record(request: Request) -> Response:
     tid = table_id(request)
     return render(request, await runtime(request).tables.record(tid))
@@ -175,6 +184,7 @@ def table_routes() -> list[BaseRoute]:
         Route("/v1/tables/{id}/chat", post_chat, methods=post),
         Route("/v1/tables/{id}/rematch", post_rematch, methods=post),
         Route("/v1/tables/{id}/ticket", post_ticket, methods=post),
+        Route("/v1/tables/{id}/history", get_history, methods=["GET"]),
         Route("/v1/tables/{id}/record", get_record, methods=["GET"]),
     ]
 
