@@ -35,8 +35,9 @@ TABLES = {
     ("post", "/v1/tables/{id}/chat"), ("post", "/v1/tables/{id}/rematch"),
     ("post", "/v1/tables/{id}/ticket"), ("get", "/v1/tables/{id}/events"),
     ("get", "/v1/tables/{id}/record"),
-    # additions: a seat's what-if questions, answered from its own view
+    # additions: a seat's what-if questions, answered from its own view; the history so far
     ("post", "/v1/tables/{id}/preview"), ("post", "/v1/tables/{id}/validate"),
+    ("get", "/v1/tables/{id}/history"),
 }  # fmt: skip
 #: Platforms (DESIGN §10): ratings (a player's tables are ``GET /v1/tables?player=``).
 PLATFORMS = {("get", "/v1/ratings")}

@@ -56,6 +56,7 @@ from manhattan.live.runtime import TableRuntime
 from manhattan.live.stream import table_stream
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, TableError, Tables
+from manhattan.tables.records import check_table_id
 from manhattan.wire import WireError
 from manhattan.wire import tables as wire
 
@@ -95,9 +96,9 @@ async def for_bearer(
     or the refusal as a ``TableRejected``; ``quota`` names the caller's quota it counts in."""
 
     async def run() -> Result:
+        table_id = check_table_id(str(id))  # (a malformed id is refused before anything else)
         if quota is not None:
             await check_quota(info.context["request"], quota)
-        table_id = str(id)
         return result(await act(runtime(info).tables, table_id, bearer(info, table_id)))
 
     return await table_rejected_or(run)
@@ -235,6 +236,7 @@ class TableMutation:
         self, info: Info, id: strawberry.ID, name: str, seat: int | None = None
     ) -> JoinTableResult:
         async def run() -> SeatedAtTable:
+            check_table_id(str(id))
             await check_quota(info.context["request"], "joins")
             body: dict[str, Any] = {"name": name}
             if seat is not None:
@@ -314,6 +316,7 @@ class TableSubscription:
         rt = runtime(info)
         table_id = str(id)
         try:
+            check_table_id(table_id)
             who: Bearer | None
             if ticket is not None:
                 who = await rt.tables.open_ticket(table_id, ticket)

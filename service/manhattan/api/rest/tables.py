@@ -22,6 +22,7 @@ from manhattan.api.rest.platforms import get_my_tables, platforms
 from manhattan.games import Operations, Validation
 from manhattan.live.runtime import TableRuntime
 from manhattan.tables import Bearer, TableError
+from manhattan.tables.records import check_table_id
 
 
 def runtime(request: HTTPConnection) -> TableRuntime:
@@ -44,8 +45,10 @@ def bearer(request: HTTPConnection, table_id: str) -> Bearer | None:
 
 
 def table_id(request: HTTPConnection) -> str:
+    """The route's table id, checked before anything else of the request (its body, its
+    bearer): a malformed id is the one answer ``INVALID_REQUEST`` on every route."""
     found: str = request.path_params["id"]
-    return found
+    return check_table_id(found)
 
 
 async def post_tables(request: Request) -> Response:
