@@ -140,7 +140,11 @@ def _the_spectator_sees_the_game_but_no_hand(played: dict[str, Any]) -> None:
 
 def _the_log_reads_in_order_with_one_name_per_player(played: dict[str, Any]) -> None:
     log: list[str] = played["log"]
-    assert log[0] == "The game starts with 3 players."
+    # Who sat down where (the table's history, for a spectator who came after them), then the start.
+    start = log.index("The game starts with 3 players.")
+    assert log[:start] == [
+        f"{n} sits down at seat {i + 1}." for i, n in enumerate(("Ada", "Bea", "Cy"))
+    ]
     scored = [i for i, line in enumerate(log) if re.match(r"Round \d+ scored", line)]
     assert [log[i].split()[1] for i in scored] == [str(r + 1) for r in range(ROUNDS)]
     assert log[-1] == "The game is over."
