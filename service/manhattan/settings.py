@@ -189,6 +189,10 @@ class Settings:
     #: The GraphQL fast path (compiled plans, one-loop completion); off: strawberry's general
     #: path answers everything. Also off, with a warning, on untested strawberry/graphql-core.
     graphql_fast_path: bool = setting(True, _bool)
+    #: The table streams' and sockets' fast path under uvicorn (frames written to the transport
+    #: by the service, the spectator relay, the service's own HTTP and websocket protocols);
+    #: off: plain ASGI. Also off, with a warning, on an untested uvicorn.
+    uvicorn_fast_path: bool = setting(True, _bool)
     #: Accept states only as sealed tokens or cached ids, never as plain JSON (DESIGN §7).
     strict_states: bool = setting(False, _bool)
     #: The current sealing key as ``kid:base64url-key`` (16, 24 or 32 bytes); empty: ephemeral.

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import logging
-import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -39,8 +37,8 @@ from manhattan.api.rest.tables import BUSIEST_ROUTES, table_routes
 from manhattan.bot_pool import pool_from_settings
 from manhattan.engine.build import kernel_build
 from manhattan.games import BotBudget, LatestPositions, Operations
+from manhattan.live.connection import CONNECTION_KEY
 from manhattan.live.runtime import TableRuntime
-from manhattan.live.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
 from manhattan.platforms import Platforms
 from manhattan.platforms.webhooks import Webhooks
 from manhattan.sealing import Sealer
@@ -50,6 +48,7 @@ from manhattan.server.pages import OfflineGraphQLApp, PageHeaders, embed_routes,
 from manhattan.server.quotas import Quotas
 from manhattan.server.rate_limit import RateLimiter
 from manhattan.server.request_log import configure_logging
+from manhattan.server.uvicorn_seam import UvicornSeam, give_back_memory
 from manhattan.settings import Settings
 from manhattan.store.cache import Backend, StateCache, make_backend
 from manhattan.store.cas import VersionedStore
@@ -145,7 +144,9 @@ def build_services(
     backend: Backend | None = None,
     sealer: Sealer | None = None,
     positions: VersionedStore | None = None,
+    seam: UvicornSeam | None = None,
 ) -> Services:
+    seam = seam or UvicornSeam.from_settings(settings)
     metrics = Metrics()
     if backend is None:
         backend = make_backend(
@@ -179,13 +180,17 @@ def build_services(
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
         bot_pool=bot_pool,
     )
-    tables = TableRuntime.from_settings(settings, sealer, bot_pool)
-    webhooks = Webhooks.from_settings(
-        settings, tables.tables, functools.partial(configure_logging, settings.log_level)
+    tables = TableRuntime.from_settings(
+        settings, sealer, bot_pool, exiting=seam.exiting(), give_back=give_back_memory
     )
-    webhooks.read = tables.hub.fresh  # one read of a changed table for streams and webhooks
-    tables.listeners.append(webhooks)
-    platforms = Platforms(webhooks.keys, tables, webhooks)
+    webhooks = Webhooks.from_settings(
+        settings,
+        tables.tables,
+        functools.partial(configure_logging, settings.log_level),
+        read=tables.hub.fresh,  # one read of a changed table for streams and webhooks
+    )
+    platforms = Platforms(webhooks.keys, tables.tables, tables.store, webhooks)
+    tables.changes.hear(platforms)
     return Services(
         settings,
         metrics,
@@ -270,8 +275,6 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
             )
         log.info("cache backend", extra={"backend": services.backend.name})
         await services.operations.bot_pool.start()
-        services.tables.hub.exiting = server_exiting
-        services.tables.hub.give_back = give_back_memory
         services.tables.start()
         services.webhooks.start()
         try:
@@ -296,23 +299,22 @@ class ServiceApp(Starlette):
 
     streams: tuple[Shortcut, ASGIApp] | None = None
     busiest: tuple[Shortcut, ASGIApp] | None = None
+    #: What a stream or socket may use of the server beyond ASGI (``uvicorn_seam.py``).
+    seam = UvicornSeam(False)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.streams is not None and self.streams[0].takes(scope):
             scope["app"] = self
-            # Weakly: the scope holding the server's send would be a reference cycle (the send
-            # is bound to the server's request, which holds the scope), garbage for the
-            # collector after every stream.
-            if inspect.ismethod(send):
-                scope[SERVER_SEND_KEY] = weakref.WeakMethod(send)
+            if (connection := self.seam.connection(send)) is not None:
+                scope[CONNECTION_KEY] = connection
             await self.streams[1](scope, receive, send)
             return
         if scope["type"] == "websocket" and (tid := socket_table_id(scope["path"])):
             # A table's socket, open for hours: without the router and the error middlewares
-            # (it answers its own errors), and with the server's send for the hub's writes.
+            # (it answers its own errors), and with the connection for the hub's writes.
             scope["app"], scope["path_params"] = self, {"id": tid}
-            if inspect.ismethod(send):
-                scope[SERVER_SEND_KEY] = weakref.WeakMethod(send)
+            if (connection := self.seam.connection(send)) is not None:
+                scope[CONNECTION_KEY] = connection
             await table_socket(WebSocket(scope, receive, send))
             return
         if self.busiest is not None and self.busiest[0].takes(scope):
@@ -328,16 +330,20 @@ def create_app(
     backend: Backend | None = None,
     sealer: Sealer | None = None,
     positions: VersionedStore | None = None,
-) -> Starlette:
+) -> ServiceApp:
     """The service. ``backend``, ``sealer`` and ``positions`` (strict mode's latest positions)
     override what ``settings`` would make (tests)."""
     settings = settings or Settings.from_env()
-    services = build_services(settings, backend=backend, sealer=sealer, positions=positions)
+    seam = UvicornSeam.from_settings(settings)
+    services = build_services(
+        settings, backend=backend, sealer=sealer, positions=positions, seam=seam
+    )
     routes = build_routes(settings)
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error
     handlers[Exception] = internal_error
     app = ServiceApp(routes=routes, exception_handlers=handlers, lifespan=lifespan_of(services))
+    app.seam = seam
     app.state.operations = services.operations
     app.state.tables = services.tables
     app.state.platforms = services.platforms

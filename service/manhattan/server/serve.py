@@ -1,8 +1,9 @@
 """``manhattan serve``: the app under uvicorn, one worker, settings from the environment.
 
-uvicorn runs with the service's own HTTP protocol (``protocol``): httptools' parser, as uvicorn
-would pick, with bounds on request heads and deadlines for heads and bodies; and its own
-websocket protocol (``ws_protocol``), which does not stop reading after every message."""
+uvicorn runs with the protocols of ``uvicorn_seam``: on the fast path the service's own HTTP
+protocol (``protocol``: httptools' parser, as uvicorn would pick, with bounds on request heads
+and deadlines for heads and bodies) and its own websocket protocol (``ws_protocol``, which does
+not stop reading after every message); else uvicorn's own."""
 
 from __future__ import annotations
 
@@ -12,9 +13,7 @@ import gc
 import uvicorn
 
 from manhattan.server.app import create_app
-from manhattan.server.protocol import bounded_protocol, connection_limits
 from manhattan.server.request_log import configure_logging
-from manhattan.server.ws_protocol import QueuedWebSocketProtocol
 from manhattan.settings import Settings
 
 
@@ -28,8 +27,7 @@ def run(host: str | None, port: int | None) -> None:
     settle_heap()
     uvicorn.run(
         app,
-        http=bounded_protocol(connection_limits(settings)),
-        ws=QueuedWebSocketProtocol,
+        **app.seam.server_options(settings),
         host=settings.host,
         port=settings.port,
         workers=1,

@@ -25,7 +25,7 @@ from starlette.routing import BaseRoute, Route
 from manhattan.api.client_address import client_address
 from manhattan.api.rest.shortcut import ErrorHandler, Shortcut
 from manhattan.api.rest.tables import bearer, runtime, table_id
-from manhattan.live.hub import Hangup
+from manhattan.live.listener import Hangup
 from manhattan.live.push import Push
 from manhattan.live.relay import Handover
 from manhattan.live.sse import EventStreamResponse
