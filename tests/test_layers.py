@@ -54,7 +54,7 @@ ALLOWED: dict[str, set[str]] = {
     "wire": {"engine", "bots"},  # a BotChoice is a wire value
     "store": set(),  # keeps bytes: knows no rules, no tables
     "sealing": set(),
-    "settings": {"bots"},  # a bot level and the bots' budget bounds are settings' defaults
+    "settings": set(),  # below what it configures: the bots check their own (bot_pool)
     "games": _SERVER_BELOW,
     "tables": _SERVER_BELOW | {"games"},
     # keys, reserved seats, webhooks, ratings: built on tables, heard through their listeners
@@ -84,6 +84,7 @@ NEVER = {
     ("api", "server"),
     ("bots", "bot_pool"),
     ("store", "engine"),
+    ("settings", "bots"),
 }
 
 #: Imports inside functions outside the CLI that stay, each with its reason (the circles of the
@@ -93,12 +94,11 @@ KNOWN_INNER_IMPORTS: set[tuple[str, str]] = {
     # matplotlib is optional and slow to import: plot imports it when it draws
     ("manhattan.bench.plot", "matplotlib"),
     ("manhattan.bench.plot", "matplotlib.pyplot"),
+    ("manhattan.bench.charts", "matplotlib"),
+    ("manhattan.bench.charts", "matplotlib.pyplot"),
 }
-#: Part edges against the layers, each with what removes it.
-KNOWN_PART_EDGES: set[tuple[str, str]] = {
-    # the SSE writer checks for the server's own HTTP protocol: the uvicorn seam removes it
-    ("live", "server"),
-}
+#: Part edges against the layers, each removed by the branch named (none left).
+KNOWN_PART_EDGES: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True)

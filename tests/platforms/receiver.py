@@ -1,7 +1,8 @@
 """A real webhook receiver for the tests: an HTTP/1.1 server on loopback, on its own thread
 and event loop, that misbehaves on purpose. Each request takes the next answer of ``plan``
-(``"500"``, ``"hang"``: say nothing for ``hang_seconds``, ``"close"``: drop the connection,
-``"redirect"``: 307 to ``/elsewhere``, ``"ok"``) and, once the plan is used up, answers 204.
+(``"500"``, ``"hang"``: say nothing for ``hang_seconds``, ``"slow"``: a 500 after
+``hang_seconds``, ``"close"``: drop the connection, ``"redirect"``: 307 to ``/elsewhere``,
+``"ok"``) and, once the plan is used up, answers 204.
 Every request is kept with its arrival time, headers, body and the answer given."""
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class Receiver:
     hang_seconds: float = 5.0
     received: list[Received] = field(default_factory=list)
     port: int = 0
+    #: The path whose requests follow ``plan`` (and count as deliveries).
+    path: str = "/hook"
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -51,7 +54,7 @@ class Receiver:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/hook"
+        return f"http://127.0.0.1:{self.port}{self.path}"
 
     def start(self) -> Receiver:
         self._thread.start()
@@ -94,7 +97,7 @@ class Receiver:
                         name, _, value = line.partition(":")
                         headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
-                answer = self._next_answer() if path == "/hook" else "ok"
+                answer = self._next_answer() if path == self.path else "ok"
                 item = Received(path, headers, body, answer, time.time(), peer_port)
                 with self._lock:
                     self.received.append(item)
@@ -105,7 +108,11 @@ class Receiver:
                     await asyncio.sleep(self.hang_seconds)
                     self.hanging.clear()
                     return
-                status = {"500": "500 Oops", "redirect": "307 Elsewhere"}.get(answer, "204 Done")
+                if answer == "slow":
+                    await asyncio.sleep(self.hang_seconds)
+                status = {"500": "500 Oops", "slow": "500 Slowly", "redirect": "307 Elsewhere"}.get(
+                    answer, "204 Done"
+                )
                 extra = "location: /elsewhere\r\n" if answer == "redirect" else ""
                 writer.write(f"HTTP/1.1 {status}\r\n{extra}content-length: 0\r\n\r\n".encode())
                 await writer.drain()
@@ -122,7 +129,7 @@ class Receiver:
 
     def delivered(self) -> list[Received]:
         """The requests answered with a 2xx, in arrival order."""
-        return [r for r in self.snapshot() if r.path == "/hook" and r.answer == "ok" and r.done]
+        return [r for r in self.snapshot() if r.path == self.path and r.answer == "ok" and r.done]
 
     def wait_for(self, test: Any, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout

@@ -57,3 +57,14 @@ def test_webhook_allow_and_proxies_are_networks() -> None:
     assert settings.trusted_proxies == ("::1/128",)
     with pytest.raises(SettingsError, match="MANHATTAN_WEBHOOK_ALLOW"):
         Settings.from_env({"MANHATTAN_WEBHOOK_ALLOW": "not-a-network"})
+
+
+def test_one_secret_under_two_key_names_stops_the_service(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="'club' and 'other' have the same secret") as caught:
+        ApiKeys([f"club={SECRET}", f"other={SECRET}"])
+    assert SECRET not in str(caught.value)  # the message never shows a secret
+    file = tmp_path / "keys"
+    file.write_text(f"other={SECRET}\n")
+    settings = Settings(api_keys=(f"club={SECRET}",), api_keys_file=str(file))
+    with pytest.raises(SettingsError, match="same secret"):
+        ApiKeys.from_settings(settings)

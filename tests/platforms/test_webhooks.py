@@ -160,3 +160,36 @@ def test_graphql_create_table_takes_the_same_webhook(receiver: Receiver) -> None
             c.post("/graphql", json={"query": CREATE, "variables": variables}, headers=KEY)
         )
         assert refused["data"]["createTable"]["code"] == "WEBHOOK_URL_REFUSED"
+
+
+@pytest.mark.parametrize(
+    ("extra", "reason"),
+    [
+        ({"turnSeconds": 60, "remindBefore": 10}, "needs a webhook"),
+        ({"webhook": "hook", "remindBefore": 10}, "needs turnSeconds"),
+        ({"webhook": "hook", "turnSeconds": 60, "remindBefore": 60}, "below turnSeconds"),
+        ({"webhook": "hook", "turnSeconds": 60, "remindBefore": 600}, "below turnSeconds"),
+        (
+            {"webhook": "over only", "turnSeconds": 60, "remindBefore": 10},
+            "table.turn among the webhook's events",
+        ),
+    ],
+)
+def test_a_reminder_that_could_never_fire_is_refused_at_its_path(
+    receiver: Receiver, extra: dict[str, object], reason: str
+) -> None:
+    hooks = {
+        "hook": {"url": receiver.url},
+        "over only": {"url": receiver.url, "events": ["table.over"]},
+    }
+    body: dict[str, object] = {"setup": SHORT, **extra}
+    if "webhook" in body:
+        body["webhook"] = hooks[str(body["webhook"])]
+    with Served(api_keys=(API_KEYS,), webhook_allow=ALLOW) as served, served.client() as c:
+        refusal = c.post("/v1/tables", json=body, headers=KEY)
+        assert refusal.status_code == 400, refusal.text
+        assert refusal.json()["code"] == "INVALID_REQUEST"
+        assert refusal.json()["path"] == "$.remindBefore"
+        assert reason in refusal.json()["message"]
+        fine = {"setup": SHORT, "webhook": hooks["hook"], "turnSeconds": 60, "remindBefore": 59}
+        assert ok(c.post("/v1/tables", json=fine, headers=KEY), 201)["webhookSecret"]

@@ -90,8 +90,11 @@ class TableRuntime:
         *,
         exiting: Callable[[], bool] | None = None,
         give_back: Callable[[], None] | None = None,
+        store: VersionedStore | None = None,
     ) -> TableRuntime:
-        """``exiting`` and ``give_back`` are the server's (``Hub``)."""
+        """``exiting`` and ``give_back`` are the server's (``Hub``). ``store``: the tables'
+        store, opened already (the server opens the data directory first); else made from the
+        settings."""
         table_settings = TableSettings(
             idle_seconds=settings.table_idle_seconds,
             stand_in_level=settings.table_stand_in_level,
@@ -99,7 +102,7 @@ class TableRuntime:
             record_format=settings.table_record_format,
         )
         return cls(
-            make_store(settings),
+            make_store(settings) if store is None else store,
             sealer,
             table_settings,
             bots=BotRunner(bot_pool),

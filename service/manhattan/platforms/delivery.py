@@ -19,10 +19,15 @@ A receiver that gave no answer (timeout, refused, reset) ``failing_after`` times
 *failing* until it answers again (one slow answer of a busy receiver is not enough), and then
 holds at most ``failing_target_concurrency`` slots: its other claimed tables are put
 back for about a second without counting an attempt, so one dead receiver never takes the claim
-rounds from the others. Before each attempt the host is resolved and checked (``addresses.py``)
-and the request goes to the checked address. Redirects are not followed (a 3xx is a failure),
-the answer's body is read up to ``MAX_ANSWER_BYTES``, and an attempt has a short timeout: a slow
-receiver holds a slot for at most that long, and never a move.
+rounds from the others. Likewise each platform key holds at most ``key_concurrency`` slots,
+whatever its receivers do: a key whose receiver answers slowly (an error after seconds, say)
+waits on its own slots, and another key's deliveries find free ones. Any failure of an attempt,
+expected or not, is a failed attempt with its backoff: an outcome is always kept, so a claim
+never stays held by a delivery that cannot be made. Before each attempt the host is resolved
+and checked (``addresses.py``) and the request goes to the checked address. Redirects are not
+followed (a 3xx is a failure), the answer's body is read up to ``MAX_ANSWER_BYTES``, and an
+attempt has a short timeout: a slow receiver holds a slot for at most that long, and never a
+move.
 """
 
 from __future__ import annotations
@@ -74,6 +79,9 @@ class DeliverySettings:
     failing_target_concurrency: int = 4
     #: Attempts in a row without an answer that make a receiver failing.
     failing_after: int = 3
+    #: Attempts in flight for one platform key's tables, at most (``webhook_key_concurrency``
+    #: in the service's settings): fairness between keys.
+    key_concurrency: int = 64
     #: Deliveries of one table claimed together and sent one after the other, at most (fewer
     #: when the lease is short: see ``Deliverer.run_length``).
     run: int = 8
@@ -99,6 +107,7 @@ class DeliverySettings:
             timeout=settings.webhook_timeout,
             backoff_base=settings.webhook_retry_seconds,
             lease_ms=int(settings.webhook_lease_seconds * 1000),
+            key_concurrency=settings.webhook_key_concurrency,
         )
 
     def backoff(self, attempts: int) -> float:
@@ -130,6 +139,8 @@ class Deliverer:
         self._full = False  # the last claim round filled every free slot
         self._sending: set[str] = set()  # ids claimed here whose outcome is not yet kept
         self._targets: dict[str, _Target] = {}
+        #: Runs in flight per platform key (a key at ``key_concurrency`` waits for its own).
+        self._key_sending: dict[str, int] = {}
         #: Outcomes waiting to be kept, in order: (delivery, DONE | GOING_ON | LATER, next_at).
         self._outcomes: list[tuple[Delivery, str, int]] = []
         self.client = WebhookClient(
@@ -200,15 +211,18 @@ class Deliverer:
         if run[0].id in self._sending:  # our own claim ran out mid-attempt: renewed
             return
         target = self._target(run[0])
+        key = run[0].key
         failing = target.unanswered >= self.settings.failing_after
-        if failing and target.sending >= self.settings.failing_target_concurrency:
-            # A receiver that gives no answer holds few slots: its tables wait (attempts
-            # unchanged) while the other receivers' deliveries go on.
+        key_full = self._key_sending.get(key, 0) >= self.settings.key_concurrency
+        if key_full or (failing and target.sending >= self.settings.failing_target_concurrency):
+            # A receiver that gives no answer, and a key whatever its receivers do, hold few
+            # slots: their tables wait (attempts unchanged) while the others' deliveries go on.
             self.deferred += 1
             self._sending.add(run[0].id)
             self._keep(run[0], LATER, now + int(self.settings.backoff(1) * 1000))
             return
         target.sending += 1
+        self._key_sending[key] = self._key_sending.get(key, 0) + 1
         self._sending.update(d.id for d in run)
         task = asyncio.create_task(self._send_run(run, target, now))
         self._running.add(task)
@@ -222,7 +236,10 @@ class Deliverer:
         return max(1, min(self.settings.run, fit))
 
     def _target(self, delivery: Delivery) -> _Target:
-        name = urlsplit(delivery.url).netloc
+        try:
+            name = urlsplit(delivery.url).netloc
+        except ValueError:  # (the attempt refuses it: its own failure, with a backoff)
+            name = delivery.url[:200]
         target = self._targets.get(name)
         if target is None:
             if len(self._targets) >= MAX_TARGETS:  # forget the idle ones
@@ -261,6 +278,9 @@ class Deliverer:
                     return
         finally:
             target.sending -= 1
+            left = self._key_sending.pop(run[0].key, 1) - 1
+            if left:
+                self._key_sending[run[0].key] = left
 
     async def _attempt_one(self, delivery: Delivery, target: _Target) -> bool:
         started = now_ms()
@@ -279,6 +299,12 @@ class Deliverer:
             )
             ok = False
             target.unanswered += 1
+        except Exception as exc:  # anything else is a failed attempt too, never a held claim
+            log.warning(
+                "webhook attempt failed unexpectedly",
+                extra={"table": delivery.table_id, "error": repr(exc)},
+            )
+            ok = False
         if delivery.first_at == 0:
             delivery.first_at = started
         return ok

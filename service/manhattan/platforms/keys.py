@@ -31,6 +31,12 @@ class ApiKeys:
             name, secret = _parse_pair(pair, number)
             if name in self._by_secret.values():
                 raise SettingsError(f"platform key {name!r} is given twice")
+            other = self._by_secret.get(secret.encode())
+            if other is not None:  # a call would be the later name's, silently
+                raise SettingsError(
+                    f"platform keys {other!r} and {name!r} have the same secret: give each key "
+                    "its own"
+                )
             self._by_secret[secret.encode()] = name
 
     @classmethod

@@ -23,7 +23,9 @@ import msgpack
 
 @dataclass(slots=True)
 class Delivery:
-    """One webhook message: its stable id, where it goes, the signed body, its attempts."""
+    """One webhook message: its stable id, where it goes, the signed body, its attempts, and
+    the platform key whose table it is (each key's deliveries hold a bounded share of the
+    worker's slots)."""
 
     id: str
     table_id: str
@@ -32,6 +34,8 @@ class Delivery:
     body: bytes
     attempts: int = 0
     first_at: int = 0  # epoch ms of the first attempt (0: none yet)
+    #: The owner key's name ("" for a delivery stored before deliveries carried it).
+    key: str = ""
     #: What the store needs to find this delivery again (the stored bytes).
     handle: Any = None
 
@@ -45,6 +49,7 @@ class Delivery:
                 self.body,
                 self.attempts,
                 self.first_at,
+                self.key,
             ],
             use_bin_type=True,
         )
@@ -52,8 +57,10 @@ class Delivery:
 
     @classmethod
     def decode(cls, data: bytes, handle: Any = None) -> Delivery:
-        id_, table_id, url, secret, body, attempts, first_at = msgpack.unpackb(data, raw=False)
-        return cls(id_, table_id, url, secret, body, attempts, first_at, handle)
+        fields = msgpack.unpackb(data, raw=False)
+        id_, table_id, url, secret, body, attempts, first_at = fields[:7]
+        key = fields[7] if len(fields) > 7 else ""
+        return cls(id_, table_id, url, secret, body, attempts, first_at, key, handle)
 
 
 @dataclass(slots=True)

@@ -6,16 +6,22 @@ process (tests, and a service without a data directory).
 As in ``store/sqlite_cas.py``, the transactions run on the event loop itself and the
 checkpoints on a thread (``store/sqlite_loop.py`` says why; on a thread, one claim round took
 0.3 to 1.3 s in the webhooks bench, README). Each is small: the deliverer batches, so a claim
-round, a batch of outcomes and a batch of enqueues is one transaction each."""
+round, a batch of outcomes and a batch of enqueues is one transaction each.
+
+The file holds every hook's ``whsec_`` secret: it is made 0600 before SQLite opens it (its log
+and shared memory take its mode). A file that cannot be opened as this outbox is a
+``DataDirectoryError`` (``DATA_DIR_UNAVAILABLE`` at start), never a traceback."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from manhattan.platforms.outbox import Delivery, Enqueued, Outbox, Outcomes
+from manhattan.store.data_directory import DIRECTORY_MODE, FILE_MODE, DataDirectoryError
 from manhattan.store.sqlite_loop import MEMORY, LoopDatabase
 
 T = TypeVar("T")
@@ -63,12 +69,24 @@ class SqliteOutbox(Outbox):
 
     def __init__(self, directory: Path | None) -> None:
         path = MEMORY if directory is None else str(directory / DATABASE_FILE)
-        if directory is not None:
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self._database = LoopDatabase(
-            path, checkpoint_every=CHECKPOINT_COMMITS, thread_name="webhooks-checkpoint"
-        )
-        self._database.db.executescript(_SCHEMA)
+        try:
+            if directory is not None:
+                directory.mkdir(mode=DIRECTORY_MODE, parents=True, exist_ok=True)
+                os.close(os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE))
+                os.chmod(path, FILE_MODE)
+            self._database = LoopDatabase(
+                path, checkpoint_every=CHECKPOINT_COMMITS, thread_name="webhooks-checkpoint"
+            )
+        except (sqlite3.Error, OSError) as exc:
+            raise DataDirectoryError(f"the webhooks' outbox {path}: {exc}") from exc
+        try:
+            self._database.db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            self._database.db.close()
+            raise DataDirectoryError(
+                f"the webhooks' outbox {path} cannot be read ({exc}): restore it from a backup, "
+                "or set MANHATTAN_DATA_RESET=1 once to set it aside and start afresh"
+            ) from exc
         self._closed = False
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:

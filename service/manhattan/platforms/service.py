@@ -21,6 +21,7 @@ from manhattan.platforms.webhooks import Webhooks
 from manhattan.store.cas import VersionedStore
 from manhattan.tables import Bearer, Tables
 from manhattan.tables.model import Table
+from manhattan.wire.player_ids import check_player_id, is_bot_name
 
 
 class Platforms:
@@ -75,25 +76,27 @@ class Platforms:
         """The host, a seated player or the key that created the table starts it."""
         return await self.tables.start(table_id, bearer, owner=key)
 
+    async def leave(self, key: str | None, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+        """A seat token leaves; with the key that created the table, a reserved seat left
+        before the start is freed (an open seat) instead of kept for its player."""
+        return await self.tables.leave(table_id, bearer, owner=key)
+
     async def get(self, key: str | None, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
         return await self.tables.get(table_id, bearer, key=key)
 
     async def my_tables(self, key: str, player: str) -> dict[str, Any]:
         """``GET /v1/tables?player=<id>``: the key's tables where ``player`` holds a seat."""
-        _check_player(player)
+        check_player_id(player, "$.player")
         return {"player": player, "tables": await self.players.tables(key, player)}
 
     # -- ratings --------------------------------------------------------------------------
     async def rating(self, key: str, player: str) -> dict[str, Any]:
-        _check_player(player)
+        """A player's rating, or a bot's (``bot:greedy``: ``ratings.rated_name``)."""
+        if not is_bot_name(player):
+            check_player_id(player, "$.player")
         return await self.ratings.one(key, player)
 
     async def rating_page(
         self, key: str, limit: str | None = None, cursor: str | None = None
     ) -> dict[str, Any]:
         return await self.ratings.page(key, read_limit(limit), cursor)
-
-
-def _check_player(player: str) -> None:
-    if not 1 <= len(player) <= 64 or not player.isprintable():
-        raise PlatformError("INVALID_REQUEST", "'player' is a player id: 1-64 printable characters")

@@ -37,7 +37,7 @@ from manhattan.tables import TableError, Tables
 from manhattan.tables.model import Table, event_data
 from manhattan.tables.projection import record_json
 from manhattan.tables.tasks import stop_tasks
-from manhattan.wire import MAX_KEYED_TURN_SECONDS, NewTable, read
+from manhattan.wire import MAX_KEYED_TURN_SECONDS, NewTable, WireError, read
 
 log = logging.getLogger("manhattan.platforms.webhooks")
 
@@ -191,7 +191,31 @@ def delivery_of(table_id: str, hook: Hook, message: Message, at: int) -> Deliver
         }
     )
     webhook_id = f"msg_{table_id}_{message.version}_{kind}{suffix}"
-    return Delivery(webhook_id, table_id, hook.url, hook.secret, body)
+    return Delivery(webhook_id, table_id, hook.url, hook.secret, body, key=hook.key)
+
+
+def _check_reminder(new: NewTable) -> None:
+    """A ``remindBefore`` that could never fire is refused at its path: a reminder is a
+    ``table.turn`` delivery sent that many seconds before a turn's deadline, so it needs a
+    webhook that takes ``table.turn``, a clock (``turnSeconds``) and to come before the turn
+    begins."""
+    remind = new.remind_before
+    if remind is None:
+        return
+    reason = None
+    if new.webhook is None:
+        reason = "remindBefore needs a webhook: a reminder is a table.turn delivery"
+    elif "table.turn" not in (new.webhook.events or DEFAULT_EVENTS):
+        reason = "remindBefore needs table.turn among the webhook's events"
+    elif new.turn_seconds is None:
+        reason = "remindBefore needs turnSeconds: without a clock a turn has no deadline"
+    elif remind >= new.turn_seconds:
+        reason = (
+            f"remindBefore ({remind} s) must be below turnSeconds ({new.turn_seconds} s): a "
+            "reminder comes that long before the deadline, after the turn began"
+        )
+    if reason is not None:
+        raise WireError("INVALID_REQUEST", reason, path="$.remindBefore")
 
 
 class Webhooks:
@@ -263,12 +287,14 @@ class Webhooks:
             raise PlatformError(
                 "BAD_KEY", "a webhook needs a platform key: send it in the Manhattan-Key header"
             )
+        _check_reminder(new)
         most = MAX_KEYED_TURN_SECONDS if key is not None else None
         if new.webhook is None or key is None:
             return await self.tables.create(body, owner=key, max_turn_seconds=most)
-        await check(new.webhook.url, self.allow)
+        target = await check(new.webhook.url, self.allow)
         events = tuple(dict.fromkeys(new.webhook.events or DEFAULT_EVENTS))
-        hook = Hook(new.webhook.url, events, new_secret(), key, new.remind_before)
+        # The URL as it is sent (percent-encoded, the host in IDNA), kept for every delivery.
+        hook = Hook(target.url, events, new_secret(), key, new.remind_before)
 
         async def keep(table: Table) -> None:
             await self.outbox.put_hook(table.id, hook.encode())

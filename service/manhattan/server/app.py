@@ -27,7 +27,7 @@ from manhattan.api.errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiErr
 from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.limits import InputLimits
 from manhattan.api.graphql.schema import build_schema
-from manhattan.api.rest.games import rest_routes
+from manhattan.api.rest.games import rest_routes, stateless_paths
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.platforms import platform_routes
 from manhattan.api.rest.shortcut import Shortcut
@@ -42,6 +42,7 @@ from manhattan.live.runtime import TableRuntime
 from manhattan.platforms import Platforms
 from manhattan.platforms.webhooks import Webhooks
 from manhattan.sealing import Sealer
+from manhattan.server.data_directory import open_table_store
 from manhattan.server.metrics import CONTENT_TYPE, Metrics
 from manhattan.server.middleware import ServiceMiddleware
 from manhattan.server.pages import OfflineGraphQLApp, PageHeaders, embed_routes, page_routes
@@ -51,7 +52,7 @@ from manhattan.server.request_log import configure_logging
 from manhattan.server.uvicorn_seam import UvicornSeam, give_back_memory
 from manhattan.settings import Settings
 from manhattan.store.cache import Backend, StateCache, make_backend
-from manhattan.store.cas import VersionedStore
+from manhattan.store.cas import ReportsHealth, VersionedStore
 from manhattan.store.versioned import make_versioned_store
 
 log = logging.getLogger("manhattan.api")
@@ -90,10 +91,14 @@ async def readyz(request: Request) -> Response:
     ops: Operations = request.app.state.operations
     cache_ok = await ops.cache.ping()
     sealer = ops.sealer
+    store = request.app.state.tables.store
+    # A table store that answers errors (the embedded database damaged or failing) serves no
+    # table: not ready. (A cache outage only degrades, below.)
+    tables_error = await store.health() if isinstance(store, ReportsHealth) else None
     detail: dict[str, Any] = {
         # A cache outage degrades (ids cannot be read) but does not stop adjudication of
         # requests that carry their state, so the service stays ready.
-        "status": "ready" if cache_ok else "degraded",
+        "status": "not ready" if tables_error else "ready" if cache_ok else "degraded",
         "rulesVersion": manhattan.RULES_VERSION,
         "kernel": kernel_build(),  # "compiled (mypyc)" or "pure Python"
         "cache": {"backend": ops.cache.backend.name, "ok": cache_ok},
@@ -110,6 +115,10 @@ async def readyz(request: Request) -> Response:
             "tokens are sealed with a key generated at start: they stop working on restart and "
             "are not shared between replicas; set MANHATTAN_TOKEN_KEY"
         )
+    detail["tables"] = {"backend": store.name, "ok": tables_error is None}
+    if tables_error:
+        detail["tables"]["error"] = tables_error
+        return JSONResponse(detail, status_code=503)
     return JSONResponse(detail)
 
 
@@ -148,6 +157,8 @@ def build_services(
 ) -> Services:
     seam = seam or UvicornSeam.from_settings(settings)
     metrics = Metrics()
+    # First: the data directory's checks come before the token key is read (or made).
+    table_store = open_table_store(settings)
     if backend is None:
         backend = make_backend(
             settings.redis_url,
@@ -181,7 +192,12 @@ def build_services(
         bot_pool=bot_pool,
     )
     tables = TableRuntime.from_settings(
-        settings, sealer, bot_pool, exiting=seam.exiting(), give_back=give_back_memory
+        settings,
+        sealer,
+        bot_pool,
+        exiting=seam.exiting(),
+        give_back=give_back_memory,
+        store=table_store,
     )
     webhooks = Webhooks.from_settings(
         settings,
@@ -232,10 +248,10 @@ def build_graphql(settings: Settings) -> OfflineGraphQLApp:
     return graphql
 
 
-def build_routes(settings: Settings) -> list[BaseRoute]:
+def build_routes(settings: Settings, graphql: OfflineGraphQLApp | None = None) -> list[BaseRoute]:
     """Every route: GraphQL, REST (games, tables, the tables' stream), health, metrics, the
     OpenAPI document, the service's pages and, unless off, the web page at ``/play``."""
-    graphql = build_graphql(settings)
+    graphql = graphql or build_graphql(settings)
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
@@ -292,7 +308,8 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
 
 class ServiceApp(Starlette):
     """Starlette, but a table's event stream (open for hours, holding every frame of the call
-    that serves it) and the busiest table routes (a move, a table GET) are served by
+    that serves it) and the busiest routes (a table's move and GET, the stateless API) are
+    served by
     ``Shortcut``s (``api/rest/shortcut.py``): the service middleware and the handler only, the
     same rate limiter, metrics and error handlers, without the error and exception middlewares
     and the router. Each shortcut is kept beside itself behind the service middleware."""
@@ -338,7 +355,8 @@ def create_app(
     services = build_services(
         settings, backend=backend, sealer=sealer, positions=positions, seam=seam
     )
-    routes = build_routes(settings)
+    graphql = build_graphql(settings)
+    routes = build_routes(settings, graphql)
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error
     handlers[Exception] = internal_error
@@ -367,6 +385,8 @@ def create_app(
     app.add_middleware(ServiceMiddleware, **middleware)
     streams = stream_shortcut(expected_error, internal_error)
     app.streams = streams, ServiceMiddleware(streams, **middleware, replay_empty_body=False)
-    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error)
+    # The busiest routes: a table's move and GET, and the stateless API (REST and GraphQL).
+    stateless = {**stateless_paths(), ("POST", "/graphql"): graphql.respond}
+    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error, paths=stateless)
     app.busiest = busiest, ServiceMiddleware(busiest, **middleware)
     return app

@@ -47,6 +47,15 @@ class ListsKeys(Protocol):
 
 
 @runtime_checkable
+class ReportsHealth(Protocol):
+    """A store that can say whether it answers (the embedded SQLite store): ``/readyz``."""
+
+    async def health(self) -> str | None:
+        """None while the store answers; else what is wrong, in a sentence."""
+        ...
+
+
+@runtime_checkable
 class PublishesOnSwap(Protocol):
     """A store that can publish a change notice in the same round trip as the swap (Redis: the
     Lua script publishes). ``published`` is False when it could not (a cluster, whose script may

@@ -26,23 +26,36 @@ live keys at start-up, a count) run on that thread, as readers that never block 
 
 One process owns a data directory: it holds an exclusive ``flock`` on ``manhattan.lock`` there
 while the store is open (the kernel releases it when the process dies, ``kill -9`` included), and
-a second process is refused with ``DataDirectoryInUse``. Publish/subscribe is in process, as in
-the memory store: only this process's streams can be listening.
+a second process is refused with ``DataDirectoryInUse``. The service opens the directory first
+(``store/data_directory.py``: private, checked whole) and hands the held lock to the store. The
+database and its log are made 0600 (the log takes the database's mode). Publish/subscribe is in
+process, as in the memory store: only this process's streams can be listening.
+
+Health (``health``, which ``/readyz`` reads): a database that said it is damaged is unhealthy
+until the service restarts (and checks it); any other failure, until an operation succeeds again
+or for ``FAILURE_SECONDS`` at most (a replica taken out of rotation gets no requests to prove
+itself with).
 """
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import os
 import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import TypeVar
 
 from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import LocalChannels, Record
+from manhattan.store.data_directory import (
+    FILE_MODE,
+    DataDirectoryError,
+    DataDirectoryInUse,
+    HeldDirectory,
+    lock_directory,
+)
 from manhattan.store.expiring import ExpiringMap
 from manhattan.store.sqlite_batch import SwapBatch
 from manhattan.store.sqlite_loop import LoopDatabase
@@ -52,7 +65,6 @@ log = logging.getLogger("manhattan.store.sqlite")
 T = TypeVar("T")
 
 DATABASE_FILE = "tables.sqlite3"
-LOCK_FILE = "manhattan.lock"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
     key TEXT PRIMARY KEY,
@@ -112,35 +124,10 @@ CHECKPOINT_WRITES = 2000
 CACHE_KIB = 16 * 1024
 
 
-class DataDirectoryError(RuntimeError):
-    """The data directory cannot be used (not writable, or its database unreadable)."""
-
-
-class DataDirectoryInUse(DataDirectoryError):
-    """Another process holds the data directory."""
-
-
-def lock_directory(directory: Path) -> IO[str]:
-    """An exclusive lock on ``directory`` for this process (the open lock file: keep it open).
-    Creates the directory (mode 0700) when it does not exist."""
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle = open(directory / LOCK_FILE, "a+")  # noqa: SIM115 - held open for the lock's life
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "unknown"
-        handle.close()
-        raise DataDirectoryInUse(
-            f"the data directory {directory} is in use by another manhattan process (pid "
-            f"{holder}); one process owns a data directory: stop that one, or set "
-            "MANHATTAN_DATA_DIR to another directory (or REDIS_URL to share tables)"
-        ) from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"{os.getpid()}\n")
-    handle.flush()
-    return handle
+#: Seconds a failed operation keeps the store unhealthy when none succeeds after it.
+FAILURE_SECONDS = 30.0
+#: SQLite's result codes for a damaged database (SQLITE_CORRUPT, SQLITE_NOTADB).
+DAMAGE_CODES = frozenset({11, 26})
 
 
 class SqliteVersionedStore(LocalChannels):
@@ -152,16 +139,21 @@ class SqliteVersionedStore(LocalChannels):
         self,
         directory: Path,
         *,
+        held: HeldDirectory | None = None,
         clock: Callable[[], float] = time.time,
         sweep_every: float = 60.0,
         memory_records: int = 10_000,
     ) -> None:
+        """``held``: the directory as the service opened and checked it (its lock is taken
+        over); without it, the store locks the directory itself."""
         super().__init__()
         self.directory = directory
         self.sweep_every = sweep_every
         self._clock = clock
         try:
-            self._lock = lock_directory(directory)
+            self._lock = held.take_lock() if held is not None else lock_directory(directory)
+        except DataDirectoryError:
+            raise
         except OSError as exc:
             raise DataDirectoryError(f"the data directory {directory}: {exc}") from exc
         try:
@@ -170,10 +162,42 @@ class SqliteVersionedStore(LocalChannels):
             self._lock.close()
             raise DataDirectoryError(f"the database in {directory}: {exc}") from exc
         self._db = self._database.db
-        self._batch = SwapBatch(self._database, _failed)
+        self._batch = SwapBatch(self._database, self._failed)
         self._records: ExpiringMap[Record] = ExpiringMap(memory_records, clock)
         self._next_sweep = 0.0
         self._closed = False
+        #: The last failure (when, what) while no operation succeeded after it.
+        self._failure: tuple[float, str] | None = None
+        #: What the database said of its damage (it stays so until a restart checks it).
+        self._damage: str | None = None
+
+    def _failed(self, exc: sqlite3.Error) -> StoreUnavailable:
+        """A failed operation: logged, remembered for ``health``, and what callers hear."""
+        log.error("table store (SQLite) failed", extra={"error": repr(exc)})
+        self._failure = (time.monotonic(), str(exc))
+        if getattr(exc, "sqlite_errorcode", None) in DAMAGE_CODES:
+            self._damage = str(exc)
+        return StoreUnavailable("the table store (SQLite) failed; retry shortly")
+
+    async def health(self) -> str | None:
+        """None while the database answers (asked once more now); else what is wrong, for
+        ``/readyz``."""
+        if self._closed:
+            return "the table store is closed"
+        if self._damage is None:
+            await self._database.ready()
+            try:
+                self._db.execute("SELECT version FROM records LIMIT 1").fetchall()
+            except sqlite3.Error as exc:
+                self._failed(exc)
+        if self._damage is not None:
+            return (
+                f"the tables database is damaged ({self._damage}): restart the service to check "
+                "it, and restore it from a backup if the check refuses it"
+            )
+        if self._failure is not None and time.monotonic() - self._failure[0] < FAILURE_SECONDS:
+            return f"the tables database failed: {self._failure[1]}"
+        return None
 
     async def _run(self, operation: Callable[..., T], *args: object) -> T:
         """``operation`` on the loop, counted towards the next checkpoint (most operations
@@ -182,7 +206,8 @@ class SqliteVersionedStore(LocalChannels):
         try:
             result = operation(*args)
         except sqlite3.Error as exc:
-            raise _failed(exc) from exc
+            raise self._failed(exc) from exc
+        self._failure = None
         self._database.wrote()
         return result
 
@@ -200,7 +225,7 @@ class SqliteVersionedStore(LocalChannels):
         try:
             return await self._database.on_thread(operation)
         except sqlite3.Error as exc:
-            raise _failed(exc) from exc
+            raise self._failed(exc) from exc
 
     # -- the operations, each run whole on the loop ------------------------------------------
 
@@ -331,6 +356,7 @@ class SqliteVersionedStore(LocalChannels):
     ) -> tuple[bool, Record | None]:
         await self._usable()
         done, found = await self._batch.run(self._swap, key, expected, bytes(data), ttl)
+        self._failure = None
         return done, self._remember(key, found)
 
     async def touch(self, key: str, ttl: int) -> None:
@@ -386,8 +412,11 @@ class SqliteVersionedStore(LocalChannels):
 
 
 def _connect(path: Path) -> LoopDatabase:
-    """The database at ``path``, created if absent: WAL, synchronous=NORMAL, autocommit (each
-    statement its own transaction unless inside an explicit ``BEGIN``)."""
+    """The database at ``path``, created if absent (0600, before SQLite opens it: its log and
+    shared memory take its mode): WAL, synchronous=NORMAL, autocommit (each statement its own
+    transaction unless inside an explicit ``BEGIN``)."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE))
+    os.chmod(path, FILE_MODE)
     database = LoopDatabase(
         str(path),
         checkpoint_every=CHECKPOINT_WRITES,
@@ -396,13 +425,7 @@ def _connect(path: Path) -> LoopDatabase:
     )
     database.db.executescript(_SCHEMA)
     database.db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
-    os.chmod(path, 0o600)
     return database
-
-
-def _failed(exc: sqlite3.Error) -> StoreUnavailable:
-    log.error("table store (SQLite) failed", extra={"error": repr(exc)})
-    return StoreUnavailable("the table store (SQLite) failed; retry shortly")
 
 
 __all__ = [
