@@ -22,7 +22,7 @@ REST = {
     ("post", "/v1/suggest"), ("post", "/v1/replay"), ("post", "/v1/analysis"),
     ("post", "/v1/preview"), ("post", "/v1/states"), ("get", "/v1/states/{id}"),
 }  # fmt: skip
-#: Additions DESIGN §4 allows: threats (issue 9), board pictures (issue 7), player sessions.
+#: Additions DESIGN §4 allows: threats, board pictures, player sessions.
 REST_ADDITIONS = {
     ("post", "/v1/threats"), ("get", "/v1/render.svg"), ("post", "/v1/render.svg"),
     ("post", "/v1/advance"),

@@ -50,7 +50,7 @@ def _play() -> dict[str, Any]:
             ["node", str(E2E / "drive.mjs"), url, str(ARTIFACTS), chromium, str(ROUNDS)],
             capture_output=True,
             text=True,
-            timeout=300,  # about 35 s on a quiet machine; room for a loaded one
+            timeout=300,  # room for a loaded machine
         )
     finally:
         stop_server(server)
@@ -92,7 +92,7 @@ def _rematch_seats_both_players_at_one_new_table(played: dict[str, Any]) -> None
 
 
 def _a_turn_needs_no_get_of_the_table(played: dict[str, Any]) -> None:
-    """The stream's events carry the view after a move and the mover's legal moves (issue 26):
+    """The stream's events carry the view after a move and the mover's legal moves:
     over a whole game of about 30 moves, no page asks for the table per turn. A page asks on a
     reload, a lost connection, the end, or a table quiet for 20 s."""
     gets = played["gameTableGets"]

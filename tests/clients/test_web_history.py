@@ -42,7 +42,7 @@ def _play() -> dict[str, Any]:
             ],
             capture_output=True,
             text=True,
-            timeout=240,  # about 25 s on a quiet machine
+            timeout=240,  # room for a loaded machine
         )
     finally:
         stop_server(server)

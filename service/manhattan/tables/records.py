@@ -321,7 +321,7 @@ class TableRecords:
         await self.changed(table.id, 1)
 
     async def relist(self, table: Table, version: int) -> None:
-        """The lobby index after a change of a table it lists or listed (issue 23 item 5): the
+        """The lobby index after a change of a table it lists or listed: the
         table's summary at its activity time, or out once it started or turned private. A
         failure is logged, never the change's: the entry is rewritten by the next change and
         expires with the table."""
