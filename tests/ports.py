@@ -37,7 +37,7 @@ def bound_socket() -> socket.socket:
 
     Made with the TCP protocol number, as asyncio makes its own: asyncio turns Nagle's algorithm
     off only on sockets that say so, and without that every answer waited 40 ms for the client's
-    delayed acknowledgement (a test of 2,000 requests took 90 s)."""
+    delayed acknowledgement (a test of many requests crawled)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     return sock

@@ -1,6 +1,6 @@
 """``docs/DESIGN.md`` is the project's snapshot of the shared design (``../shared/DESIGN.md``), so
 that the "DESIGN §N" the README, the docs, the schema and the clients cite can be read in a
-checkout without ``../shared`` beside it (issue 18)."""
+checkout without ``../shared`` beside it."""
 
 from __future__ import annotations
 

@@ -185,7 +185,7 @@ class Settings:
     graphql_max_tokens: int = setting(2_000, _positive_int)
     #: GraphQL introspection (the IDE needs it).
     introspection: bool = setting(True, _bool)
-    # -- bounds on every request's work (issue 17) -------------------------------------------
+    # -- bounds on every request's work -------------------------------------------
     #: Values in one GraphQL request's variables (lists are capped by max_moves_per_request).
     graphql_max_input_values: int = setting(20_000, _positive_int)
     #: Cost of one GraphQL operation, in moves applied (bots and previews weighted).

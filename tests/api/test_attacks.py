@@ -1,4 +1,4 @@
-"""Issue 17's attacks, in-process: each is refused with a code before its work starts.
+"""Attacks on the service, in-process: each is refused with a code before its work starts.
 
 (The attacks on the HTTP layer itself, headers and slow clients, need a real server:
 ``test_attacks_server.py``.)

@@ -1,4 +1,4 @@
-"""Bots cannot starve the service (issue 17, item 2): every bot move of suggest, advance and
+"""Bots cannot starve the service: every bot move of suggest, advance and
 GraphQL runs in the bot pool's worker processes, within one deadline per request; a full pool
 answers 503 ``BOTS_BUSY`` with ``Retry-After``; a client that goes away stops its search."""
 

@@ -22,7 +22,7 @@ REST = {
     ("post", "/v1/suggest"), ("post", "/v1/replay"), ("post", "/v1/analysis"),
     ("post", "/v1/preview"), ("post", "/v1/states"), ("get", "/v1/states/{id}"),
 }  # fmt: skip
-#: Additions DESIGN §4 allows: threats (issue 9), board pictures (issue 7), player sessions.
+#: Additions DESIGN §4 allows: threats, board pictures, player sessions.
 REST_ADDITIONS = {
     ("post", "/v1/threats"), ("get", "/v1/render.svg"), ("post", "/v1/render.svg"),
     ("post", "/v1/advance"),
@@ -35,8 +35,9 @@ TABLES = {
     ("post", "/v1/tables/{id}/chat"), ("post", "/v1/tables/{id}/rematch"),
     ("post", "/v1/tables/{id}/ticket"), ("get", "/v1/tables/{id}/events"),
     ("get", "/v1/tables/{id}/record"),
-    # additions: a seat's what-if questions, answered from its own view
+    # additions: a seat's what-if questions, answered from its own view; the history so far
     ("post", "/v1/tables/{id}/preview"), ("post", "/v1/tables/{id}/validate"),
+    ("get", "/v1/tables/{id}/history"),
 }  # fmt: skip
 #: Platforms (DESIGN §10): ratings (a player's tables are ``GET /v1/tables?player=``).
 PLATFORMS = {("get", "/v1/ratings")}

@@ -1,4 +1,4 @@
-"""Hidden information through the service (issue 5; RULES §10-§11, DESIGN §7): fixed cases that
+"""Hidden information through the service (RULES §10-§11, DESIGN §7): fixed cases that
 the random no-leak suite (tests/api/test_no_leak.py) seldom or never reaches.
 
 - Under the urban rule fakeNews the rule that scores the round is the next card of the hidden

@@ -1,4 +1,4 @@
-"""The service's no-leak guarantee (issue 5; RULES §11, DESIGN §7): for random reachable states,
+"""The service's no-leak guarantee (RULES §11, DESIGN §7): for random reachable states,
 changing everything a player may not know (other hands, deck order, seed, urban-rule deck:
 ``tests.strategies.rehide``) never changes any answer the service gives that player, through
 REST and GraphQL, whether the player holds a token issued to them (here against a service in

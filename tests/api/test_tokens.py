@@ -1,4 +1,4 @@
-"""Sealed tokens and player sessions through the service (issue 5; DESIGN §5, §7): a token that
+"""Sealed tokens and player sessions through the service (DESIGN §5, §7): a token that
 was altered, truncated, sealed with a foreign key, oversized, or belongs to another game than the
 caller expects is BAD_TOKEN (400) on every operation of REST and GraphQL, never a 5xx; a token
 issued to a player answers only as that player; strict mode refuses plain JSON everywhere."""

@@ -46,7 +46,7 @@ def anyio_backend() -> str:
 @pytest.fixture
 async def pool() -> AsyncIterator[BotPool]:
     # The grace is generous: these tests are about deadlines the worker keeps, and a worker
-    # starved of the CPU for half a second (the whole suite on two cores) was killed as stuck
+    # starved of the CPU for a while (a busy machine) would otherwise be killed as stuck
     # (a stuck worker has its own test, with its own pool).
     made = BotPool(workers=1, queue=1, deadline_seconds=0.6, grace_seconds=2.0)
     await made.start()
@@ -86,9 +86,9 @@ async def test_an_iteration_budget_stops_at_the_deadline_and_says_so(pool: BotPo
 
 
 async def test_a_sooner_deadline_of_the_caller_wins() -> None:
-    """A pool deadline far from the caller's, so a worker starved of the CPU for a while (the
-    whole suite on two cores once took 0.5 s of the worker's own clock for a 0.2 s deadline)
-    still tells the two apart."""
+    """A pool deadline far from the caller's, so a worker starved of the CPU for a while (a
+    busy machine can stretch a worker's own clock well past a short deadline) still tells the
+    two apart."""
     pool = BotPool(workers=1, queue=1, deadline_seconds=8.0, grace_seconds=2.0)
     await pool.start()
     try:

@@ -98,7 +98,7 @@ def test_whole_games_in_every_variant_including_fake_news() -> None:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(state=states(max_steps=200))
 def test_what_a_bot_computes_from_its_view_is_the_engines_rule(state: manhattan.State) -> None:
-    """Issue 18, one rule each: from the mover's view a bot's legal moves are the engine's
+    """One rule each: from the mover's view a bot's legal moves are the engine's
     (RULES §5-6, §9, §11), the board after any build or forfeit is the engine's board after
     the move, monster included (RULES §9 [D11]; no card drawn changes it), and the urban rule
     it expects to score is the engine's as a player sees it (RULES §10, fakeNews hidden)."""

@@ -1,4 +1,4 @@
-"""The no-leak property (RULES §11, DESIGN §7; OpenSpiel #44 and #1613): a bot decides from its
+"""The no-leak property (RULES §11, DESIGN §7; as OpenSpiel checks it): a bot decides from its
 player's View, so changing what that player cannot know (the other hands, the deck order, the
 seed, the urban-rule deck) never changes its suggestion at a fixed seed."""
 

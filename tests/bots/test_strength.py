@@ -1,4 +1,4 @@
-"""Strength targets of issue 6 (slow: run with ``pytest -m slow tests/bots``). The tournament
+"""The bots' strength targets (slow: run with ``pytest -m slow tests/bots``). The tournament
 command measures the same with confidence intervals; these tests check the point estimates on
 a smaller number of seeded games."""
 

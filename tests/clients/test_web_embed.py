@@ -32,7 +32,7 @@ def _play() -> dict[str, Any]:
             ["node", str(E2E / "embed.mjs"), f"http://127.0.0.1:{port}", str(ARTIFACTS), chromium],
             capture_output=True,
             text=True,
-            timeout=240,  # about 20 s on a quiet machine
+            timeout=240,  # room for a loaded machine
         )
     finally:
         stop_server(server)

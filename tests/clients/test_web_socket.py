@@ -1,4 +1,4 @@
-"""The web page over the service's GraphQL websocket (issue 26, item 2), in headless Chromium
+"""The web page over the service's GraphQL websocket, in headless Chromium
 (``clients/web/e2e/socket.mjs``): two people play a table through a relay; while the socket is
 up, their moves and chat lines go over it (no POST of a move or a chat line), the seat token
 given once at ``connection_init``, under the page's Content-Security-Policy; the service
@@ -27,7 +27,7 @@ from tests.clients.web_browser import (
     serve_page,
 )
 
-TIMEOUT = 300  # about 60 s on a quiet machine (socket retries, a silent socket given up in 15-30 s)
+TIMEOUT = 300  # socket retries and a silent socket given up; room for a loaded machine
 
 
 def _play(data_dir: Path) -> dict[str, Any]:

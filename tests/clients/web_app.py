@@ -18,7 +18,8 @@ def build() -> object:
     """The app with the default settings but for the page's directory, which
     ``MANHATTAN_WEB_DIR`` may name (a built or patched copy of clients/web/play), the data
     directory, which ``MANHATTAN_DATA_DIR`` may name (tables kept across a restart; in memory
-    otherwise), and the origins that may frame the page, ``MANHATTAN_EMBED_ORIGINS``."""
+    otherwise), the origins that may frame the page, ``MANHATTAN_EMBED_ORIGINS``, and the table
+    streams' heartbeat, ``MANHATTAN_TABLE_HEARTBEAT_SECONDS``."""
     settings = Settings(access_log=False)
     if web_dir := os.environ.get("MANHATTAN_WEB_DIR"):
         settings = replace(settings, web_dir=web_dir)
@@ -27,6 +28,8 @@ def build() -> object:
     if origins := os.environ.get("MANHATTAN_EMBED_ORIGINS"):
         read = Settings.from_env({"MANHATTAN_EMBED_ORIGINS": origins})
         settings = replace(settings, embed_origins=read.embed_origins)
+    if heartbeat := os.environ.get("MANHATTAN_TABLE_HEARTBEAT_SECONDS"):
+        settings = replace(settings, table_heartbeat_seconds=float(heartbeat))
     return create_app(settings)
 
 

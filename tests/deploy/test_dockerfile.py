@@ -186,7 +186,7 @@ def test_healthcheck_command_passes_on_200_and_fails_otherwise() -> None:
 
 
 def test_the_image_builds_the_compiled_kernel() -> None:
-    """Issue 27: the build stage has a C compiler and stops if the kernel fell back to pure
+    """The build stage has a C compiler and stops if the kernel fell back to pure
     Python; setup.py (which compiles it) is in the build context."""
     build = [i for i in INSTRUCTIONS if i.stage < max(i.stage for i in INSTRUCTIONS)]
     runs = " ".join(i.arguments for i in build if i.keyword == "RUN")

@@ -1,4 +1,4 @@
-"""Building analysis (issue 9): height, floors per color, owner, safe, the smallest taking piece
+"""Building analysis: height, floors per color, owner, safe, the smallest taking piece
 per color and the mover's reach (RULES §2, §6, §9), golden examples from seeds 001 and 004."""
 
 from __future__ import annotations

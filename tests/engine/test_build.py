@@ -55,7 +55,7 @@ def test_s2_a_card_allows_any_of_the_six_neighborhoods() -> None:
 
 
 def test_s5_2_identical_cards_are_one_move() -> None:
-    """RULES §5.2 / issue 2: two identical cards in hand give each build once."""
+    """RULES §5.2: two identical cards in hand give each build once."""
     state = position(hand=[2, 2, 7, 7], selected={0: (1, 1, 0, 0)})
     moves = manhattan.legal_moves(state)
     assert len(moves) == 2 * 6 * 2

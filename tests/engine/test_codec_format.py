@@ -1,4 +1,4 @@
-"""The state's JSON Schema and its decoder agree, as a property (issue 18).
+"""The state's JSON Schema and its decoder agree, as a property.
 
 Both derive from ``engine/formats.py``: the schema is msgspec's rendering of the format classes,
 the decoder converts into them. Here the published schema (read by an independent validator,

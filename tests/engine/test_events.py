@@ -1,4 +1,4 @@
-"""What ``play`` reports (issue 2, DESIGN §4): each move yields the events that happened, in order,
+"""What ``play`` reports (DESIGN §4): each move yields the events that happened, in order,
 with their contents: pieces selected (§5.1), card played, piece placed, takeover (§6), piece
 forfeited [D5], cards drawn (private, §11), deck reshuffled, round scored with its breakdown
 (§7), round started, urban rule revealed (§10) and game over with the ranking (§8). The

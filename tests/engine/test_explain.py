@@ -1,4 +1,4 @@
-"""Explained rejections (issue 9): the rule broken with its RULES section and decision, the
+"""Explained rejections: the rule broken with its RULES section and decision, the
 numbers involved and the nearest legal alternatives; never at odds with ``check_move``."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The bots' fast path (``engine/rollout.py``: one mutable ``Game``, unchecked moves) against the
-public API, in every combination of the variants (issues 2 and 3, RULES §9-10).
+public API, in every combination of the variants (RULES §9-10).
 
 For each player count, edition and combination of antiTrust, slowGrowth, reshuffleEachRound,
 monster (none, godzilla, baby) and urbanRules (modern only), a random game is played to its end

@@ -1,4 +1,4 @@
-"""Every bound the state JSON Schema states is a bound the decoder enforces, at its path (issue 18).
+"""Every bound the state JSON Schema states is a bound the decoder enforces, at its path.
 
 Both come from ``engine/formats.py`` (the schema is rendered from the format classes the codec
 converts into). The cases are generated from the published schema: every bounded value of a

@@ -1,4 +1,4 @@
-"""The no-leak property of the engine (RULES §11, DESIGN §7; OpenSpiel #44, #1613): for random
+"""The no-leak property of the engine (RULES §11, DESIGN §7; as OpenSpiel checks it): for random
 reachable states, changing everything a player may not know (other hands, deck order, seed,
 urban-rule deck: ``tests.strategies.rehide``) never changes what the engine tells that player:
 their view, the analysis, previews, threats and explanations computed on it, and the events of
@@ -32,7 +32,7 @@ def test_s11_hidden_parts_never_change_the_view(t: Twins) -> None:
 @SETTINGS
 @given(twins())
 def test_s11_analysis_threats_and_explanations_on_a_view_use_nothing_hidden(t: Twins) -> None:
-    """Issue 9: everything a frontend shows beside the board, computed on a player's view (and
+    """Everything a frontend shows beside the board, computed on a player's view (and
     threats even from the full state with a viewer), is the same for both twins."""
     a, b = manhattan.view(t.state, t.player), manhattan.view(t.hidden, t.player)
     assert manhattan.analyze(a).to_json() == manhattan.analyze(b).to_json()

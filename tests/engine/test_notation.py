@@ -1,4 +1,4 @@
-"""One notation grammar (DESIGN §2; issue 18): every legal move's ``notation`` reads back as
+"""One notation grammar (DESIGN §2): every legal move's ``notation`` reads back as
 the same move, and so does every spelling the grammar allows (either case, spaces between any
 two tokens, ``:`` or a space after a select's color); what it does not allow is INVALID_MOVE."""
 

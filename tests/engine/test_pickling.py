@@ -1,4 +1,4 @@
-"""Engine values pickle and copy alike in both builds (issue 27): a ``Move`` crosses the bot
+"""Engine values pickle and copy alike in both builds: a ``Move`` crosses the bot
 pool's pipe in a pickle, and the compiled build's frozen classes refused ``setattr``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The placement rule written once (RULES §6, §9; issue 18): the fast questions move generation
+"""The placement rule written once (RULES §6, §9): the fast questions move generation
 and the samplers ask (``barred``, ``open_hoods``, ``need``) answer exactly as the refusal table
 (``REFUSALS``) that ``check_move`` and ``explain`` report from, on every block, color and piece
 of reachable states with every variant combination."""
@@ -107,8 +107,8 @@ def _module_imports(path: Path) -> set[str]:
 
 
 def test_engine_modules_import_without_a_cycle() -> None:
-    """Issue 18: codec -> setup -> play -> state -> codec was a cycle; issue 22: state -> codec
-    -> state, held apart by imports inside functions. None is left, inside functions either."""
+    """No import cycle among the engine's modules (codec -> setup -> play -> state -> codec, or
+    state -> codec -> state), not even one held apart by imports inside functions."""
     graph = {p.stem: _module_imports(p) for p in ENGINE.glob("*.py") if p.stem != "__init__"}
     done: set[str] = set()
 

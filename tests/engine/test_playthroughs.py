@@ -1,4 +1,4 @@
-"""Playthrough goldens (issue 18, after OpenSpiel's): seeded games move by move with legal move
+"""Playthrough goldens (after OpenSpiel's): seeded games move by move with legal move
 counts, events, every player's view (RULES §11) and the state id, in
 ``golden/playthroughs/*.txt``; regenerate with ``python -m tests.engine.regen_playthroughs``.
 Games with 2, 3 and 4 players, both editions, the monster (godzilla and baby), antiTrust,

@@ -1,4 +1,4 @@
-"""Move preview (issue 9): takeovers, monster effects and the round scoring "if the round ended
+"""Move preview: takeovers, monster effects and the round scoring "if the round ended
 now" before and after a move (RULES §5.2, §6, §7 [D7], §9 [D11], §10)."""
 
 from __future__ import annotations

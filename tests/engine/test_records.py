@@ -1,4 +1,4 @@
-"""Positions without a record (issue 18; docs/rules-notes.md N16): a state in round 2 or later
+"""Positions without a record (docs/rules-notes.md N16): a state in round 2 or later
 with an empty ``history`` is a position set up from a real table (board and score track only);
 its scores stand as given. A non-empty history is checked as before (DESIGN §2)."""
 

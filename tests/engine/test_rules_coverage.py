@@ -1,5 +1,5 @@
 """Every decision [D#] and every numbered section (§N, §N.M) of RULES.md is cited by some test
-of tests/engine, so that coverage of the rules cannot silently rot (issue 2)."""
+of tests/engine, so that coverage of the rules cannot silently rot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Threats (issue 9): exact takeover probabilities from public information (RULES §2, §6, §11).
+"""Threats: exact takeover probabilities from public information (RULES §2, §6, §11).
 
 The exact figures are checked against brute-force enumeration: every deal of the cards the viewer
 has not seen, each deal a full state on which ``legal_moves`` (the one place legality lives)

@@ -1,4 +1,4 @@
-"""The engine's frozen values (issue 27): they write their own ``__init__`` so that mypyc
+"""The engine's frozen values: they write their own ``__init__`` so that mypyc
 compiles a native constructor, and must still behave as the frozen dataclasses they are, in
 both builds: assigning or deleting an attribute raises, equality, hashing, ``repr`` and
 ``dataclasses.replace`` work as ``dataclass`` defines them. And the canonical msgpack, now

@@ -1,4 +1,4 @@
-"""Hostile GraphQL requests (issue 17): arbitrary JSON bodies and variables, aliased costly
+"""Hostile GraphQL requests: arbitrary JSON bodies and variables, aliased costly
 fields and long literals never get a 5xx, and each is refused or answered quickly."""
 
 from __future__ import annotations

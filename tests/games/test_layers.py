@@ -1,4 +1,4 @@
-"""The games sit below the API (issue 22): nothing in ``manhattan.games`` imports
+"""The games sit below the API: nothing in ``manhattan.games`` imports
 ``manhattan.api``, and loading the games loads no API module. The bots hold no import circle
 (``choice`` needs neither the registry nor the protocol)."""
 

@@ -1,4 +1,4 @@
-"""Operations added for frontends (issues 5, 7, 9): a player's session step (``advance``: bots
+"""Operations added for frontends: a player's session step (``advance``: bots
 play the other seats from their own views), board pictures, threats, previews of every legal
 move, and the web page at /play."""
 

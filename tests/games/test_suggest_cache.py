@@ -1,4 +1,4 @@
-"""Issue 6: reproducible suggestions are cached by state id, player, level, budget and seed;
+"""Reproducible suggestions are cached by state id, player, level, budget and seed;
 a suggestion with a time budget is not reproducible and never cached."""
 
 from __future__ import annotations

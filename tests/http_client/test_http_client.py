@@ -1,4 +1,4 @@
-"""``manhattan.http_client``: the tools' one HTTP client (issue 18). Replies of every framing
+"""``manhattan.http_client``: the tools' one HTTP client. Replies of every framing
 from a real loopback server, keep-alive, failures as ``HttpError``, and the tools that use it
 running on a plain install (``pip install -e .``, none of the test extras)."""
 
@@ -158,7 +158,7 @@ sys.exit(main(sys.argv[1:]))
 
 
 def test_bench_soak_runs_on_a_plain_install() -> None:
-    """Issue 18: ``manhattan bench soak`` crashed without httpx; it needs no test extra now."""
+    """``manhattan bench soak`` runs without httpx: it needs no test extra."""
     argv = ["bench", "soak", "--seconds", "1", "--games", "2", "--max-requests", "30", "--json"]
     done = subprocess.run(
         [sys.executable, "-c", PLAIN_INSTALL, *argv],

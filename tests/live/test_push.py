@@ -1,4 +1,4 @@
-"""Pushes built once per audience (issue 23 item 3, issue 26 items 1 and 3): every receiver of an
+"""Pushes built once per audience: every receiver of an
 audience gets the same encoded bytes; the next mover's event carries its legal moves and only
 its own; limits on open streams per client and spectators per table."""
 

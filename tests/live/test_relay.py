@@ -1,4 +1,4 @@
-"""The spectator relay (issue 23 item 3, docs/architecture.md "A crowd's memory after it
+"""The spectator relay (docs/architecture.md "A crowd's memory after it
 leaves"): public spectators' streams handed over to a process of their own once their first
 frame is written, that process let go once they closed. Real sockets, a real service served by
 uvicorn with the service's own HTTP protocol (the one ``manhattan serve`` runs: the relay takes

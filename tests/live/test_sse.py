@@ -1,4 +1,4 @@
-"""The lean SSE response of the table streams (issue 26 item 5): one task per open stream (the
+"""The lean SSE response of the table streams: one task per open stream (the
 request's own), heartbeats from the hub's one shared timer, a hang-up noticed at once without a
 task of its own, and the streams served past the router."""
 

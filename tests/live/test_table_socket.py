@@ -178,7 +178,8 @@ async def test_a_spectator_may_watch_but_not_move_and_chat_goes_through(
 async def test_a_refused_socket_is_closed_with_the_code(live: LiveServer) -> None:
     tid, _, _ = await new_table(live, 2, public=False)
     cases = [
-        ("tbl_doesnotexist", None, 4404, "TABLE_NOT_FOUND"),
+        ("0" * 32, None, 4404, "TABLE_NOT_FOUND"),
+        ("tbl_doesnotexist", None, 4400, "INVALID_REQUEST"),
         (tid, None, 4403, "NOT_SEATED"),
         (tid, "x.y.z", 4401, "BAD_SEAT"),
     ]

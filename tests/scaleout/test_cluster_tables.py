@@ -1,4 +1,4 @@
-"""Tables on a real three-node Redis Cluster (issue 23): a whole game with a bot seat and a
+"""Tables on a real three-node Redis Cluster: a whole game with a bot seat and a
 person whose time keeps running out, on two replicas, one of them killed mid-game. Every write
 is one compare-and-set on one hash-tagged key, the due-time work is shared, and the pushes
 cross nodes, so the game ends the same whichever replica is left."""

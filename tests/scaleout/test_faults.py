@@ -84,7 +84,7 @@ def id_only_request_fails_fast(replica: Replica, state_id: str) -> httpx.Respons
     return response
 
 
-@pytest.mark.slow  # about 7 s: two replicas of its own, an outage and a recovery
+@pytest.mark.slow  # two replicas of its own, an outage and a recovery
 def test_redis_killed_and_restarted_under_load(
     redis_server: RedisServer, own_redis_replicas: list[Replica]
 ) -> None:
@@ -142,7 +142,7 @@ def pause_redis(server: RedisServer, milliseconds: int) -> None:
         assert connection.recv(16).startswith(b"+OK")
 
 
-@pytest.mark.slow  # about 7 s: two replicas of its own, a 2.5 s pause and a recovery
+@pytest.mark.slow  # two replicas of its own, a 2.5 s pause and a recovery
 def test_slow_redis_timeouts_hold(
     redis_server: RedisServer, own_redis_replicas: list[Replica]
 ) -> None:

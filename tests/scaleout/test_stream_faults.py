@@ -1,4 +1,4 @@
-"""Streams under a Redis outage (issue 23 item 6, issue 26 item 4): an open stream is never cut by
+"""Streams under a Redis outage: an open stream is never cut by
 a store error; heartbeats go on, a snapshot follows once the store is back, and changes made on
 another replica right after the recovery reach it within about a second."""
 

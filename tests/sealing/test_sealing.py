@@ -1,4 +1,4 @@
-"""Sealed tokens (DESIGN §7, issue 5): unreadable, unalterable, rotatable; BAD_TOKEN otherwise."""
+"""Sealed tokens (DESIGN §7): unreadable, unalterable, rotatable; BAD_TOKEN otherwise."""
 
 import base64
 import stat

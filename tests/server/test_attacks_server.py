@@ -1,4 +1,4 @@
-"""Issue 17's attacks on the HTTP layer, against a real ``manhattan serve`` process: huge and
+"""Attacks on the HTTP layer, against a real ``manhattan serve`` process: huge and
 numerous headers, slow heads and bodies, and (for memory) many large distinct queries."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def status_of(answer: bytes) -> int:
 
 
 def test_huge_headers_are_431_and_memory_stays_flat(server: Replica) -> None:
-    """Issue 17: one request with 17 MB of headers took the process from 59 to 340 MB; three
+    """One request with 17 MB of headers took the process from 59 to 340 MB; three
     at once passed the pod's 512 MiB. Here: three at once, twice over."""
     before = rss_mib(server)
     for one_header in (True, False):
@@ -135,7 +135,7 @@ def test_a_body_that_never_ends_is_dropped(server: Replica) -> None:
 
 @pytest.mark.parametrize("count", [300, pytest.param(600, marks=pytest.mark.slow)])
 def test_many_large_distinct_queries_leave_memory_flat(server: Replica, count: int) -> None:
-    """Issue 17's cache attack: distinct ~250 KB queries are refused unparsed; as many distinct
+    """The cache attack: distinct ~250 KB queries are refused unparsed; as many distinct
     queries at the length limit are parsed, and the caches keep what their bytes allow (about
     300 of them fill the default 8 MiB)."""
     before = rss_mib(server)

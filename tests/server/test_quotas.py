@@ -1,4 +1,4 @@
-"""Quotas for anonymous callers (issue 23 item 4): per client address, a coded 429 with
+"""Quotas for anonymous callers: per client address, a coded 429 with
 Retry-After; a flood from one address leaves live games (of other addresses) playable; a
 platform key is exempt; forwarded addresses count only from trusted proxies."""
 

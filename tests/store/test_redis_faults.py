@@ -1,4 +1,4 @@
-"""Redis faults without fallout (issues 23 and 26), against a real ``redis-server`` the tests stop,
+"""Redis faults without fallout, against a real ``redis-server`` the tests stop,
 restart, pause and cut: no call fails for a pooled connection a restart left dead, a swap whose
 reply was lost is not reported as a conflict, one slow reply does not open the cache's circuit,
 a busy process at the default pool and timeouts sees no failure and no warning, and an outage
@@ -136,7 +136,7 @@ async def test_one_slow_reply_does_not_open_the_cache_circuit(redis_server: Redi
 async def test_a_busy_process_at_the_defaults_sees_no_failure_and_no_warning(
     redis_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Issue 26's 200 tables flat out, in miniature: 400 tasks at once, each reading and
+    """200 tables flat out, in miniature: 400 tasks at once, each reading and
     swapping its record, through the default pool size and timeouts."""
     caplog.set_level(logging.WARNING, "manhattan")
     store = RedisVersionedStore(redis_url)

@@ -216,7 +216,7 @@ async def test_the_log_reaches_the_database_and_starts_again(tmp_path: Path) -> 
 async def test_a_flood_of_tickets_and_presence_never_evicts_a_table(
     kind: str, tmp_path: Path
 ) -> None:
-    """Issue 23's 105,000 tickets, scaled down: far more plain values than the memory store's
+    """A flood of 105,000 tickets, scaled down: far more plain values than the memory store's
     bound (and thousands of presence swaps) leave every table readable and writable."""
     store: VersionedStore = (
         MemoryVersionedStore(max_entries=100)
@@ -239,7 +239,7 @@ async def test_a_flood_of_tickets_and_presence_never_evicts_a_table(
 async def test_a_ticket_flood_through_the_service_leaves_the_game_playable(
     tmp_path: Path, make_app: MakeApp
 ) -> None:
-    """The flood of issue 23 through the API, on the embedded default: a seat asks for tickets
+    """The ticket flood through the API, on the embedded default: a seat asks for tickets
     again and again; the table is still there, and still takes its people's moves."""
     # The store, not the quotas, is what this tests: the ticket quota is off here (its own test
     # is tests/api/test_quotas.py).

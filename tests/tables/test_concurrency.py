@@ -108,7 +108,7 @@ async def test_racing_on_redis_across_two_replicas(redis_url: str) -> None:
 async def test_concurrent_rematches_make_one_table_and_nothing_else(
     redis_server: RedisServer,
 ) -> None:
-    """Issue 23: twelve rematches at once, from the player and the host on two replicas, all
+    """Twelve rematches at once, from the player and the host on two replicas, all
     land at one new table; no orphan table is written (every table key is counted)."""
     settings: dict[str, Any] = {"redis_url": redis_server.url, "token_key": KEY}
     async with LiveServer(**settings) as one, LiveServer(**settings) as two:

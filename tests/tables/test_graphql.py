@@ -133,8 +133,10 @@ async def test_lobby_and_moves_over_graphql(live: LiveServer) -> None:
     assert left["seats"][1] == {"kind": "bot", "away": True}
     revoked = field(await gql(live, TABLE_QUERY, bob["seatToken"], id=tid), "table")
     assert revoked["code"] == "BAD_SEAT"
-    missing = field(await gql(live, TABLE_QUERY, id="nope"), "table")
+    missing = field(await gql(live, TABLE_QUERY, id="0" * 32), "table")
     assert missing["code"] == "TABLE_NOT_FOUND"
+    malformed = field(await gql(live, TABLE_QUERY, id="nope"), "table")
+    assert malformed["code"] == "INVALID_REQUEST"
 
 
 async def rest_fault(live: LiveServer, body: dict[str, Any]) -> tuple[str, str | None]:

@@ -70,7 +70,7 @@ async def test_join_claims_seats_in_order_or_the_one_asked(live: LiveServer) -> 
             404,
             "TABLE_NOT_FOUND",
         )
-        err(await c.get("/v1/tables/nope"), 404, "TABLE_NOT_FOUND")
+        err(await c.get("/v1/tables/nope"), 400, "INVALID_REQUEST")  # not a table id at all
 
 
 async def test_start_counts_the_filled_seats_and_drops_open_ones(live: LiveServer) -> None:

@@ -1,4 +1,4 @@
-"""The lobby as an index (issue 23 item 5): pages by cursor, newest activity first, filters,
+"""The lobby as an index: pages by cursor, newest activity first, filters,
 the summary of each table, what leaves the lobby, and the index on each store (memory, SQLite
 across a restart, Redis shared by two replicas)."""
 

@@ -1,4 +1,4 @@
-"""Names and chat (issue 23 item 8): control and format characters refused with a path; a
+"""Names and chat: control and format characters refused with a path; a
 name already at the table after NFKC, case folding and the confusable skeleton is NAME_TAKEN."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """During a Redis outage a table's change notices cannot be published: the log says so once per
-kind of failure, with counts, not once per change (issue 23), and says when Redis is back."""
+kind of failure, with counts, not once per change, and says when Redis is back."""
 
 from __future__ import annotations
 

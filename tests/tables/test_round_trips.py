@@ -1,4 +1,4 @@
-"""One store round trip per move on Redis (issue 26): the table's write starts from this
+"""One store round trip per move on Redis: the table's write starts from this
 process's last write of it (no read), and the Lua compare-and-set publishes the change notice
 itself; this process's streams push the change without reading it back. Seen with ``MONITOR`` on
 a redis-server of the test's own: every command the service sends, with its keys."""

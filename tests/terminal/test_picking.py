@@ -1,4 +1,4 @@
-"""The build phase in the terminal (issue 24): a piece, then a block named by the board's
+"""The build phase in the terminal: a piece, then a block named by the board's
 coordinates; ``preview N`` and ``why B5`` answer from the seat's own view; the board and the
 log use one name per block for everyone; text from the network is printed without control
 sequences; a bad ``--variants`` is a usage error."""

@@ -50,7 +50,7 @@ def test_a_whole_game_against_a_bot(server_url: str) -> None:
     assert code == 0, out[-2000:]
     assert "you sit at seat 0" in out and "--token " in out
     link = f"{server_url}/play/?table={created.table_id}#seat="
-    assert link in out  # the seat link, the token in the fragment (issue 24)
+    assert link in out  # the seat link, the token in the fragment
     assert "--- round 1 of 1: choose your pieces ---" in out and "your hand:" in out
     # the typed notation the rules refuse, said as a sentence about the card
     assert "not allowed: a card is numbered 0 to 8" in out and "$.card" not in out
@@ -216,7 +216,7 @@ def test_what_happens_between_sitting_down_and_the_stream_opening_is_not_missed(
 
 def test_a_whole_game_asks_for_the_table_once_not_per_turn(server_url: str) -> None:
     """The stream's ``move`` event carries the view after it and, on the stream of the seat to
-    move next, its legal moves and the version (issue 26): the terminal plays a whole game
+    move next, its legal moves and the version: the terminal plays a whole game
     with one GET of the table (at the start), not one per turn."""
     import io
 

@@ -1,4 +1,4 @@
-"""Every bound the OpenAPI document states is the bound the service enforces (issue 18).
+"""Every bound the OpenAPI document states is the bound the service enforces.
 
 The cases are generated from ``/openapi.json`` itself, not listed by hand: for every request
 body, every field (through ``$ref``, nested objects and ``anyOf`` branches) with a numeric range,
@@ -197,7 +197,7 @@ CASES = all_cases()
 
 
 def test_the_document_states_the_service_bounds() -> None:
-    """The closed sets and bounds that used to drift (issue 18) are in the document."""
+    """The closed sets and bounds that used to drift are in the document."""
     bot = SCHEMAS["BotChoice"]["properties"]
     assert set(bot["level"]["enum"]) == set(bot_levels())
     bounds = {

@@ -1,4 +1,4 @@
-"""One message for each mistake (issue 24 item 11): the field, what it is, its bounds, and for a
+"""One message for each mistake: the field, what it is, its bounds, and for a
 closed set every valid value; the same on REST and GraphQL as on the command line."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import * as api from "./api.js";
 import { t } from "./i18n.js";
 import { clearStaleNotice, el, notice } from "./nodes.js";
 import { $, S } from "./state.js";
-import { addLine, drawChatLine, drawLog, logEvent } from "./log.js";
+import { drawChatLine, drawLog, logEvent, takeHistory } from "./log.js";
 import { drawClock, render } from "./render.js";
 import { yourTurn } from "./alerts.js";
 import { openReplay } from "./replay.js";
@@ -37,6 +37,7 @@ export async function showTable() {
   $("share-link").value = `${location.origin}${location.pathname}?table=${encodeURIComponent(S.tableId)}`;
   await refresh();
   if (S.gone) return;
+  await loadHistory();
   follow();
   S.timer = setInterval(() => {
     drawClock();
@@ -89,6 +90,19 @@ export function gone() {
   document.body.dataset.ready = "true";
 }
 
+// What happened at the table before this page was open, or while its link was down: the
+// service's history, as this seat (or anyone without one) may see it. Quietly nothing when the
+// service does not answer: the log then has what this tab kept.
+export async function loadHistory() {
+  if (S.gone || !S.table || (!S.seat && S.table.public === false)) return;
+  try {
+    takeHistory(await api.call(`/tables/${encodeURIComponent(S.tableId)}/history`, { bearer: S.seat?.seatToken }));
+  } catch {
+    return;
+  }
+  render();
+}
+
 export async function refresh({ quiet = false } = {}) {
   if (S.gone) return;
   try {
@@ -101,7 +115,8 @@ export async function refresh({ quiet = false } = {}) {
       notice(t("conn.seatLost"));
       return refresh();
     }
-    if (error.code === "TABLE_NOT_FOUND") return gone();
+    // No such table, or an id that cannot be one (a mistyped link).
+    if (error.code === "TABLE_NOT_FOUND" || error.code === "INVALID_REQUEST") return gone();
     if (!quiet) notice(t("conn.noAnswer", { error: error.message }));
   }
 }
@@ -170,8 +185,9 @@ export function onEvent(type, data, version) {
     drawChatLine(data);
   }
   if (type === "snapshot") {
-    if (S.log.version && data.version > S.log.version) addLine(data.version, t("log.caughtUp"));
+    const missed = data.version > S.log.version; // (a snapshot comes when the link opens)
     take(data);
+    if (missed) loadHistory();
   } else {
     logEvent(type, data, version);
     if (type === "move" && !(version <= (S.told ?? 0))) {

@@ -1,6 +1,7 @@
-// "What happened": one line per event, in order, kept across reloads, with blocks by their one
-// name; the last build, marked on the board, named in the status line and said to screen
-// readers; and the chat lines.
+// "What happened": one line per event, in order, with blocks by their one name, from the
+// service's history of the table when the page opens (as it reads for those who watched from the
+// start) and its events since; the last build, marked on the board, named in the status line
+// and said to screen readers; and the chat lines.
 
 import * as api from "./api.js";
 import { spotName } from "./board.js";
@@ -8,10 +9,14 @@ import { t } from "./i18n.js";
 import { el } from "./nodes.js";
 import { $, S, blockText, colorText, me, piecesText, seatName, whoText } from "./state.js";
 
+const KEPT_LINES = 400;
+let replaying = false; // a history being read: its lines are drawn once, at its end, unannounced
+
 export function addLine(version, text, cls = "") {
   S.log.lines.push({ version, text, cls });
-  if (S.log.lines.length > 400) S.log.lines.splice(0, S.log.lines.length - 400);
+  if (S.log.lines.length > KEPT_LINES) S.log.lines.splice(0, S.log.lines.length - KEPT_LINES);
   S.log.version = Math.max(S.log.version, version);
+  if (replaying) return;
   api.keepLog(S.tableId, S.log);
   const item = el("li", cls, text);
   $("log").append(item);
@@ -20,6 +25,25 @@ export function addLine(version, text, cls = "") {
 
 export function drawLog() {
   $("log").replaceChildren(...S.log.lines.map((l) => el("li", l.cls, l.text)));
+  $("log").lastElementChild?.scrollIntoView({ block: "nearest" });
+}
+
+// The service's history of the table (GET /v1/tables/{id}/history: what this seat, or anyone
+// without one, may see) as the log; the lines that came live after its version stay after it.
+export function takeHistory(history) {
+  const later = S.log.lines.filter((line) => line.version > history.version);
+  S.log = { version: 0, lines: [], last: null, lastMove: null };
+  replaying = true;
+  try {
+    for (const { event, data } of history.events) logEvent(event, data, 0);
+  } finally {
+    replaying = false;
+  }
+  S.log.lines.push(...later);
+  S.log.lines.splice(0, Math.max(0, S.log.lines.length - KEPT_LINES));
+  S.log.version = Math.max(history.version, ...later.map((line) => line.version));
+  api.keepLog(S.tableId, S.log);
+  drawLog();
 }
 
 // The screen reader's line (an aria-live region): the last move, said once.
@@ -30,7 +54,7 @@ function announce(text) {
 export function logEvent(type, data, version) {
   if (version && version <= S.log.version) return; // seen before a reconnect
   const line = {
-    joined: () => t("log.joined", { name: data.name ?? t("someone"), seat: (data.seat ?? 0) + 1 }),
+    joined: () => t("log.joined", { name: data.name ?? t("someone"), seat: (data.player ?? 0) + 1 }),
     left: () => t(S.table?.status === "playing" ? "log.leftBot" : "log.left", { name: data.name ?? t("someone") }),
     started: () => t("log.started", { n: data.players }),
     timeout: () => t("log.timeout", { name: data.player !== undefined ? whoText(data.player) : t("someone") }),
@@ -67,9 +91,10 @@ function logMove(data, version) {
   if (built) {
     S.log.lastMove = built;
     S.log.last = lastKey(built);
-    S.dropped = S.log.last;
+    if (!replaying) S.dropped = S.log.last;
   }
   S.log.version = Math.max(S.log.version, version);
+  if (replaying) return;
   api.keepLog(S.tableId, S.log);
   if (lines.length) announce(lines.join(" "));
 }

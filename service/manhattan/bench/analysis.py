@@ -1,4 +1,4 @@
-"""``bench_preview``: the speed target of issue 9, on the mid-game state of ``bench engine``.
+"""``bench_preview``: the speed target of move preview, on ``bench engine``'s mid-game state.
 
 ``preview_all`` of every legal move of a mid-game 4-player build state (target: a few
 milliseconds) and of a wide turn (the first build turn: every move legal), against the naive

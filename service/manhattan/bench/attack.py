@@ -1,4 +1,4 @@
-"""``manhattan bench attack``: does the service hold under attack (issue 17)?
+"""``manhattan bench attack``: does the service hold under attack?
 
 It starts ``manhattan serve`` (one uvicorn worker, the embedded cache) on a free loopback port
 and measures, in one run:
@@ -135,7 +135,7 @@ def within_deadline(seconds: float, deadline_ms: int) -> bool:
 
 
 def verdicts(report: dict[str, Any]) -> dict[str, bool]:
-    """Each target of issue 17, met or not, from a report."""
+    """Each target of the attack bench, met or not, from a report."""
     bots = report["bots"]
     return {
         "cheapP99Ratio": bots["p99Ratio"] <= RATIO_TARGET,

@@ -1,9 +1,9 @@
 """``manhattan bench bots``: ISMCTS iterations per second on one core, in the mid-game 4-player
 state of ``manhattan bench engine`` (round 2's build phase), plus the cost of a greedy and a
-random suggestion. Each figure is the median of ``--runs`` runs; the target is issue 6's.
+random suggestion. Each figure is the median of ``--runs`` runs; each is held to its target.
 
 The verdict uses wall-clock time. Other work on the machine slows it down, so the line also gives
-the rate per second of this process's CPU time and the load average at the start of the run.
+the rate per second of this process's CPU time and the system's 1-minute load at its start.
 """
 
 from __future__ import annotations

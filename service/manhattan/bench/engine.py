@@ -32,8 +32,8 @@ from manhattan.engine import State, apply_move, legal_moves, new_game, view
 from manhattan.engine.build import PURE, copy_pure_source, kernel_build
 from manhattan.engine.play import Game
 
-#: Targets on this build's own figures: issue 27's legal_moves (the compiled kernel), issue 2's
-#: others, issue 6's ISMCTS rate.
+#: Targets on this build's own figures: legal_moves on the compiled kernel, the engine's other
+#: operations, and the ISMCTS rate.
 TARGETS = {
     "legal_moves_us": ("≤", 3.0),
     "apply_move_us": ("≤", 30.0),
@@ -41,7 +41,7 @@ TARGETS = {
     "fast_games_per_s": ("≥", 1000.0),
     "ismcts_iterations_per_s": ("≥", 1000.0),
 }
-#: Issue 27's gains over the interpreted build (with --baseline). The fast path's target is 3x
+#: The compiled kernel's gains over the interpreted build (--baseline). The fast path's target is 3x
 #: the reference simulator, which the interpreted build ran at 1.4-1.6x: about 2x interpreted.
 GAINS = {"fast_games_per_s": 2.0, "ismcts_iterations_per_s": 2.0}
 Results = dict[str, list[float]]

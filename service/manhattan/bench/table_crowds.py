@@ -4,7 +4,7 @@ earlier phases grew and freed.
 
 * **idle** (``--idle-streams``): seats open their streams and stay silent (``idle_streams``);
   RSS growth per stream, per 1,000 streams, and after they close.
-* **spectators** (``--spectators N``, issue 23's target): ``--tables`` tables of four people
+* **spectators** (``--spectators N``): ``--tables`` tables of four people
   play at a person's pace (``--spectator-think`` seconds a move) while N spectators hold the
   SSE stream of one public table, whose four people play about ``--spectator-rate`` moves a
   second. Measured: the spectators' push latency (from just before a move's POST to its
@@ -48,9 +48,9 @@ from manhattan.bench.table_people import (
 from manhattan.bench.table_probe_process import Prober
 from manhattan.bench.table_report import PERCENTILES, SEATS, per_second, ratio
 
-#: Issue 23 item 3's targets for the spectators phase.
+#: The targets for the spectators phase.
 SPECTATOR_TARGETS = {"push_p99_ms": 250.0, "cheap_p99_vs_idle": 3.0, "rss_back_mib": 10.0}
-#: The per-stream idle memory target (issue 26 item 5, issue 23 item 3).
+#: The per-stream idle memory target.
 IDLE_KIB_TARGET = 16.0
 #: The share of a move's interval the watched table's people think (0.5-1.5x of it); the rest
 #: is the move's POST and its push to the next mover, a few ms now that the table's people get

@@ -19,7 +19,7 @@ TARGETS = {
 #: The latency percentiles reported.
 PERCENTILES = (0.50, 0.90, 0.99)
 SEATS = 4
-#: Issue 23: table GET and move rates with many live tables, against the same run with few.
+#: Table GET and move rates with many live tables, against the same run with few.
 LIVE_TARGET = 0.9
 
 

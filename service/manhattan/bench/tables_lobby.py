@@ -4,7 +4,7 @@ Creates N public waiting tables (names, two to four seats, either edition, some 
 seated), then measures, in the same run and with the same connections, ``GET /healthz``, the
 lobby's first page (``GET /v1/tables``, 20 tables), a full page (``?limit=100``), a filtered
 page (``?players=3&open=true``) and the second page by its cursor, ``--lobby-seconds`` each.
-Reported: each rate and its ratio to ``/healthz`` (issue 23's target: the first page at least
+Reported: each rate and its ratio to ``/healthz`` (the target: the first page at least
 0.25x), and the service's CPU per request when its process id is known.
 """
 

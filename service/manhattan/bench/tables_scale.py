@@ -4,7 +4,7 @@ The phase measures a probe (``--live-seconds`` of table GETs by several connecti
 long of moves at a few tables, each move a GET of the table as its seat and the POST), creates
 N live tables (half of them playing on a running clock, so the driver has N/2 deadlines
 scheduled), and measures the same probe again in the same run. Reported: both rates and their
-ratios (issue 23's target: both at least 0.9x the run with few live tables).
+ratios (the target: both at least 0.9x the run with few live tables).
 """
 
 from __future__ import annotations

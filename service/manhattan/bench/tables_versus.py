@@ -3,7 +3,7 @@ at the same time.
 
 A change of a few per cent cannot be told apart by running one version after the other on a
 shared machine: between two runs of the same code a minute apart, the moves a second moved by up
-to a quarter (2026-11-27: boardgame.io's own server 2,337 then 1,953 a second). Here two
+to a quarter, boardgame.io's own server included. Here two
 services start side by side, embedded store each (this tree's, and one from ``DIR``, the
 ``service`` folder of another checkout, put first on its Python path), both pinned to one core,
 and ``--tables`` tables play flat out on each at the same time for ``--seconds``, each side

@@ -1,4 +1,4 @@
-"""Building analysis: what a table shows beside the board (issue 9; RULES §6, §9).
+"""Building analysis: what a table shows beside the board (RULES §6, §9).
 
 ``analyze`` reads a full ``State`` or a player's ``View`` and reports, for every building, its
 height, floors per color, owner, whether it is safe, the smallest piece of each color that would

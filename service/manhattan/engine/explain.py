@@ -1,5 +1,5 @@
 """Explained rejections: why ``check_move`` refuses a move, with the rule's section and decision,
-the numbers involved and the nearest legal alternatives (issue 9; DESIGN §5).
+the numbers involved and the nearest legal alternatives (DESIGN §5).
 
 ``check_move`` stays the one place legality lives: ``explain`` asks it first and only then
 classifies the refusal, in the order ``check_move`` checks, so a verdict never disagrees with it.

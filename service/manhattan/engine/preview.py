@@ -1,5 +1,5 @@
 """Move preview: what a move changes on the board and in the round scoring "if the round ended
-now" (issue 9; RULES §5.2, §7, §9).
+now" (RULES §5.2, §7, §9).
 
 The board effect of a move is deterministic (the card drawn afterwards does not touch the board),
 so a preview needs no hidden information and works on a ``View`` of the player to move.

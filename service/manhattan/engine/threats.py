@@ -1,5 +1,5 @@
 """Threats: the exact probability that a building changes hands on the opponents' next turns,
-from what one player may know (issue 9; RULES §2, §6, §9, §11).
+from what one player may know (RULES §2, §6, §9, §11).
 
 The model, stated once:
 

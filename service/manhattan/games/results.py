@@ -43,7 +43,7 @@ class Validation:
     legal: bool
     move: Move | None = None
     error: GameError | None = None
-    verdict: manhattan.Verdict | None = None  # issue 9: the refusal explained
+    verdict: manhattan.Verdict | None = None  # the refusal explained
 
     @classmethod
     def of(cls, verdict: manhattan.Verdict) -> Validation:

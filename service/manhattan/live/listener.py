@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable
 
@@ -26,6 +27,7 @@ class Listener:
         "due",
         "gone",
         "heartbeat",
+        "mark_by",
         "rung",
         "sent",
         "sink",
@@ -59,6 +61,10 @@ class Listener:
         self.direct = False
         self.bearer: Bearer | None = None
         self.sink: Callable[[Push], bool] | None = None
+        #: A seat's stream: by when its presence must be refreshed (``stream._mark``). Its
+        #: writes put its heartbeat off, but never past this: a seat in a busy game (a move
+        #: every few seconds) would otherwise go unmarked and show offline.
+        self.mark_by = math.inf
 
     def ring(self, version: int) -> None:
         if version > self.version:
@@ -78,7 +84,7 @@ class Listener:
 
     def next_beat(self) -> None:
         self.due = False
-        self.beat_at = time.monotonic() + self.heartbeat
+        self.beat_at = min(time.monotonic() + self.heartbeat, self.mark_by)
 
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():

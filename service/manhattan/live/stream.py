@@ -14,11 +14,12 @@ sends a snapshot (changes may have been missed meanwhile).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncGenerator
 from typing import Any, Protocol
 
 from manhattan.live.hub import Hub
-from manhattan.live.listener import Hangup
+from manhattan.live.listener import Hangup, Listener
 from manhattan.live.push import Push
 from manhattan.tables.driver import Driver
 from manhattan.tables.errors import TableError
@@ -87,6 +88,7 @@ async def table_stream(
         # What this stream has written is ``bell.sent``: the hub may write a change itself
         # (``fanout.py``) while the stream waits, never while it writes.
         bell.sent, bell.bearer, bell.direct, lost = version, bearer, True, False
+        _marked(bell, receiver, heartbeat)
         bell.next_beat()
         while not hub.closing:
             bell.delivering = False
@@ -97,6 +99,7 @@ async def table_stream(
             rung, bell.rung = bell.rung, False
             sent = bell.sent
             if bell.due:  # due even while rung (doorbells ring in an outage)
+                _marked(bell, receiver, heartbeat)
                 bell.next_beat()
                 yield None
                 await _mark(tables, table_id, receiver, heartbeat)
@@ -169,6 +172,13 @@ async def _mark(tables: Tables, table_id: str, receiver: Receiver, heartbeat: fl
         await tables.mark_connected(table_id, receiver.sid, heartbeat * 3)
     except Exception as exc:
         log.debug("presence not refreshed", extra={"error": repr(exc)})
+
+
+def _marked(bell: Listener, receiver: Receiver, heartbeat: float) -> None:
+    """A seat's presence is marked now (it lasts three heartbeats): its next heartbeat, which
+    marks it again, comes within one however busy the stream is (``Listener.mark_by``)."""
+    if receiver.sid is not None:
+        bell.mark_by = time.monotonic() + heartbeat
 
 
 async def _snapshot(hub: Hub, table: Table, version: int, receiver: Receiver) -> Push:

@@ -1,4 +1,4 @@
-"""Quotas for anonymous callers (issue 23): table creations, stream tickets, joins and chat
+"""Quotas for anonymous callers: table creations, stream tickets, joins and chat
 messages per client address and window, each refused with 429 ``RATE_LIMITED`` and
 ``Retry-After``.
 

@@ -103,9 +103,9 @@ def _data_place(settings: Settings) -> str:
 def settle_heap() -> None:
     """Keep the garbage collector's full passes short.
 
-    After start-up the heap holds some 65,000 long-lived objects (the schema, the modules, the
-    engine's tables) that a full collection would walk every time: about 40 ms on the
-    development machine, a pause that lands on whichever requests are in flight and sets the
+    After start-up the heap holds tens of thousands of long-lived objects (the schema, the
+    modules, the engine's tables) that a full collection would walk every time: a pause (see
+    docs/explanation/performance.md) that lands on whichever requests are in flight and sets the
     p99. Collect once, then freeze what survives into the permanent generation, which
     collections skip. Objects made by requests are still collected as usual.
 

@@ -13,9 +13,16 @@ import manhattan
 from manhattan import InvalidSetupError, State, View, wire
 from manhattan.bots import BotChoice
 from manhattan.tables.errors import TableError
+from manhattan.tables.history import history_json
 from manhattan.tables.model import Seat, Table
 from manhattan.tables.names import check_names_distinct, check_text, person_name
-from manhattan.tables.projection import SPECTATOR, initial_state, record_json, table_json
+from manhattan.tables.projection import (
+    SPECTATOR,
+    Receiver,
+    initial_state,
+    record_json,
+    table_json,
+)
 from manhattan.tables.records import TableRecords, is_table_id, now_ms, table_key
 from manhattan.tables.tokens import Bearer, host_token, new_table_id, seat_token
 from manhattan.wire.numbers import ascii_decimal
@@ -197,11 +204,25 @@ class Lobby:
         """A table as the bearer sees it; ``key`` (a platform key's name) sees its own private
         tables and its player ids (DESIGN §10)."""
         table, version = await self.records.load(table_id)
+        receiver = self._reader(table, bearer, key)
+        return await self.records.view_for(table, version, receiver, key=key)
+
+    async def history(
+        self, table_id: str, bearer: Bearer | None, *, key: str | None = None
+    ) -> dict[str, Any]:
+        """What happened at the table so far as the bearer may see it (``history.py``), for
+        whoever may see the table (``get``)."""
+        table, version = await self.records.load(table_id)
+        return history_json(table, version, self._reader(table, bearer, key))
+
+    def _reader(self, table: Table, bearer: Bearer | None, key: str | None) -> Receiver:
+        """Whom a reading of the table is for: anyone for a public table; a private one's
+        people, its host and its platform key (``key``) only."""
         receiver = self.records.check_bearer(table, bearer)
         owns = key is not None and key == table.owner
         if bearer is None and not table.public and not owns:
             raise TableError("NOT_SEATED", "a private table is seen by its people and its host")
-        return await self.records.view_for(table, version, receiver, key=key)
+        return receiver
 
     async def seat_view(self, table_id: str, bearer: Bearer | None) -> View:
         """The view of the seat to move, for what-if questions (preview, explanations) that

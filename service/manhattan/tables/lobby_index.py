@@ -1,4 +1,4 @@
-"""The lobby as an index (issue 23 item 5): public waiting tables by latest activity, newest
+"""The lobby as an index: public waiting tables by latest activity, newest
 first, so a lobby page costs the page, never a scan of every table.
 
 Each entry is the table's lobby summary (``lobby_entry``: name, host, setup, seats), encoded

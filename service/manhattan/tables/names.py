@@ -1,4 +1,4 @@
-"""Names and chat text that cannot deceive (issue 23 item 8).
+"""Names and chat text that cannot deceive.
 
 ``check_text`` refuses control and format characters (Unicode categories Cc: C0, DEL and C1;
 Cf: bidi controls, zero-width characters, BOM, ...; Zl/Zp line and paragraph separators;
@@ -7,10 +7,10 @@ field's path, naming the character and its position: such text could clear a ter
 its clipboard (OSC 52), reorder what others read or hide a difference between two names.
 
 ``name_key`` is what two names at one table must not share: NFKC, case folding, then a
-confusable skeleton after Unicode TS #39 (NFD, each character mapped to one prototype of its
+confusable skeleton after Unicode's UTS 39 (NFD, each character mapped to one prototype of its
 class of look-alikes, NFD again), so "ann", "Ann", "ＡＮＮ" and "аnn" (Cyrillic а) are one name.
 The look-alikes are the Unicode consortium's confusables data as the ``confusable-homoglyphs``
-package ships it (read back into TS #39's one-way source -> prototype mapping).
+package ships it (read back into UTS 39's one-way source -> prototype mapping).
 ``check_name_free`` refuses a name whose key
 is already at the table with ``NAME_TAKEN``.
 
@@ -80,7 +80,7 @@ def _prototypes() -> dict[str, str]:
 
 
 def skeleton(text: str) -> str:
-    """TS #39's skeleton with this module's prototypes: NFD, map, NFD."""
+    """UTS 39's skeleton with this module's prototypes: NFD, map, NFD."""
     prototypes = _prototypes()
     mapped = "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", text))
     return unicodedata.normalize("NFD", mapped)

@@ -72,6 +72,15 @@ def is_table_id(text: str) -> bool:
     return len(text) == 32 and all(c in "0123456789abcdef" for c in text)
 
 
+def check_table_id(text: str) -> str:
+    """``text``, a table id; anything else is the request's mistake (400 ``INVALID_REQUEST``,
+    as a malformed state, game or player id is), where an id of the right form that names no
+    table is 404 ``TABLE_NOT_FOUND``."""
+    if not is_table_id(text):
+        raise TableError("INVALID_REQUEST", "a table id is 32 lowercase hex characters")
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class TableSettings:
     #: Seconds a table lives after its last change (every change renews it).
@@ -136,9 +145,7 @@ class TableRecords:
 
     # -- reading --------------------------------------------------------------------------
     async def load(self, table_id: str) -> tuple[Table, int]:
-        if not is_table_id(table_id):
-            raise TableError("TABLE_NOT_FOUND", "no such table")
-        record = await self.store.read(table_key(table_id))
+        record = await self.store.read(table_key(check_table_id(table_id)))
         if record is None:
             raise TableError("TABLE_NOT_FOUND", "no such table (it may have expired)")
         return Table.decode(record.data), record.version
@@ -186,8 +193,7 @@ class TableRecords:
         found = self._opened.get(key)
         if found is not None:
             return found
-        if not is_table_id(table_id):
-            raise TableError("TABLE_NOT_FOUND", "no such table")
+        check_table_id(table_id)
         found = read_bearer(self.sealer, table_id, bearer)
         if len(self._opened) >= OPENED_TOKENS:
             self._opened.clear()
@@ -315,7 +321,7 @@ class TableRecords:
         await self.changed(table.id, 1)
 
     async def relist(self, table: Table, version: int) -> None:
-        """The lobby index after a change of a table it lists or listed (issue 23 item 5): the
+        """The lobby index after a change of a table it lists or listed: the
         table's summary at its activity time, or out once it started or turned private. A
         failure is logged, never the change's: the entry is rewritten by the next change and
         expires with the table."""

@@ -101,7 +101,7 @@ class Seating:
         old table points to the new one (``rematch``).
 
         The new table's id is derived from the old one's, so concurrent rematches all name the
-        same table: the first insert wins and the others write nothing of their own (issue 23)."""
+        same table: the first insert wins and the others write nothing of their own."""
         if bearer is None:
             raise TableError("NOT_SEATED", "rematch needs the host token or a seat token")
         old, _ = await self.records.load(table_id)

@@ -44,7 +44,7 @@ class Tables:
         # lobby: creating, listing and reading tables
         self.create, self.new_table, self.page = lobby.create, lobby.new_table, lobby.page
         self.list_public, self.get, self.record = lobby.list_public, lobby.get, lobby.record
-        self.seat_view = lobby.seat_view
+        self.seat_view, self.history = lobby.seat_view, lobby.history
         # seating: seats, the rematch, tickets
         self.join, self.leave, self.rematch = seating.join, seating.leave, seating.rematch
         self.ticket, self.open_ticket = seating.ticket, seating.open_ticket

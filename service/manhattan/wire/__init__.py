@@ -1,4 +1,4 @@
-"""Every request and response shape of the service, once, with its bounds (issue 18).
+"""Every request and response shape of the service, once, with its bounds.
 
 Below both the API (``manhattan.api``) and the tables (``manhattan.tables``), so that each reads
 its bodies with the same classes the OpenAPI document is derived from:

@@ -1,5 +1,5 @@
 """The stateless API's request and response shapes (``/v1/games``, ``/v1/apply``, ...), once,
-with their bounds (issue 18).
+with their bounds.
 
 Each shape is a ``msgspec.Struct``. The same class validates a request body (``read``), states
 the body in the OpenAPI document (``api/rest/openapi.py`` takes ``schema_components`` of these
@@ -133,7 +133,7 @@ class OptionalPlayerRequest(StateRequest):
 
 class SuggestRequest(StateRequest):
     """``bot`` is a ``BotChoice``. Deprecated, still accepted: ``bot`` as a level name with
-    ``seed``, ``iterations``, ``timeMs`` beside it (the form before issue 18)."""
+    ``seed``, ``iterations``, ``timeMs`` beside it (the older form, still accepted)."""
 
     player: Player | None = None
     bot: BotChoice | BotLevel | None = None

@@ -1,4 +1,4 @@
-"""One message for each mistake (issue 24 item 11): what a field is, said the same way by REST,
+"""One message for each mistake: what a field is, said the same way by REST,
 GraphQL and the command line ("players is an integer from 2 to 4" at ``$.players``).
 
 ``explain(shape, path, raw)`` turns msgspec's terse fault ("Expected `int` <= 4", "Invalid

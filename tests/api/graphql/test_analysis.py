@@ -255,7 +255,7 @@ async def test_a_players_token_answers_from_their_view(client: httpx.AsyncClient
 async def test_validate_move_explains_a_refusal_in_rest_and_graphql(
     client: httpx.AsyncClient,
 ) -> None:
-    """Issue 9: ``validateMove`` names the rule, the numbers and the nearest legal moves, the
+    """``validateMove`` names the rule, the numbers and the nearest legal moves, the
     same as ``manhattan.explain``, in REST and GraphQL, also on the mover's token."""
     hands = [[4, 5, 5, 0], [0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]
     board = {(0, 1, 1): [(0, 1), (1, 3)]}

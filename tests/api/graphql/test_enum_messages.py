@@ -1,5 +1,5 @@
-"""A value that is not one of an enum's is refused with the values it may take (issue 24 item
-11: one message for each mistake, on GraphQL as on REST and the CLI)."""
+"""A value that is not one of an enum's is refused with the values it may take (one
+message for each mistake, on GraphQL as on REST and the CLI)."""
 
 from __future__ import annotations
 

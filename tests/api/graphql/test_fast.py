@@ -1,4 +1,4 @@
-"""The GraphQL fast path behind one module and one setting (issue 18): pinned to the versions it
+"""The GraphQL fast path behind one module and one setting: pinned to the versions it
 is tested on, off by setting or on other versions, never planning a field that writes, and
 running a failing request once."""
 

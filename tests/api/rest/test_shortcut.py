@@ -35,6 +35,7 @@ async def _answers(live: LiveServer) -> list[tuple[int, Any]]:
         await ann.client.get(base),
         await anon.get(base),
         await anon.get("/v1/tables/nosuchtable"),
+        await anon.get("/v1/tables/" + "0" * 32),
         await anon.get(f"{base}/", follow_redirects=False),
         await anon.head(base),
         await anon.put(base),

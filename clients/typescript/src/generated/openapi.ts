@@ -482,6 +482,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tables/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What happened so far as the caller may see it: the start, every move with the events the caller may see, recent joins, leaves, timeouts and the end */
+        get: operations["tableHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tables/{id}/record": {
         parameters: {
             query?: never;
@@ -1430,6 +1447,29 @@ export interface components {
             /** @description the setup, with the seed */
             setup: Record<string, never>;
             moves: components["schemas"]["move"][];
+        };
+        /**
+         * TableHistory
+         * @description ``GET /v1/tables/{id}/history``: what happened at the table, oldest first, as the caller
+         *         may see it: the start, every move with the events the caller may see, and the joins, leaves,
+         *         timeouts and end among the table's recent events. Chat is the table's ``chat``.
+         */
+        TableHistory: {
+            tableId: string;
+            /** @description the table's version the history goes up to */
+            version: number;
+            events: components["schemas"]["HistoryEvent"][];
+        };
+        /**
+         * HistoryEvent
+         * @description One event of a table's history: its type and its data as the stream's event of that type
+         *         gave it to this receiver, without what only the newest event carries (a move's view after
+         *         it, the legal moves then).
+         */
+        HistoryEvent: {
+            /** @enum {unknown} */
+            event: "joined" | "left" | "move" | "over" | "started" | "timeout";
+            data: Record<string, never>;
         };
         /** @description One Server-Sent Event of a table's stream: its type, its data (JSON text: a snapshot is the Table as the receiver may see it; every event carries the table's version) and its id, the table version */
         TableStreamEvent: {
@@ -4642,6 +4682,124 @@ export interface operations {
             };
             /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BOTS_BUSY, STORE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tableHistory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Bearer <seatToken> (or the host token) */
+                Authorization?: string;
+                /** @description a platform's key (DESIGN §10); an unknown key is 401 BAD_KEY */
+                "Manhattan-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TableHistory"];
+                    "application/msgpack": components["schemas"]["TableHistory"];
+                };
+            };
+            /** @description BAD_TOKEN, INVALID_BOT, INVALID_MOVE, INVALID_PLAYER, INVALID_REQUEST, INVALID_SETUP, INVALID_STATE, QUERY_TOO_COMPLEX, WEBHOOK_URL_REFUSED */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description BAD_KEY, BAD_SEAT */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_SEATED, PLAYER_REQUIRED, STATE_JSON_REFUSED, WRONG_GAME, WRONG_PLAYER */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND, PLAYER_NOT_FOUND, STATE_NOT_FOUND, TABLE_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
+                };
+            };
+            /** @description GAME_OVER, NAME_TAKEN, NOT_YOUR_TURN, SEAT_RESERVED, STALE_TOKEN, STALE_VERSION, TABLE_FULL, TABLE_NOT_OVER, TABLE_NOT_PLAYING, TABLE_NOT_WAITING, TOO_FEW_PLAYERS */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

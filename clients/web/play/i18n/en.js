@@ -179,7 +179,6 @@ export default {
   "chat.sitDown": "Sit down to chat: /join your name.",
   "chat.watching": "Only the players seated at this table can chat; you are watching.",
   "log.title": "What happened",
-  "log.caughtUp": "(reconnected: caught up with the table)",
   "log.joined": "{name} sits down at seat {seat}.",
   "log.left": "{name} leaves.",
   "log.leftBot": "{name} leaves; a bot plays their seat.",

@@ -176,7 +176,6 @@ export default {
   "chat.sitDown": "Asseyez-vous pour discuter : /join votre nom.",
   "chat.watching": "Seules les personnes assises à cette table peuvent discuter ; vous regardez la partie.",
   "log.title": "Ce qui s’est passé",
-  "log.caughtUp": "(reconnecté : à jour avec la table)",
   "log.joined": "{name} s’assoit à la place {seat}.",
   "log.left": "{name} s’en va.",
   "log.leftBot": "{name} s’en va ; un bot joue sa place.",

@@ -249,7 +249,7 @@ def graphql_limits(
     """Extension factories for the schema: the limits, and the parse and validation caches.
 
     The rule classes are created here, once: a factory that built new rule classes per request
-    would miss the validation cache every time (strawberry issue #4635). The cache holds at
+    would miss the validation cache every time (a known strawberry limitation). The cache holds at
     most ``cache_bytes`` of documents (estimated, see ``NODE_BYTES``)."""
     rules: list[type[Any]] = [
         _coded(depth_validator(max_depth, _is_introspection, None), TOO_COMPLEX),

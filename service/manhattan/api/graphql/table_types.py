@@ -166,6 +166,26 @@ class TableEvent:
 
 
 @strawberry.type(
+    description="One event of a table's history: its type and its data, as the stream's event "
+    "of that type gave it (a move without the view after it)."
+)
+class TableHistoryEvent(FromJson):
+    event: TableEventTypeEnum
+    data: JSON
+
+
+@strawberry.type(
+    description="What happened at a table so far, oldest first, as the caller may see it: the "
+    "start, every move with the events the caller may see, recent joins, leaves, timeouts and "
+    "the end (REST's GET /v1/tables/{id}/history)."
+)
+class TableHistory(FromJson):
+    table_id: str
+    version: int = strawberry.field(description="the table's version the history goes up to")
+    events: list[TableHistoryEvent]
+
+
+@strawberry.type(
     description="An expected failure of a table operation: the stable code, a message, the JSON "
     "path of a faulty argument, and, for STALE_VERSION, the current table."
 )
@@ -182,6 +202,7 @@ JoinTableResult = Annotated[SeatedAtTable | TableRejected, strawberry.union("Joi
 TableMoveResult = Annotated[TableMoved | TableRejected, strawberry.union("TableMoveResult")]
 ChatResult = Annotated[ChatSent | TableRejected, strawberry.union("ChatResult")]
 RematchResult = Annotated[TableRematch | TableRejected, strawberry.union("RematchResult")]
+HistoryResult = Annotated[TableHistory | TableRejected, strawberry.union("TableHistoryResult")]
 TicketResult = Annotated[TableTicket | TableRejected, strawberry.union("TicketResult")]
 
 Answer = TypeVar("Answer")

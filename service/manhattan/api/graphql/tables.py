@@ -33,11 +33,13 @@ from manhattan.api.graphql.table_types import (
     ChatSent,
     CreatedTable,
     CreateTableResult,
+    HistoryResult,
     JoinTableResult,
     RematchResult,
     SeatedAtTable,
     Table,
     TableEvent,
+    TableHistory,
     TableMoved,
     TableMoveResult,
     TableRejected,
@@ -54,6 +56,7 @@ from manhattan.live.runtime import TableRuntime
 from manhattan.live.stream import table_stream
 from manhattan.store.cache import StoreUnavailable
 from manhattan.tables import Bearer, TableError, Tables
+from manhattan.tables.records import check_table_id
 from manhattan.wire import WireError
 from manhattan.wire import tables as wire
 
@@ -93,9 +96,9 @@ async def for_bearer(
     or the refusal as a ``TableRejected``; ``quota`` names the caller's quota it counts in."""
 
     async def run() -> Result:
+        table_id = check_table_id(str(id))  # (a malformed id is refused before anything else)
         if quota is not None:
             await check_quota(info.context["request"], quota)
-        table_id = str(id)
         return result(await act(runtime(info).tables, table_id, bearer(info, table_id)))
 
     return await table_rejected_or(run)
@@ -161,6 +164,16 @@ class TableQuery:
         return await for_bearer(info, id, get, Table.from_json)
 
     @strawberry.field(
+        description="What happened at a table so far, as the bearer (a seat, the host), its "
+        "platform key or anyone may see it: for a page opened mid-game."
+    )
+    async def table_history(self, info: Info, id: strawberry.ID) -> HistoryResult:
+        def history(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return tables.history(table_id, who, key=caller(info))
+
+        return await for_bearer(info, id, history, TableHistory.from_json)
+
+    @strawberry.field(
         description="The newest public tables with a free seat, in full (at most 100); "
         "lobby pages through them all."
     )
@@ -223,6 +236,7 @@ class TableMutation:
         self, info: Info, id: strawberry.ID, name: str, seat: int | None = None
     ) -> JoinTableResult:
         async def run() -> SeatedAtTable:
+            check_table_id(str(id))
             await check_quota(info.context["request"], "joins")
             body: dict[str, Any] = {"name": name}
             if seat is not None:
@@ -312,6 +326,7 @@ class TableSubscription:
         rt = runtime(info)
         table_id = str(id)
         try:
+            check_table_id(table_id)
             who: Bearer | None
             if ticket is not None:
                 who = await rt.tables.open_ticket(table_id, ticket)

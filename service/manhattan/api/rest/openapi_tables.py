@@ -200,6 +200,14 @@ def table_paths() -> dict[str, Any]:
             "post", "tableTicket", "A single-use ticket (60 s) for the event stream", "TableTicket"
         ),
         "/v1/tables/{id}/events": _events(),
+        "/v1/tables/{id}/history": _op(
+            "get",
+            "tableHistory",
+            "What happened so far as the caller may see it: the start, every move with the "
+            "events the caller may see, recent joins, leaves, timeouts and the end",
+            "TableHistory",
+            key=True,
+        ),
         "/v1/tables/{id}/record": _op(
             "get", "tableRecord", "The record (setup with seed, moves) once over", "TableRecord"
         ),

@@ -23,6 +23,7 @@ from manhattan.api.rest.platforms import get_my_tables, platforms
 from manhattan.games import MoveReader, Validation
 from manhattan.live.runtime import TableRuntime
 from manhattan.tables import Bearer, TableError
+from manhattan.tables.records import check_table_id
 from manhattan.wire.numbers import ascii_decimal
 
 
@@ -46,8 +47,10 @@ def bearer(request: HTTPConnection, table_id: str) -> Bearer | None:
 
 
 def table_id(request: HTTPConnection) -> str:
+    """The route's table id, checked before anything else of the request (its body, its
+    bearer): a malformed id is the one answer ``INVALID_REQUEST`` on every route."""
     found: str = request.path_params["id"]
-    return found
+    return check_table_id(found)
 
 
 async def post_tables(request: Request) -> Response:
@@ -158,6 +161,15 @@ async def post_ticket(request: Request) -> Response:
     return render(request, await runtime(request).tables.ticket(tid, who))
 
 
+async def get_history(request: Request) -> Response:
+    """What happened at the table so far, as the bearer (or anyone, or the key) may see it."""
+    tid = table_id(request)
+    key = platforms(request).caller(request.headers)
+    return render(
+        request, await runtime(request).tables.history(tid, bearer(request, tid), key=key)
+    )
+
+
 async def get_record(request: Request) -> Response:
     tid = table_id(request)
     return render(request, await runtime(request).tables.record(tid))
@@ -180,6 +192,7 @@ def table_routes() -> list[BaseRoute]:
         Route("/v1/tables/{id}/chat", post_chat, methods=post),
         Route("/v1/tables/{id}/rematch", post_rematch, methods=post),
         Route("/v1/tables/{id}/ticket", post_ticket, methods=post),
+        Route("/v1/tables/{id}/history", get_history, methods=["GET"]),
         Route("/v1/tables/{id}/record", get_record, methods=["GET"]),
     ]
 
