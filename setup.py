@@ -1,20 +1,27 @@
 """Compiles the rules kernel with mypyc where it can; the same source runs interpreted otherwise.
+Ships the web page inside the package.
 
 ``pip install .`` and ``pip install -e .`` build C extensions of the modules listed in
 ``service/manhattan/engine/build.py`` (KERNEL_MODULES) when mypyc, a C compiler and the Python
 headers are there. Without them, or with MANHATTAN_PURE_PYTHON=1, the package installs as plain
 Python and says so in one line. ``manhattan --version`` and ``/readyz`` tell which build runs.
+
+A built package (a wheel, ``pip install .``, the Docker image) carries the web page served at
+``/play`` as ``manhattan/web``, copied from its one source, ``clients/web/play``. An editable
+install serves the checkout's directory itself (``settings.DEFAULT_WEB_DIR`` looks for both).
 """
 
 from __future__ import annotations
 
 import runpy
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 BUILD = runpy.run_path(str(HERE / "service" / "manhattan" / "engine" / "build.py"))
@@ -70,4 +77,27 @@ class OptionalBuildExt(build_ext):
         notice(f"the C build failed: {exc}")
 
 
-setup(ext_modules=kernel_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+#: The web page's one source, and where a built package carries it.
+WEB_SOURCE = HERE / "clients" / "web" / "play"
+WEB_PACKAGED = Path("manhattan", "web")
+
+
+class BuildWithWebPage(build_py):
+    """``build_py`` that also copies the web page into the built package (not in an editable
+    build, which serves the checkout's own copy)."""
+
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        if not (WEB_SOURCE / "index.html").is_file():
+            raise RuntimeError(f"the web page is missing: {WEB_SOURCE} (clients/web/play)")
+        target = Path(self.build_lib) / WEB_PACKAGED
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(WEB_SOURCE, target, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+
+
+setup(
+    ext_modules=kernel_extensions(),
+    cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildWithWebPage},
+)

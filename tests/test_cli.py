@@ -39,3 +39,21 @@ def test_serve_reports_a_bad_setting_by_name(
     err = capsys.readouterr().err
     assert err.startswith("error INVALID_SETTINGS:") and variable in err
     assert "Traceback" not in err
+
+
+def test_help_lists_each_command_on_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    commands = ("serve", "random-game", "bench", "play", "tournament", "export-schema")
+    lines = out.splitlines()
+    for command in commands:
+        (line,) = [row for row in lines if row.split()[:1] == [command]]
+        assert len(line.split(maxsplit=1)) == 2, line  # its name and what it does, one line
+        following = lines[lines.index(line) + 1]
+        assert following.split()[:1] in ([], *[[c] for c in commands]), following
+    assert "{serve" not in out  # no list of names in braces
+    assert "/play/" in out  # where a newcomer goes first

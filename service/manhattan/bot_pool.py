@@ -37,10 +37,10 @@ from typing import Any
 
 import msgspec
 
-from manhattan.bots import BOTS, BotChoice, BotError, Suggestion
+from manhattan.bots import BOTS, LEVELS, BotChoice, BotError, Suggestion
 from manhattan.bots.worker import CANCEL, READY, Task
 from manhattan.engine import IllegalMoveError, State, check_move
-from manhattan.settings import Settings
+from manhattan.settings import Settings, SettingsError, variable
 
 log = logging.getLogger("manhattan.bots")
 
@@ -456,8 +456,19 @@ def _set_ready(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
+def check_bot_settings(settings: Settings) -> None:
+    """The settings only the bots can check (settings know no bots): the stand-in level is one
+    of the bots' levels. ``SettingsError`` naming the variable otherwise."""
+    level = settings.table_stand_in_level
+    if level not in LEVELS:
+        expected = f"{', '.join(LEVELS[:-1])} or {LEVELS[-1]}"
+        raise SettingsError(f"{variable('table_stand_in_level')}={level!r}: expected {expected}")
+
+
 def pool_from_settings(settings: Settings) -> BotPool:
-    """The pool ``Settings`` describe (``bot_workers``, ``bot_queue``, ``bot_deadline_ms``)."""
+    """The pool ``Settings`` describe (``bot_workers``, ``bot_queue``, ``bot_deadline_ms``), once
+    the bots' settings are checked (``check_bot_settings``)."""
+    check_bot_settings(settings)
     return BotPool(
         workers=settings.bot_workers or None,
         queue=settings.bot_queue,

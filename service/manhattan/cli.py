@@ -1,4 +1,4 @@
-"""The ``manhattan`` command: serve, play, random-game, bench, tournament, export-schema."""
+"""``manhattan``: the Manhattan rules service's command (serve, play, bench, ...)."""
 
 from __future__ import annotations
 
@@ -105,37 +105,68 @@ def _export_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="manhattan", description=__doc__)
-    parser.add_argument("--version", action="version", version=version_line())
-    sub = parser.add_subparsers(dest="command")
+DESCRIPTION = "Manhattan rules-as-a-service: the board game's rules for programs and people."
+EPILOG = (
+    "Start with `manhattan serve`, then open http://127.0.0.1:8000/play/ to play. "
+    "`manhattan COMMAND --help` shows a command's options."
+)
 
-    serve = sub.add_parser("serve", help="run the service (embedded cache unless REDIS_URL)")
+
+class CommandsFormatter(argparse.HelpFormatter):
+    """Help that lists each command on one line under "commands", without argparse's line of
+    the commands' metavar above them (the one reach into argparse's formatting; a test holds
+    the listing)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=20)
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if isinstance(action, argparse._SubParsersAction):
+            return "".join(
+                super(CommandsFormatter, self)._format_action(a) for a in action._get_subactions()
+            )
+        return super()._format_action(action)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="manhattan",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=CommandsFormatter,
+    )
+    parser.add_argument("--version", action="version", version=version_line())
+    # One line a command: its name and what it does (no list of names in braces above them).
+    sub = parser.add_subparsers(dest="command", title="commands", metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the service: the web page, REST and GraphQL")
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
     serve.set_defaults(func=_serve)
 
-    game = sub.add_parser("random-game", help="play a random game and print the scores")
+    game = sub.add_parser("random-game", help="play one random game and print the scores")
     game.add_argument("--players", type=int, default=4)
     game.add_argument("--seed", default="demo")
     game.add_argument("--edition", default="classic", choices=("classic", "modern"))
     game.add_argument("--variants", default=None, help='JSON, e.g. \'{"monster": "baby"}\'')
     game.set_defaults(func=_random_game)
 
-    bench = sub.add_parser("bench", help="benchmarks: " + ", ".join(BENCHES))
+    bench = sub.add_parser(
+        "bench", help="measure speed and limits: " + ", ".join(BENCHES[:3]) + ", ..."
+    )
     bench.add_argument("what", choices=BENCHES)
     bench.add_argument("rest", nargs=argparse.REMAINDER)
     bench.set_defaults(func=_bench)
 
-    play = sub.add_parser("play", help="play a game in the terminal against bots")
+    play = sub.add_parser("play", help="play in the terminal, against bots or at a table")
     play.add_argument("rest", nargs=argparse.REMAINDER)
     play.set_defaults(func=_play)
 
-    tournament = sub.add_parser("tournament", help="seeded games between bots, win rates")
+    tournament = sub.add_parser("tournament", help="seeded games between bots, with win rates")
     tournament.add_argument("rest", nargs=argparse.REMAINDER)
     tournament.set_defaults(func=_tournament)
 
-    export = sub.add_parser("export-schema", help="write schema/ from the code")
+    export = sub.add_parser("export-schema", help="write the schema/ files from the code")
     export.add_argument("--dir", default="schema")
     export.set_defaults(func=_export_schema)
     return parser

@@ -1,4 +1,7 @@
-"""The service's settings, read once from environment variables (documented in the README).
+"""The service's settings, read once from environment variables.
+
+Each field's ``#:`` comment is its documentation: the settings reference of the documentation
+site is generated from them (``docs/_hooks``), so a new setting needs one.
 
 Every variable is optional; the defaults run a single embedded process with no Redis, tables
 and the token key kept in a data directory (``./manhattan-data``) and generous limits. A
@@ -17,13 +20,6 @@ from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypedDict, TypeVar
 
-from manhattan.bots.choice import (
-    DEFAULT_LEVEL,
-    LEVELS,
-    SERVICE_MAX_ITERATIONS,
-    SERVICE_MAX_TIME_MS,
-)
-
 T = TypeVar("T")
 
 #: The data directory of ``manhattan serve`` without Redis (relative to the working directory).
@@ -31,8 +27,19 @@ DEFAULT_DATA_DIR = "manhattan-data"
 #: ``MANHATTAN_DATA_DIR`` value that keeps tables in memory (lost on exit) and the key ephemeral.
 MEMORY_DATA_DIR = ":memory:"
 
-#: The reference web page (clients/web/play) in a source checkout; served at /play if it exists.
-DEFAULT_WEB_DIR = str(Path(__file__).resolve().parents[2] / "clients" / "web" / "play")
+
+def _default_web_dir() -> str:
+    """The web page served at /play: the copy a built package carries (``manhattan/web``, made
+    from clients/web/play by setup.py), else the checkout's clients/web/play (an editable
+    install, or the source tree on the path)."""
+    here = Path(__file__).resolve()
+    packaged = here.with_name("web")
+    if (packaged / "index.html").is_file():
+        return str(packaged)
+    return str(here.parents[2] / "clients" / "web" / "play")
+
+
+DEFAULT_WEB_DIR = _default_web_dir()
 
 
 class RedisOptions(TypedDict):
@@ -116,12 +123,6 @@ def _cidrs(text: str) -> tuple[str, ...]:
     return tuple(str(ipaddress.ip_network(part, strict=False)) for part in _csv(text))
 
 
-def _bot_level(text: str) -> str:
-    if text not in LEVELS:
-        raise ValueError(f"expected {', '.join(LEVELS[:-1])} or {LEVELS[-1]}")
-    return text
-
-
 def _record_format(text: str) -> int:
     if text.strip() not in ("1", "2"):
         raise ValueError("expected 1 or 2")
@@ -146,9 +147,16 @@ def _variable(declared: Field[Any]) -> str:
     return str(declared.metadata["variable"]) or f"MANHATTAN_{declared.name.upper()}"
 
 
+def variable(name: str) -> str:
+    """The environment variable of the setting ``name`` (for a part's own checks' messages)."""
+    return _variable(next(f for f in fields(Settings) if f.name == name))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
+    #: The address ``manhattan serve`` listens on (``0.0.0.0``: every interface).
     host: str = setting("127.0.0.1", str)
+    #: The port ``manhattan serve`` listens on.
     port: int = setting(8000, _port)
     #: Redis for the state cache; empty means the in-process LRU (the embedded default).
     redis_url: str = setting("", str, variable="REDIS_URL")
@@ -159,16 +167,23 @@ class Settings:
     #: Socket connect/read timeout for Redis, seconds: long enough for a busy event loop to
     #: read a reply, short enough that a hung Redis costs little (the cache's circuit).
     redis_timeout: float = setting(2.0, _positive_float)
+    #: Redis connections per process (per client: the cache, the tables).
     redis_pool_size: int = setting(64, _positive_int)
     #: Seconds a Redis call waits for a free pooled connection (a busy pool is not an outage).
     redis_pool_timeout: float = setting(5.0, _positive_float)
     #: After a Redis failure, seconds to skip Redis before trying again.
     redis_retry_after: float = setting(1.0, _positive_float)
+    #: A request body's bytes (and a websocket message's); beyond: 413 PAYLOAD_TOO_LARGE.
     max_body_bytes: int = setting(256 * 1024, _positive_int)
+    #: Moves in one apply or replay (and items in any list of GraphQL variables).
     max_moves_per_request: int = setting(2_000, _positive_int)
+    #: Nesting depth of a GraphQL operation; beyond: QUERY_TOO_COMPLEX.
     graphql_max_depth: int = setting(10, _positive_int)
+    #: Aliases in one GraphQL operation; beyond: QUERY_TOO_COMPLEX.
     graphql_max_aliases: int = setting(15, _positive_int)
+    #: Lexical tokens of a GraphQL document; beyond: QUERY_TOO_COMPLEX.
     graphql_max_tokens: int = setting(2_000, _positive_int)
+    #: GraphQL introspection (the IDE needs it).
     introspection: bool = setting(True, _bool)
     # -- bounds on every request's work (issue 17) -------------------------------------------
     #: Values in one GraphQL request's variables (lists are capped by max_moves_per_request).
@@ -179,30 +194,40 @@ class Settings:
     graphql_cache_bytes: int = setting(8 << 20, _positive_int)
     #: Characters of one GraphQL query document (a token inline is up to max_token_chars).
     graphql_max_query_chars: int = setting(32_768, _positive_int)
-    #: A request's head (request line and headers): bytes and header lines; beyond them, 431.
+    #: Bytes of a request's head (request line and headers); beyond them, 431.
     max_header_bytes: int = setting(16_384, _positive_int)
+    #: Header lines of a request's head; beyond them, 431 and the connection is closed.
     max_headers: int = setting(100, _positive_int)
-    #: Seconds a client has to send a request's whole head (408), and then its whole body.
+    #: Seconds a client has to send a request's whole head; beyond: 408 and the connection closed.
     header_timeout: float = setting(10.0, _positive_float)
+    #: Seconds a client has to send a request's whole body, once its head is in.
     body_timeout: float = setting(30.0, _positive_float)
+    #: The GraphiQL page at ``/graphql`` in a browser (its files served from the package).
     graphql_ide: bool = setting(True, _bool)
     #: The GraphQL fast path (compiled plans, one-loop completion); off: strawberry's general
     #: path answers everything. Also off, with a warning, on untested strawberry/graphql-core.
     graphql_fast_path: bool = setting(True, _bool)
+    #: The table streams' and sockets' fast path under uvicorn (frames written to the transport
+    #: by the service, the spectator relay, the service's own HTTP and websocket protocols);
+    #: off: plain ASGI. Also off, with a warning, on an untested uvicorn.
+    uvicorn_fast_path: bool = setting(True, _bool)
     #: Accept states only as sealed tokens or cached ids, never as plain JSON (DESIGN §7).
     strict_states: bool = setting(False, _bool)
     #: The current sealing key as ``kid:base64url-key`` (16, 24 or 32 bytes); empty: ephemeral.
     token_key: str = setting("", str)
     #: Keys still accepted for reading tokens, comma-separated ``kid:key`` pairs (rotation).
     token_old_keys: tuple[str, ...] = setting((), _csv)
+    #: Characters of a sealed token; longer: BAD_TOKEN.
     max_token_chars: int = setting(16_384, _positive_int)
     #: Requests per second per client address; 0 turns rate limiting off.
     rate_limit: float = setting(0.0, _non_negative_float)
+    #: Requests a client address may send at once above ``rate_limit``.
     rate_burst: int = setting(50, _positive_int)
-    #: Caps on a bot suggestion's search budget (suggestMove iterations / timeMs); by default
-    #: the most a request may ask for (``BotChoice``'s bounds), which the caps lower, never raise.
-    bot_max_iterations: int = setting(SERVICE_MAX_ITERATIONS, _positive_int)
-    bot_max_time_ms: int = setting(SERVICE_MAX_TIME_MS, _positive_int)
+    #: Cap on a bot search's iterations (suggestMove, advance, tables); unset: the most a
+    #: request may ask for (``BotChoice``'s bounds), which the cap lowers, never raises.
+    bot_max_iterations: int | None = setting(None, _positive_int)
+    #: Cap on a bot search's time budget in ms (it lowers the wire's bound, never raises it).
+    bot_max_time_ms: int | None = setting(None, _positive_int)
     #: Bot worker processes; 0: one per core but one, left to the event loop (1 to 4).
     bot_workers: int = setting(0, _non_negative_int)
     #: Bot requests that may wait for a worker; beyond: 503 BOTS_BUSY with Retry-After.
@@ -210,7 +235,9 @@ class Settings:
     #: The wall-clock limit of one request's bot work (a suggestion, a whole advance, every
     #: suggestMove of one GraphQL request), whatever the bot's budget says.
     bot_deadline_ms: int = setting(5_000, _positive_int)
+    #: JSON log lines on stderr at this level and above, each with its ``requestId``.
     log_level: str = setting("INFO", _log_level)
+    #: One log line per request.
     access_log: bool = setting(True, _bool)
     #: Seconds ``manhattan serve`` lets in-flight requests finish after SIGTERM.
     graceful_timeout: float = setting(20.0, _positive_float)
@@ -232,8 +259,9 @@ class Settings:
     table_idle_seconds: int = setting(6 * 3600, _positive_int)
     #: Seconds a bot may think for a table move.
     table_bot_seconds: float = setting(2.0, _positive_float)
-    #: Bot level that stands in for people who left or ran out of turnSeconds.
-    table_stand_in_level: str = setting(str(DEFAULT_LEVEL), _bot_level)
+    #: Bot level that stands in for people who left or ran out of turnSeconds (one of the bots'
+    #: levels: checked when the bot pool is built, ``bot_pool.check_bot_settings``).
+    table_stand_in_level: str = setting("greedy", str)
     #: Seconds between heartbeats on a table's event stream.
     table_heartbeat_seconds: float = setting(15.0, _positive_float)
     #: The format tables are written in: 2, or 1 while replicas of a version before format 2
@@ -254,24 +282,30 @@ class Settings:
     spectator_relay_idle: float = setting(5.0, _positive_float)
 
     # -- quotas for anonymous callers, per client address and window (0: off) ----------------
+    #: Table creations per client address and window (platform keys are exempt).
     quota_creates: int = setting(30, _non_negative_int)
+    #: Stream tickets per client address and window.
     quota_tickets: int = setting(300, _non_negative_int)
+    #: Joins per client address and window.
     quota_joins: int = setting(60, _non_negative_int)
+    #: Chat messages per client address and window (besides 5 per 10 s per seat).
     quota_chat: int = setting(60, _non_negative_int)
     #: Seconds of each quota's window.
     quota_window: float = setting(60.0, _positive_float)
 
     # -- platforms (DESIGN §10) ------------------------------------------------------------
-    #: Platform keys as ``name=secret`` pairs; ``api_keys_file`` names a file of more, one a line.
+    #: Platform keys as ``name=secret`` pairs, comma-separated (a secret: 16+ printable
+    #: characters, no spaces).
     api_keys: tuple[str, ...] = setting((), _csv)
+    #: A file of more ``name=secret`` pairs, one a line (``#`` comments).
     api_keys_file: str = setting("", str)
     #: CIDRs a webhook may resolve to although private, loopback, link-local or reserved.
     webhook_allow: tuple[str, ...] = setting((), _cidrs)
-    #: Seconds one webhook delivery may take; first retry after ``webhook_retry_seconds``
-    #: (doubling, up to an hour, for 3 days); a worker's claim on a delivery lasts
-    #: ``webhook_lease_seconds`` (then another replica takes it).
+    #: Seconds one webhook delivery attempt may take.
     webhook_timeout: float = setting(5.0, _positive_float)
+    #: A failed delivery's first retry, seconds; doubling up to an hour, for 3 days.
     webhook_retry_seconds: float = setting(1.0, _positive_float)
+    #: A replica's claim on a delivery, seconds; then another replica may take it.
     webhook_lease_seconds: float = setting(30.0, _positive_float)
     #: Deliveries made by a process of their own (``platforms/delivery_process.py``), not on
     #: the service's event loop; always on the loop when the outbox is in memory.

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from manhattan.api.graphql.cost import operation_cost
+from manhattan.api.graphql.cost import fixed_cost, operation_cost
 from manhattan.api.graphql.documents import ValidatedDocuments
 from manhattan.api.graphql.limits import InputLimits
 from manhattan.settings import Settings
@@ -121,6 +121,18 @@ def test_costs_are_counted_from_the_syntax_and_the_raw_variables() -> None:
     variables = {"m": [{}] * 7, "g": {"moves": [{}] * 3}}
     assert operation_cost(document, None, variables) == (1 + 7) + (1 + 3) + 1 + 50
     assert operation_cost(document, "Other", variables) == 0
+    # A compiled plan keeps a cost only where no variable changes it.
+    assert fixed_cost(document, None) is None
+    reading = parse(
+        "query($s: StateRef!) { legalMoves(state: $s) { type } ... on Query { analysis(state: "
+        "$s) { __typename } } x: previewAll(state: $s) { move { type } } }"
+    )
+    assert fixed_cost(reading, None) == operation_cost(reading, None, {}) == 1 + 5 + 50
+    spread = parse(
+        "query($m: [MoveInput!]!) { ...F } "
+        'fragment F on Query { applyMoves(state: {id: "x"}, moves: $m) { __typename } }'
+    )
+    assert fixed_cost(spread, None) is None
 
 
 async def test_number_literals_too_long_to_read_are_refused_with_a_code(

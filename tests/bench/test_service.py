@@ -49,3 +49,20 @@ def test_baseline_cases_run_beside_their_twins_in_alternating_order() -> None:
 
 def test_a_baseline_without_the_package_is_refused(tmp_path: Path) -> None:
     assert bench.run(["--baseline", str(tmp_path)]) == 2
+
+
+def test_each_target_is_reported_with_its_ratio() -> None:
+    names = ["echo", "rest", "gql", "rest id", "gql id", "rest distinct", "gql distinct"]
+    figures = [(8000, 10.0), (4000, 20.0), (3200, 24.0), (5000, 18.0), (4000, 20.0)]
+    figures += [(3000, 30.0), (2100, 26.0)]
+    medians = {
+        n: bench.Measurement(rps, 1.0, p99) for n, (rps, p99) in zip(names, figures, strict=True)
+    }
+    lines = bench.target_lines(50, medians, names)
+    assert lines[0] == "inline state: REST / echo 0.50, GraphQL / REST 0.80 (target >= 0.75)"
+    assert lines[2] == "distinct states: REST / echo 0.38, GraphQL / REST 0.70 (target >= 0.75)"
+    assert lines[3] == "REST distinct states / echo 0.38 (target >= 0.5)"
+    assert lines[4] == (
+        "worst p99 at 50 connections: rest distinct 30.0 ms, 3.00x the echo's 10.0 ms "
+        "(target <= 2.5x)"
+    )

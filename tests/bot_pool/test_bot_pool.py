@@ -19,13 +19,16 @@ from manhattan.bot_pool import (
     BotFailed,
     BotPool,
     BotsBusy,
+    check_bot_settings,
     default_workers,
     pool_from_settings,
     usable_cpus,
 )
-from manhattan.bots import BotChoice, BotError
+from manhattan.bots import LEVELS, BotChoice, BotError
+from manhattan.bots.choice import SERVICE_MAX_ITERATIONS
 from manhattan.bots.worker import Task
 from manhattan.bots.worker import run as run_task
+from manhattan.games import BotBudget, GameError
 from manhattan.settings import Settings, SettingsError
 
 pytestmark = pytest.mark.anyio
@@ -296,3 +299,24 @@ async def test_moves_left_share_the_time_left_when_a_worker_takes_the_move() -> 
         await pool.close()
     # about a third of the 3 s deadline (slack for a loaded machine), not all of it
     assert found.stats["timeMs"] < 2000 and found.stats["stoppedBy"] == "deadline"
+
+
+def test_the_bots_check_their_own_settings() -> None:
+    """Settings know no bots: a stand-in level is read as text, and the bot pool (which knows
+    both) refuses one the bots do not have, naming the variable, before any pool is made."""
+    assert Settings().table_stand_in_level in LEVELS
+    for level in LEVELS:
+        check_bot_settings(Settings.from_env({"MANHATTAN_TABLE_STAND_IN_LEVEL": level}))
+    wrong = Settings.from_env({"MANHATTAN_TABLE_STAND_IN_LEVEL": "clever"})
+    with pytest.raises(SettingsError, match="MANHATTAN_TABLE_STAND_IN_LEVEL='clever'"):
+        pool_from_settings(wrong)
+
+
+def test_unset_bot_caps_are_the_bots_own_bounds() -> None:
+    settings = Settings.from_env({"MANHATTAN_BOT_MAX_TIME_MS": "50"})
+    assert (settings.bot_max_iterations, settings.bot_max_time_ms) == (None, 50)
+    budget = BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms)
+    most = BotChoice.of("ismcts", iterations=SERVICE_MAX_ITERATIONS, time_ms=50)
+    assert budget.admit(most) is most
+    with pytest.raises(GameError, match="timeMs is 1 to 50 here"):
+        budget.admit(BotChoice.of("ismcts", time_ms=51))

@@ -51,7 +51,8 @@ def image_environment() -> dict[str, str]:
 
 
 def served_with(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """What ``manhattan serve`` in the image passes to uvicorn.run, captured instead of serving."""
+    """What ``manhattan serve`` in the image configures uvicorn with, captured instead of
+    serving."""
     for name, value in image_environment().items():
         if name.startswith("MANHATTAN_"):
             monkeypatch.setenv(name, value)
@@ -59,10 +60,11 @@ def served_with(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.setenv("MANHATTAN_DATA_DIR", ":memory:")
     captured: dict[str, Any] = {}
 
-    def fake_uvicorn_run(app: object, **options: Any) -> None:
-        captured.update(options, app=app)
+    def fake_run(server: uvicorn.Server, sockets: object = None) -> None:
+        captured.update(vars(server.config))
+        server.started = True  # as a server that listened and stopped
 
-    monkeypatch.setattr(uvicorn, "run", fake_uvicorn_run)
+    monkeypatch.setattr(uvicorn.Server, "run", fake_run)
     monkeypatch.setattr(request_log, "configure_logging", lambda level: None)
     monkeypatch.setattr(serve, "configure_logging", lambda level: None)
     assert cli.main(service_command()[1:]) == 0
@@ -204,3 +206,14 @@ def test_the_embedded_store_has_a_writable_volume() -> None:
     assert "MANHATTAN_DATA_DIR=/data" in text
     assert "install -d -o 10001 -g 10001 -m 0700 /data" in text
     assert 'VOLUME ["/data"]' in text
+
+
+def test_the_image_carries_the_web_page() -> None:
+    """The build copies the page's one source, so the package it builds serves /play (and the
+    build checks that the installed package, not a source tree, is where the page is)."""
+    build = [i for i in INSTRUCTIONS if i.stage < max(i.stage for i in INSTRUCTIONS)]
+    copied = [i.arguments.split() for i in build if i.keyword == "COPY"]
+    assert ["clients/web/play", "./clients/web/play"] in copied
+    assert any("MANIFEST.in" in c for c in copied)
+    runs = " ".join(i.arguments for i in build if i.keyword == "RUN")
+    assert "DEFAULT_WEB_DIR" in runs

@@ -37,7 +37,8 @@ def test_references_fail_with_game_errors() -> None:
 
 
 def test_the_budget_defaults_to_the_wire_bounds_and_caps_lower() -> None:
-    assert BotBudget() == BotBudget(SERVICE_MAX_ITERATIONS, SERVICE_MAX_TIME_MS)
+    most = BotChoice("ismcts", iterations=SERVICE_MAX_ITERATIONS, time_ms=SERVICE_MAX_TIME_MS)
+    assert BotBudget().admit(most) is most  # no cap set: the wire's bounds
     choice = BotChoice("ismcts", seed=3, iterations=500, time_ms=100)
     assert BotBudget().admit(choice) is choice
     with pytest.raises(GameError) as caught:

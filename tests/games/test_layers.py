@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 
 import manhattan
+from manhattan.games import Operations, States
+from manhattan.sealing import Sealer
+from manhattan.store.cache import MemoryBackend, StateCache
 
 PACKAGE = Path(manhattan.__file__).parent
 
@@ -75,3 +78,23 @@ def test_no_import_inside_a_function_in_the_games_and_bots() -> None:
                         n for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)
                     ]
                     assert not inner, f"{folder}/{path.name}: {node.name} imports inside"
+
+
+def test_the_game_service_is_composed_not_inherited() -> None:
+    """Each part of ``Operations`` is its own object, handed its collaborators through its
+    constructor: no class of ``manhattan.games`` is built on another (as ``Operations`` once was
+    on ``Transitions`` and ``Sessions`` over ``States``), so a reader can name the class behind
+    every ``self.x.y()``."""
+    classes: dict[str, list[str]] = {}
+    for path in sorted((PACKAGE / "games").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                classes[node.name] = [ast.unparse(base) for base in node.bases]
+    built_on_ours = {name: bases for name, bases in classes.items() if set(bases) & set(classes)}
+    assert built_on_ours == {}
+    cache = StateCache(MemoryBackend(), rules_version=manhattan.RULES_VERSION)
+    parts = vars(Operations(cache, Sealer.from_settings("", ())))
+    assert isinstance(parts["states"], States)
+    assert {parts[name].states for name in ("readings", "transitions", "sessions")} == {
+        parts["states"]
+    }

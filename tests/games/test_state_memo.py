@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -15,6 +16,10 @@ from manhattan.sealing import Sealer
 from manhattan.store.cache import MemoryBackend, StateCache
 
 pytestmark = pytest.mark.anyio
+
+
+def _moves_body(moves: Sequence[manhattan.Move]) -> bytes:
+    return json.dumps({"moves": [m.to_json() for m in moves]}).encode()
 
 
 def _operations() -> Operations:
@@ -65,8 +70,11 @@ async def test_legal_moves_are_kept_by_the_parsed_state_and_always_right(
     first.clear()  # a caller's list is its own: clearing it changes nothing kept
     again = await ops.legal_moves(StateRef(json=copy.deepcopy(mid_json)))
     assert again == expected
-    body = await ops.legal_moves_body(StateRef(json=mid_json))
-    assert body == await ops.legal_moves_body(StateRef(json=copy.deepcopy(mid_json)))
+    body = await ops.legal_moves_encoded(StateRef(json=mid_json), "legal", _moves_body)
+    again_body = await ops.legal_moves_encoded(
+        StateRef(json=copy.deepcopy(mid_json)), "legal", _moves_body
+    )
+    assert again_body is body  # kept by the parsed state, not encoded again
     assert json.loads(body) == {"moves": [m.to_json() for m in expected]}
     changed = copy.deepcopy(mid_json)
     changed["toMove"] = (changed["toMove"] + 1) % changed["rules"]["players"]

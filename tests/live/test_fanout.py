@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from manhattan.live.fanout import BATCH, write_direct
-from manhattan.live.hub import Listener
+from manhattan.live.listener import Listener
 from manhattan.live.runtime import TableRuntime
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore

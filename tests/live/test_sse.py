@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from manhattan.live.hub import Hangup
+from manhattan.live.listener import Hangup
 from manhattan.live.sse import HangupWatch
 from tests.tables.conftest import LiveServer, new_table
 

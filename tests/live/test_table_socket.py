@@ -20,6 +20,7 @@ from websockets.streams import StreamReader
 
 from manhattan.live.push import Push
 from manhattan.live.websocket import SocketWriter, socket_text, text_frame
+from manhattan.server.uvicorn_seam import UvicornSocketLine
 from tests.tables.conftest import LiveServer, new_table, ok
 
 pytestmark = pytest.mark.anyio
@@ -237,6 +238,11 @@ def test_a_pushs_frame_is_its_socket_message_in_one_text_frame(size: int, framed
     assert not reader.buffer  # nothing after the one frame
 
 
+def _line(protocol: Any) -> UvicornSocketLine:
+    """The server's line over a stand-in for uvicorn's websocket protocol."""
+    return UvicornSocketLine(protocol, protocol.conn, protocol.transport, protocol.writable)
+
+
 async def test_a_turns_frames_go_out_together_at_its_end() -> None:
     """Without extensions, what the service writes to a socket in one turn of its loop goes
     out in one write at the turn's end: the mover's push, then the ack of its move. Real
@@ -251,7 +257,7 @@ async def test_a_turns_frames_go_out_together_at_its_end() -> None:
         conn=Protocol(Side.SERVER), transport=transport, writable=writable, close_sent=False
     )
     try:
-        writer = SocketWriter(server)
+        writer = SocketWriter(_line(server))
         push = Push(5, "move", {"toMove": 1})
         assert writer(push) and writer.text(b'{"event":"ack","data":{"version":5}}')
         with pytest.raises(BlockingIOError):
@@ -264,7 +270,7 @@ async def test_a_turns_frames_go_out_together_at_its_end() -> None:
         assert not writer(push) and not writer.text(b"{}")  # the stream writes itself
         ours_sent = SimpleNamespace(**{**vars(server), "conn": Protocol(Side.SERVER)})
         ours_sent.close_sent = True  # the service's close sent: the same
-        assert not SocketWriter(ours_sent)(push)
+        assert not SocketWriter(_line(ours_sent))(push)
     finally:
         transport.close()
         theirs.close()
@@ -285,7 +291,7 @@ async def test_the_sockets_written_in_a_turn_are_flushed_together_at_its_end() -
             conn=Protocol(Side.SERVER), transport=transport, writable=writable, close_sent=False
         )
         pairs.append((transport, theirs))
-        writers.append(SocketWriter(server))
+        writers.append(SocketWriter(_line(server)))
     try:
         for version, writer in enumerate(writers):
             assert writer(Push(version, "move", {"n": version}))

@@ -22,7 +22,7 @@ async def test_my_tables_waiting_and_playing_first_then_finished(
     tokens = [t["seatToken"] for t in finished["seatTokens"]]
     await play_through(live, finished["tableId"], tokens)
     playing = await create(live, seats=reserved("ann", "cy"), autoStart=True)
-    waiting = await create(live, seats=[*reserved("ann"), "open"])
+    waiting = await create(live, seats=[*reserved("ann"), "open"], public=True)
     other = await create(live, seats=reserved("bob", "cy"))  # ann holds no seat there
     async with keyed(live, CLUB) as club:
         mine = ok(await club.get("/v1/tables", params={"player": "ann"}))
@@ -39,7 +39,7 @@ async def test_my_tables_waiting_and_playing_first_then_finished(
     async with keyed(live, RIVAL) as rival, live.client() as anyone:
         crossed = ok(await rival.get("/v1/tables", params={"player": "ann"}))
         assert crossed["tables"] == []  # the same id under another key is another player
-        seen = ok(await rival.get(f"/v1/tables/{waiting['tableId']}"))  # public table
+        seen = ok(await rival.get(f"/v1/tables/{waiting['tableId']}"))  # public: it asked to be
         assert all("id" not in seat for seat in seen["seats"])
         err(await anyone.get("/v1/tables", params={"player": "ann"}), 401, "BAD_KEY")
         # the ordinary lobby is untouched by the branch

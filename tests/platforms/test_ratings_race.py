@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from manhattan.platforms import Platforms
+from manhattan.tables.model import Table
 from tests.platforms.conftest import CLUB, create, key_pairs, keyed, play_through, reserved
 from tests.tables.conftest import LiveServer, ok
 from tests.tables.test_concurrency import KEY
@@ -30,6 +31,15 @@ async def _count_everywhere(replicas: list[Platforms], table_id: str, times: int
     return sum(await asyncio.gather(*calls))
 
 
+def _unheard(platforms: Platforms, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The platforms of a replica no longer hear of ends (as if its watcher did not run)."""
+
+    async def ignored(table: Table) -> None:
+        return None
+
+    monkeypatch.setattr(platforms, "table_over", ignored)
+
+
 async def _games(live: LiveServer, player: str) -> int:
     async with keyed(live, CLUB) as club:
         games: int = ok(await club.get("/v1/ratings", params={"player": player}))["games"]
@@ -37,7 +47,9 @@ async def _games(live: LiveServer, player: str) -> int:
 
 
 @pytest.mark.redis
-async def test_two_replicas_racing_count_a_game_once(redis_url: str) -> None:
+async def test_two_replicas_racing_count_a_game_once(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings = {"api_keys": key_pairs(), "tables_redis_url": redis_url, "token_key": KEY}
     async with LiveServer(**settings) as one, LiveServer(**settings) as two:
         replicas: list[Platforms] = [one.app.state.platforms, two.app.state.platforms]
@@ -45,7 +57,7 @@ async def test_two_replicas_racing_count_a_game_once(redis_url: str) -> None:
         first = await _finished_rated_table(one)
         assert await _games(two, "ann") == 1
         # a game whose end nobody counted yet (its replica's watcher did not run) ...
-        one.app.state.platforms.tables.over_watchers.clear()
+        _unheard(one.app.state.platforms, monkeypatch)
         second = await _finished_rated_table(one)
         assert await _games(two, "ann") == 1
         # ... counted by both replicas at once, eight calls each: once
@@ -54,10 +66,12 @@ async def test_two_replicas_racing_count_a_game_once(redis_url: str) -> None:
         assert await _games(one, "ann") == 2 and await _games(two, "bob") == 2
 
 
-async def test_many_calls_on_the_embedded_store_count_a_game_once(tmp_path: Path) -> None:
+async def test_many_calls_on_the_embedded_store_count_a_game_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with LiveServer(api_keys=key_pairs(), data_dir=str(tmp_path)) as live:
         platforms: Platforms = live.app.state.platforms
-        platforms.tables.over_watchers.clear()
+        _unheard(platforms, monkeypatch)
         table_id = await _finished_rated_table(live)
         assert await _count_everywhere([platforms], table_id, 16) == 1
         assert await _games(live, "bob") == 1

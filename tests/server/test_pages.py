@@ -1,4 +1,5 @@
-"""The pages for people with a browser: ``GET /``, the favicon, and GraphiQL served offline."""
+"""The pages for people with a browser: ``GET /``, the favicon, and GraphiQL and the REST
+reference (Swagger UI) served offline."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 import httpx
 import pytest
 
-from manhattan.server.pages import GRAPHIQL_DIR
+from manhattan.server.pages import GRAPHIQL_DIR, SWAGGER_UI_DIR
 from tests.conftest import MakeApp
 from tests.service_client import connect
 
@@ -24,8 +25,9 @@ async def test_root_points_a_browser_to_play_graphql_and_the_docs(
     response = await client.get("/", headers={"accept": BROWSER_ACCEPT})
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
-    for path in ('href="/play/"', 'href="/graphql"', 'href="/openapi.json"', "README.md"):
+    for path in ('href="/play/"', 'href="/graphql"', 'href="/docs"', 'href="/openapi.json"'):
         assert path in response.text
+    assert "documentation site" in response.text
 
 
 @pytest.mark.parametrize("accept", [None, "*/*", "application/json"])
@@ -35,7 +37,7 @@ async def test_root_answers_json_to_programs(client: httpx.AsyncClient, accept: 
     assert response.status_code == 200
     body = response.json()
     assert body["links"]["play"] == "/play/" and body["links"]["graphql"] == "/graphql"
-    assert "README" in body["docs"]
+    assert body["links"]["docs"] == "/docs" and "documentation site" in body["docs"]
 
 
 @pytest.mark.parametrize("path", ["/favicon.ico", "/favicon.svg"])
@@ -63,6 +65,48 @@ def test_every_vendored_file_has_its_license() -> None:
     licenses = {p.name for p in (GRAPHIQL_DIR / "licenses").iterdir()}
     for name in ("react", "react-dom", "js-cookie", "graphiql", "plugin-explorer", "strawberry"):
         assert f"{name}.LICENSE" in licenses
+    swagger = {p.name for p in (SWAGGER_UI_DIR / "licenses").iterdir()}
+    assert {
+        "swagger-ui.LICENSE",
+        "swagger-ui.NOTICE",
+        "swagger-ui-bundle.js.LICENSE.txt",
+    } <= swagger
+
+
+def test_the_vendored_swagger_ui_is_the_npm_packages_bytes() -> None:
+    """Each vendored file is listed in its README with the SHA-256 of the npm package's file."""
+    listed = dict(
+        re.findall(
+            r"^\| `([^`]+)` \| `swagger-ui-dist@[^`]+` \| [^|]+ \| `([0-9a-f]{64})`",
+            (SWAGGER_UI_DIR / "README.md").read_text(),
+            flags=re.M,
+        )
+    )
+    assert set(listed) == {"swagger-ui-bundle.js", "swagger-ui.css"}
+    for name, digest in listed.items():
+        assert hashlib.sha256((SWAGGER_UI_DIR / name).read_bytes()).hexdigest() == digest, name
+
+
+async def test_the_rest_reference_loads_every_file_from_the_service(
+    client: httpx.AsyncClient,
+) -> None:
+    """``/docs`` is Swagger UI over the service's own ``/openapi.json``: no script inline, no
+    file and no validator from elsewhere."""
+    page = await client.get("/docs", headers={"accept": BROWSER_ACCEPT})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "https://" not in page.text and "http://" not in page.text
+    scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", page.text, flags=re.S)
+    sources = [re.findall(r'src="([^"]+)"', attributes) for attributes, _ in scripts]
+    assert sources == [
+        ["/static/swagger-ui/swagger-ui-bundle.js"],
+        ["/static/swagger-ui/start.js"],
+    ]
+    assert all(text.strip() == "" for _, text in scripts)
+    for path in re.findall(r'(?:src|href)="(/static/swagger-ui/[^"]+)"', page.text):
+        assert (await client.get(path)).status_code == 200, path
+    start = (await client.get("/static/swagger-ui/start.js")).text
+    assert 'url: "/openapi.json"' in start and "validatorUrl: null" in start
+    assert (await client.get("/openapi.json")).status_code == 200
 
 
 PAGES = [
@@ -72,6 +116,9 @@ PAGES = [
     ("/favicon.svg", "*/*"),
     ("/static/graphiql/start.js", "*/*"),
     ("/static/graphiql/graphiql.min.css", "*/*"),
+    ("/docs", BROWSER_ACCEPT),
+    ("/static/swagger-ui/start.js", "*/*"),
+    ("/static/swagger-ui/swagger-ui-bundle.js", "*/*"),
     ("/play/", BROWSER_ACCEPT),
     ("/play/app.js", "*/*"),
 ]

@@ -15,7 +15,6 @@ import uvicorn
 
 from manhattan.live.runtime import TableRuntime
 from manhattan.server.app import create_app
-from manhattan.server.ws_protocol import QueuedWebSocketProtocol
 from manhattan.settings import Settings
 from tests.ports import bound_socket
 
@@ -27,7 +26,12 @@ def anyio_backend() -> str:
 
 def quiet_server(app: Any, port: int, *, grace: int) -> uvicorn.Server:
     """uvicorn serving ``app`` on loopback ``port``, with no logging of its own and the
-    service's websocket protocol."""
+    protocols ``manhattan serve`` runs (``uvicorn_seam``), but for uvicorn's own HTTP protocol
+    on the fast path: the spectator relay takes streams only under the service's own, and the
+    tests that want it set it (``tests/live/test_relay.py``)."""
+    options = app.seam.server_options(app.state.settings)
+    if app.seam.fast:
+        del options["http"]
     config = uvicorn.Config(
         app,
         host="127.0.0.1",
@@ -35,7 +39,7 @@ def quiet_server(app: Any, port: int, *, grace: int) -> uvicorn.Server:
         log_config=None,
         access_log=False,
         timeout_graceful_shutdown=grace,
-        ws=QueuedWebSocketProtocol,  # as ``manhattan serve``
+        **options,
     )
     return uvicorn.Server(config)
 

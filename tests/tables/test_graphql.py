@@ -13,9 +13,9 @@ from websockets.asyncio.client import connect
 
 import manhattan
 from manhattan.api.graphql.types import PlayerView
+from tests.doc_examples import FRONTEND, TABLES_GRAPHQL, graphql_operations
 from tests.tables.conftest import LiveServer, Seated, new_table, ok, sse
 from tests.tables.test_lobby import play_out
-from tests.test_readme_examples import TABLES_SECTION, graphql_operations
 
 pytestmark = pytest.mark.anyio
 
@@ -312,10 +312,10 @@ async def test_subscriptions_are_bounded_per_connection() -> None:
             assert sorted(answers.values()) == ["error", "next", "next"]
 
 
-async def test_the_readme_tables_graphql_examples_run(live: LiveServer) -> None:
-    """Each operation of the README's Tables GraphQL block, in order, as a seated person whose
-    turn it is: none is refused, and the created table is the one the others use."""
-    operations = graphql_operations(TABLES_SECTION)
+async def test_the_tutorial_tables_graphql_examples_run(live: LiveServer) -> None:
+    """Each operation of the frontend tutorial's GraphQL block for tables, in order, as a seated
+    person whose turn it is: none is refused, and the created table is the one the others use."""
+    operations = graphql_operations(FRONTEND, TABLES_GRAPHQL)
     assert len(operations) >= 3 and "createTable" in operations[0]
     created = field(await gql(live, operations[0]), "createTable")
     assert [s["kind"] for s in created["table"]["seats"]] == ["open", "bot"]

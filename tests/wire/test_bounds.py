@@ -221,12 +221,16 @@ def test_the_document_states_the_service_bounds() -> None:
 
 
 def test_budget_defaults_are_the_wire_bounds() -> None:
+    from manhattan.games import GameError
     from manhattan.games.suggestions import BotBudget
 
-    assert (BotBudget().max_iterations, BotBudget().max_time_ms) == (
-        wire.MAX_ITERATIONS,
-        wire.MAX_TIME_MS,
-    )
+    budget = BotBudget()  # no cap set: what a request may ask for anywhere
+    most = wire.BotChoice.of("ismcts", iterations=wire.MAX_ITERATIONS, time_ms=wire.MAX_TIME_MS)
+    assert budget.admit(most) is most
+    for over in ({"iterations": wire.MAX_ITERATIONS + 1}, {"time_ms": wire.MAX_TIME_MS + 1}):
+        with pytest.raises(GameError) as caught:
+            budget.admit(wire.BotChoice.of("ismcts", **over))
+        assert caught.value.code == "INVALID_BOT"
 
 
 @pytest.fixture

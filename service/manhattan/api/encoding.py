@@ -1,12 +1,16 @@
 """Request and response bodies for REST: JSON or msgpack, chosen by Content-Type and Accept.
 
 Decoding never raises anything but ``ApiError``: malformed JSON, non-finite numbers, absurd
-nesting and oversized msgpack containers are all ``INVALID_REQUEST`` (400).
+nesting and oversized msgpack containers are all ``INVALID_REQUEST`` (400). Encoding: the
+compact JSON REST and GraphQL write (``dump_json``) and the legal moves body (``moves_json``),
+which the game service caches as the bytes written here.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import msgpack
@@ -15,10 +19,9 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
+from manhattan import Move
 from manhattan.api.errors import ApiError
-from manhattan.games.encoding import (
-    dump_json as dump_json,
-)  # re-exported: REST and GraphQL write with it
+from manhattan.engine.moves import moves_text
 
 #: The scope key under which the middleware leaves the request's headers as a dict (lowercase
 #: name to raw value) when no name is repeated: the routes read them with one dict lookup
@@ -34,6 +37,24 @@ _MSGPACK_LIMITS = {
     "max_map_len": 1024,
     "max_ext_len": 0,
 }
+
+
+def moves_json(moves: Sequence[Move]) -> bytes:
+    """``{"moves": [...]}`` as JSON bytes, each move's text from the compiled engine
+    (``moves_text``: kept by the move's fields, its player and block included; not by instance,
+    as ``legal_moves`` makes new ones on every call)."""
+    return b'{"moves":' + moves_text(list(moves)) + b"}"
+
+
+def dump_json(payload: Any) -> bytes:
+    """Compact UTF-8 JSON. orjson is several times faster than the standard library on response
+    bodies; what it refuses (integers beyond 64 bits, non-string keys, lone surrogates) goes
+    through ``json.dumps`` as before. The one difference: orjson writes a non-finite float as
+    ``null`` where ``json.dumps`` wrote ``NaN``, which is not JSON."""
+    try:
+        return orjson.dumps(payload)
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def _reject_constant(name: str) -> Any:
@@ -105,8 +126,29 @@ def header(request: Request, name: str) -> str | None:
     headers: dict[bytes, bytes] | None = request.scope.get(HEADERS_KEY)
     if headers is None:
         return request.headers.get(name)
-    value = headers.get(name.encode("latin-1"))
+    value = headers.get(_raw_name(name))
     return None if value is None else value.decode("latin-1")
+
+
+@functools.cache
+def _raw_name(name: str) -> bytes:
+    return name.encode("latin-1")
+
+
+#: Scope keys of what a request's headers say about its bodies, read once per request: the
+#: body's media type, and whether the answer is msgpack.
+_SENT_KEY = "manhattan.sent"
+_ANSWER_KEY = "manhattan.answer"
+
+
+def sent_type(request: Request) -> str:
+    """The media type of the request's body (``Content-Type`` without parameters; JSON when
+    none is given)."""
+    scope = request.scope
+    kind: str | None = scope.get(_SENT_KEY)
+    if kind is None:
+        kind = scope[_SENT_KEY] = media_type(header(request, "content-type") or "") or JSON_TYPE
+    return kind
 
 
 async def read_body(request: Request) -> Any:
@@ -114,7 +156,7 @@ async def read_body(request: Request) -> Any:
     before the work rather than after it."""
     wants_msgpack(request)
     data = await request.body()
-    kind = media_type(header(request, "content-type") or JSON_TYPE) or JSON_TYPE
+    kind = sent_type(request)
     if kind in MSGPACK_TYPES:
         return decode_msgpack(data) if data else None
     if kind != JSON_TYPE and not kind.endswith("+json"):
@@ -135,8 +177,7 @@ async def read_json_as(request: Request, decoder: msgspec.json.Decoder[T]) -> T 
     the bounds the general way checks after it (an unacceptable ``Accept`` is refused first,
     as there)."""
     wants_msgpack(request)
-    kind = media_type(header(request, "content-type") or JSON_TYPE) or JSON_TYPE
-    if kind != JSON_TYPE:
+    if sent_type(request) != JSON_TYPE:
         return None
     try:
         return decoder.decode(await request.body())
@@ -149,6 +190,21 @@ def wants_msgpack(request: Request, *, strict: bool = True) -> bool:
     client's order (``q=0`` excluded); a wildcard, or no ``Accept``, answers in the request's own
     body type (a msgpack request gets msgpack). ``strict``: an ``Accept`` naming neither JSON nor
     msgpack is ``NOT_ACCEPTABLE`` (406); errors pass ``strict=False`` and fall back to JSON."""
+    known: bool | None = request.scope.get(_ANSWER_KEY)
+    if known is None:
+        known = _accepts_msgpack(request)
+        if known is None:
+            if strict:
+                raise ApiError(
+                    "NOT_ACCEPTABLE", "this answer is application/json or application/msgpack"
+                )
+            return False
+        request.scope[_ANSWER_KEY] = known
+    return known
+
+
+def _accepts_msgpack(request: Request) -> bool | None:
+    """``wants_msgpack``'s answer; None when ``Accept`` names neither JSON nor msgpack."""
     accept = header(request, "accept")
     if not accept:
         return _sent_msgpack(request)
@@ -163,13 +219,11 @@ def wants_msgpack(request: Request, *, strict: bool = True) -> bool:
             return False
         if kind in ("*/*", "application/*", ""):
             return _sent_msgpack(request)
-    if strict:
-        raise ApiError("NOT_ACCEPTABLE", "this answer is application/json or application/msgpack")
-    return False
+    return None
 
 
 def _sent_msgpack(request: Request) -> bool:
-    return media_type(header(request, "content-type") or "") in MSGPACK_TYPES
+    return sent_type(request) in MSGPACK_TYPES
 
 
 def _refused(params: str) -> bool:

@@ -38,6 +38,7 @@ from manhattan.bench import harness
 from manhattan.bench.engine import mid_game_state
 from manhattan.bench.harness import HarnessError, emit, refused, resident_kib
 from manhattan.bench.harness import latency_summary as harness_latency_summary
+from manhattan.bots.choice import SERVICE_MAX_ITERATIONS, SERVICE_MAX_TIME_MS
 from manhattan.http_client import Connection, Origin, Reply
 from manhattan.settings import Settings, SettingsError
 
@@ -249,7 +250,7 @@ async def bots_phase(port: int, settings: Settings, options: AttackOptions) -> d
     mover = state.to_move or 0
     players = state.rules.players
     doc = state.to_json()
-    iterations = settings.bot_max_iterations
+    iterations = settings.bot_max_iterations or SERVICE_MAX_ITERATIONS
     await http(port, "POST", "/v1/suggest", {"state": doc, "bot": "greedy"})  # warm
     stop = asyncio.Event()
     idle_probe = asyncio.ensure_future(_probe(port, doc, stop, options.probe_interval))
@@ -270,7 +271,7 @@ async def bots_phase(port: int, settings: Settings, options: AttackOptions) -> d
         "bot": {"level": "ismcts", "iterations": iterations},
     }
     suggest = {"state": doc, "bot": "ismcts", "iterations": iterations, "seed": 1}
-    timed = {**suggest, "seed": 2, "timeMs": settings.bot_max_time_ms}
+    timed = {**suggest, "seed": 2, "timeMs": settings.bot_max_time_ms or SERVICE_MAX_TIME_MS}
     requests = {
         "suggest": lambda: http(port, "POST", "/v1/suggest", suggest),
         "suggest-timeMs": lambda: http(port, "POST", "/v1/suggest", timed),

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from manhattan.bench.charts import engine_chart
 from manhattan.bench.harness import seconds_per_call
 from manhattan.bots.ismcts import Search
 from manhattan.bots.playout import play_out
@@ -179,6 +180,9 @@ def run(argv: list[str]) -> int:
         help="also measure the interpreted build (or the source tree DIR), alternating",
     )
     parser.add_argument("--json", action="store_true", help="one line of JSON (for --baseline)")
+    parser.add_argument(
+        "--svg", metavar="PATH", help="also draw the figures (the gains, with --baseline) as SVG"
+    )
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
@@ -186,12 +190,16 @@ def run(argv: list[str]) -> int:
         print(json.dumps({"kernel": kernel_build(), "results": measure(args.runs, args.seconds)}))
         return 0
     if args.baseline is None:
-        return 0 if report(measure(args.runs, args.seconds), None) else 1
-    with tempfile.TemporaryDirectory() as tmp:
-        if args.baseline == "interpreted":
-            path = copy_pure_source(Path(tmp))
-            BASELINE_KERNEL[str(path)] = PURE
-        else:
-            path = Path(args.baseline).resolve()
-        here, there = alternating(args.runs, args.seconds, path)
-    return 0 if report(here, there) else 1
+        here, there = measure(args.runs, args.seconds), None
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.baseline == "interpreted":
+                path = copy_pure_source(Path(tmp))
+                BASELINE_KERNEL[str(path)] = PURE
+            else:
+                path = Path(args.baseline).resolve()
+            here, there = alternating(args.runs, args.seconds, path)
+    ok = report(here, there)
+    if args.svg:
+        engine_chart(here, there, kernel_build(), args.svg)
+    return 0 if ok else 1

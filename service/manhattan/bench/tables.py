@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from manhattan.bench.charts import tables_chart
 from manhattan.bench.harness import (
     HarnessError,
     add_options,
@@ -250,6 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="instead: moves/s with a webhook on every table against without, and the "
         "delivery latency (bench/tables_webhooks.py; the receiver runs in the bench)",
     )
+    parser.add_argument(
+        "--svg", metavar="PATH", help="also draw the moves a second and push latencies as SVG"
+    )
     return parser
 
 
@@ -327,6 +331,8 @@ def run(argv: list[str]) -> int:
     )
     if report is None:
         return 2
+    if args.svg and report.get("tables"):
+        tables_chart(report, args.svg)
     return 0 if report["errors"] == 0 else 1
 
 

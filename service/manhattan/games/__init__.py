@@ -4,15 +4,18 @@ the bot pool. ``api/rest`` and ``api/graphql`` adapt it to HTTP; it knows neithe
 
 - ``refs``: how a request names a state (``StateRef``) and who asks (``Caller``);
 - ``states``: references resolved, results stored and sealed, strict mode's latest positions
-  (``positions``), over the memos of ``memo``;
-- ``transitions``: new games, moves, replays; ``sessions``: bot moves (``suggestions``);
-- ``operations``: ``Operations``, all of them, and the reading ones;
-- ``results``: what they answer; ``errors``: ``GameError``; ``encoding``: the JSON they write.
+  (``positions``), over the memos of ``memo``; ``move_reader``: a request's moves, read once;
+- ``readings``: legal moves, scores, views, analysis; ``transitions``: new games, moves,
+  replays; ``sessions``: bot moves (``suggestions``);
+- ``operations``: ``Operations``, composed of those parts;
+- ``results``: what they answer; ``errors``: ``GameError``.
 """
 
 from manhattan.games.errors import GameError
+from manhattan.games.move_reader import MoveReader
 from manhattan.games.operations import Operations, rules_info
 from manhattan.games.positions import LatestPositions
+from manhattan.games.readings import MovesEncoder, Readings
 from manhattan.games.refs import (
     GAME_HEADER,
     NO_CALLER,
@@ -23,7 +26,10 @@ from manhattan.games.refs import (
     game_id,
 )
 from manhattan.games.results import Applied, Replayed, ScoreReport, Sealed, Validation
+from manhattan.games.sessions import BotSessions
+from manhattan.games.states import States
 from manhattan.games.suggestions import BotBudget, BotTurn, bot_turn
+from manhattan.games.transitions import Transitions
 
 __all__ = [
     "GAME_HEADER",
@@ -31,16 +37,22 @@ __all__ = [
     "PLAYER_HEADER",
     "Applied",
     "BotBudget",
+    "BotSessions",
     "BotTurn",
     "Caller",
     "GameError",
     "LatestPositions",
+    "MoveReader",
+    "MovesEncoder",
     "Operations",
+    "Readings",
     "Replayed",
     "Resolved",
     "ScoreReport",
     "Sealed",
     "StateRef",
+    "States",
+    "Transitions",
     "Validation",
     "bot_turn",
     "game_id",

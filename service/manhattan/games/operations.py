@@ -1,39 +1,48 @@
 """The operations both interfaces expose (DESIGN §4), as engine values in and out.
 
 REST and GraphQL are thin encoders over this package: they read their wire form into a
-``StateRef`` and plain move objects, call one method of ``Operations``, and render the result.
-The package resolves state references (JSON, cached id, sealed token: ``states``), applies the
-trust policy (strict mode, tokens issued to one player: ``refs``), calls the engine
-(``transitions``, and the reading operations here) and the bots (``sessions``), and mints ids and
-tokens. It holds no rules logic.
+``StateRef`` and engine moves, call one method of ``Operations``, and render the result.
+``Operations`` is composed of one part per concern, each handed what it needs:
+
+- ``states`` (``States``): references resolved (JSON, cached id, sealed token) under the trust
+  policy, results stored and sealed, strict mode's latest positions;
+- ``moves`` (``MoveReader``): a request's moves read, once, before any state is looked at;
+- ``readings`` (``Readings``): legal moves, scores, views, analysis, previews, threats, SVG;
+- ``transitions`` (``Transitions``): new games, moves applied, replays, a move validated;
+- ``sessions`` (``BotSessions``): bot suggestions and a player's session step, in the bot pool.
+
+It holds no rules logic.
 """
 
 from __future__ import annotations
 
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 import manhattan
 from manhattan import Move, State
 from manhattan.bot_pool import BotPool
+from manhattan.bots import BotChoice, Suggestion
 from manhattan.engine.events import EVENT_TYPES
 from manhattan.engine.moves import MOVE_TYPES
 from manhattan.engine.rules import EDITIONS, MONSTERS
-from manhattan.games.encoding import moves_json
-from manhattan.games.memo import DerivedResults, ParsedStates
+from manhattan.games.move_reader import MoveReader
 from manhattan.games.positions import LatestPositions
-from manhattan.games.refs import NO_CALLER, Caller, StateRef
-from manhattan.games.results import ScoreReport, Sealed
-from manhattan.games.sessions import Sessions
+from manhattan.games.readings import MovesEncoder, Readings
+from manhattan.games.refs import NO_CALLER, Caller, Resolved, StateRef
+from manhattan.games.results import Applied, Replayed, ScoreReport, Sealed, Validation
+from manhattan.games.sessions import BotSessions
+from manhattan.games.states import States
 from manhattan.games.suggestions import BotBudget, bot_levels
 from manhattan.games.transitions import Transitions
-from manhattan.render import render_svg
 from manhattan.sealing import Sealer
 from manhattan.store.cache import StateCache
 from manhattan.wire.codes import HTTP_STATUS
 
 
-class Operations(Transitions, Sessions):
-    """Every operation of the service, over one cache, one sealer and one bot pool."""
+class Operations:
+    """Every operation of the service, over one cache, one sealer and one bot pool: each call
+    goes to the part that does it (see the module's docstring)."""
 
     def __init__(
         self,
@@ -47,98 +56,114 @@ class Operations(Transitions, Sessions):
         positions: LatestPositions | None = None,
         bot_pool: BotPool | None = None,
     ) -> None:
-        self.positions = positions if strict_states else None
-        self.cache = cache
-        self.sealer = sealer
-        self.strict_states = strict_states
-        self.max_moves = max_moves
-        self._parsed = ParsedStates(parsed_states)
-        self._derived = DerivedResults(parsed_states)
-        self.bot_budget = bot_budget or BotBudget()
-        self.bot_pool = bot_pool or BotPool()
-
-    # -- legal moves -----------------------------------------------------------------------
-    async def _listed(self, ref: StateRef) -> State | None:
-        """The state whose legal moves the caller may list, or None (no moves to list): a
-        player's token only lists that player's own moves."""
-        resolved = await self.resolve(ref)
-        state = resolved.state
-        return None if resolved.player is not None and state.to_move != resolved.player else state
-
-    async def legal_moves(self, ref: StateRef) -> list[Move]:
-        state = await self._listed(ref)
-        return [] if state is None else list(self._derived.get("legal", state, _legal_moves))
-
-    async def legal_moves_body(self, ref: StateRef) -> bytes:
-        """REST's ``{"moves": [...]}`` as JSON bytes. For a state named by id the encoded body is
-        a pure result, cached under ``legal:{id}``: a hit skips the state, the engine and the
-        encoder. For a state already parsed (sent again inline) the body is kept by the state
-        object. (GraphQL must build typed objects anyway, so it uses ``legal_moves``.)"""
-        cacheable = ref.id is not None and ref.player is None and ref.game is None
-        if cacheable:
-            assert ref.id is not None
-            cached = await self.cache.load_result("legal", ref.id)
-            if cached is not None:
-                return cached
-        state = await self._listed(ref)
-        body = (
-            moves_json([])
-            if state is None
-            else self._derived.get("legal.json", state, _legal_moves_json)
+        self.states = States(
+            cache,
+            sealer,
+            strict_states=strict_states,
+            positions=positions,
+            parsed_states=parsed_states,
         )
-        if cacheable:
-            assert ref.id is not None
-            await self.cache.save_result("legal", ref.id, body)
-        return body
+        self.moves = MoveReader(max_moves)
+        self.readings = Readings(self.states, self.moves)
+        self.transitions = Transitions(self.states, self.moves)
+        self.bot_pool = bot_pool or BotPool()
+        self.sessions = BotSessions(
+            self.states, self.moves, self.bot_pool, bot_budget or BotBudget()
+        )
 
-    # -- reading ---------------------------------------------------------------------------
-    async def score(self, ref: StateRef) -> ScoreReport:
-        resolved = await self.resolve(ref)
-        return ScoreReport(resolved.state, resolved.player)
+    # -- what the parts share ----------------------------------------------------------------
+    @property
+    def cache(self) -> StateCache:
+        return self.states.cache
 
-    async def view(self, ref: StateRef, player: object) -> Sealed:
-        resolved = await self.resolve(ref)
-        return await self.seal(resolved.state, resolved.seat(player))
+    @property
+    def sealer(self) -> Sealer:
+        return self.states.sealer
 
-    async def store(self, ref: StateRef) -> Sealed:
-        resolved = await self.resolve(ref)
-        return await self.seal(resolved.state, resolved.player)
+    @property
+    def strict_states(self) -> bool:
+        return self.states.strict_states
 
-    async def load(self, state_id: str, caller: Caller = NO_CALLER) -> Sealed:
-        resolved = await self.resolve(StateRef(id=state_id).bound(caller))
-        return await self.seal(resolved.state, resolved.player)
+    @property
+    def positions(self) -> LatestPositions | None:
+        return self.states.positions
 
-    # -- analysis (issue 9): on what the caller may know -----------------------------------
-    async def analysis(self, ref: StateRef) -> manhattan.Analysis:
-        return manhattan.analyze((await self.resolve(ref)).known)
+    def resolve(self, ref: StateRef) -> Coroutine[Any, Any, Resolved]:
+        return self.states.resolve(ref)
 
-    async def preview(self, ref: StateRef, move_obj: object = None) -> Any:
-        """What ``move_obj`` would change; without a move, a list: every legal move previewed."""
-        known = (await self.resolve(ref)).known
-        if move_obj is None:
-            return manhattan.preview_all(known)
-        return manhattan.preview(known, self.read_move(move_obj))
+    def read_move(self, obj: object) -> Move:
+        return self.moves.one(obj)
 
-    async def threats(self, ref: StateRef, player: object) -> manhattan.Threats:
-        resolved = await self.resolve(ref)
-        seat = resolved.seat(resolved.player if player is None else player)
-        return manhattan.threats(manhattan.view(resolved.state, seat))
+    def read_moves(self, objs: object) -> list[Move]:
+        return self.moves.listed(objs)
 
-    async def render_svg(self, ref: StateRef, player: object = None) -> str:
-        """The board picture of the state, or of a player's view (always, for a player's token)."""
-        resolved = await self.resolve(ref)
-        if player is not None or resolved.player is not None:
-            seat = resolved.seat(resolved.player if player is None else player)
-            return render_svg(manhattan.view(resolved.state, seat))
-        return render_svg(resolved.state)
+    # -- reading -------------------------------------------------------------------------------
+    def legal_moves(self, ref: StateRef) -> Coroutine[Any, Any, list[Move]]:
+        return self.readings.legal_moves(ref)
 
+    def legal_moves_encoded(
+        self, ref: StateRef, kind: str, encode: MovesEncoder
+    ) -> Coroutine[Any, Any, bytes]:
+        return self.readings.legal_moves_encoded(ref, kind, encode)
 
-def _legal_moves(state: State) -> tuple[Move, ...]:
-    return tuple(manhattan.legal_moves(state))
+    def score(self, ref: StateRef) -> Coroutine[Any, Any, ScoreReport]:
+        return self.readings.score(ref)
 
+    def view(self, ref: StateRef, player: object) -> Coroutine[Any, Any, Sealed]:
+        return self.readings.view(ref, player)
 
-def _legal_moves_json(state: State) -> bytes:
-    return moves_json(manhattan.legal_moves(state))
+    def store(self, ref: StateRef) -> Coroutine[Any, Any, Sealed]:
+        return self.readings.store(ref)
+
+    def load(self, state_id: str, caller: Caller = NO_CALLER) -> Coroutine[Any, Any, Sealed]:
+        return self.readings.load(state_id, caller)
+
+    def analysis(self, ref: StateRef) -> Coroutine[Any, Any, manhattan.Analysis]:
+        return self.readings.analysis(ref)
+
+    def preview(self, ref: StateRef, move_obj: object = None) -> Coroutine[Any, Any, Any]:
+        return self.readings.preview(ref, move_obj)
+
+    def threats(self, ref: StateRef, player: object) -> Coroutine[Any, Any, manhattan.Threats]:
+        return self.readings.threats(ref, player)
+
+    def render_svg(self, ref: StateRef, player: object = None) -> Coroutine[Any, Any, str]:
+        return self.readings.render_svg(ref, player)
+
+    # -- new positions ---------------------------------------------------------------------------
+    def new_game_state(self, setup: object) -> State:
+        return self.transitions.new_game_state(setup)
+
+    def new_game(self, setup: object, caller: Caller = NO_CALLER) -> Coroutine[Any, Any, Sealed]:
+        return self.transitions.new_game(setup, caller)
+
+    def validate(self, ref: StateRef, move_obj: object) -> Coroutine[Any, Any, Validation]:
+        return self.transitions.validate(ref, move_obj)
+
+    def apply(self, ref: StateRef, moves: Sequence[Move]) -> Coroutine[Any, Any, Applied]:
+        return self.transitions.apply(ref, moves)
+
+    def replay(self, game: object, caller: Caller = NO_CALLER) -> Coroutine[Any, Any, Replayed]:
+        return self.transitions.replay(game, caller)
+
+    # -- bots ------------------------------------------------------------------------------------
+    def suggest(
+        self, ref: StateRef, player: object, choice: BotChoice, *, deadline: float | None = None
+    ) -> Coroutine[Any, Any, Suggestion]:
+        return self.sessions.suggest(ref, player, choice, deadline=deadline)
+
+    def advance(
+        self,
+        ref: StateRef,
+        *,
+        player: object = None,
+        move: object = None,
+        choice: BotChoice | None = None,
+        deadline: float | None = None,
+    ) -> Coroutine[Any, Any, Applied]:
+        return self.sessions.advance(
+            ref, player=player, move=move, choice=choice, deadline=deadline
+        )
 
 
 def rules_info() -> dict[str, Any]:

@@ -14,6 +14,7 @@ import msgpack
 import manhattan
 from manhattan import Move, State, View
 from manhattan.games.errors import GameError
+from manhattan.wire.numbers import ascii_decimal
 
 STATE_ID = re.compile(r"[0-9a-f]{32}")
 GAME_ID = re.compile(r"[0-9a-f]{32}")
@@ -51,9 +52,10 @@ class Caller:
             return NO_CALLER
         if game is not None and not GAME_ID.fullmatch(game):
             raise GameError("INVALID_REQUEST", "Manhattan-Game is a game id (32 hex characters)")
-        if player is not None and not (player.isascii() and player.isdigit() and int(player) < 4):
+        index = None if player is None else ascii_decimal(player, digits=1)
+        if player is not None and (index is None or index > 3):
             raise GameError("INVALID_PLAYER", "Manhattan-Player is a player index from 0 to 3")
-        return cls(game, None if player is None else int(player))
+        return cls(game, index)
 
 
 NO_CALLER = Caller()

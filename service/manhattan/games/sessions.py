@@ -10,6 +10,7 @@ import manhattan
 from manhattan.bot_pool import BotPool
 from manhattan.bots import BotChoice, Suggestion
 from manhattan.games.errors import GameError
+from manhattan.games.move_reader import MoveReader
 from manhattan.games.refs import StateRef
 from manhattan.games.results import Applied
 from manhattan.games.states import States
@@ -26,18 +27,24 @@ from manhattan.games.suggestions import (
 MAX_ADVANCE_MOVES = 200
 
 
-class Sessions(States):
-    """Bot moves over ``States``, in ``bot_pool``, within ``bot_budget``."""
+class BotSessions:
+    """Bot moves over ``states``, in ``bot_pool``, within ``bot_budget``; a player's own move
+    in a session step is read by ``moves``."""
 
-    bot_pool: BotPool
-    bot_budget: BotBudget
+    def __init__(
+        self, states: States, moves: MoveReader, bot_pool: BotPool, bot_budget: BotBudget
+    ) -> None:
+        self.states = states
+        self.moves = moves
+        self.bot_pool = bot_pool
+        self.bot_budget = bot_budget
 
     async def suggest(
         self, ref: StateRef, player: object, choice: BotChoice, *, deadline: float | None = None
     ) -> Suggestion:
         """``choice``'s move for ``player`` (default: the player to move), computed in the bot
         pool by ``deadline`` (``time.monotonic()``; at most the pool's deadline from now)."""
-        resolved = await self.resolve(ref)
+        resolved = await self.states.resolve(ref)
         state = resolved.state
         if state.is_over:
             raise GameError("GAME_OVER", "the game is over (RULES §8)")
@@ -48,11 +55,12 @@ class Sessions(States):
         choice = self.bot_budget.admit(choice)
         # Only a suggestion without a time budget is reproducible, so only that one is cached.
         key = suggestion_key(resolved.state_id, seat, choice) if choice.reproducible else None
-        if key is not None and (cached := await self.cache.load_result("suggest", key)):
+        cache = self.states.cache
+        if key is not None and (cached := await cache.load_result("suggest", key)):
             return decode_suggestion(cached, state)
         found = await suggest_move(self.bot_pool, state, seat, choice, deadline=deadline)
         if key is not None and found.reproducible:
-            await self.cache.save_result("suggest", key, encode_suggestion(found))
+            await cache.save_result("suggest", key, encode_suggestion(found))
         return found
 
     async def advance(
@@ -74,13 +82,14 @@ class Sessions(States):
         for the seats still to play before the player's turn."""
         deadline = self.bot_pool.deadline() if deadline is None else deadline
         choice = self.bot_budget.admit(choice or BotChoice())
-        resolved = await self.resolve(ref)
+        states = self.states
+        resolved = await states.resolve(ref)
         seat = resolved.seat(resolved.player if player is None else player)
         resolved.player = seat
-        claim = await self.claim(resolved)  # before any bot runs
+        claim = await states.claim(resolved)  # before any bot runs
         transitions: list[manhattan.Transition] = []
         if move is not None:
-            mine = self.read_move(move)
+            mine = self.moves.one(move)
             resolved.check_mover(mine)
             try:
                 transitions.append(manhattan.play(resolved.state, mine))
@@ -104,7 +113,7 @@ class Sessions(States):
             transitions.append(manhattan.play(state, found.move))
             state = transitions[-1].state
         events = [e for t in transitions for e in t.events if e.visible_for(seat)]
-        sealed = await self.seal(state, seat)
+        sealed = await states.seal(state, seat)
         if transitions:
-            sealed = await self.settle(claim, sealed)
+            sealed = await states.settle(claim, sealed)
         return Applied(sealed, events, [t.move for t in transitions])

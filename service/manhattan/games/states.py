@@ -3,18 +3,16 @@
 It resolves a ``StateRef`` (JSON, cached id, sealed token) under the trust policy (strict mode
 refuses JSON; a token issued to one player answers only that player), stores and seals what the
 service hands out (``seal``), and in strict mode keeps each game's latest position
-(``positions``): a move is claimed from it before any work and settles it after. The game
-operations (``Operations``) are built on it.
+(``positions``): a move is claimed from it before any work and settles it after. The other parts
+of the game service (``Transitions``, ``BotSessions``, ``Operations``) are handed one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import msgpack
 
 import manhattan
-from manhattan import Move, State
+from manhattan import State
 from manhattan.engine.validation import MAX_SEED
 from manhattan.games.errors import GameError
 from manhattan.games.memo import DerivedResults, ParsedStates
@@ -30,19 +28,26 @@ _SEED_ROOM = len(msgpack.packb("x" * 4 * MAX_SEED))
 
 
 class States:
-    """State references resolved and results sealed, over one cache and one sealer (set up by
-    ``Operations``, which is built on this class)."""
+    """State references resolved and results sealed, over one cache and one sealer."""
 
-    #: Strict mode's latest position of each game (``positions``): None, not kept.
-    positions: LatestPositions | None
-    cache: StateCache
-    sealer: Sealer
-    strict_states: bool
-    max_moves: int
-    _parsed: ParsedStates
-    #: Pure results of a state (its legal moves, their JSON), kept by the state object that
-    #: ``_parsed`` hands out again for a state asked about again.
-    _derived: DerivedResults
+    def __init__(
+        self,
+        cache: StateCache,
+        sealer: Sealer,
+        *,
+        strict_states: bool = False,
+        positions: LatestPositions | None = None,
+        parsed_states: int = 1_024,
+    ) -> None:
+        self.cache = cache
+        self.sealer = sealer
+        self.strict_states = strict_states
+        #: Strict mode's latest position of each game: None, not kept (nor outside strict mode).
+        self.positions = positions if strict_states else None
+        self.parsed = ParsedStates(parsed_states)
+        #: Pure results of a state (its legal moves, their encodings), kept by the state object
+        #: that ``parsed`` hands out again for a state asked about again.
+        self.derived = DerivedResults(parsed_states)
 
     # -- reading a reference ---------------------------------------------------------------
     async def resolve(self, ref: StateRef) -> Resolved:
@@ -73,7 +78,7 @@ class States:
                 "this service accepts states only as sealed tokens or cached ids",
             )
         else:
-            resolved = Resolved(self._parsed.from_json(ref.json))
+            resolved = Resolved(self.parsed.from_json(ref.json))
         if ref.game is not None and game_id(resolved.state) != ref.game:
             raise GameError("WRONG_GAME", f"this state is not of game {ref.game}")
         return resolved
@@ -81,14 +86,14 @@ class States:
     async def _load(self, state_id: str) -> State:
         if not STATE_ID.fullmatch(state_id):  # malformed: the request's fault (an unknown id: 404)
             raise GameError("INVALID_REQUEST", "a state id is 32 lowercase hex characters")
-        state = self._parsed.by_id(state_id)
+        state = self.parsed.by_id(state_id)
         if state is not None:
             return state
         data = await self.cache.load_state(state_id)
         if data is not None:
             state = State.from_msgpack(data)
             if manhattan.state_id(state) == state_id:  # DESIGN §6: re-hashed, a mismatch is a miss
-                self._parsed.remember(state_id, state)
+                self.parsed.remember(state_id, state)
                 return state
         raise GameError("STATE_NOT_FOUND", f"no cached state with id {state_id}; send the state")
 
@@ -100,27 +105,6 @@ class States:
         if caller.game is not None and game_id(state) != caller.game:
             raise GameError("WRONG_GAME", f"this setup is not of game {caller.game}")
         return Resolved(state, caller.player)
-
-    # -- reading moves ---------------------------------------------------------------------
-    @staticmethod
-    def read_move(obj: object, index: int | None = None) -> Move:
-        """A move as JSON (DESIGN §2), as notation text, or as ``{"notation": ...}``."""
-        try:
-            return Move.from_wire(obj)
-        except manhattan.IllegalMoveError as exc:
-            raise GameError(exc.code, exc.message, index=index) from None
-
-    def read_moves(self, objs: object) -> list[Move]:
-        if not isinstance(objs, list):
-            raise GameError("INVALID_MOVE", "'moves' is a list of moves")
-        if len(objs) > self.max_moves:
-            raise GameError("PAYLOAD_TOO_LARGE", f"at most {self.max_moves} moves in one request")
-        return [self.read_move(obj, i) for i, obj in enumerate(objs)]
-
-    def read_move_list(self, objs: Sequence[object]) -> list[Move]:
-        """Moves given as one (no index in a fault) or as several (the fault's index)."""
-        several = len(objs) > 1
-        return [self.read_move(m, i if several else None) for i, m in enumerate(objs)]
 
     # -- handing states out ----------------------------------------------------------------
     async def seal(self, state: State, player: int | None = None) -> Sealed:
@@ -138,7 +122,7 @@ class States:
         data = state.to_msgpack()
         state_id = manhattan.state_id(state)
         await self.cache.save_state(state_id, data)
-        self._parsed.remember(state_id, state)
+        self.parsed.remember(state_id, state)
         game = game_id(state)
         padding = _SEED_ROOM - len(msgpack.packb(state.seed))
         token = self.sealer.seal(data, player, game, padding=padding)

@@ -23,17 +23,20 @@ from manhattan.games.errors import GameError
 @dataclass(frozen=True, slots=True)
 class BotBudget:
     """This service's caps on a bot's budget (``MANHATTAN_BOT_MAX_*``): at most what a request
-    may ask for anywhere (``BotChoice``'s field bounds), lower if the settings say so."""
+    may ask for anywhere (``BotChoice``'s field bounds, also where a cap is None), lower if the
+    settings say so."""
 
-    max_iterations: int = SERVICE_MAX_ITERATIONS
-    max_time_ms: int = SERVICE_MAX_TIME_MS
+    max_iterations: int | None = None
+    max_time_ms: int | None = None
 
     def admit(self, choice: BotChoice) -> BotChoice:
         """``choice`` itself, if its budget is within these caps; else ``INVALID_BOT``."""
-        if choice.iterations is not None and not 1 <= choice.iterations <= self.max_iterations:
-            raise GameError("INVALID_BOT", f"iterations is 1 to {self.max_iterations} here")
-        if choice.time_ms is not None and not 1 <= choice.time_ms <= self.max_time_ms:
-            raise GameError("INVALID_BOT", f"timeMs is 1 to {self.max_time_ms} here")
+        most_iterations = self.max_iterations or SERVICE_MAX_ITERATIONS
+        most_ms = self.max_time_ms or SERVICE_MAX_TIME_MS
+        if choice.iterations is not None and not 1 <= choice.iterations <= most_iterations:
+            raise GameError("INVALID_BOT", f"iterations is 1 to {most_iterations} here")
+        if choice.time_ms is not None and not 1 <= choice.time_ms <= most_ms:
+            raise GameError("INVALID_BOT", f"timeMs is 1 to {most_ms} here")
         return choice
 
 

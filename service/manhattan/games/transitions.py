@@ -1,6 +1,6 @@
 """The operations that make a new position: a new game, moves applied, a game replayed, and the
 check of a move before it is applied (``validate``). Each resolves its state (``States``),
-lets the engine decide, and seals what it hands out."""
+lets the engine decide, and seals what it hands out. Moves arrive read (``MoveReader``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import manhattan
 from manhattan import Event, Move, State, wire
 from manhattan.games.errors import GameError
+from manhattan.games.move_reader import MoveReader
 from manhattan.games.positions import Claim
 from manhattan.games.refs import NO_CALLER, Caller, StateRef
 from manhattan.games.results import Applied, Replayed, Sealed, Validation
@@ -16,8 +17,13 @@ from manhattan.games.states import States
 from manhattan.wire.codes import CodedError
 
 
-class Transitions(States):
-    """New games, moves and replays over ``States``."""
+class Transitions:
+    """New games, moves and replays, over ``states`` (references resolved, results sealed) and
+    ``moves`` (a request's moves read)."""
+
+    def __init__(self, states: States, moves: MoveReader) -> None:
+        self.states = states
+        self.moves = moves
 
     def new_game_state(self, setup: object) -> State:
         """The shape and bounds of ``wire.Setup`` first, then the engine's rules (colors that
@@ -28,7 +34,7 @@ class Transitions(States):
             raise GameError(
                 "INVALID_SETUP", 'a setup is an object such as {"players": 4}', path="$"
             )
-        if self.strict_states and setup.get("seed") is not None:
+        if self.states.strict_states and setup.get("seed") is not None:
             # A caller who knows the seed knows the shuffle, so every hand and the deck order.
             raise GameError(
                 "INVALID_SETUP",
@@ -39,19 +45,22 @@ class Transitions(States):
         return manhattan.new_game_from_setup(setup)
 
     async def new_game(self, setup: object, caller: Caller = NO_CALLER) -> Sealed:
-        resolved = self.fresh(self.new_game_state(setup), caller)
-        return await self.started(await self.seal(resolved.state, resolved.player))
+        states = self.states
+        resolved = states.fresh(self.new_game_state(setup), caller)
+        return await states.started(await states.seal(resolved.state, resolved.player))
 
     async def validate(self, ref: StateRef, move_obj: object) -> Validation:
-        resolved = await self.resolve(ref)
-        move = self.read_move(move_obj)
+        resolved = await self.states.resolve(ref)
+        move = self.moves.one(move_obj)
         resolved.check_mover(move)
         return Validation.of(manhattan.explain(resolved.known, move))  # check_move, then why not
 
-    async def apply(self, ref: StateRef, move_objs: Sequence[object]) -> Applied:
-        resolved = await self.resolve(ref)
-        claim = await self.claim(resolved)
-        moves = self.read_move_list(move_objs)
+    async def apply(self, ref: StateRef, moves: Sequence[Move]) -> Applied:
+        """``moves`` (read by ``MoveReader`` before the state is looked at) applied in order; a
+        fault in a list of several names the move's index."""
+        states = self.states
+        resolved = await states.resolve(ref)
+        claim = await states.claim(resolved)
         state = resolved.state
         events: list[Event] = []
         played: list[Move] = []
@@ -67,7 +76,7 @@ class Transitions(States):
             played.append(transition.move)
         if resolved.player is not None:
             events = [e for e in events if e.visible_for(resolved.player)]
-        sealed = await self.settle(claim, await self.seal(state, resolved.player))
+        sealed = await states.settle(claim, await states.seal(state, resolved.player))
         return Applied(sealed, events, played)
 
     async def replay(self, game: object, caller: Caller = NO_CALLER) -> Replayed:
@@ -80,13 +89,14 @@ class Transitions(States):
         wire.read(game, wire.GameRecord)
         if "state" in game and "setup" in game:
             raise GameError("INVALID_REQUEST", "give either 'setup' or 'state', not both")
-        moves = self.read_moves(game.get("moves", []))
+        moves = self.moves.listed(game.get("moves", []))
+        states = self.states
         claim: Claim | None = None
         if "state" in game:
-            resolved = await self.resolve(StateRef.from_wire(game["state"], caller))
-            claim = await self.claim(resolved) if moves else None
+            resolved = await states.resolve(StateRef.from_wire(game["state"], caller))
+            claim = await states.claim(resolved) if moves else None
         else:
-            resolved = self.fresh(self._record_setup(game.get("setup")), caller)
+            resolved = states.fresh(self._record_setup(game.get("setup")), caller)
         state = resolved.state
         for i, move in enumerate(moves):
             resolved.check_mover(move, state, i)
@@ -94,8 +104,10 @@ class Transitions(States):
                 state = manhattan.apply_move(state, move)
             except manhattan.IllegalMoveError as exc:
                 raise GameError(exc.code, f"move {i}: {exc.message}", index=i) from None
-        sealed = await self.seal(state, resolved.player)
-        sealed = await (self.started(sealed) if "state" not in game else self.settle(claim, sealed))
+        sealed = await states.seal(state, resolved.player)
+        sealed = await (
+            states.started(sealed) if "state" not in game else states.settle(claim, sealed)
+        )
         return Replayed(sealed, len(moves), manhattan.ranking(state))
 
     def _record_setup(self, setup: object) -> State:

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from manhattan.live.listener import Listener
 from manhattan.live.push import Push
-from manhattan.tables.errors import TableError
 from manhattan.tables.model import Table
-
-if TYPE_CHECKING:
-    from manhattan.live.hub import Hub, Listener
+from manhattan.tables.tokens import Bearer
 
 #: Streams written to in one go; the rest in later turns of the event loop, so that a crowd's
 #: fan-out does not hold up other requests for long: a request is several turns of the loop
@@ -34,7 +32,22 @@ if TYPE_CHECKING:
 BATCH = 32
 
 
-def write_direct(hub: Hub, table_id: str, version: int, group: set[Listener]) -> list[Listener]:
+class Audiences(Protocol):
+    """What a change is written from (the hub): the table as this process wrote it, and each
+    audience's push, built once."""
+
+    def recent(self, table_id: str, version: int) -> tuple[Table, int] | None: ...
+
+    def push_for(
+        self, table: Table, entry: dict[str, Any], bearer: Bearer | None
+    ) -> Push | None: ...
+
+    def wrote(self) -> None: ...
+
+
+def write_direct(
+    audiences: Audiences, table_id: str, version: int, group: set[Listener]
+) -> list[Listener]:
     """Write version ``version`` of ``table_id`` to the up-to-date streams of ``group``: the
     listeners left to ring (all of them when the change is not at hand)."""
     ready = [
@@ -44,7 +57,7 @@ def write_direct(hub: Hub, table_id: str, version: int, group: set[Listener]) ->
     ]
     if not ready:
         return list(group)
-    recent = hub.tables.recent(table_id, version)
+    recent = audiences.recent(table_id, version)
     if recent is None or recent[1] != version:
         return list(group)
     table = recent[0]
@@ -55,7 +68,7 @@ def write_direct(hub: Hub, table_id: str, version: int, group: set[Listener]) ->
     rest = [listener for listener in group if listener not in chosen]
     # The table's people first: they play on from this push; spectators only watch.
     ready.sort(key=_spectator)
-    change = Change(hub, table, entry)
+    change = Change(audiences, table, entry)
     rest.extend(change.write(ready[:BATCH]))
     if len(ready) > BATCH:
         asyncio.get_running_loop().call_soon(change.later, ready[BATCH:])
@@ -69,10 +82,10 @@ def _spectator(listener: Listener) -> bool:
 class Change:
     """One change's frames, per audience, written to listeners."""
 
-    __slots__ = ("entry", "hub", "table", "version")
+    __slots__ = ("audiences", "entry", "table", "version")
 
-    def __init__(self, hub: Hub, table: Table, entry: dict[str, Any]) -> None:
-        self.hub, self.table, self.entry = hub, table, entry
+    def __init__(self, audiences: Audiences, table: Table, entry: dict[str, Any]) -> None:
+        self.audiences, self.table, self.entry = audiences, table, entry
         self.version: int = entry["v"]
 
     def later(self, listeners: list[Listener]) -> None:
@@ -85,6 +98,7 @@ class Change:
     def write(self, listeners: Iterable[Listener]) -> list[Listener]:
         """Write the change to each listener that can take it now: those that could not."""
         version, missed = self.version, []
+        audiences, table, entry = self.audiences, self.table, self.entry
         for listener in listeners:
             sink = listener.sink
             if (
@@ -92,24 +106,12 @@ class Change:
                 and listener.sent == version - 1
                 and not listener.delivering
                 and not listener.gone
-                and (push := self._push(listener)) is not None
+                and (push := audiences.push_for(table, entry, listener.bearer)) is not None
                 and sink(push)
             ):
                 listener.sent = version
                 listener.next_beat()
-                self.hub.direct_writes += 1
+                audiences.wrote()
             elif listener.sent < version:
                 missed.append(listener)
         return missed
-
-    def _push(self, listener: Listener) -> Push | None:
-        """The push for the listener's audience; None when its stream must look itself (a
-        seat token that no longer holds, a spectator of a table no longer public)."""
-        bearer = listener.bearer
-        try:
-            receiver = self.hub.tables.check_bearer(self.table, bearer)
-        except TableError:
-            return None
-        if bearer is None and not self.table.public:
-            return None
-        return self.hub.push_of(self.table, self.entry, receiver)

@@ -23,6 +23,7 @@ from typing import Any
 import msgpack
 
 from manhattan.live.fanout import write_direct
+from manhattan.live.listener import Listener
 from manhattan.live.push import Push
 from manhattan.store.cas import GAP, VersionedStore
 from manhattan.tables.errors import TableError
@@ -48,107 +49,11 @@ class StreamLimits:
     spectators_per_table: int = 5000
 
 
-class Listener:
-    """A local stream's doorbell, rung with the newest version heard of, when its heartbeat is
-    due (by the hub's one shared timer), or when its client hung up. Small on purpose (one per
-    open stream): no event, no queue, no timer of its own; a future only while it waits."""
-
-    __slots__ = (
-        "_waiter",
-        "bearer",
-        "beat_at",
-        "client",
-        "delivering",
-        "direct",
-        "due",
-        "gone",
-        "heartbeat",
-        "rung",
-        "sent",
-        "sink",
-        "spectator",
-        "table_id",
-        "version",
-    )
-
-    def __init__(
-        self,
-        heartbeat: float,
-        table_id: str = "",
-        client: str | None = None,
-        spectator: bool = False,
-    ) -> None:
-        self.table_id, self.client, self.spectator = table_id, client, spectator
-        self.version = 0
-        self.heartbeat = heartbeat
-        self.beat_at = time.monotonic() + heartbeat
-        self.rung = False
-        self.due = False
-        self.gone = False
-        self._waiter: asyncio.Future[None] | None = None
-        #: The newest version this stream has written (-1: not open yet); ``delivering``
-        #: while the stream itself writes, after a wake.
-        self.sent = -1
-        self.delivering = False
-        #: Once the stream is open (``direct``), the hub may write changes for ``bearer`` (None:
-        #: a public spectator) straight to ``sink`` (``fanout.py``), which answers False when
-        #: it cannot now.
-        self.direct = False
-        self.bearer: Bearer | None = None
-        self.sink: Callable[[Push], bool] | None = None
-
-    def ring(self, version: int) -> None:
-        if version > self.version:
-            self.version = version
-        self.rung = True
-        self._wake()
-
-    def beat(self) -> None:
-        """The heartbeat is due (the hub's timer)."""
-        self.due = True
-        self._wake()
-
-    def hang_up(self) -> None:
-        """The client is gone: the stream ends at its next wake, which is now."""
-        self.gone = True
-        self._wake()
-
-    def next_beat(self) -> None:
-        self.due = False
-        self.beat_at = time.monotonic() + self.heartbeat
-
-    def _wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-
-    async def wait(self) -> None:
-        """Until rung, due or gone (at once if one of them happened since the last wait)."""
-        if self.rung or self.due or self.gone:
-            return
-        self._waiter = asyncio.get_running_loop().create_future()
-        try:
-            await self._waiter
-        finally:
-            self._waiter = None
-
-
-class Hangup:
-    """The transport's side of a stream: called when the client hangs up, it ends the stream
-    (the listener it is given once the stream opens wakes and the stream returns)."""
-
-    __slots__ = ("gone", "listener")
-
-    def __init__(self) -> None:
-        self.gone = False
-        self.listener: Listener | None = None
-
-    def __call__(self) -> None:
-        self.gone = True
-        if self.listener is not None:
-            self.listener.hang_up()
-
-
 class Hub:
+    """The live wing's ``TableChanges`` listener: a change made here rings the local streams
+    (``notify``); ``exiting`` (the server shutting down: open streams then end) and
+    ``give_back`` (memory freed in the process handed back to the system) are the server's."""
+
     def __init__(
         self,
         store: VersionedStore,
@@ -157,17 +62,17 @@ class Hub:
         limits: StreamLimits | None = None,
         tick: float = 0.5,
         keep: float = 15.0,
+        exiting: Callable[[], bool] | None = None,
+        give_back: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
         #: Seconds between the shared timer's looks at heartbeats due and at ``exiting``.
         self.tick = tick
         #: Seconds a shared read is kept (the streams' heartbeat: older ones serve none).
         self.keep = keep
-        #: Set by the server: True once it is shutting down (open streams then end).
-        self.exiting: Callable[[], bool] | None = None
+        self.exiting = exiting
         self._ticker: asyncio.Task[None] | None = None
-        #: Set by the server: hands memory freed in the process back to the system.
-        self.give_back: Callable[[], None] | None = None
+        self.give_back = give_back
         self._given_back = (0, 0.0)  # (open streams, monotonic time) at the last give-back
         self.tables = tables
         self.limits = limits or StreamLimits()
@@ -190,6 +95,13 @@ class Hub:
     @property
     def stream_count(self) -> int:
         return sum(len(group) for group in self._listeners.values())
+
+    def table_changed(self, table_id: str, version: int) -> None:
+        """``TableChanges``: a change made in this process."""
+        self.notify(table_id, version)
+
+    async def table_over(self, table: Table) -> None:
+        """``TableChanges``: the ``over`` event that follows is a change like any other."""
 
     def notify(self, table_id: str, version: int) -> None:
         group = self._listeners.get(table_id)
@@ -351,6 +263,26 @@ class Hub:
         first use) once per version and audience, and the same objects for every receiver of
         that audience."""
         return [self.push_of(table, entry, receiver) for entry in entries]
+
+    def recent(self, table_id: str, version: int) -> tuple[Table, int] | None:
+        """The table as this process last wrote it, when that is at ``version`` or newer."""
+        return self.tables.recent(table_id, version)
+
+    def push_for(self, table: Table, entry: dict[str, Any], bearer: Bearer | None) -> Push | None:
+        """The push of ``entry`` for ``bearer``'s audience (``fanout.py``); None when its stream
+        must look itself: a seat token that no longer holds, a spectator of a table no longer
+        public."""
+        try:
+            receiver = self.tables.check_bearer(table, bearer)
+        except TableError:
+            return None
+        if bearer is None and not table.public:
+            return None
+        return self.push_of(table, entry, receiver)
+
+    def wrote(self) -> None:
+        """A push written straight to a stream's connection (``fanout.py``)."""
+        self.direct_writes += 1
 
     def push_of(self, table: Table, entry: dict[str, Any], receiver: Receiver) -> Push:
         """The push of one logged entry for ``receiver`` (``pushes``)."""

@@ -23,7 +23,6 @@ import socket
 import sys
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from manhattan.live import relay_process
 from manhattan.live.push import HEARTBEAT_FRAME
@@ -35,10 +34,7 @@ from manhattan.live.relay_process import (
     encode_handoff,
     encode_heartbeat,
 )
-from manhattan.live.stream import table_stream
-
-if TYPE_CHECKING:
-    from manhattan.live.runtime import TableRuntime
+from manhattan.live.stream import Watched, table_stream
 
 log = logging.getLogger("manhattan.live.relay")
 
@@ -79,8 +75,11 @@ class Feed:
 class Relay:
     """The process, its channel, the relayed streams (by handle) and the feeds."""
 
-    def __init__(self, runtime: TableRuntime, *, idle: float = 5.0) -> None:
-        self.runtime = runtime
+    def __init__(self, watched: Watched, *, heartbeat: float = 15.0, idle: float = 5.0) -> None:
+        #: What the feeds' streams are served from (the app's ``TableRuntime``).
+        self.watched = watched
+        #: The feeds' heartbeat, as the streams' (seconds).
+        self.heartbeat = heartbeat
         #: Seconds without a relayed stream after which the process is let go.
         self.idle = idle
         self.closed = False
@@ -112,7 +111,7 @@ class Relay:
         """Whether a connection of ``table_id`` at ``version`` can be handed over (``take``)
         now: the process runs, and the table's feed is at that version or not yet made (one
         a little behind is waited for)."""
-        if self.closed or self.runtime.hub.closing or not await self._started():
+        if self.closed or self.watched.hub.closing or not await self._started():
             return False
         feed = self._feeds.get(table_id)
         if feed is not None and feed.version < version:
@@ -142,7 +141,7 @@ class Relay:
         handle = next(self._handles)
         self._held[handle] = (table_id, client)
         self._per_table[table_id] = self._per_table.get(table_id, 0) + 1
-        self.runtime.hub.hold(table_id, client)
+        self.watched.hub.hold(table_id, client)
         if self._idle_timer is not None:
             self._idle_timer.cancel()
             self._idle_timer = None
@@ -152,13 +151,13 @@ class Relay:
     async def _feed(self, feed: Feed) -> None:
         """The table's public frames, sent once to the process; its streams ended when the
         table's stream ends (the table expired, the server shuts down)."""
-        rt, tid = self.runtime, feed.table_id
+        tid = feed.table_id
         source = table_stream(
-            rt,
+            self.watched,
             tid,
             None,
             last_event_id=feed.version,
-            heartbeat=rt.heartbeat,
+            heartbeat=self.heartbeat,
             client=None,
             counted=False,
         )
@@ -305,7 +304,7 @@ class Relay:
         if held is None:
             return
         table_id, client = held
-        self.runtime.hub.release(table_id, client)
+        self.watched.hub.release(table_id, client)
         left = self._per_table[table_id] - 1
         if left:
             self._per_table[table_id] = left

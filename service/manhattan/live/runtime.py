@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 
 from manhattan.bot_pool import BotPool
 from manhattan.live.hub import Hub, StreamLimits
@@ -19,9 +20,10 @@ from manhattan.sealing import Sealer
 from manhattan.settings import Settings
 from manhattan.store.cas import ListsKeys, VersionedStore
 from manhattan.tables.bot_turns import BotRunner
+from manhattan.tables.changes import Announcer
 from manhattan.tables.driver import Driver
 from manhattan.tables.due import make_due
-from manhattan.tables.records import ChangeListener, TableSettings, is_table_id, now_ms, table_key
+from manhattan.tables.records import TableSettings, is_table_id, now_ms, table_key
 from manhattan.tables.service import Tables
 from manhattan.tables.storage import make_store
 from manhattan.tables.tasks import stop_tasks
@@ -40,28 +42,43 @@ class TableRuntime:
         heartbeat: float = 15.0,
         limits: StreamLimits | None = None,
         relay_idle: float | None = None,
+        exiting: Callable[[], bool] | None = None,
+        give_back: Callable[[], None] | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or TableSettings()
         self.heartbeat = heartbeat
         self.bots = bots or BotRunner()
-        self.tables = Tables(store, sealer, self.settings, self)
+        #: The tables' one announcer: the driver, then the hub, hear of each change first;
+        #: the platforms are given to it where the app is put together.
+        self.changes = Announcer()
+        self.tables = Tables(store, sealer, self.settings, self.changes)
+        self.hub = Hub(
+            store,
+            self.tables,
+            limits=limits,
+            tick=min(0.5, heartbeat / 4),
+            keep=heartbeat,
+            exiting=exiting,
+            give_back=give_back,
+        )
         lease_ms = int(self.settings.bot_seconds * 1000) + 3000
         self.driver = Driver(
             self.tables,
             self.bots,
             make_due(store, lease_ms),
             bot_seconds=self.settings.bot_seconds,
+            read=self.hub.fresh,
         )
-        self.hub = Hub(
-            store, self.tables, limits=limits, tick=min(0.5, heartbeat / 4), keep=heartbeat
-        )
-        self.driver.read = self.hub.fresh
+        # A change made here: this replica's driver looks at the table (other replicas leave
+        # it to this one, and to the due-time index), and its local streams hear of it without
+        # waiting for the pub/sub round trip.
+        self.changes.hear(self.driver, self.hub)
         #: The spectator relay (``relay.py``), with the seconds it outlives its last stream;
         #: None: spectators' streams stay in this process.
-        self.relay = None if relay_idle is None else Relay(self, idle=relay_idle)
-        #: Other parts that hear of this process's changes (platforms: webhooks).
-        self.listeners: list[ChangeListener] = []
+        self.relay = (
+            None if relay_idle is None else Relay(self, heartbeat=heartbeat, idle=relay_idle)
+        )
         self._tasks: list[asyncio.Task[None]] = []
 
     @classmethod
@@ -71,10 +88,13 @@ class TableRuntime:
         sealer: Sealer,
         bot_pool: BotPool | None = None,
         *,
+        exiting: Callable[[], bool] | None = None,
+        give_back: Callable[[], None] | None = None,
         store: VersionedStore | None = None,
     ) -> TableRuntime:
-        """``store``: the tables' store, opened already (the server opens the data directory
-        first); else made from the settings."""
+        """``exiting`` and ``give_back`` are the server's (``Hub``). ``store``: the tables'
+        store, opened already (the server opens the data directory first); else made from the
+        settings."""
         table_settings = TableSettings(
             idle_seconds=settings.table_idle_seconds,
             stand_in_level=settings.table_stand_in_level,
@@ -92,16 +112,9 @@ class TableRuntime:
                 spectators_per_table=settings.table_spectators_per_table,
             ),
             relay_idle=settings.spectator_relay_idle if settings.spectator_relay else None,
+            exiting=exiting,
+            give_back=give_back,
         )
-
-    def table_changed(self, table_id: str, version: int) -> None:
-        # A change made here: this replica's driver looks at the table (other replicas leave
-        # it to this one, and to the due-time index), and its local streams hear of it without
-        # waiting for the pub/sub round trip.
-        self.driver.table_changed(table_id, version)
-        self.hub.notify(table_id, version)
-        for listener in self.listeners:
-            listener.table_changed(table_id, version)
 
     def start(self) -> None:
         self._tasks = [

@@ -4,30 +4,26 @@ as they come, and nothing per stream that a shared part can do.
 Per open stream there is the request's own task (which writes the frames), and a hang-up
 watch with no task of its own (``HangupWatch``); no task group, no queue, no timer: heartbeats
 are rung by the hub's one shared timer, and the server's shutdown is noticed there too
-(``server_exiting``), so an open stream never holds up a graceful shutdown. A public
+(``Hub.exiting``), so an open stream never holds up a graceful shutdown. A public
 spectator's stream is handed over to the spectator relay (``live/relay.py``) once its first
-frame is written, and then costs this process nothing (``relayable``).
+frame is written, and then costs this process nothing (``Connection.relayable``). What it asks
+of the connection beyond ASGI goes through the ``Connection`` the server may leave in the scope
+(``connection.py``); without one, every frame goes through ``send``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ctypes
-import signal
-from collections.abc import AsyncGenerator, Callable, Coroutine
+from collections.abc import AsyncGenerator, Coroutine
 from typing import Any, cast
 
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from manhattan.live.hub import Hangup
+from manhattan.live.connection import CONNECTION_KEY, Connection
+from manhattan.live.listener import Hangup
 from manhattan.live.push import HEARTBEAT_FRAME, Push
 from manhattan.live.relay import Handover
-from manhattan.server.protocol import BoundedHttpToolsProtocol
-
-#: Where ``ServiceApp`` puts a table stream's server ``send`` (uvicorn's, held weakly) in the
-#: request's scope, for ``direct_sink``.
-SERVER_SEND_KEY = "manhattan.server_send"
 
 HEADERS = [
     (b"content-type", b"text/event-stream; charset=utf-8"),
@@ -63,9 +59,9 @@ class EventStreamResponse(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
-        server_send = scope.get(SERVER_SEND_KEY)
-        if self._hangup.listener is not None and server_send is not None:
-            self._hangup.listener.sink = direct_sink(server_send())
+        connection: Connection | None = scope.get(CONNECTION_KEY)
+        if self._hangup.listener is not None and connection is not None:
+            self._hangup.listener.sink = connection.stream_sink()
         watcher = HangupWatch(receive, self._hangup)
         watcher.start()
         source, item = self._source, self._first
@@ -76,7 +72,7 @@ class EventStreamResponse(Response):
                 item = None  # an idle stream holds no event (a snapshot is one receiver's)
                 await send({"type": "http.response.body", "body": frame, "more_body": True})
                 del frame
-                if self._handover is not None and await self._hand_over(server_send):
+                if self._handover is not None and await self._hand_over(connection):
                     continue  # (ended: the relay writes to the connection from now on)
                 item = await anext(source)
         except StopAsyncIteration:
@@ -86,87 +82,21 @@ class EventStreamResponse(Response):
             await source.aclose()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
-    async def _hand_over(self, server_send: Callable[[], object] | None) -> bool:
+    async def _hand_over(self, connection: Connection | None) -> bool:
         """The connection handed over to the relay (True), or kept here."""
         handover, self._handover = self._handover, None
-        transport = relayable(None if server_send is None else server_send())
+        transport = None if connection is None else connection.relayable()
         if handover is None or transport is None or not await handover.ready():
             return False
-        if relayable(None if server_send is None else server_send()) is not transport:
+        if connection is None or connection.relayable() is not transport:
             return False  # (it changed while the relay started: it hung up, or was written to)
         if not handover.take(transport.get_extra_info("socket").fileno()):
             return False
-        # The process holds a copy of the socket: dropping uvicorn's, without a write or a
-        # shutdown, leaves the connection open; uvicorn sees it lost and forgets the request.
+        # The process holds a copy of the socket: dropping the server's, without a write or a
+        # shutdown, leaves the connection open; the server sees it lost and forgets the request.
         transport.abort()
         self._hangup()
         return True
-
-
-def relayable(server_send: object) -> asyncio.Transport | None:
-    """The transport of the connection under uvicorn's ``send`` when it can be handed over to
-    the relay now: the service's own HTTP/1.1 protocol (``BoundedHttpToolsProtocol``: the one
-    ``manhattan serve`` runs, whose internals this leans on, as ``direct_sink`` does), chunked,
-    plain TCP (a TLS session cannot be handed over), nothing waiting to go out and no request
-    pipelined behind the stream's; None otherwise."""
-    cycle: Any = getattr(server_send, "__self__", None)
-    transport: Any = getattr(cycle, "transport", None)
-    if transport is None or transport.is_closing():
-        return None
-    protocol = transport.get_protocol()
-    if (
-        not isinstance(protocol, BoundedHttpToolsProtocol)
-        or protocol.cycle is not cycle
-        or protocol.pipeline
-        or cycle.chunked_encoding is not True
-        or cycle.disconnected
-        or cycle.response_complete
-        or transport.get_extra_info("sslcontext") is not None
-        or transport.get_extra_info("socket") is None
-        or transport.get_write_buffer_size() != 0
-    ):
-        return None
-    return cast(asyncio.Transport, transport)
-
-
-#: Bytes a connection may have waiting to go out and still be written to directly.
-DIRECT_WRITE_BACKLOG = 64 * 1024
-
-
-def direct_sink(server_send: object) -> Callable[[Push], bool] | None:
-    """Where the hub may write a push of this open stream itself (``live/fanout.py``): the
-    connection under uvicorn's ``send``, in its chunked framing; None under another server.
-    Leans on uvicorn's HTTP/1.1 protocols (``RequestResponseCycle``: ``transport``, ``flow``,
-    ``chunked_encoding``, ``disconnected``, ``response_complete``), which is why uvicorn is
-    pinned below 1.0. The sink
-    answers False, and writes nothing, when the connection is gone or not taking data now (the
-    stream then writes the frame itself, through ``send``, which waits for it)."""
-    cycle: Any = getattr(server_send, "__self__", None)
-    transport = getattr(cycle, "transport", None)
-    flow = getattr(cycle, "flow", None)
-    if (
-        cycle is None
-        or transport is None
-        or flow is None
-        or getattr(cycle, "chunked_encoding", None) is not True
-        or not hasattr(cycle, "disconnected")
-        or not hasattr(cycle, "response_complete")
-    ):
-        return None
-
-    def write(push: Push) -> bool:
-        if (
-            cycle.disconnected
-            or cycle.response_complete  # the stream ended: its last chunk is written
-            or flow.write_paused
-            or transport.get_write_buffer_size() > DIRECT_WRITE_BACKLOG
-        ):
-            return False
-        frame = push.frame
-        transport.write(b"%x\r\n%s\r\n" % (len(frame), frame))
-        return True
-
-    return write
 
 
 class HangupWatch:
@@ -215,29 +145,3 @@ class HangupWatch:
         if self._waiting is not None:
             self._waiting.close()
             self._waiting = None
-
-
-def _malloc_trim() -> Callable[[int], int] | None:
-    try:
-        trim: Callable[[int], int] = ctypes.CDLL("libc.so.6").malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
-    return trim
-
-
-_TRIM = _malloc_trim()
-
-
-def give_back_memory() -> None:
-    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``): after a
-    crowd of streams closes, the process shrinks instead of keeping their memory for later.
-    Nothing where the C library is not glibc."""
-    if _TRIM is not None:
-        _TRIM(0)
-
-
-def server_exiting() -> bool:
-    """True once the uvicorn server running this process is shutting down: uvicorn installs
-    its ``handle_exit`` as the SIGTERM handler while it serves, and sets ``should_exit``."""
-    server = getattr(signal.getsignal(signal.SIGTERM), "__self__", None)
-    return bool(getattr(server, "should_exit", False))

@@ -15,16 +15,33 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator
-from typing import Any
+from typing import Any, Protocol
 
-from manhattan.live.hub import Hangup
+from manhattan.live.hub import Hub
+from manhattan.live.listener import Hangup
 from manhattan.live.push import Push
+from manhattan.tables.driver import Driver
 from manhattan.tables.errors import TableError
 from manhattan.tables.model import Table
 from manhattan.tables.projection import Receiver, table_json
+from manhattan.tables.service import Tables
 from manhattan.tables.tokens import Bearer
 
 log = logging.getLogger("manhattan.live.stream")
+
+
+class Watched(Protocol):
+    """What a stream is served from (the app's ``TableRuntime``): the tables, the hub, and the
+    driver that learns a table is watched."""
+
+    @property
+    def tables(self) -> Tables: ...
+
+    @property
+    def hub(self) -> Hub: ...
+
+    @property
+    def driver(self) -> Driver: ...
 
 
 def _since(table: Table, version: int, after: int) -> list[dict[str, Any]] | None:
@@ -36,7 +53,7 @@ def _since(table: Table, version: int, after: int) -> list[dict[str, Any]] | Non
 
 
 async def table_stream(
-    runtime: Any,
+    runtime: Watched,
     table_id: str,
     bearer: Bearer | None,
     *,
@@ -49,9 +66,9 @@ async def table_stream(
     """Events of ``table_id`` for ``bearer`` (None: a spectator of a public table), counted
     against the stream limits of ``client`` (its address) unless not ``counted`` (the spectator
     relay's feed: each stream it serves is counted there, ``relay.py``). ``runtime`` is the app's
-    ``TableRuntime``; a ``hangup`` the transport calls when its client is gone ends the stream
-    at once. Raises TableError (or the store's error) before the first item when the table, the
-    bearer or the limits refuse it.
+    ``TableRuntime`` (``Watched``); a ``hangup`` the transport calls when its client is gone ends
+    the stream at once. Raises TableError (or the store's error) before the first item when the
+    table, the bearer or the limits refuse it.
 
     Between changes the stream only waits on its hub doorbell: its heartbeats come from the
     hub's one shared timer, and what it sends is the hub's (the read, the encoded pushes)."""
@@ -116,7 +133,7 @@ async def table_stream(
 
 
 async def _admitted(
-    runtime: Any, table_id: str, bearer: Bearer | None, heartbeat: float
+    runtime: Watched, table_id: str, bearer: Bearer | None, heartbeat: float
 ) -> tuple[Table, int, Receiver]:
     """The table as it is, and whom the stream is for: refused (``TableError``) for a bearer
     the table no longer holds, or without one, a table that is not public."""
@@ -130,7 +147,7 @@ async def _admitted(
 
 
 async def _opening(
-    hub: Any, table: Table, version: int, receiver: Receiver, last_event_id: int | None
+    hub: Hub, table: Table, version: int, receiver: Receiver, last_event_id: int | None
 ) -> list[Push | None]:
     """A stream's first items: the logged events after ``last_event_id`` when the log holds
     every one of them (None: resumed at the newest version), else a snapshot."""
@@ -144,7 +161,7 @@ async def _opening(
     return list(hub.pushes(table, entries, receiver))
 
 
-async def _mark(tables: Any, table_id: str, receiver: Receiver, heartbeat: float) -> None:
+async def _mark(tables: Tables, table_id: str, receiver: Receiver, heartbeat: float) -> None:
     """A seat's presence, refreshed; an outage only delays it."""
     if receiver.sid is None:
         return
@@ -154,7 +171,7 @@ async def _mark(tables: Any, table_id: str, receiver: Receiver, heartbeat: float
         log.debug("presence not refreshed", extra={"error": repr(exc)})
 
 
-async def _snapshot(hub: Any, table: Table, version: int, receiver: Receiver) -> Push:
+async def _snapshot(hub: Hub, table: Table, version: int, receiver: Receiver) -> Push:
     try:
         connected = await hub.connected(table.id)
     except Exception:  # the store is down: the seats' presence is unknown for now

@@ -10,12 +10,11 @@ loop together.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from websockets.protocol import State
 
+from manhattan.live.connection import DIRECT_WRITE_BACKLOG, Connection, SocketLine
 from manhattan.live.push import Push
-from manhattan.live.sse import DIRECT_WRITE_BACKLOG
 
 
 def socket_message(push: Push) -> str:
@@ -59,20 +58,11 @@ def _text_frame(parts: tuple[bytes | memoryview, ...], size: int) -> bytes:
 _OPEN, _ID_AT, _DATA_AT, _CLOSE = b'{"event":"', b'","id":', b',"data":', b"}"
 
 
-def direct_sink(server_send: object) -> SocketWriter | None:
-    """Where the hub may write a push of this socket itself (``live/fanout.py``), as
-    ``sse.direct_sink`` does for a stream. Leans on uvicorn's ``WebSocketsSansIOProtocol``
-    (``conn``, ``transport``, ``writable``, ``close_sent``), which is why uvicorn is pinned below
-    1.0; None under another server or protocol."""
-    protocol: Any = getattr(server_send, "__self__", None)
-    conn = getattr(protocol, "conn", None)
-    transport = getattr(protocol, "transport", None)
-    writable = getattr(protocol, "writable", None)
-    if conn is None or transport is None or not isinstance(writable, asyncio.Event):
-        return None
-    if not hasattr(protocol, "close_sent") or not hasattr(conn, "data_to_send"):
-        return None
-    return SocketWriter(protocol)
+def direct_sink(connection: Connection | None) -> SocketWriter | None:
+    """Where the hub may write a push of this socket itself (``fanout.py``): a writer on the
+    connection's line when the server offers one (``Connection.socket_line``), else None."""
+    line = None if connection is None else connection.socket_line()
+    return None if line is None else SocketWriter(line)
 
 
 class SocketWriter:
@@ -86,11 +76,10 @@ class SocketWriter:
     (the stream's own pushes, a close) comes after ``flush``.
     """
 
-    __slots__ = ("_conn", "_frames", "_protocol", "_transport", "_writable")
+    __slots__ = ("_conn", "_frames", "_line", "_transport")
 
-    def __init__(self, protocol: Any) -> None:
-        self._protocol, self._conn = protocol, protocol.conn
-        self._transport, self._writable = protocol.transport, protocol.writable
+    def __init__(self, line: SocketLine) -> None:
+        self._line, self._conn, self._transport = line, line.conn, line.transport
         self._frames: list[bytes] = []
 
     def __call__(self, push: Push) -> bool:
@@ -118,7 +107,7 @@ class SocketWriter:
         if self._frames:
             data = b"".join(self._frames)
             self._frames.clear()
-            if not self._protocol.close_sent and not self._transport.is_closing():
+            if not self._line.close_sent() and not self._transport.is_closing():
                 self._transport.write(data)
 
     def _add(self, frame: bytes) -> None:
@@ -130,10 +119,10 @@ class SocketWriter:
         """Taking messages now: neither side closing (``websockets`` refuses to frame for a
         closing connection), the transport writable."""
         return not (
-            self._protocol.close_sent
+            self._line.close_sent()
             or self._conn.state is not State.OPEN
             or self._transport.is_closing()
-            or not self._writable.is_set()
+            or not self._line.writable()
         )
 
     def _framed_here(self) -> bool:

@@ -55,7 +55,8 @@ class PlayerTables:
                 return
 
     async def table_over(self, table: Table) -> None:
-        """``OverWatcher``: the players a rematch would keep a seat for learn its id."""
+        """A game ended (``Platforms.table_over``): the players a rematch would keep a seat for
+        learn its id."""
         if table.owner is None:
             return
         for seat in table.seats:

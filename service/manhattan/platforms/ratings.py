@@ -15,8 +15,12 @@ sorted index (a Redis sorted set) instead, with the same per-table idempotence.
 
 Who is rated: a reserved seat's player id, and each bot under its level and budget
 (``bot:ismcts:1000`` for 1000 iterations, ``bot:ismcts:250ms`` for a time budget, ``bot:greedy``
-without one), so a platform can say what a bot is worth. A person who joined an open seat has no
-id and is not rated; a player who left is rated by the result of the seat. Equal places are ties.
+without one), so a platform can say what a bot is worth; no platform id starts with ``bot:``
+(``wire/player_ids.py``), so the two never share a record. A bot is one player however many
+seats it plays: a table with the same bot at two seats counts one game for it, at the mean of its
+seats' places (first and third: second, a tie with whoever was second), so its record is neither
+counted twice nor written over by its last seat. A person who joined an open seat has no id and
+is not rated; a player who left is rated by the result of the seat. Equal places are ties.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from manhattan.store.cas import VersionedStore
 from manhattan.tables.model import Seat, Table
 from manhattan.tables.projection import ranking_json
 from manhattan.tables.records import MAX_SWAP_TRIES, PREFIX, now_ms
+from manhattan.wire.numbers import ascii_decimal
 from manhattan.wire.tables import Rating
 
 log = logging.getLogger("manhattan.platforms")
@@ -72,17 +77,24 @@ def rated_name(seat: Seat) -> str | None:
     return name
 
 
-def placings(table: Table) -> list[tuple[str, int]]:
+def placings(table: Table) -> list[tuple[str, float]]:
     """The rated players of a finished table and their places (1 = first; ties share)."""
-    out = []
-    for placing in ranking_json(table):
-        name = rated_name(table.seats[placing["player"]])
-        if name is not None:
-            out.append((name, placing["place"]))
-    return out
+    seats = [(rated_name(table.seats[p["player"]]), p["place"]) for p in ranking_json(table)]
+    return once_each([(name, place) for name, place in seats if name is not None])
 
 
-def updated(players: dict[str, list[Any]], results: list[tuple[str, int]]) -> dict[str, list[Any]]:
+def once_each(places: list[tuple[str, int]]) -> list[tuple[str, float]]:
+    """Each rated player once, in order of first appearance: a player at several seats (a bot)
+    at the mean of its places."""
+    seen: dict[str, list[int]] = {}
+    for name, place in places:
+        seen.setdefault(name, []).append(place)
+    return [(name, sum(found) / len(found)) for name, found in seen.items()]
+
+
+def updated(
+    players: dict[str, list[Any]], results: list[tuple[str, float]]
+) -> dict[str, list[Any]]:
     """The new ``[mu, sigma, games]`` of each player in ``results`` (Plackett-Luce)."""
     teams = []
     for name, _ in results:
@@ -93,7 +105,7 @@ def updated(players: dict[str, list[Any]], results: list[tuple[str, int]]) -> di
             else _MODEL.rating(mu=known[0], sigma=known[1], name=name)
         )
         teams.append([rating])
-    rated = _MODEL.rate(teams, ranks=[float(place) for _, place in results])
+    rated = _MODEL.rate(teams, ranks=[place for _, place in results])
     out = {}
     for (name, _), team in zip(results, rated, strict=True):
         games = 0 if name not in players else int(players[name][2])
@@ -163,14 +175,16 @@ class Ratings:
 def read_cursor(cursor: str | None) -> int:
     if cursor is None:
         return 0
-    if not cursor.isdigit() or len(cursor) > 9:
+    start = ascii_decimal(cursor, digits=9)
+    if start is None:
         raise PlatformError("INVALID_REQUEST", "'cursor' is a 'next' of an earlier page")
-    return int(cursor)
+    return start
 
 
 def read_limit(limit: str | None) -> int:
     if limit is None:
         return DEFAULT_PAGE
-    if not limit.isdigit() or not 1 <= int(limit) <= MAX_PAGE:
+    count = ascii_decimal(limit, digits=3)
+    if count is None or not 1 <= count <= MAX_PAGE:
         raise PlatformError("INVALID_REQUEST", f"'limit' is 1 to {MAX_PAGE}")
-    return int(limit)
+    return count

@@ -232,6 +232,7 @@ class Webhooks:
         *,
         sweep_seconds: float = 30.0,
         worker: DeliveryProcess | None = None,
+        read: Read | None = None,
     ) -> None:
         self.outbox, self.tables, self.keys, self.allow = outbox, tables, keys, allow
         #: Deliveries are made by ``worker``, a process of its own, when there is one (an
@@ -244,15 +245,20 @@ class Webhooks:
         self._no_hook: OrderedDict[str, None] = OrderedDict()
         #: table id -> (hook, the newest version this process knows enqueued)
         self._hooks: OrderedDict[str, tuple[Hook, int]] = OrderedDict()
-        #: How a table is read at (at least) a version: the hub's shared read when wired.
-        self.read: Read = self._load
+        #: How a table is read at (at least) a version: the hub's shared read when given.
+        self.read: Read = self._load if read is None else read
         self._tasks: list[asyncio.Task[None]] = []
         self._enqueuer = Enqueuer(outbox)
         self.enqueued = 0
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, tables: Tables, worker_setup: Callable[[], None] | None = None
+        cls,
+        settings: Settings,
+        tables: Tables,
+        worker_setup: Callable[[], None] | None = None,
+        *,
+        read: Read | None = None,
     ) -> Webhooks:
         """``worker_setup`` runs first in the delivery worker's process (its logging)."""
         delivery = DeliverySettings.from_settings(settings)
@@ -262,7 +268,7 @@ class Webhooks:
         if settings.webhook_worker and address.shared:
             worker = DeliveryProcess(address, allow, delivery, worker_setup)
         keys = ApiKeys.from_settings(settings)
-        return cls(address.open(), tables, keys, allow, delivery, worker=worker)
+        return cls(address.open(), tables, keys, allow, delivery, worker=worker, read=read)
 
     def ring(self) -> None:
         """Deliveries are waiting: wake whoever makes them."""

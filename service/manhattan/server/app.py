@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import logging
-import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -29,7 +27,7 @@ from manhattan.api.errors import EXPECTED_ERRORS, INTERNAL_ERROR_MESSAGE, ApiErr
 from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.limits import InputLimits
 from manhattan.api.graphql.schema import build_schema
-from manhattan.api.rest.games import rest_routes
+from manhattan.api.rest.games import rest_routes, stateless_paths
 from manhattan.api.rest.openapi import openapi_document
 from manhattan.api.rest.platforms import platform_routes
 from manhattan.api.rest.shortcut import Shortcut
@@ -39,8 +37,8 @@ from manhattan.api.rest.tables import BUSIEST_ROUTES, table_routes
 from manhattan.bot_pool import pool_from_settings
 from manhattan.engine.build import kernel_build
 from manhattan.games import BotBudget, LatestPositions, Operations
+from manhattan.live.connection import CONNECTION_KEY
 from manhattan.live.runtime import TableRuntime
-from manhattan.live.sse import SERVER_SEND_KEY, give_back_memory, server_exiting
 from manhattan.platforms import Platforms
 from manhattan.platforms.webhooks import Webhooks
 from manhattan.sealing import Sealer
@@ -51,6 +49,7 @@ from manhattan.server.pages import OfflineGraphQLApp, PageHeaders, embed_routes,
 from manhattan.server.quotas import Quotas
 from manhattan.server.rate_limit import RateLimiter
 from manhattan.server.request_log import configure_logging
+from manhattan.server.uvicorn_seam import UvicornSeam, give_back_memory
 from manhattan.settings import Settings
 from manhattan.store.cache import Backend, StateCache, make_backend
 from manhattan.store.cas import ReportsHealth, VersionedStore
@@ -154,7 +153,9 @@ def build_services(
     backend: Backend | None = None,
     sealer: Sealer | None = None,
     positions: VersionedStore | None = None,
+    seam: UvicornSeam | None = None,
 ) -> Services:
+    seam = seam or UvicornSeam.from_settings(settings)
     metrics = Metrics()
     # First: the data directory's checks come before the token key is read (or made).
     table_store = open_table_store(settings)
@@ -190,13 +191,22 @@ def build_services(
         bot_budget=BotBudget(settings.bot_max_iterations, settings.bot_max_time_ms),
         bot_pool=bot_pool,
     )
-    tables = TableRuntime.from_settings(settings, sealer, bot_pool, store=table_store)
-    webhooks = Webhooks.from_settings(
-        settings, tables.tables, functools.partial(configure_logging, settings.log_level)
+    tables = TableRuntime.from_settings(
+        settings,
+        sealer,
+        bot_pool,
+        exiting=seam.exiting(),
+        give_back=give_back_memory,
+        store=table_store,
     )
-    webhooks.read = tables.hub.fresh  # one read of a changed table for streams and webhooks
-    tables.listeners.append(webhooks)
-    platforms = Platforms(webhooks.keys, tables, webhooks)
+    webhooks = Webhooks.from_settings(
+        settings,
+        tables.tables,
+        functools.partial(configure_logging, settings.log_level),
+        read=tables.hub.fresh,  # one read of a changed table for streams and webhooks
+    )
+    platforms = Platforms(webhooks.keys, tables.tables, tables.store, webhooks)
+    tables.changes.hear(platforms)
     return Services(
         settings,
         metrics,
@@ -238,10 +248,10 @@ def build_graphql(settings: Settings) -> OfflineGraphQLApp:
     return graphql
 
 
-def build_routes(settings: Settings) -> list[BaseRoute]:
+def build_routes(settings: Settings, graphql: OfflineGraphQLApp | None = None) -> list[BaseRoute]:
     """Every route: GraphQL, REST (games, tables, the tables' stream), health, metrics, the
     OpenAPI document, the service's pages and, unless off, the web page at ``/play``."""
-    graphql = build_graphql(settings)
+    graphql = graphql or build_graphql(settings)
     routes: list[BaseRoute] = [
         Route("/graphql", graphql, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql),
@@ -281,8 +291,6 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
             )
         log.info("cache backend", extra={"backend": services.backend.name})
         await services.operations.bot_pool.start()
-        services.tables.hub.exiting = server_exiting
-        services.tables.hub.give_back = give_back_memory
         services.tables.start()
         services.webhooks.start()
         try:
@@ -300,30 +308,30 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
 
 class ServiceApp(Starlette):
     """Starlette, but a table's event stream (open for hours, holding every frame of the call
-    that serves it) and the busiest table routes (a move, a table GET) are served by
+    that serves it) and the busiest routes (a table's move and GET, the stateless API) are
+    served by
     ``Shortcut``s (``api/rest/shortcut.py``): the service middleware and the handler only, the
     same rate limiter, metrics and error handlers, without the error and exception middlewares
     and the router. Each shortcut is kept beside itself behind the service middleware."""
 
     streams: tuple[Shortcut, ASGIApp] | None = None
     busiest: tuple[Shortcut, ASGIApp] | None = None
+    #: What a stream or socket may use of the server beyond ASGI (``uvicorn_seam.py``).
+    seam = UvicornSeam(False)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.streams is not None and self.streams[0].takes(scope):
             scope["app"] = self
-            # Weakly: the scope holding the server's send would be a reference cycle (the send
-            # is bound to the server's request, which holds the scope), garbage for the
-            # collector after every stream.
-            if inspect.ismethod(send):
-                scope[SERVER_SEND_KEY] = weakref.WeakMethod(send)
+            if (connection := self.seam.connection(send)) is not None:
+                scope[CONNECTION_KEY] = connection
             await self.streams[1](scope, receive, send)
             return
         if scope["type"] == "websocket" and (tid := socket_table_id(scope["path"])):
             # A table's socket, open for hours: without the router and the error middlewares
-            # (it answers its own errors), and with the server's send for the hub's writes.
+            # (it answers its own errors), and with the connection for the hub's writes.
             scope["app"], scope["path_params"] = self, {"id": tid}
-            if inspect.ismethod(send):
-                scope[SERVER_SEND_KEY] = weakref.WeakMethod(send)
+            if (connection := self.seam.connection(send)) is not None:
+                scope[CONNECTION_KEY] = connection
             await table_socket(WebSocket(scope, receive, send))
             return
         if self.busiest is not None and self.busiest[0].takes(scope):
@@ -339,16 +347,21 @@ def create_app(
     backend: Backend | None = None,
     sealer: Sealer | None = None,
     positions: VersionedStore | None = None,
-) -> Starlette:
+) -> ServiceApp:
     """The service. ``backend``, ``sealer`` and ``positions`` (strict mode's latest positions)
     override what ``settings`` would make (tests)."""
     settings = settings or Settings.from_env()
-    services = build_services(settings, backend=backend, sealer=sealer, positions=positions)
-    routes = build_routes(settings)
+    seam = UvicornSeam.from_settings(settings)
+    services = build_services(
+        settings, backend=backend, sealer=sealer, positions=positions, seam=seam
+    )
+    graphql = build_graphql(settings)
+    routes = build_routes(settings, graphql)
     handlers: dict[Any, Any] = {cls: expected_error for cls in EXPECTED_ERRORS}
     handlers[HTTPException] = http_error
     handlers[Exception] = internal_error
     app = ServiceApp(routes=routes, exception_handlers=handlers, lifespan=lifespan_of(services))
+    app.seam = seam
     app.state.operations = services.operations
     app.state.tables = services.tables
     app.state.platforms = services.platforms
@@ -372,6 +385,8 @@ def create_app(
     app.add_middleware(ServiceMiddleware, **middleware)
     streams = stream_shortcut(expected_error, internal_error)
     app.streams = streams, ServiceMiddleware(streams, **middleware, replay_empty_body=False)
-    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error)
+    # The busiest routes: a table's move and GET, and the stateless API (REST and GraphQL).
+    stateless = {**stateless_paths(), ("POST", "/graphql"): graphql.respond}
+    busiest = Shortcut(BUSIEST_ROUTES, expected_error, internal_error, http_error, paths=stateless)
     app.busiest = busiest, ServiceMiddleware(busiest, **middleware)
     return app

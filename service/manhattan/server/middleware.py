@@ -21,6 +21,7 @@ from manhattan.api.errors import ApiError
 from manhattan.server.metrics import Metrics
 from manhattan.server.rate_limit import RateLimiter
 from manhattan.server.request_log import request_id, request_id_from
+from manhattan.wire.numbers import ascii_decimal
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -144,7 +145,8 @@ class ServiceMiddleware:
                     headers={"retry-after": str(max(1, round(wait)))},
                 )
         length = _header(headers, b"content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
+        declared = None if length is None else ascii_decimal(length, digits=30)
+        if declared is not None and declared > self.max_body_bytes:
             return self._too_large()
         return None
 

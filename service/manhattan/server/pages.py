@@ -1,7 +1,8 @@
 """The service's own pages for people with a browser: ``GET /`` (where to go next), the favicon,
-and GraphiQL at ``GET /graphql`` with its scripts served from ``/static/graphiql`` rather than a
-CDN, so the IDE works on a machine without internet. Those files are vendored (the npm packages'
-bytes, in ``vendor/graphiql``), kept apart from ``static/`` (the service's own files).
+GraphiQL at ``GET /graphql`` and the REST reference (Swagger UI) at ``GET /docs``, their scripts
+served from ``/static/graphiql`` and ``/static/swagger-ui`` rather than a CDN, so both work on a
+machine without internet. Those files are vendored (the npm packages' bytes, in ``vendor/``),
+kept apart from ``static/`` (the service's own files).
 
 Every page, and every file under ``/static`` and ``/play`` (the web page keeps seat tokens in
 its storage), is sent with ``PAGE_HEADERS``: scripts only from files of this origin (no inline
@@ -31,6 +32,8 @@ from manhattan.api.graphql.view import GraphQLApp
 STATIC_DIR = Path(__file__).with_name("static")
 #: Served at ``/static/graphiql``: the npm packages' files byte for byte (see its README).
 GRAPHIQL_DIR = Path(__file__).with_name("vendor") / "graphiql"
+#: Served at ``/static/swagger-ui``: swagger-ui-dist's files byte for byte (see its README).
+SWAGGER_UI_DIR = Path(__file__).with_name("vendor") / "swagger-ui"
 
 CONTENT_SECURITY_POLICY = "; ".join(
     (
@@ -115,11 +118,15 @@ def embed_routes(origins: tuple[str, ...]) -> list[BaseRoute]:
 LINKS: tuple[tuple[str, str, str], ...] = (
     ("play", "/play/", "play Manhattan in the browser: open a table, invite people or bots"),
     ("graphql", "/graphql", "GraphQL endpoint (POST); GraphiQL when opened in a browser"),
-    ("openapi", "/openapi.json", "the REST API's OpenAPI document (REST lives under /v1)"),
+    ("docs", "/docs", "the REST API's interactive reference (REST lives under /v1)"),
+    ("openapi", "/openapi.json", "the REST API's OpenAPI document"),
     ("rules", "/v1/rules", "what the service adjudicates: editions, variants, bots, codes"),
     ("health", "/healthz", "liveness; /readyz for readiness, /metrics for Prometheus"),
 )
-DOCS = "README.md and docs/ in the source tree: the API at a glance, the rules notes"
+DOCS = (
+    "/docs for the REST API; the documentation site (docs/ in the source tree, built with "
+    "mkdocs): tutorials, how-to guides, the reference and how it works"
+)
 
 
 def wants_html(request: Request) -> bool:
@@ -193,6 +200,16 @@ def graphiql_html() -> str:
     return (GRAPHIQL_DIR / "index.html").read_text(encoding="utf-8")
 
 
+@cache
+def rest_reference_html() -> str:
+    return (SWAGGER_UI_DIR / "index.html").read_text(encoding="utf-8")
+
+
+async def rest_reference(request: Request) -> Response:
+    """``GET /docs``: Swagger UI over ``/openapi.json``, every file from this service."""
+    return HTMLResponse(rest_reference_html(), headers=PAGE_HEADERS)
+
+
 class OfflineGraphQLApp(GraphQLApp):
     """The GraphQL app whose IDE page loads GraphiQL from this service, not from unpkg."""
 
@@ -209,8 +226,14 @@ def page_routes() -> list[BaseRoute]:
         Route("/", landing, methods=["GET"]),
         Route("/favicon.ico", favicon, methods=["GET"]),
         Route("/favicon.svg", favicon, methods=["GET"]),
+        Route("/docs", rest_reference, methods=["GET"]),
         Mount(
             "/static/graphiql", PageHeaders(StaticFiles(directory=GRAPHIQL_DIR)), name="graphiql"
+        ),
+        Mount(
+            "/static/swagger-ui",
+            PageHeaders(StaticFiles(directory=SWAGGER_UI_DIR)),
+            name="swagger-ui",
         ),
         Mount("/static", PageHeaders(StaticFiles(directory=STATIC_DIR)), name="static"),
     ]

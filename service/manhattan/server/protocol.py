@@ -91,17 +91,16 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self._refusal is not None:
             return
         if self._in_head:
-            if self._deadline is None:
-                self._arm(self.limits.head_timeout, self._head_timed_out)
             self._read_bytes += len(data)
         super().data_received(data)  # a refusal in a callback comes back as send_400_response
-        if (
-            self._in_head
-            and self._refusal is None
-            and self._read_bytes > self.limits.max_head_bytes
-            and not self.transport.is_closing()
-        ):
+        if not self._in_head or self._refusal is not None or self.transport.is_closing():
+            return
+        if self._read_bytes > self.limits.max_head_bytes:
             self._refuse(431, _HEAD_TOO_LARGE)
+        elif self._read_bytes and self._deadline is None:
+            # A head that did not arrive whole in this read: its deadline runs from now (a head
+            # read whole, as most are, costs no timer).
+            self._arm(self.limits.head_timeout, self._head_timed_out)
 
     def send_400_response(self, msg: str) -> None:
         if self._refusal is not None:

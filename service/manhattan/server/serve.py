@@ -1,20 +1,27 @@
 """``manhattan serve``: the app under uvicorn, one worker, settings from the environment.
 
-uvicorn runs with the service's own HTTP protocol (``protocol``): httptools' parser, as uvicorn
-would pick, with bounds on request heads and deadlines for heads and bodies; and its own
-websocket protocol (``ws_protocol``), which does not stop reading after every message."""
+uvicorn runs with the protocols of ``uvicorn_seam``: on the fast path the service's own HTTP
+protocol (``protocol``: httptools' parser, as uvicorn would pick, with bounds on request heads
+and deadlines for heads and bodies) and its own websocket protocol (``ws_protocol``, which does
+not stop reading after every message); else uvicorn's own.
+
+Once it listens, it prints one line for the person who started it (``ready_line``): where it
+listens, the page, the GraphQL IDE, the REST reference and where it keeps its data. The log
+stays on stderr, as JSON lines for machines."""
 
 from __future__ import annotations
 
 import dataclasses
 import gc
+import socket
+import sys
+from pathlib import Path
+from typing import TextIO
 
 import uvicorn
 
 from manhattan.server.app import create_app
-from manhattan.server.protocol import bounded_protocol, connection_limits
 from manhattan.server.request_log import configure_logging
-from manhattan.server.ws_protocol import QueuedWebSocketProtocol
 from manhattan.settings import Settings
 
 
@@ -26,10 +33,9 @@ def run(host: str | None, port: int | None) -> None:
     configure_logging(settings.log_level)
     app = create_app(settings)
     settle_heap()
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
-        http=bounded_protocol(connection_limits(settings)),
-        ws=QueuedWebSocketProtocol,
+        **app.seam.server_options(settings),
         host=settings.host,
         port=settings.port,
         workers=1,
@@ -43,6 +49,55 @@ def run(host: str | None, port: int | None) -> None:
         ws_max_size=settings.max_body_bytes,
         timeout_graceful_shutdown=max(1, round(settings.graceful_timeout)),
     )
+    server = AnnouncingServer(config, settings)
+    server.run()
+    if not server.started:  # it could not listen: uvicorn logged why
+        sys.exit(STARTUP_FAILURE)
+
+
+#: The exit status when the server could not start (uvicorn's own for it).
+STARTUP_FAILURE = 3
+
+
+class AnnouncingServer(uvicorn.Server):
+    """uvicorn's server that says, once it listens, where a person goes next."""
+
+    def __init__(self, config: uvicorn.Config, settings: Settings, out: TextIO | None = None):
+        super().__init__(config)
+        self.settings = settings
+        self.out = out
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:
+            port = self.config.port
+            for server in self.servers:  # the port bound, should 0 have been asked for
+                for bound in server.sockets:
+                    port = bound.getsockname()[1]
+            print(ready_line(self.settings, port), file=self.out or sys.stdout, flush=True)
+
+
+def ready_line(settings: Settings, port: int) -> str:
+    """One line a person reads: where the service listens, where to go, where its data is."""
+    wildcard = settings.host in ("0.0.0.0", "::", "")
+    host = "127.0.0.1" if wildcard else settings.host
+    base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    where = f"{base} (every interface)" if wildcard else base
+    places = []
+    if settings.web_dir != "off" and Path(settings.web_dir).is_dir():
+        places.append(f"play at {base}/play/")
+    if settings.graphql_ide:
+        places.append(f"GraphQL IDE at {base}/graphql")
+    places.append(f"REST reference at {base}/docs")
+    return f"manhattan is ready on {where}: {', '.join(places)}; {_data_place(settings)}"
+
+
+def _data_place(settings: Settings) -> str:
+    if settings.data_path is not None:
+        return f"tables and the token key in {settings.data_path.resolve()}"
+    if settings.tables_url:
+        return "tables on Redis (MANHATTAN_TABLES_REDIS_URL or REDIS_URL)"
+    return "tables in memory, lost on exit (MANHATTAN_DATA_DIR=:memory:)"
 
 
 def settle_heap() -> None:

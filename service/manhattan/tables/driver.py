@@ -35,6 +35,9 @@ from manhattan.tables.model import Table
 from manhattan.tables.records import lease_key, now_ms
 from manhattan.tables.service import Tables
 
+#: How a table is read at (at least) a version.
+Read = Callable[[str, int], Awaitable[tuple[Table, int]]]
+
 log = logging.getLogger("manhattan.tables.driver")
 
 #: Longest sleep between looks at the index (another replica's due entries, missed wake-ups).
@@ -49,7 +52,13 @@ KNOWN_SIZE = 50_000
 
 class Driver:
     def __init__(
-        self, tables: Tables, bots: BotRunner, due: DueIndex, *, bot_seconds: float = 2.0
+        self,
+        tables: Tables,
+        bots: BotRunner,
+        due: DueIndex,
+        *,
+        bot_seconds: float = 2.0,
+        read: Read | None = None,
     ) -> None:
         self.tables = tables
         self.bots = bots
@@ -67,7 +76,10 @@ class Driver:
         self.closing = False
         #: How a check reads a table (at least at a version): the runtime gives the hub's shared
         #: read, so a change's check and its streams read the table once.
-        self.read: Callable[[str, int], Awaitable[tuple[Table, int]]] = self._load
+        self.read: Read = self._load if read is None else read
+
+    async def table_over(self, table: Table) -> None:
+        """``TableChanges``: an end needs nothing of the driver (its ``over`` event is a change)."""
 
     def table_changed(self, table_id: str, version: int) -> None:
         """A change made by this process: look at the table at once, unless the table as the

@@ -14,10 +14,12 @@ from manhattan import InvalidSetupError, State, View, wire
 from manhattan.bots import BotChoice
 from manhattan.tables.errors import TableError
 from manhattan.tables.model import Seat, Table
-from manhattan.tables.names import check_text
+from manhattan.tables.names import check_names_distinct, check_text, person_name
 from manhattan.tables.projection import SPECTATOR, initial_state, record_json, table_json
 from manhattan.tables.records import TableRecords, is_table_id, now_ms, table_key
 from manhattan.tables.tokens import Bearer, host_token, new_table_id, seat_token
+from manhattan.wire.numbers import ascii_decimal
+from manhattan.wire.player_ids import check_player_id
 
 
 class Lobby(TableRecords):
@@ -80,6 +82,7 @@ class Lobby(TableRecords):
             raise wire.WireError(
                 "INVALID_REQUEST", "a player id is reserved at most once a table", path="$.seats"
             )
+        check_names_distinct((s.sid, s.name) for s in seats if s.name is not None)
         turn_seconds = new.turn_seconds
         most = max_turn_seconds or self.settings.max_turn_seconds
         if turn_seconds is not None and turn_seconds > most:
@@ -93,7 +96,7 @@ class Lobby(TableRecords):
         table = Table(
             id=new_table_id(),
             name=new.name or "table",
-            public=new.public,
+            public=owner is None if new.public is msgspec.UNSET else new.public,
             turn_seconds=turn_seconds,
             setup=stored,
             seed=secrets.token_hex(16),
@@ -242,11 +245,12 @@ def _read_cursor(text: str | None) -> tuple[int, str] | None:
     if text is None:
         return None
     activity, _, table_id = text.partition(".")
-    if not (activity.isascii() and activity.isdigit() and is_table_id(table_id)):
+    when = ascii_decimal(activity)
+    if when is None or not is_table_id(table_id):
         raise wire.WireError(
             "INVALID_REQUEST", "'cursor' is the 'next' of a previous lobby page", path="$.cursor"
         )
-    return int(activity), table_id
+    return when, table_id
 
 
 def _refuse_platform_fields(new: wire.NewTable) -> None:
@@ -276,12 +280,10 @@ def _read_seat(index: int, seat: str | wire.SeatChoice) -> Seat:
         )
     if seat.reserved is not None:  # filled now: its token goes to the platform
         player = seat.reserved
-        name = player.name.strip()
-        if not name:
-            raise wire.WireError(
-                "INVALID_REQUEST", "'name' is not blank", path=f"$.seats[{index}].reserved.name"
-            )
-        return Seat(index, "human", name, epoch=1, player_id=player.id)
+        path = f"$.seats[{index}].reserved"
+        name = person_name(player.name, f"{path}.name")
+        player_id = check_player_id(player.id, f"{path}.id")
+        return Seat(index, "human", name, epoch=1, player_id=player_id)
     assert seat.bot is not None
     bot = seat.bot if isinstance(seat.bot, BotChoice) else BotChoice.of(seat.bot)
     if bot.seed:

@@ -121,6 +121,11 @@ class Seat:
         return cls(*raw)  # an older record's seat (without the player id) keeps the default
 
     @property
+    def kept(self) -> bool:
+        """Kept for someone (a rematch's player, a platform's): no stranger may take it."""
+        return self.reserved is not None or self.player_id is not None
+
+    @property
     def bot_plays(self) -> bool:
         return self.kind == "bot" or self.left
 

@@ -13,6 +13,10 @@ The look-alikes are the Unicode consortium's confusables data as the ``confusabl
 package ships it (read back into TS #39's one-way source -> prototype mapping).
 ``check_name_free`` refuses a name whose key
 is already at the table with ``NAME_TAKEN``.
+
+``person_name`` is the one rule for a person's name however it enters (a join, a reserved seat,
+GraphQL's arguments: all read through it; a rematch keeps the names its table had): trimmed, not
+blank, ``check_text``. ``check_names_distinct`` holds a new table's names to ``check_name_free``.
 """
 
 from __future__ import annotations
@@ -88,6 +92,25 @@ def name_key(name: str) -> str:
     Greek lunate sigma "ϲ", a "c", folds to "σ", an "o")."""
     text = " ".join(unicodedata.normalize("NFKC", name).split())
     return skeleton(skeleton(text).casefold())
+
+
+def person_name(raw: str, path: str) -> str:
+    """A person's name as given at ``path``, trimmed; ``INVALID_REQUEST`` when it is blank or
+    holds a control or format character."""
+    name = raw.strip()
+    if not name:
+        raise wire.WireError("INVALID_REQUEST", "'name' is not blank", path=path)
+    check_text(name, path, "a name")
+    return name
+
+
+def check_names_distinct(names: Iterable[tuple[int, str]]) -> None:
+    """``NAME_TAKEN`` for the first of ``names`` ((seat, name) pairs of one table) that is
+    another's after ``name_key``."""
+    seen: list[tuple[int, str]] = []
+    for seat, name in names:
+        check_name_free(name, seen)
+        seen.append((seat, name))
 
 
 def check_name_free(name: str, taken: Iterable[tuple[int, str]]) -> None:

@@ -170,7 +170,7 @@ class Play(Lobby):
             await self.finish(table_id)
 
     async def finish(self, table_id: str) -> None:
-        """The watchers of ends (``records.OverWatcher``: a platform's ratings) hear of it,
+        """The listeners of ends (``TableChanges.table_over``: a platform's ratings) hear of it,
         then the ``over`` event is written, its own version after the last move: whoever sees
         ``over`` (a stream, a webhook) finds the ratings counted. Both are idempotent (two
         replicas may both tell the watchers; one writes the event)."""

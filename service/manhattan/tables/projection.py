@@ -203,7 +203,7 @@ def lobby_json(table: Table, version: int) -> dict[str, Any]:
             "turnSeconds": table.turn_seconds,
         },
         "seats": seats,
-        "openSeats": sum(1 for s in table.seats if s.kind == "open" and s.reserved is None),
+        "openSeats": sum(1 for s in table.seats if s.kind == "open" and not s.kept),
         "turnSeconds": table.turn_seconds,
         "version": version,
         "activity": table.updated or table.created,

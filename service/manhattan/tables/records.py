@@ -5,8 +5,9 @@ again and decided again (a join then finds the seat taken and takes another, a m
 version stale), so no change is ever lost or applied twice, on one replica or many. ``write`` is
 that loop, written once: every operation of ``Tables`` that changes a table goes through it.
 Credentials are checked before any state is touched. Every successful change publishes
-``[tableId, version]`` on one channel and tells this process's ``ChangeListener`` (the runtime:
-its driver watches the table, its hub rings the local streams).
+``[tableId, version]`` on one channel and tells this process's listeners through
+``changes.TableChanges`` (the driver watches the table, the live hub rings the local streams,
+the platforms pass it on to their webhooks).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import msgpack
 
@@ -24,6 +25,7 @@ from manhattan.sealing import Sealer
 from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import PublishesOnSwap, Record, VersionedStore
 from manhattan.store.outage import OutageLog
+from manhattan.tables.changes import TableChanges
 from manhattan.tables.errors import TableError
 from manhattan.tables.lobby_index import listed, make_lobby_index
 from manhattan.tables.model import RECORD_FORMAT, Table
@@ -89,22 +91,6 @@ class TableSettings:
     record_format: int = RECORD_FORMAT
 
 
-class ChangeListener(Protocol):
-    """Who in this process hears of a change made here, before the pub/sub round trip."""
-
-    def table_changed(self, table_id: str, version: int) -> None: ...
-
-
-class OverWatcher(Protocol):
-    """Who hears that a table's game ended (a platform's ratings), before the ``over`` event
-    is written, so that whoever sees that event finds what the watchers did. Its failure is
-    logged, never the move's failure. It may hear of one end more than once (two replicas
-    finishing the same table, a retry): a watcher that must act once makes its act
-    idempotent."""
-
-    async def table_over(self, table: Table) -> None: ...
-
-
 @dataclass(slots=True)
 class Changed:
     """The outcome of one change: the table as stored and its new version."""
@@ -124,21 +110,20 @@ Change = Callable[[Table, int], T]
 
 
 class TableRecords:
-    """Reading a table, checking a credential against it, and the one write path. The runtime
-    (``TableRuntime``) makes one with its settings and is its ``listener``."""
+    """Reading a table, checking a credential against it, and the one write path, which
+    announces each change to ``changes``."""
 
     def __init__(
         self,
         store: VersionedStore,
         sealer: Sealer,
         settings: TableSettings,
-        listener: ChangeListener,
+        changes: TableChanges,
     ) -> None:
         self.store = store
         self.sealer = sealer
         self.settings = settings
-        self.listener = listener
-        self.over_watchers: list[OverWatcher] = []
+        self.changes = changes
         self._publishing = OutageLog(log, "table notices (publish)")
         self._listing = OutageLog(log, "the lobby index")
         self.lobby_index = make_lobby_index(store)
@@ -190,13 +175,7 @@ class TableRecords:
         return table_json(table, version, receiver, connected=connected, key=key)
 
     async def tell_over(self, table: Table) -> None:
-        for watcher in self.over_watchers:
-            try:
-                await watcher.table_over(table)
-            except Exception as exc:  # a watcher's trouble never fails the move that ended it
-                log.warning(
-                    "a watcher of ends failed", extra={"table": table.id, "error": repr(exc)}
-                )
+        await self.changes.table_over(table)
 
     # -- credentials ----------------------------------------------------------------------
     def authenticate(self, table_id: str, bearer: str | None) -> Bearer | None:
@@ -268,7 +247,7 @@ class TableRecords:
                 self._remember(table_id, version + 1, encoded, table)
                 if was_listed or listed(table):
                     await self.relist(table, version + 1)
-                self.listener.table_changed(table_id, version + 1)
+                self.changes.table_changed(table_id, version + 1)
                 return Changed(table, version + 1), result
             known = current
         raise TableError("STALE_VERSION", "the table changes too fast; retry")
@@ -355,7 +334,7 @@ class TableRecords:
     async def changed(self, table_id: str, version: int) -> None:
         """Tell every replica through the store's channel, and this process at once."""
         await self._publish(msgpack.packb([table_id, version]))
-        self.listener.table_changed(table_id, version)
+        self.changes.table_changed(table_id, version)
 
     async def _publish(self, message: bytes) -> None:
         try:

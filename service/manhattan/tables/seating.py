@@ -12,7 +12,7 @@ from manhattan import wire
 from manhattan.tables.errors import TableError
 from manhattan.tables.lobby import Lobby
 from manhattan.tables.model import Seat, Table
-from manhattan.tables.names import check_name_free, check_text
+from manhattan.tables.names import check_name_free, person_name
 from manhattan.tables.projection import SPECTATOR, Receiver, ranking_json, table_json
 from manhattan.tables.records import NoChange, ticket_key
 from manhattan.tables.tokens import TICKET_SECONDS, Bearer, host_token, new_ticket
@@ -22,20 +22,27 @@ BAD_TICKET = "this ticket is not valid (they are single use, 60 s)"
 
 
 class Seating(Lobby):
-    async def join(self, table_id: str, body: object) -> dict[str, Any]:
-        """``POST .../join``: the first open seat (or the one asked for), atomically."""
+    async def join(
+        self, table_id: str, body: object, bearer: Bearer | None = None
+    ) -> dict[str, Any]:
+        """``POST .../join``: the first open seat (or the one asked for), atomically. With the
+        seat token of a reserved seat its player left (``leave``), that seat, taken back."""
         join = wire.read(body, wire.JoinTable)
-        name, wanted = join.name.strip(), join.seat
-        if not name:
-            raise wire.WireError("INVALID_REQUEST", "'name' is not blank", path="$.name")
-        check_text(name, "$.name", "a name")
+        name, wanted = person_name(join.name, "$.name"), join.seat
 
         def change(table: Table, version: int) -> Seat:
             if table.status != "waiting":
                 raise TableError("TABLE_NOT_WAITING", "the game has started; seats are closed")
-            seat = _free_seat(table, wanted)
-            check_name_free(name, _names_at(table))
-            seat.kind, seat.name, seat.epoch = "human", name, seat.epoch + 1
+            back = _kept_seat(table, bearer)
+            if back is not None and wanted not in (None, table.seats.index(back)):
+                raise wire.WireError(
+                    "INVALID_REQUEST", "a seat token takes back its own seat only", path="$.seat"
+                )
+            seat = back if back is not None else _free_seat(table, wanted)
+            check_name_free(name, _names_at(table, but=seat))
+            seat.kind, seat.name, seat.kept_for = "human", name, None
+            if back is None:  # a taken-back seat keeps its token
+                seat.epoch += 1
             table.add_event(version, "joined", {"player": seat.sid, "name": seat.name})
             return seat
 
@@ -48,9 +55,13 @@ class Seating(Lobby):
             "table": await self.view_for(table, changed.version, Receiver(seat.sid)),
         }
 
-    async def leave(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+    async def leave(
+        self, table_id: str, bearer: Bearer | None, *, owner: str | None = None
+    ) -> dict[str, Any]:
         """Before the start the seat opens; after it, a bot plays it to the end. Either way
-        the seat token is revoked."""
+        the seat token is revoked, but for a seat a platform reserved, left before the start:
+        it stays its player's (``keep_reserved``) unless the key that created the table
+        (``owner``) frees it."""
 
         def change(table: Table, version: int) -> None:
             receiver = self.seated(table, bearer)
@@ -59,11 +70,13 @@ class Seating(Lobby):
             assert seat is not None
             player = table.seats.index(seat)
             name = seat.name
-            seat.epoch += 1
-            if table.status == "waiting":
+            if table.status == "waiting" and seat.player_id is not None:
+                keep_reserved(seat, freed=owner is not None and owner == table.owner)
+            elif table.status == "waiting":
+                seat.epoch += 1
                 seat.kind, seat.name, seat.away, seat.reserved = "open", None, False, None
-                seat.player_id = None
             else:
+                seat.epoch += 1
                 seat.left, seat.away = True, True
                 seat.bot = {"level": self.settings.stand_in_level}
                 if table.status == "playing" and table.state is not None:
@@ -123,6 +136,8 @@ class Seating(Lobby):
         new.id = rematch_id(old.id)
         new.owner, new.rated = old.owner, old.rated  # a platform's table stays its own
         for old_seat, new_seat in zip(old.seats, new.seats, strict=True):
+            if old_seat.kind == "bot":  # its name at the old table, where no person's is like it
+                new_seat.name = old_seat.name
             if old_seat.kind == "human" and not old_seat.left:
                 new_seat.reserved = f"{old.id}:{old_seat.sid}"
                 new_seat.kept_for = old_seat.name
@@ -202,10 +217,37 @@ def rematch_id(table_id: str) -> str:
     return hashlib.blake2b(f"rematch:{table_id}".encode(), digest_size=16).hexdigest()
 
 
-def _names_at(table: Table) -> list[tuple[int, str]]:
-    """(seat, name) of everyone at the table, and of the people open seats are kept for."""
+def keep_reserved(seat: Seat, *, freed: bool) -> None:
+    """A reserved seat its player leaves before the start: empty, still kept for the player's id
+    and name, and its seat token (the platform's) takes it back (``join`` with that token);
+    at the start it is left out like an open seat. ``freed`` (by the key): an open seat, its
+    token revoked."""
+    seat.kind, seat.away = "open", False
+    if freed:
+        seat.epoch += 1
+        seat.name, seat.kept_for, seat.player_id, seat.reserved = None, None, None, None
+    else:
+        seat.name, seat.kept_for = None, seat.name
+
+
+def _kept_seat(table: Table, bearer: Bearer | None) -> Seat | None:
+    """The reserved seat ``bearer``'s seat token is for, when its player left it (to take
+    back); None for any other bearer, who joins as anyone does."""
+    if bearer is None or bearer.sid is None:
+        return None
+    seat = table.seat(bearer.sid)
+    if seat is None or seat.kind != "open" or seat.player_id is None:
+        return None
+    return seat if seat.epoch == bearer.epoch else None
+
+
+def _names_at(table: Table, but: Seat | None = None) -> list[tuple[int, str]]:
+    """(seat, name) of everyone at the table, and of the people open seats are kept for
+    (``but`` the seat being taken)."""
     names = []
     for index, seat in enumerate(table.seats):
+        if seat is but:
+            continue
         name = seat.name if seat.name is not None else seat.kept_for
         if name is not None:
             names.append((index, name))
@@ -216,18 +258,18 @@ def _free_seat(table: Table, wanted: int | None) -> Seat:
     """The seat asked for, or the first open one not kept for anyone. A seat a platform
     reserved for its player is never joined (``SEAT_RESERVED``): its token was handed out."""
     if wanted is None:
-        free = [
-            s
-            for s in table.seats
-            if s.kind == "open" and s.reserved is None and s.player_id is None
-        ]
+        free = [s for s in table.seats if s.kind == "open" and not s.kept]
         if not free:
-            kept = [s.kept_for or "someone" for s in table.seats if s.kind == "open"]
+            kept = [s for s in table.seats if s.kind == "open"]
             if kept:
+                names = ", ".join(s.kept_for or "someone" for s in kept)
                 raise TableError(
                     "SEAT_RESERVED",
-                    f"the open seats are kept for the players of the last game ({', '.join(kept)}"
-                    "): they take them back with rematch",
+                    f"the open seats are kept for the players of the last game ({names}): they "
+                    "take them back with rematch"
+                    if any(s.reserved is not None for s in kept)
+                    else f"the open seats are reserved for a platform's players ({names}): they "
+                    "take them back with their seat tokens",
                 )
             raise TableError("TABLE_FULL", "every seat is taken")
         return free[0]

@@ -113,6 +113,11 @@ class ApplyRequest(StateRequest):
     move: MoveIn | None = None
     moves: list[MoveIn] | None = None
 
+    def __post_init__(self) -> None:
+        # msgspec reports this as the body's fault (``read``: INVALID_REQUEST at ``$``).
+        if (self.move is None) == (self.moves is None):
+            raise ValueError("give either 'move' or 'moves'")
+
 
 class PreviewRequest(StateRequest):
     move: MoveIn | None = None
@@ -238,6 +243,41 @@ class Suggestion(Answer):
     alternatives: list[BotAlternative]
 
 
+class RoundScore(Answer):
+    """A round's scoring: points per player, each color's breakdown, the urban rule scored."""
+
+    round: int
+    players: list[int]
+    scores: list[Annotated[Any, Meta(extra_json_schema=ref("breakdown"))]]
+    urban: str | None
+
+
+class Score(Answer):
+    round: int
+    phase: Literal["select", "build", "over"]
+    scores: Annotated[list[int], Meta(description="per color, cumulative")]
+    players: Annotated[list[int], Meta(description="per player")]
+    history: list[dict[str, Any]]
+    if_round_ended_now: RoundScore
+    ranking: list[Placing]
+
+
+class Analysis(Answer):
+    analysis: Any
+
+
+class MovePreview(Answer):
+    preview: Any
+
+
+class Previews(Answer):
+    previews: list[Any]
+
+
+class Threats(Answer):
+    threats: dict[str, Any]
+
+
 REQUESTS: tuple[type[msgspec.Struct], ...] = (
     BotChoice,
     Setup,
@@ -259,4 +299,9 @@ RESPONSES: tuple[type[msgspec.Struct], ...] = (
     Validation,
     Replay,
     Suggestion,
+    Score,
+    Analysis,
+    MovePreview,
+    Previews,
+    Threats,
 )

@@ -25,6 +25,8 @@ def explain(shape: type[msgspec.Struct], path: str, raw: str) -> str:
     the path leads nowhere known, or to a field whose fault is not about its value)."""
     if "unknown field" in raw or "missing required field" in raw:
         return raw
+    if not raw.startswith(("Expected", "Invalid")):
+        return raw  # a shape's own check (``__post_init__``) says what is wrong itself
     found = _follow(mi.type_info(shape), path)
     if found is None:
         return raw

@@ -14,7 +14,9 @@ import msgspec
 from msgspec import Meta
 
 from manhattan.bots.choice import BotChoice, BotLevel
+from manhattan.wire import player_ids
 from manhattan.wire.games import Edition, GameOptions, MoveIn, MoveOut, Placing, Validation
+from manhattan.wire.player_ids import MAX_PLAYER_ID
 from manhattan.wire.reading import Answer, Shape, ref
 
 #: Longest table name, person's name and chat message; a turn's longest time; a move id's length.
@@ -25,9 +27,6 @@ MAX_TURN_SECONDS = 86_400
 MAX_KEYED_TURN_SECONDS = 14 * 86_400
 MAX_WEBHOOK_URL = 2048
 MAX_MOVE_ID = 64
-#: A platform's player id: 1-64 printable characters (DESIGN §10).
-MAX_PLAYER_ID = 64
-PLAYER_ID_PATTERN = r"^[^\x00-\x1f\x7f]+$"
 
 Name = Annotated[str, Meta(min_length=1, max_length=MAX_NAME)]
 TableStatus = Literal["waiting", "playing", "over"]
@@ -47,9 +46,10 @@ class TableSetup(GameOptions):
 
 
 class PlatformPlayer(Shape):
-    """A platform's player (DESIGN §10): its own id (1-64 printable characters) and a name."""
+    """A platform's player (DESIGN §10): its id (1-64 printable characters, not starting with
+    ``bot:``, checked where the seat is read) and a name (the rule of a join's)."""
 
-    id: Annotated[str, Meta(min_length=1, max_length=MAX_PLAYER_ID, pattern=PLAYER_ID_PATTERN)]
+    id: Annotated[str, Meta(min_length=1, max_length=MAX_PLAYER_ID, description=player_ids.RULE)]
     name: Name
 
 
@@ -79,7 +79,12 @@ class NewTable(Shape):
     seats: (
         Annotated[list[Literal["open"] | SeatChoice], Meta(min_length=2, max_length=4)] | None
     ) = None
-    public: bool = True
+    public: (
+        Annotated[
+            bool, Meta(description="listed in the lobby; default: true, false with a platform key")
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
     turn_seconds: (
         Annotated[
             int,

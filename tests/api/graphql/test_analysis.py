@@ -264,7 +264,8 @@ async def test_validate_move_explains_a_refusal_in_rest_and_graphql(
     engine = manhattan.explain(state, move).to_json()
     del engine["move"]
     rest = await _rest_any(client, "/v1/validate", state=state.to_json(), move=move.notation)
-    assert rest == engine
+    # (REST leaves out what a refusal does not have, as every answer leaves out its nulls)
+    assert rest == {key: value for key, value in engine.items() if value is not None}
     query = """query($s: StateRef!, $m: MoveInput!) { validateMove(state: $s, move: $m) {
       ... on Validation { legal code message reason section decision option numbers
       alternatives { kind move { notation } } } } }"""

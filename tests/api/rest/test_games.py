@@ -426,7 +426,7 @@ def test_json_bodies_keep_integers_beyond_64_bits() -> None:
 
 
 def test_the_legal_moves_body_encodes_each_move_as_its_json() -> None:
-    from manhattan.games.encoding import moves_json
+    from manhattan.api.encoding import moves_json
 
     for seed in ("a", "b"):
         state = manhattan.new_game(players=3, seed=seed)

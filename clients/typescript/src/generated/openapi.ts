@@ -714,35 +714,8 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        Score: {
-            round: number;
-            /** @enum {unknown} */
-            phase: "select" | "build" | "over";
-            /** @description per color, cumulative */
-            scores: number[];
-            /** @description per player */
-            players: number[];
-            history: Record<string, never>[];
-            ifRoundEndedNow: {
-                round: number;
-                players: number[];
-                scores: components["schemas"]["breakdown"][];
-                urban: string | null;
-            };
-            ranking: components["schemas"]["Placing"][];
-        };
-        Analysis: {
-            analysis: unknown;
-        };
         /** @description {preview} for one move; {previews} (every legal move) without one */
-        Preview: {
-            preview: unknown;
-        } | {
-            previews: unknown[];
-        };
-        Threats: {
-            threats: Record<string, never>;
-        };
+        Preview: components["schemas"]["MovePreview"] | components["schemas"]["Previews"];
         /**
          * BotChoice
          * @description Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients,
@@ -1032,6 +1005,45 @@ export interface components {
             visits: number;
             meanScore: number;
         };
+        /** Score */
+        Score: {
+            round: number;
+            /** @enum {unknown} */
+            phase: "build" | "over" | "select";
+            /** @description per color, cumulative */
+            scores: number[];
+            /** @description per player */
+            players: number[];
+            history: Record<string, never>[];
+            ifRoundEndedNow: components["schemas"]["RoundScore"];
+            ranking: components["schemas"]["Placing"][];
+        };
+        /**
+         * RoundScore
+         * @description A round's scoring: points per player, each color's breakdown, the urban rule scored.
+         */
+        RoundScore: {
+            round: number;
+            players: number[];
+            scores: components["schemas"]["breakdown"][];
+            urban: string | null;
+        };
+        /** Analysis */
+        Analysis: {
+            analysis: unknown;
+        };
+        /** MovePreview */
+        MovePreview: {
+            preview: unknown;
+        };
+        /** Previews */
+        Previews: {
+            previews: unknown[];
+        };
+        /** Threats */
+        Threats: {
+            threats: Record<string, never>;
+        };
         /**
          * NewTable
          * @description ``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default).
@@ -1042,7 +1054,7 @@ export interface components {
             setup?: components["schemas"]["TableSetup"] | null;
             /** @default null */
             seats?: ("open" | components["schemas"]["SeatChoice"])[] | null;
-            /** @default true */
+            /** @description listed in the lobby; default: true, false with a platform key */
             public?: boolean;
             /** @default null */
             turnSeconds?: number | null;
@@ -1107,9 +1119,11 @@ export interface components {
         };
         /**
          * PlatformPlayer
-         * @description A platform's player (DESIGN §10): its own id (1-64 printable characters) and a name.
+         * @description A platform's player (DESIGN §10): its id (1-64 printable characters, not starting with
+         *         ``bot:``, checked where the seat is read) and a name (the rule of a join's).
          */
         PlatformPlayer: {
+            /** @description 1-64 printable characters, not starting with 'bot:' */
             id: string;
             name: string;
         };

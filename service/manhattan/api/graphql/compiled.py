@@ -61,9 +61,15 @@ from graphql.type.definition import GraphQLResolveInfoHelpers
 from graphql.utilities import get_operation_ast
 from strawberry.schema.schema_converter import GraphQLCoreConverter
 
+from manhattan.api.graphql.cost import fixed_cost, operation_cost
 from manhattan.api.graphql.documents import ValidatedDocuments, WeighedLRU
 from manhattan.api.graphql.execution import Completer, GiveUp, plain_completer, plain_scalar
-from manhattan.api.graphql.limits import InputLimits, request_error
+from manhattan.api.graphql.limits import (
+    InputLimits,
+    cost_error,
+    input_size_error,
+    variable_types,
+)
 from manhattan.api.graphql.resolvers import DirectResolver, DirectResolvers
 
 
@@ -85,6 +91,10 @@ class Plan:
     operation: OperationDefinitionNode
     operation_name: str | None
     fields: tuple[_RootField, ...]
+    #: The operation's variables and their types, and its cost when the variables do not
+    #: change it (None: read from them), for the input limits (``limits``).
+    variable_types: tuple[tuple[str, Any], ...] = ()
+    cost: int | None = None
 
 
 def make_plan(
@@ -138,7 +148,17 @@ def make_plan(
         if resolvers is not None:
             field = replace(field, direct=resolvers.for_field(field_def))
         fields.append(field)
-    return Plan(document, operation, operation_name, tuple(fields)) if fields else None
+    if not fields:
+        return None
+    types = variable_types(schema, operation)
+    return Plan(
+        document,
+        operation,
+        operation_name,
+        tuple(fields),
+        types,
+        fixed_cost(document, operation_name),
+    )
 
 
 def _constant(value: str) -> Completer:
@@ -290,6 +310,17 @@ class CompiledQueries:
         self._plans.put(key, _NO_PLAN if plan is None else plan, weight if plan else len(query))
         return plan
 
+    def _refused(self, plan: Plan, variables: dict[str, Any] | None) -> bool:
+        """``limits.request_error``, with what the plan knows of its operation."""
+        limits = self.limits
+        types = plan.variable_types
+        if input_size_error(self.schema, plan.operation, variables, limits, types) is not None:
+            return True
+        cost = plan.cost
+        if cost is None:
+            cost = operation_cost(plan.document, plan.operation_name, variables)
+        return cost_error(cost, limits) is not None
+
     async def execute(
         self, plan: Plan, variables: dict[str, Any] | None, context: Any
     ) -> PlanResult | None:
@@ -302,8 +333,7 @@ class CompiledQueries:
         (a null in a non-null position, a value that does not serialize: bugs) hands the
         request to the general path, which reports it as it always did."""
         schema = self.schema
-        limits = self.limits
-        if request_error(schema, plan.document, plan.operation_name, variables, limits):
+        if self._refused(plan, variables):
             return None  # the general path refuses it, with the same checks
         coerced = get_variable_values(
             schema, plan.operation.variable_definitions or (), variables or {}, max_errors=50

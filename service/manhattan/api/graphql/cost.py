@@ -56,6 +56,9 @@ FIELD_COSTS: dict[str, FieldCost] = {
     "suggestMove": _constant(200),
     "advance": _constant(250),
 }
+#: The root fields whose cost depends on their arguments (``_moves_of``); every other field's is
+#: known from the document alone.
+ARGUMENT_COSTS = frozenset({"replay", "applyMoves"})
 
 
 def operation_cost(
@@ -109,3 +112,27 @@ def _arguments(node: FieldNode, variables: dict[str, Any]) -> Callable[[str], An
         return None
 
     return argument
+
+
+def fixed_cost(document: DocumentNode, operation_name: str | None) -> int | None:
+    """The operation's cost when no root field's cost depends on its arguments (a compiled plan
+    keeps it), else None: ``operation_cost`` with the request's variables decides."""
+    operation = get_operation_ast(document, operation_name)
+    if operation is None or _names(operation.selection_set, document) & ARGUMENT_COSTS:
+        return None
+    return operation_cost(document, operation_name, None)
+
+
+def _names(selection_set: SelectionSetNode, document: DocumentNode) -> set[str]:
+    """The root field names a selection selects, through fragments (spreads: every fragment's)."""
+    names: set[str] = set()
+    for node in selection_set.selections:
+        if isinstance(node, FieldNode):
+            names.add(node.name.value)
+        elif isinstance(node, InlineFragmentNode):
+            names |= _names(node.selection_set, document)
+        elif isinstance(node, FragmentSpreadNode):
+            for d in document.definitions:
+                if isinstance(d, FragmentDefinitionNode):
+                    names |= _names(d.selection_set, document)
+    return names

@@ -99,15 +99,15 @@ async def store_state(info: Info, state: StateRefInput) -> StateResult:
 
 async def apply_move(info: Info, state: StateRefInput, move: MoveInput) -> ApplyResult:
     return await adapted_or_rejected(
-        lambda: ops(info).apply(state.to_ref(info), [move.to_wire()]), Transition.from_domain
+        lambda: ops(info).apply(state.to_ref(info), [ops(info).read_move(move.to_wire())]),
+        Transition.from_domain,
     )
 
 
 async def apply_moves(info: Info, state: StateRefInput, moves: list[MoveInput]) -> ApplyResult:
     async def run() -> Transition:
-        given = [m.to_wire() for m in moves]
-        ops(info).read_moves(given)
-        return Transition.from_domain(await ops(info).apply(state.to_ref(info), given))
+        read = ops(info).read_moves([m.to_wire() for m in moves])  # before the state
+        return Transition.from_domain(await ops(info).apply(state.to_ref(info), read))
 
     return await rejected_or(run)
 

@@ -227,7 +227,7 @@ class TableMutation:
             body: dict[str, Any] = {"name": name}
             if seat is not None:
                 body["seat"] = seat
-            joined = await runtime(info).tables.join(str(id), body)
+            joined = await runtime(info).tables.join(str(id), body, bearer(info, str(id)))
             return SeatedAtTable(
                 table_id=str(id),
                 player=joined["player"],
@@ -261,10 +261,14 @@ class TableMutation:
         return await for_bearer(info, id, play, TableMoved.from_json)
 
     @strawberry.mutation(
-        description="Leave: before the start the seat opens, after it a bot plays."
+        description="Leave: before the start the seat opens (a reserved one stays its "
+        "player's, unless its platform key frees it), after it a bot plays."
     )
     async def leave_table(self, info: Info, id: strawberry.ID) -> TableResult:
-        return await for_bearer(info, id, Tables.leave, _table_of)
+        def leave(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
+            return platforms(info).leave(caller(info), table_id, who)
+
+        return await for_bearer(info, id, leave, _table_of)
 
     @strawberry.mutation(description="A short chat message to the table.")
     async def send_chat(self, info: Info, id: strawberry.ID, text: str) -> ChatResult:

@@ -6,34 +6,40 @@ raise; the app's exception handlers (``app.py``) render every failure through th
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-import manhattan
 from manhattan import wire
 from manhattan.api.disconnect import unless_disconnected
-from manhattan.api.encoding import JSON_TYPE, header, read_body, read_json_as, render, wants_msgpack
+from manhattan.api.encoding import (
+    JSON_TYPE,
+    header,
+    moves_json,
+    read_body,
+    read_json_as,
+    render,
+    wants_msgpack,
+)
 from manhattan.api.errors import ApiError
-from manhattan.bots import Suggestion
+from manhattan.api.rest import answers
+from manhattan.api.rest.answers import answer
+from manhattan.api.rest.shortcut import Endpoint
 from manhattan.engine.formats import StateFormat
 from manhattan.games import (
     GAME_HEADER,
     NO_CALLER,
     PLAYER_HEADER,
-    Applied,
     Caller,
     Operations,
-    Replayed,
-    Sealed,
     StateRef,
-    Validation,
     rules_info,
 )
 from manhattan.wire import read
+from manhattan.wire.numbers import ascii_decimal
 
 
 def operations(request: Request) -> Operations:
@@ -60,6 +66,8 @@ class _InlineState(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _INLINE_STATE = msgspec.json.Decoder(_InlineState)
+#: The legal moves' JSON body, as the game service caches it (``legal:{stateId}``).
+LEGAL_JSON = "legal"
 
 
 async def read_state_ref(request: Request) -> StateRef:
@@ -81,68 +89,6 @@ async def read_request(request: Request, shape: type[AboutState]) -> tuple[About
     return body, state_ref(request, body.state)
 
 
-# -- renderers shared with nothing else: the REST shapes of DESIGN §4 --------------------------
-def sealed_json(sealed: Sealed) -> dict[str, Any]:
-    out: dict[str, Any] = {"token": sealed.token, "gameId": sealed.game_id}
-    if sealed.view is not None:
-        out["view"] = sealed.view.to_json()
-    else:
-        out["stateId"] = sealed.state_id
-    if sealed.shows_state:
-        out["state"] = sealed.state.to_json()
-    return out
-
-
-def applied_json(applied: Applied) -> dict[str, Any]:
-    out = sealed_json(applied.sealed)
-    out["events"] = [e.to_json() for e in applied.events]
-    out["moves"] = [m.to_json() for m in applied.moves]
-    return out
-
-
-def validation_json(result: Validation) -> dict[str, Any]:
-    if result.legal and result.move is not None:
-        return {"legal": True, "move": result.move.to_json()}
-    assert result.error is not None
-    out: dict[str, Any] = {"legal": False, **result.error.to_json()}
-    if result.verdict is not None:
-        out.update(explanation_json(result.verdict))
-    return out
-
-
-EXPLANATION_KEYS = ("reason", "section", "decision", "option", "numbers", "alternatives")
-
-
-def explanation_json(verdict: manhattan.Verdict) -> dict[str, Any]:
-    """The explained refusal (issue 9): rule, numbers, nearest legal alternatives."""
-    whole = verdict.to_json()
-    return {key: whole[key] for key in EXPLANATION_KEYS}
-
-
-def replayed_json(result: Replayed) -> dict[str, Any]:
-    out = sealed_json(result.sealed)
-    out["movesApplied"] = result.moves_applied
-    out["ranking"] = [p.to_json() for p in result.ranking]
-    return out
-
-
-def suggestion_json(result: Suggestion) -> dict[str, Any]:
-    return {
-        "move": result.move.to_json(),
-        "bot": result.bot,
-        "stats": result.stats,
-        "alternatives": [
-            {"move": a.move.to_json(), "visits": a.visits, "meanScore": a.mean_score}
-            for a in result.alternatives
-        ],
-    }
-
-
-def as_json(value: Any) -> Any:
-    to_json = getattr(value, "to_json", None)
-    return to_json() if callable(to_json) else value
-
-
 # -- handlers ---------------------------------------------------------------------------------
 async def get_rules(request: Request) -> Response:
     return render(request, rules_info())
@@ -151,81 +97,73 @@ async def get_rules(request: Request) -> Response:
 async def post_games(request: Request) -> Response:
     setup = await read_body(request)
     sealed = await operations(request).new_game(setup, caller(request))
-    return render(request, sealed_json(sealed), status=201)
+    return answer(request, answers.sealed_state(sealed), status=201)
 
 
 async def post_legal_moves(request: Request) -> Response:
     ref = await read_state_ref(request)
     if wants_msgpack(request):
         moves = await operations(request).legal_moves(ref)
-        return render(request, {"moves": [m.to_json() for m in moves]})
-    encoded = await operations(request).legal_moves_body(ref)
+        return answer(request, wire.LegalMoves(moves=[m.to_json() for m in moves]))
+    # ``wire.LegalMoves`` as JSON, written by the compiled engine and cached as bytes.
+    encoded = await operations(request).legal_moves_encoded(ref, LEGAL_JSON, moves_json)
     return Response(encoded, media_type=JSON_TYPE)
 
 
 async def post_validate(request: Request) -> Response:
     body, ref = await read_request(request, wire.MoveRequest)
     result = await operations(request).validate(ref, body.move)
-    return render(request, validation_json(result))
+    return answer(request, answers.validation(result))
 
 
 async def post_apply(request: Request) -> Response:
-    body = read(await read_body(request), wire.ApplyRequest)
+    body = read(await read_body(request), wire.ApplyRequest)  # exactly one of move and moves
     ops = operations(request)
-    if (body.move is None) == (body.moves is None):
-        raise ApiError("INVALID_REQUEST", "give either 'move' or 'moves'", path="$")
-    if body.moves is not None:
-        ops.read_moves(body.moves)  # shape and count before any work
-    moves = [body.move] if body.moves is None else body.moves
-    # The state last: a malformed list is refused before the state is looked at.
+    # The moves first, once: a malformed one is refused before the state is looked at.
+    moves = ops.moves.given(body.move, body.moves)
     applied = await ops.apply(state_ref(request, body.state), moves)
-    return render(request, applied_json(applied))
+    return answer(request, answers.transition(applied))
 
 
 async def post_score(request: Request) -> Response:
     ref = await read_state_ref(request)
-    report = await operations(request).score(ref)
-    return render(request, report.to_json())
+    return answer(request, answers.score(await operations(request).score(ref)))
 
 
 async def post_view(request: Request) -> Response:
     body, ref = await read_request(request, wire.PlayerRequest)
     sealed = await operations(request).view(ref, body.player)
-    return render(request, sealed_json(sealed))
+    return answer(request, answers.sealed_state(sealed))
 
 
 async def post_suggest(request: Request) -> Response:
     body, ref = await read_request(request, wire.SuggestRequest)
     work = operations(request).suggest(ref, body.player, body.choice())
     result = await unless_disconnected(request, work)
-    return render(request, suggestion_json(result))
+    return answer(request, answers.suggestion(result))
 
 
 async def post_replay(request: Request) -> Response:
     game = await read_body(request)
-    return render(request, replayed_json(await operations(request).replay(game, caller(request))))
+    result = await operations(request).replay(game, caller(request))
+    return answer(request, answers.replay(result))
 
 
 async def post_analysis(request: Request) -> Response:
     ref = await read_state_ref(request)
-    result = await operations(request).analysis(ref)
-    return render(request, {"analysis": as_json(result)})
+    return answer(request, answers.analysis(await operations(request).analysis(ref)))
 
 
 async def post_preview(request: Request) -> Response:
     """One move's preview; without ``move``, every legal move's (``{"previews": [...]}``)."""
     body, ref = await read_request(request, wire.PreviewRequest)
-    if body.move is None:
-        previews = await operations(request).preview(ref)
-        return render(request, {"previews": [p.to_json() for p in previews]})
-    result = await operations(request).preview(ref, body.move)
-    return render(request, {"preview": as_json(result)})
+    return answer(request, answers.preview(await operations(request).preview(ref, body.move)))
 
 
 async def post_threats(request: Request) -> Response:
     body, ref = await read_request(request, wire.OptionalPlayerRequest)
     result = await operations(request).threats(ref, body.player)
-    return render(request, {"threats": result.to_json()})
+    return answer(request, answers.threats(result))
 
 
 SVG_TYPE = "image/svg+xml"
@@ -244,10 +182,9 @@ async def get_render_svg(request: Request) -> Response:
         raise ApiError("INVALID_REQUEST", "give exactly one of 'id' or 'token'")
     player: int | None = None
     if "player" in query:
-        text = query["player"]
-        if not (text.isascii() and text.isdigit() and len(text) < 3):
+        player = ascii_decimal(query["player"], digits=2)
+        if player is None:
             raise ApiError("INVALID_PLAYER", "'player' is a player index")
-        player = int(text)
     svg = await operations(request).render_svg(state_ref(request, wire), player)
     return Response(svg, media_type=SVG_TYPE)
 
@@ -263,18 +200,18 @@ async def post_advance(request: Request) -> Response:
     body, ref = await read_request(request, wire.AdvanceRequest)
     work = operations(request).advance(ref, player=body.player, move=body.move, choice=body.bot)
     applied = await unless_disconnected(request, work)
-    return render(request, applied_json(applied))
+    return answer(request, answers.transition(applied))
 
 
 async def post_states(request: Request) -> Response:
     ref = await read_state_ref(request)
     sealed = await operations(request).store(ref)
-    return render(request, sealed_json(sealed), status=201)
+    return answer(request, answers.sealed_state(sealed), status=201)
 
 
 async def get_state(request: Request) -> Response:
     sealed = await operations(request).load(request.path_params["id"], caller(request))
-    return render(request, sealed_json(sealed))
+    return answer(request, answers.sealed_state(sealed))
 
 
 def rest_routes() -> list[BaseRoute]:
@@ -298,3 +235,15 @@ def rest_routes() -> list[BaseRoute]:
         Route("/v1/states", post_states, methods=post),
         Route("/v1/states/{id}", get_state, methods=["GET"]),
     ]
+
+
+def stateless_paths() -> dict[tuple[str, str], Endpoint]:
+    """The routes above without path parameters, by (method, path): a ``Shortcut`` serves them
+    without the router (``api/rest/shortcut.py``)."""
+    return {
+        (method, route.path): route.endpoint
+        for route in rest_routes()
+        if isinstance(route, Route) and "{" not in route.path
+        for method in route.methods or ()
+        if method != "HEAD"
+    }

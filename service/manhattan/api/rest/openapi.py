@@ -45,21 +45,11 @@ def _engine_schemas() -> dict[str, Any]:
 
 
 def _service_schemas() -> dict[str, Any]:
-    integers = {"type": "array", "items": {"type": "integer"}}
     game = {
         "type": "string",
         "pattern": "^[0-9a-f]{32}$",
         "description": "the game the caller expects: a state of another game is refused",
     }
-    round_score = _obj(
-        {
-            "round": {"type": "integer"},
-            "players": integers,
-            "scores": {"type": "array", "items": ref("breakdown")},
-            "urban": {"type": ["string", "null"]},
-        },
-        ["round", "players", "scores", "urban"],
-    )
     return {
         "StateRef": {
             "description": "The state object itself, or {id} of a cached state, or {token}.",
@@ -87,27 +77,10 @@ def _service_schemas() -> dict[str, Any]:
             additionalProperties=True,
             description="{type, ...fields}; see docs/architecture.md for each type's fields",
         ),
-        "Score": _obj(
-            {
-                "round": {"type": "integer"},
-                "phase": {"enum": ["select", "build", "over"]},
-                "scores": {**integers, "description": "per color, cumulative"},
-                "players": {**integers, "description": "per player"},
-                "history": {"type": "array", "items": {"type": "object"}},
-                "ifRoundEndedNow": round_score,
-                "ranking": {"type": "array", "items": ref("Placing")},
-            },
-            ["round", "phase", "scores", "players", "history", "ifRoundEndedNow", "ranking"],
-        ),
-        "Analysis": _obj({"analysis": {}}, ["analysis"]),
         "Preview": {
             "description": "{preview} for one move; {previews} (every legal move) without one",
-            "oneOf": [
-                _obj({"preview": {}}, ["preview"]),
-                _obj({"previews": {"type": "array"}}, ["previews"]),
-            ],
+            "oneOf": [ref("MovePreview"), ref("Previews")],
         },
-        "Threats": _obj({"threats": {"type": "object"}}, ["threats"]),
     }
 
 

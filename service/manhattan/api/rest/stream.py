@@ -25,21 +25,23 @@ from starlette.routing import BaseRoute, Route
 from manhattan.api.client_address import client_address
 from manhattan.api.rest.shortcut import ErrorHandler, Shortcut
 from manhattan.api.rest.tables import bearer, runtime, table_id
-from manhattan.live.hub import Hangup
+from manhattan.live.listener import Hangup
 from manhattan.live.push import Push
 from manhattan.live.relay import Handover
 from manhattan.live.sse import EventStreamResponse
 from manhattan.live.stream import table_stream
 from manhattan.tables import Bearer, TableError
+from manhattan.wire.numbers import ascii_decimal
 
 
 def last_event_id(request: HTTPConnection) -> int | None:
     text = request.headers.get("last-event-id") or request.query_params.get("lastEventId")
     if text is None or text == "":
         return None
-    if not (text.isascii() and text.isdigit() and len(text) < 16):
+    version = ascii_decimal(text, digits=15)
+    if version is None:
         raise TableError("INVALID_REQUEST", "Last-Event-ID is a table version")
-    return int(text)
+    return version
 
 
 async def opened_stream(

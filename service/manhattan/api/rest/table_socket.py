@@ -37,10 +37,10 @@ from manhattan.api.caller_limits import charge_socket_message, check_quota
 from manhattan.api.errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.rest.stream import opened_stream
 from manhattan.api.rest.tables import runtime
-from manhattan.live.hub import Hangup
+from manhattan.live.connection import CONNECTION_KEY
+from manhattan.live.listener import Hangup
 from manhattan.live.push import Push
 from manhattan.live.runtime import TableRuntime
-from manhattan.live.sse import SERVER_SEND_KEY
 from manhattan.live.websocket import SocketWriter, direct_sink, socket_message
 from manhattan.tables import Bearer, TableError
 from manhattan.wire.codes import CodedError
@@ -65,8 +65,7 @@ async def table_socket(websocket: WebSocket) -> None:
         await _refuse(websocket, exc)
         return
     await websocket.accept()
-    server_send = websocket.scope.get(SERVER_SEND_KEY)
-    writer = None if server_send is None else direct_sink(server_send())
+    writer = direct_sink(websocket.scope.get(CONNECTION_KEY))
     if hangup.listener is not None:
         hangup.listener.sink = writer
     reading = asyncio.create_task(_read(websocket, rt, tid, who, hangup, writer))

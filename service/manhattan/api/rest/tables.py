@@ -17,11 +17,13 @@ import manhattan
 from manhattan import wire
 from manhattan.api.caller_limits import check_quota
 from manhattan.api.encoding import read_body, render
-from manhattan.api.rest.games import validation_json
+from manhattan.api.rest import answers
+from manhattan.api.rest.answers import answer
 from manhattan.api.rest.platforms import get_my_tables, platforms
-from manhattan.games import Operations, Validation
+from manhattan.games import MoveReader, Validation
 from manhattan.live.runtime import TableRuntime
 from manhattan.tables import Bearer, TableError
+from manhattan.wire.numbers import ascii_decimal
 
 
 def runtime(request: HTTPConnection) -> TableRuntime:
@@ -64,8 +66,9 @@ async def get_tables(request: Request) -> Response:
         return await get_my_tables(request)
     query: dict[str, object] = {}
     for key, value in request.query_params.items():
-        if key in ("limit", "players") and value.isascii() and value.isdigit():
-            query[key] = int(value)
+        number = ascii_decimal(value) if key in ("limit", "players") else None
+        if number is not None:
+            query[key] = number
         elif key == "open" and value in ("true", "false"):
             query[key] = value == "true"
         else:
@@ -83,7 +86,8 @@ async def get_table(request: Request) -> Response:
 async def post_join(request: Request) -> Response:
     await check_quota(request, "joins")
     tid = table_id(request)
-    return render(request, await runtime(request).tables.join(tid, await read_body(request)))
+    who = bearer(request, tid)  # a reserved seat's token takes its seat back
+    return render(request, await runtime(request).tables.join(tid, await read_body(request), who))
 
 
 async def post_start(request: Request) -> Response:
@@ -110,9 +114,8 @@ async def post_seat_preview(request: Request) -> Response:
     body = wire.read(await read_body(request), wire.SeatPreviewRequest)
     view = await runtime(request).tables.seat_view(tid, who)
     if body.move is None:
-        return render(request, {"previews": [p.to_json() for p in manhattan.preview_all(view)]})
-    preview = manhattan.preview(view, Operations.read_move(body.move))
-    return render(request, {"preview": preview.to_json()})
+        return answer(request, answers.preview(manhattan.preview_all(view)))
+    return answer(request, answers.preview(manhattan.preview(view, MoveReader.one(body.move))))
 
 
 async def post_seat_validate(request: Request) -> Response:
@@ -121,14 +124,16 @@ async def post_seat_validate(request: Request) -> Response:
     who = bearer(request, tid)
     body = wire.read(await read_body(request), wire.SeatMoveRequest)
     view = await runtime(request).tables.seat_view(tid, who)
-    verdict = manhattan.explain(view, Operations.read_move(body.move))
-    return render(request, validation_json(Validation.of(verdict)))
+    verdict = manhattan.explain(view, MoveReader.one(body.move))
+    return answer(request, answers.validation(Validation.of(verdict)))
 
 
 async def post_leave(request: Request) -> Response:
+    """A seat token; with the table's platform key too, a reserved seat is freed."""
     tid = table_id(request)
     who = bearer(request, tid)
-    return render(request, await runtime(request).tables.leave(tid, who))
+    found = platforms(request)
+    return render(request, await found.leave(found.caller(request.headers), tid, who))
 
 
 async def post_chat(request: Request) -> Response:

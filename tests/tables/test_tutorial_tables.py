@@ -1,30 +1,25 @@
-"""The README's "Tables" walk-through (a ``bash`` block: variables, pipes into jq, streams) runs
-as written, with ``bash -e``, against a live ``manhattan serve``; its answers are checked."""
+"""The tables walk-through of the frontend tutorial (a ``bash`` block: variables, pipes into jq,
+streams) runs as written, with ``bash -e``, against a live ``manhattan serve``; its answers are
+checked."""
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from tests.doc_examples import FRONTEND, TABLES_WALKTHROUGH, blocks
 from tests.scaleout.replicas import Replica
-
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def tables_block() -> str:
-    text = README.read_text()
-    section = text[text.index("## Tables: people playing one game together") :]
-    found = re.search(r"^```bash\n(.*?)^```", section, re.S | re.M)
-    assert found is not None
-    return found.group(1)
+    (block,) = blocks(FRONTEND, "bash", TABLES_WALKTHROUGH)
+    return block
 
 
-def test_the_readme_tables_walkthrough_runs() -> None:
+def test_the_tables_walkthrough_runs() -> None:
     if shutil.which("jq") is None or shutil.which("curl") is None:
         if os.environ.get("CI"):  # .ci/run installs them: a skip there would hide a break
             pytest.fail("CI is set but curl or jq is missing")

@@ -1,21 +1,17 @@
-"""The README's Platforms examples run as written, against a service with the README's key."""
+"""The platform tutorial's examples run as written, against a service with the tutorial's key."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.doc_examples import PLATFORM, PLATFORM_SECTION, curl_request, curls
 from tests.tables.conftest import LiveServer
-from tests.test_readme_examples import curl_request, section_blocks, shell_commands
 
 pytestmark = pytest.mark.anyio
 
-SECTION = "Platforms: keys, reserved seats, my tables, ratings"
 
-
-async def test_the_readme_platform_examples_answer() -> None:
-    commands = [
-        words for block in section_blocks("bash", SECTION) for words in shell_commands(block)
-    ]
+async def test_the_tutorial_platform_examples_answer() -> None:
+    commands = curls(PLATFORM, PLATFORM_SECTION, "bash")
     assert len(commands) == 3
     answers = []
     key = ("club=club-secret-0000000001",)
