@@ -102,6 +102,20 @@ async def test_an_open_directory_and_its_files_are_made_private_with_a_warning(
     assert any("open to others" in r.getMessage() for r in caplog.records)
 
 
+def test_a_directory_of_others_files_is_neither_changed_nor_used(tmp_path: Path) -> None:
+    """A home directory named by mistake: its files are not the service's to change."""
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    tmp_path.chmod(0o755)
+    said = refusal(tmp_path)
+    assert "holds files that are not the service's (run.sh)" in said
+    assert mode(tmp_path) == 0o755 and mode(script) == 0o755
+    tmp_path.chmod(0o700)  # private already: used, and only the service's files are changed
+    open_data_directory(tmp_path, CONTENTS).release()
+    assert mode(script) == 0o755
+
+
 async def test_a_missing_key_beside_stored_tables_is_refused_then_set_aside(
     tmp_path: Path,
 ) -> None:
@@ -113,7 +127,8 @@ async def test_a_missing_key_beside_stored_tables_is_refused_then_set_aside(
     assert "holds 3 records" in said and "MANHATTAN_DATA_RESET=1" in said
     assert (directory / TABLES_FILE).exists()  # nothing touched
     # With MANHATTAN_TOKEN_KEY the key is not kept here: nothing is missing.
-    open_data_directory(directory, Contents(TABLES_FILE, (WEBHOOKS_FILE,), None)).release()
+    elsewhere = Contents(TABLES_FILE, (WEBHOOKS_FILE,), KEY_FILE, key_kept=False)
+    open_data_directory(directory, elsewhere).release()
     # reset: the tables and the webhooks (of those tables) set aside, and a fresh start
     open_data_directory(directory, CONTENTS, reset=True).release()
     (aside,) = directory.glob("set-aside-*")

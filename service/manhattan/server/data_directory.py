@@ -28,7 +28,8 @@ def open_table_store(settings: Settings) -> VersionedStore:
     contents = Contents(
         tables=TABLES_FILE,
         others=(WEBHOOKS_FILE,),
-        key=None if settings.token_key else KEY_FILE,
+        key=KEY_FILE,
+        key_kept=not settings.token_key,
     )
     held = open_data_directory(path, contents, reset=settings.data_reset)
     try:

@@ -6,9 +6,11 @@ makes one of them:
 
 - **holds** it: an exclusive ``flock`` on ``manhattan.lock`` for the process's life (the kernel
   frees it when the process dies, ``kill -9`` included); a second process is refused;
-- makes it **private**: the directory 0700 and every file in it 0600 (tightened, with a warning
-  that names them: they may have been read); a directory this process cannot tighten is refused.
-  The token key is left to its reader, which refuses a key others could read (it seals tokens);
+- makes it **private**: the directory 0700 and each of the service's files in it 0600 (tightened,
+  with a warning that names them: they may have been read). A directory this process cannot
+  tighten, or that holds files of others (a home directory named by mistake: its files are not
+  the service's to change), is refused. The token key is left to its reader, which refuses a key
+  others could read (it seals tokens);
 - checks it is **whole**: each database passes ``PRAGMA quick_check``; the tables' database is
   neither empty nor missing beside a token key that was kept here (the key sealed tokens for
   tables that are gone), and the key is not missing beside stored tables (a new key would
@@ -38,6 +40,8 @@ from typing import IO
 log = logging.getLogger("manhattan.store.data")
 
 LOCK_FILE = "manhattan.lock"
+#: The folders that ``reset`` makes start so.
+SET_ASIDE = "set-aside-"
 DIRECTORY_MODE = 0o700
 FILE_MODE = 0o600
 #: The files SQLite keeps beside a database.
@@ -65,8 +69,10 @@ class Contents:
     tables: str
     #: Other databases (the webhooks' outbox): each must pass its integrity check.
     others: tuple[str, ...] = ()
-    #: The token key's file, when the key is kept here (None: it is configured elsewhere).
-    key: str | None = None
+    #: The token key's file name.
+    key: str = "token-key"
+    #: Whether the key is kept here (False: configured elsewhere, the file unused if present).
+    key_kept: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +114,15 @@ def open_data_directory(
     """Holds, tightens and checks the directory at ``path`` (made 0700 if absent), as the
     module says; with ``reset`` the files at fault are set aside instead of refusing."""
     try:
+        path.mkdir(mode=DIRECTORY_MODE, parents=True, exist_ok=True)
+        tighten_directory(path, contents)
         lock = lock_directory(path)
     except DataDirectoryError:
         raise
     except OSError as exc:
         raise DataDirectoryError(f"the data directory {path}: {exc}") from exc
     try:
-        tighten_files(path, keep=contents.key)
+        tighten_files(path, contents)
         faults = find_faults(path, contents)
         if faults and not reset:
             raise DataDirectoryError(_refusal(path, faults))
@@ -128,9 +136,8 @@ def open_data_directory(
 
 def lock_directory(directory: Path) -> IO[str]:
     """An exclusive lock on ``directory`` for this process (the open lock file: keep it open).
-    Creates the directory (0700) when absent, and tightens it when others may enter it."""
+    Creates the directory (0700) when absent."""
     directory.mkdir(mode=DIRECTORY_MODE, parents=True, exist_ok=True)
-    tighten_directory(directory)
     descriptor = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, FILE_MODE)
     handle = os.fdopen(descriptor, "r+")
     try:
@@ -151,10 +158,38 @@ def lock_directory(directory: Path) -> IO[str]:
     return handle
 
 
-def tighten_directory(directory: Path) -> None:
+def service_files(contents: Contents) -> frozenset[str]:
+    """The names of the files the service keeps in its directory."""
+    databases = (contents.tables, *contents.others)
+    names = {LOCK_FILE, contents.key}
+    names.update(name + suffix for name in databases for suffix in ("", *COMPANIONS))
+    return frozenset(names)
+
+
+def _is_service_file(name: str, contents: Contents) -> bool:
+    # (and the key's spare, written aside before it is linked into place)
+    return name in service_files(contents) or name.startswith(f".{contents.key}.")
+
+
+def tighten_directory(directory: Path, contents: Contents) -> None:
+    """The directory 0700, when it holds nothing but the service's files (and folders it set
+    aside); refused otherwise, or when this process may not change it."""
     mode = stat.S_IMODE(directory.stat().st_mode)
     if not mode & 0o077:
         return
+    foreign = sorted(
+        entry.name
+        for entry in directory.iterdir()
+        if not _is_service_file(entry.name, contents)
+        and not (entry.is_dir() and entry.name.startswith(SET_ASIDE))
+    )
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+        raise DataDirectoryError(
+            f"the data directory {directory} is open to others (mode {mode:o}) and holds files "
+            f"that are not the service's ({shown}): give MANHATTAN_DATA_DIR a directory of its "
+            "own, or chmod 700 this one yourself"
+        )
     try:
         directory.chmod(DIRECTORY_MODE)
     except OSError as exc:
@@ -168,12 +203,14 @@ def tighten_directory(directory: Path) -> None:
     )
 
 
-def tighten_files(directory: Path, *, keep: str | None = None) -> None:
-    """Every file of ``directory`` 0600 (``keep`` aside: its reader judges it), warning with
+def tighten_files(directory: Path, contents: Contents) -> None:
+    """Each of the service's files 0600 (the key aside: its reader judges it), warning with
     the names of those that were not (their contents may have been read)."""
     opened: list[str] = []
     for entry in directory.iterdir():
-        if entry.name == keep or not entry.is_file() or entry.is_symlink():
+        if entry.name == contents.key or not _is_service_file(entry.name, contents):
+            continue
+        if not entry.is_file() or entry.is_symlink():
             continue
         mode = stat.S_IMODE(entry.stat().st_mode)
         if mode & 0o077:
@@ -205,8 +242,8 @@ def find_faults(directory: Path, contents: Contents) -> list[Fault]:
             Fault(f"{contents.tables} is damaged ({tables.damage})", _with_companions(tables.name))
         )
         return faults
-    key_kept = contents.key is not None and (directory / contents.key).exists()
-    if contents.key is not None and not key_kept and tables.records:
+    key_kept = contents.key_kept and (directory / contents.key).exists()
+    if contents.key_kept and not key_kept and tables.records:
         files = _with_companions(contents.tables) + sum(map(_with_companions, contents.others), ())
         faults.append(
             Fault(
@@ -281,7 +318,7 @@ def _set_aside(path: Path, faults: list[Fault], clock: Callable[[], float] | Non
     moment = datetime.datetime.fromtimestamp(
         clock() if clock is not None else datetime.datetime.now().timestamp(), datetime.UTC
     )
-    aside = path / f"set-aside-{moment:%Y%m%dT%H%M%SZ}"
+    aside = path / f"{SET_ASIDE}{moment:%Y%m%dT%H%M%SZ}"
     aside.mkdir(mode=DIRECTORY_MODE, exist_ok=True)
     moved: list[str] = []
     for fault in faults:
