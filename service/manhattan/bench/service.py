@@ -49,6 +49,8 @@ TARGETS = {"rest_distinct_vs_echo": 0.5, "graphql_vs_rest": 0.75, "p99_vs_echo":
 # More than the parsed-state memo holds (Operations(parsed_states=1_024)): cycling through them in
 # order, a least-recently-used memo never hits.
 DISTINCT_STATES = 1_500
+#: How long a server may take to answer its first request (a loaded machine imports slowly).
+READY_SECONDS = 90.0
 GRAPHQL_QUERY = (
     "query($s: StateRef!) { legalMoves(state: $s) "
     "{ type player card neighborhood floors color pieces block notation } }"
@@ -326,14 +328,20 @@ def _ready_cases(
     is an error, not a server measured in its place): the cases, and the baseline's twins of
     the service cases."""
     service = f"http://127.0.0.1:{ports['service']}"
-    wait_until_ready(f"{service}/healthz", processes[0], 20.0, _answered, port=ports["service"])
+    wait_until_ready(
+        f"{service}/healthz", processes[0], READY_SECONDS, _answered, port=ports["service"]
+    )
     echo = ports["echo"]
-    wait_until_ready(f"http://127.0.0.1:{echo}/echo", processes[1], 20.0, _answered, port=echo)
+    wait_until_ready(
+        f"http://127.0.0.1:{echo}/echo", processes[1], READY_SECONDS, _answered, port=echo
+    )
     cases = _cases(service, args.distinct)
     if args.baseline is None:
         return cases, []
     baseline = f"http://127.0.0.1:{ports['baseline']}"
-    wait_until_ready(f"{baseline}/healthz", processes[2], 20.0, _answered, port=ports["baseline"])
+    wait_until_ready(
+        f"{baseline}/healthz", processes[2], READY_SECONDS, _answered, port=ports["baseline"]
+    )
     twins = [
         replace(c, name=f"baseline: {c.name}", port_key="baseline")
         for c in _cases(baseline, args.distinct)
