@@ -60,7 +60,7 @@ def replay(result: Replayed) -> wire.Replay:
 
 def validation(result: Validation) -> wire.Validation:
     """A legal move normalized, or the refusal with its rule, numbers and nearest legal
-    alternatives (issue 9)."""
+    alternatives."""
     if result.legal and result.move is not None:
         return wire.Validation(legal=True, move=result.move.to_json())
     error, verdict = result.error, result.verdict
