@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -65,4 +66,17 @@ def test_each_target_is_reported_with_its_ratio() -> None:
     assert lines[4] == (
         "worst p99 at 50 connections: rest distinct 30.0 ms, 3.00x the echo's 10.0 ms "
         "(target <= 2.5x)"
+    )
+
+
+def test_the_cpu_a_request_costs_is_read_from_the_process() -> None:
+    used = bench.process_cpu_seconds(os.getpid())
+    assert used is not None and used > 0
+    assert bench.process_cpu_seconds(2**22 + 7) is None  # no such process
+    names = ["echo", "rest", "gql", "rest id", "gql id", "rest distinct", "gql distinct"]
+    cpu = [50.0, 100.0, 125.0, 80.0, 100.0, 200.0, 250.0]
+    medians = {n: bench.Measurement(1000, 1.0, 10.0, c) for n, c in zip(names, cpu, strict=True)}
+    assert bench.target_lines(50, medians, names)[4] == (
+        "by CPU a request (REST / echo, GraphQL / REST): inline 0.50 / 0.80, "
+        "cached id 0.62 / 0.80, distinct 0.25 / 0.80"
     )

@@ -27,6 +27,8 @@ from manhattan.engine.moves import moves_text
 #: name to raw value) when no name is repeated: the routes read them with one dict lookup
 #: (``header``) instead of a scan of the list per lookup.
 HEADERS_KEY = "manhattan.headers"
+#: The scope key under which the middleware leaves the whole body it read (``body``).
+BODY_KEY = "manhattan.body"
 JSON_TYPE = "application/json"
 MSGPACK_TYPE = "application/msgpack"
 MSGPACK_TYPES = frozenset({MSGPACK_TYPE, "application/x-msgpack", "application/vnd.msgpack"})
@@ -151,11 +153,17 @@ def sent_type(request: Request) -> str:
     return kind
 
 
+async def body(request: Request) -> bytes:
+    """The request's body: as the middleware read it (``BODY_KEY``), or from the request."""
+    read: bytes | None = request.scope.get(BODY_KEY)
+    return await request.body() if read is None else read
+
+
 async def read_body(request: Request) -> Any:
     """The decoded body; an empty body is ``None``. An unacceptable ``Accept`` is refused (406)
     before the work rather than after it."""
     wants_msgpack(request)
-    data = await request.body()
+    data = await body(request)
     kind = sent_type(request)
     if kind in MSGPACK_TYPES:
         return decode_msgpack(data) if data else None
@@ -180,7 +188,7 @@ async def read_json_as(request: Request, decoder: msgspec.json.Decoder[T]) -> T 
     if sent_type(request) != JSON_TYPE:
         return None
     try:
-        return decoder.decode(await request.body())
+        return decoder.decode(await body(request))
     except (msgspec.DecodeError, ValueError):
         return None
 

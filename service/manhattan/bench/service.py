@@ -49,6 +49,8 @@ TARGETS = {"rest_distinct_vs_echo": 0.5, "graphql_vs_rest": 0.75, "p99_vs_echo":
 # More than the parsed-state memo holds (Operations(parsed_states=1_024)): cycling through them in
 # order, a least-recently-used memo never hits.
 DISTINCT_STATES = 1_500
+#: How long a server may take to answer its first request (a loaded machine imports slowly).
+READY_SECONDS = 90.0
 GRAPHQL_QUERY = (
     "query($s: StateRef!) { legalMoves(state: $s) "
     "{ type player card neighborhood floors color pieces block notation } }"
@@ -68,6 +70,19 @@ class Measurement(NamedTuple):
     requests_per_s: float
     p50_ms: float
     p99_ms: float
+    #: The serving process's CPU time (user and system) per request answered, in microseconds:
+    #: what a request costs the server, which a machine shared with other work changes far
+    #: less than it changes requests per second (0: not known on this system).
+    cpu_us: float = 0.0
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """The CPU time ``pid`` has used (Linux: ``/proc/<pid>/stat``), or None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def serve_echo(port: int) -> None:
@@ -237,12 +252,16 @@ def _median(runs: list[Measurement]) -> Measurement:
         statistics.median(r.requests_per_s for r in runs),
         statistics.median(r.p50_ms for r in runs),
         statistics.median(r.p99_ms for r in runs),
+        statistics.median(r.cpu_us for r in runs),
     )
 
 
 def _comparison(results: dict[str, list[Measurement]], cases: list[Case]) -> dict[str, Measurement]:
     """The table of this service against the baseline; the baseline's medians by name."""
-    print(f"{'case':36} {'base req/s':>10} {'req/s':>8} {'ratio':>6} {'base p99':>9} {'p99':>7}")
+    print(
+        f"{'case':36} {'base req/s':>10} {'req/s':>8} {'ratio':>6} {'base p99':>9} {'p99':>7} "
+        f"{'base CPU us':>11} {'CPU us':>7}"
+    )
     medians = {}
     for case in cases:
         runs = results.get(f"baseline: {case.name}")
@@ -253,19 +272,22 @@ def _comparison(results: dict[str, list[Measurement]], cases: list[Case]) -> dic
         ratio = now.requests_per_s / base.requests_per_s
         print(
             f"{case.name:36} {base.requests_per_s:10.0f} {now.requests_per_s:8.0f} {ratio:6.2f} "
-            f"{base.p99_ms:9.2f} {now.p99_ms:7.2f}"
+            f"{base.p99_ms:9.2f} {now.p99_ms:7.2f} {base.cpu_us:11.0f} {now.cpu_us:7.0f}"
         )
     return medians
 
 
 def _table(results: dict[str, list[Measurement]], cases: list[Case]) -> dict[str, Measurement]:
     medians = {}
-    print(f"{'case':36} {'body B':>11} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
+    print(f"{'case':36} {'body B':>11} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'CPU us':>7}")
     for case in cases:
         m = medians[case.name] = _median(results[case.name])
         sizes = [len(b) for b in case.rotate] or [len(case.body)]
         size = f"{min(sizes)}" if min(sizes) == max(sizes) else f"{min(sizes)}-{max(sizes)}"
-        print(f"{case.name:36} {size:>11} {m.requests_per_s:9.0f} {m.p50_ms:8.2f} {m.p99_ms:8.2f}")
+        print(
+            f"{case.name:36} {size:>11} {m.requests_per_s:9.0f} {m.p50_ms:8.2f} {m.p99_ms:8.2f} "
+            f"{m.cpu_us:7.0f}"
+        )
     return medians
 
 
@@ -326,14 +348,20 @@ def _ready_cases(
     is an error, not a server measured in its place): the cases, and the baseline's twins of
     the service cases."""
     service = f"http://127.0.0.1:{ports['service']}"
-    wait_until_ready(f"{service}/healthz", processes[0], 20.0, _answered, port=ports["service"])
+    wait_until_ready(
+        f"{service}/healthz", processes[0], READY_SECONDS, _answered, port=ports["service"]
+    )
     echo = ports["echo"]
-    wait_until_ready(f"http://127.0.0.1:{echo}/echo", processes[1], 20.0, _answered, port=echo)
+    wait_until_ready(
+        f"http://127.0.0.1:{echo}/echo", processes[1], READY_SECONDS, _answered, port=echo
+    )
     cases = _cases(service, args.distinct)
     if args.baseline is None:
         return cases, []
     baseline = f"http://127.0.0.1:{ports['baseline']}"
-    wait_until_ready(f"{baseline}/healthz", processes[2], 20.0, _answered, port=ports["baseline"])
+    wait_until_ready(
+        f"{baseline}/healthz", processes[2], READY_SECONDS, _answered, port=ports["baseline"]
+    )
     twins = [
         replace(c, name=f"baseline: {c.name}", port_key="baseline")
         for c in _cases(baseline, args.distinct)
@@ -343,25 +371,34 @@ def _ready_cases(
 
 
 def _measure(
-    args: argparse.Namespace, ports: dict[str, int], cases: list[Case], baseline: list[Case]
+    args: argparse.Namespace,
+    ports: dict[str, int],
+    pids: dict[str, int],
+    cases: list[Case],
+    baseline: list[Case],
 ) -> dict[str, list[Measurement]]:
-    """Every case ``--runs`` times under wrk, interleaved (the baseline first every other run)."""
+    """Every case ``--runs`` times under wrk, interleaved (the baseline first every other run),
+    with the CPU time its server spent per request (``pids`` by role)."""
     results: dict[str, list[Measurement]] = {c.name: [] for c in cases + baseline}
     with tempfile.TemporaryDirectory() as workdir:
         for run_index in range(args.runs):
             for case in _interleaved(cases, baseline, first_baseline=run_index % 2 == 1):
                 url = f"http://127.0.0.1:{ports[case.port_key]}{case.path}"
-                results[case.name].append(
-                    _run_wrk(
-                        url,
-                        case.body,
-                        connections=args.connections,
-                        threads=args.threads,
-                        seconds=args.duration,
-                        workdir=Path(workdir),
-                        rotate=case.rotate,
-                    )
+                before = process_cpu_seconds(pids[case.port_key])
+                measured = _run_wrk(
+                    url,
+                    case.body,
+                    connections=args.connections,
+                    threads=args.threads,
+                    seconds=args.duration,
+                    workdir=Path(workdir),
+                    rotate=case.rotate,
                 )
+                after = process_cpu_seconds(pids[case.port_key])
+                answered = measured.requests_per_s * args.duration
+                if before is not None and after is not None and answered:
+                    measured = measured._replace(cpu_us=(after - before) / answered * 1e6)
+                results[case.name].append(measured)
     return results
 
 
@@ -383,6 +420,19 @@ def target_lines(connections: int, medians: dict[str, Measurement], names: list[
     distinct = medians[names[5]].requests_per_s / echo.requests_per_s
     target = TARGETS["rest_distinct_vs_echo"]
     lines.append(f"REST distinct states / echo {distinct:4.2f} (target >= {target})")
+    if echo.cpu_us and all(medians[name].cpu_us for name in names[1:]):
+        # Requests a second are CPU's reciprocal for a server on one core: the same ratios
+        # from the server's CPU time a request, which other work on the machine moves less.
+        cpu = ", ".join(
+            f"{label} {echo.cpu_us / medians[r].cpu_us:4.2f} / "
+            f"{medians[r].cpu_us / medians[g].cpu_us:4.2f}"
+            for label, r, g in (
+                ("inline", names[1], names[2]),
+                ("cached id", names[3], names[4]),
+                ("distinct", names[5], names[6]),
+            )
+        )
+        lines.append(f"by CPU a request (REST / echo, GraphQL / REST): {cpu}")
     worst = max(names[1:], key=lambda name: medians[name].p99_ms)
     lines.append(
         f"worst p99 at {connections} connections: {worst} {medians[worst].p99_ms:.1f} ms, "
@@ -403,7 +453,8 @@ def run(argv: list[str]) -> int:
     ports, processes = _start_servers(args)
     try:
         cases, baseline_cases = _ready_cases(args, ports, processes)
-        results = _measure(args, ports, cases, baseline_cases)
+        pids = dict(zip(ports, (p.pid for p in processes), strict=True))
+        results = _measure(args, ports, pids, cases, baseline_cases)
         print(
             f"wrk -t{args.threads} -c{args.connections} -d{args.duration}s, {args.runs} runs, "
             f"medians; one uvicorn worker; cache: {'redis' if args.redis_url else 'memory'}"

@@ -78,7 +78,7 @@ class Readings:
         resolved = await self.states.resolve(StateRef(id=state_id).bound(caller))
         return await self.states.seal(resolved.state, resolved.player)
 
-    # -- analysis: on what the caller may know -----------------------------------
+    # -- analysis: on what the caller may know --------------------------------------------
     async def analysis(self, ref: StateRef) -> manhattan.Analysis:
         return manhattan.analyze((await self.states.resolve(ref)).known)
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from manhattan.api.client_address import client_address
-from manhattan.api.encoding import HEADERS_KEY
+from manhattan.api.encoding import BODY_KEY, HEADERS_KEY
 from manhattan.api.errors import ApiError
 from manhattan.server.metrics import Metrics
 from manhattan.server.rate_limit import RateLimiter
@@ -111,6 +111,7 @@ class ServiceMiddleware:
             else:
                 if body or self.replay_empty_body:
                     receive = _replay(body, receive)
+                    scope[BODY_KEY] = body  # read by the routes without replaying it
                 await self.app(scope, receive, send_with_id)
         finally:
             elapsed = time.perf_counter() - started
