@@ -20,7 +20,7 @@ from manhattan.engine.rules import ROTATION
 from manhattan.engine.scoring import score_board
 
 _CANDIDATES = 4  # legal placements compared per heuristic step
-_TRIES = 16  # random draws before falling back to random_step (which handles [D5])
+
 
 NEW_BUILDING = 1.0
 TAKEOVER = 2.0
@@ -35,7 +35,9 @@ def heuristic_step(game: Game, rng: random.Random) -> None:
     _heuristic_step(game, rng, tallest)
 
 
-def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
+def _heuristic_step(
+    game: Game, rng: random.Random, tallest: int, candidates: int = _CANDIDATES
+) -> int:
     """``heuristic_step`` given the board's tallest height; returns the new tallest height
     (an upper bound when a monster has since removed floors, which is good enough here)."""
     rules = game.rules
@@ -53,7 +55,7 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
     best_gain = -math.inf
     best_height = tallest
     found = 0
-    for _ in range(_TRIES):
+    for _ in range(4 * candidates):
         drawn = sampler.draw(rng)
         if drawn is None:
             continue
@@ -66,7 +68,7 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
         if gain > best_gain:
             best, best_gain, best_height = drawn, gain, new_height
         found += 1
-        if found == _CANDIDATES:
+        if found == candidates:
             break
     if best is None:
         random_step(game, rng)
@@ -77,7 +79,12 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
 
 
 def play_out(
-    game: Game, rng: random.Random, policy: str = "random", *, to_round_end: bool = False
+    game: Game,
+    rng: random.Random,
+    policy: str = "random",
+    *,
+    to_round_end: bool = False,
+    candidates: int = _CANDIDATES,
 ) -> None:
     """The one rollout: play ``policy`` until the game is over, or (``to_round_end``) until the
     round in progress (the next one, from a selection) has been scored."""
@@ -88,7 +95,7 @@ def play_out(
         return
     tallest = max(sum(f for _, f in b) for b in game.board)
     while game.phase != "over" and not (to_round_end and game.round >= target):
-        tallest = _heuristic_step(game, rng, tallest)
+        tallest = _heuristic_step(game, rng, tallest, candidates)
 
 
 POLICIES = ("random", "heuristic")

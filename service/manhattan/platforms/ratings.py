@@ -15,7 +15,10 @@ sorted index (a Redis sorted set) instead, with the same per-table idempotence.
 
 Who is rated: a reserved seat's player id, and each bot under its level and budget
 (``bot:ismcts:1000`` for 1000 iterations, ``bot:ismcts:250ms`` for a time budget, ``bot:greedy``
-without one), so a platform can say what a bot is worth. A person who joined an open seat has no
+without one), so a platform can say what a bot is worth. A bot whose level and budget are on
+the bots' ladder (``manhattan.bots.ladder``, ``GET /v1/bots``) plays every rated game at its
+ladder rating, which the game does not change: its strength was measured against the other
+levels, and a key's few games would only blur it. A person who joined an open seat has no
 id and is not rated; a player who left is rated by the result of the seat. Equal places are ties.
 """
 
@@ -28,6 +31,9 @@ import msgpack
 from msgspec import to_builtins
 from openskill.models import PlackettLuce
 
+from manhattan.bots.choice import BotChoice
+from manhattan.bots.errors import BotError
+from manhattan.bots.ladder import ladder_level
 from manhattan.platforms.errors import PlatformError
 from manhattan.store.cas import VersionedStore
 from manhattan.tables.model import Seat, Table
@@ -72,6 +78,21 @@ def rated_name(seat: Seat) -> str | None:
     return name
 
 
+def ladder_ratings(table: Table) -> dict[str, tuple[float, float]]:
+    """The ``(mu, sigma)`` of each bot seat of ``table`` that the bots' ladder rates."""
+    out = {}
+    for seat in table.seats:
+        if seat.player_id is None and seat.kind == "bot" and seat.bot is not None:
+            try:
+                entry = ladder_level(BotChoice.from_json(seat.bot))
+            except BotError:  # not a choice a seat could be given: rated as any other name
+                continue
+            name = rated_name(seat)
+            if entry is not None and name is not None:
+                out[name] = (entry.mu, entry.sigma)
+    return out
+
+
 def placings(table: Table) -> list[tuple[str, int]]:
     """The rated players of a finished table and their places (1 = first; ties share)."""
     out = []
@@ -82,11 +103,19 @@ def placings(table: Table) -> list[tuple[str, int]]:
     return out
 
 
-def updated(players: dict[str, list[Any]], results: list[tuple[str, int]]) -> dict[str, list[Any]]:
-    """The new ``[mu, sigma, games]`` of each player in ``results`` (Plackett-Luce)."""
+def updated(
+    players: dict[str, list[Any]],
+    results: list[tuple[str, int]],
+    fixed: dict[str, tuple[float, float]] | None = None,
+) -> dict[str, list[Any]]:
+    """The new ``[mu, sigma, games]`` of each player in ``results`` (Plackett-Luce); a player
+    in ``fixed`` (a ladder bot) plays at that ``(mu, sigma)`` and keeps it."""
+    fixed = fixed or {}
     teams = []
     for name, _ in results:
         known = players.get(name)
+        if name in fixed:
+            known = [*fixed[name], 0]
         rating = (
             _MODEL.rating(name=name)
             if known is None
@@ -97,7 +126,8 @@ def updated(players: dict[str, list[Any]], results: list[tuple[str, int]]) -> di
     out = {}
     for (name, _), team in zip(results, rated, strict=True):
         games = 0 if name not in players else int(players[name][2])
-        out[name] = [float(team[0].mu), float(team[0].sigma), games + 1]
+        mu, sigma = fixed.get(name, (float(team[0].mu), float(team[0].sigma)))
+        out[name] = [mu, sigma, games + 1]
     return out
 
 
@@ -125,7 +155,7 @@ class Ratings:
             counted: dict[str, int] = board["t"]
             if table.id in counted:
                 return False
-            board["p"].update(updated(board["p"], results))
+            board["p"].update(updated(board["p"], results, ladder_ratings(table)))
             now = now_ms()
             oldest = now - COUNTED_DAYS * 86_400_000
             kept = sorted((at, tid) for tid, at in counted.items() if at > oldest)

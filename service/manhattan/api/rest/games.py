@@ -19,6 +19,7 @@ from manhattan.api.disconnect import unless_disconnected
 from manhattan.api.encoding import JSON_TYPE, header, read_body, read_json_as, render, wants_msgpack
 from manhattan.api.errors import ApiError
 from manhattan.bots import Suggestion
+from manhattan.bots.ladder import ladder
 from manhattan.engine.formats import StateFormat
 from manhattan.games import (
     GAME_HEADER,
@@ -146,6 +147,10 @@ def as_json(value: Any) -> Any:
 # -- handlers ---------------------------------------------------------------------------------
 async def get_rules(request: Request) -> Response:
     return render(request, rules_info())
+
+
+async def get_bots(request: Request) -> Response:
+    return render(request, msgspec.to_builtins(ladder()))
 
 
 async def post_games(request: Request) -> Response:
@@ -281,6 +286,7 @@ def rest_routes() -> list[BaseRoute]:
     post = ["POST"]
     return [
         Route("/v1/rules", get_rules, methods=["GET"]),
+        Route("/v1/bots", get_bots, methods=["GET"]),
         Route("/v1/games", post_games, methods=post),
         Route("/v1/legal-moves", post_legal_moves, methods=post),
         Route("/v1/validate", post_validate, methods=post),
