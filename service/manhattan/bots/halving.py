@@ -15,6 +15,14 @@ two moves are compared on the same deal and the same opponents' dice, and the lu
 by far the largest part of a simulation's noise, cancels from their difference. The short list
 is the greedy ranking's best moves (``rank_moves``): among a hundred builds, few matter, and the
 greedy value also breaks near-ties between estimates.
+
+The simulations play every seat with the greedy bot's policy (``greedy_playout``) to the end of
+the round, scored as ``final_margins`` does: this is the rollout algorithm of Tesauro and
+Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS 1996) and Bertsekas,
+Tsitsiklis and Wu ("Rollout Algorithms for Combinatorial Optimization", 1997): the move whose
+simulated continuation under a base policy is best is at least as good as the base policy's
+own move, up to the estimates' noise. Against greedy opponents the simulated opponents are the
+real ones, but for the cards they hold.
 """
 
 from __future__ import annotations
@@ -41,8 +49,10 @@ class HalvingSettings:
 
     #: How many of the greedy ranking's best moves enter the first round.
     arms: int = 8
-    policy: str = "heuristic"
-    #: Legal placements the heuristic playout compares per step.
+    #: The simulations' policy: the greedy bot's (``greedy_playout``), so that the opponents
+    #: of a simulation play as real ones would and the search improves on greedy play.
+    policy: str = "greedy"
+    #: Legal placements the heuristic playout compares per step (the heuristic policy only).
     candidates: int = 4
 
 

@@ -5,6 +5,8 @@ reward that a finished simulation gives each player.
 same rejection sampling as ``random_step``) and keeps the one with the best local gain: a new
 building, a takeover, a new tallest building. It costs little more than a random step and plays
 far more like a real opponent, which makes the search's estimates much less noisy.
+``greedy_step`` (``greedy_playout.py``) plays as the greedy bot does, at about ten times the
+heuristic's cost: the expert's simulations, where opponents must play like real ones.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 import random
 
 from manhattan.bots.greedy import balanced_selection
+from manhattan.bots.greedy_playout import greedy_step
 from manhattan.engine import Move
 from manhattan.engine.play import Game
 from manhattan.engine.rollout import Draw, Sampler, color_to_select, random_step
@@ -93,12 +96,16 @@ def play_out(
         while game.phase != "over" and not (to_round_end and game.round >= target):
             random_step(game, rng)
         return
+    if policy == "greedy":
+        while game.phase != "over" and not (to_round_end and game.round >= target):
+            greedy_step(game, rng)
+        return
     tallest = max(sum(f for _, f in b) for b in game.board)
     while game.phase != "over" and not (to_round_end and game.round >= target):
         tallest = _heuristic_step(game, rng, tallest, candidates)
 
 
-POLICIES = ("random", "heuristic")
+POLICIES = ("random", "heuristic", "greedy")
 
 MARGIN_SCALE = 10.0
 
