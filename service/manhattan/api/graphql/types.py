@@ -335,11 +335,12 @@ class SuggestionType:
         )
 
 
-@strawberry.type(name="BotLevelRating")
+@strawberry.type(
+    name="BotLevelRating",
+    description="A bot level at its default budget and its rating measured by manhattan bench "
+    "ladder (OpenSkill Plackett-Luce, as the platforms' ratings; ordinal is mu - 3 sigma).",
+)
 class BotLevelRating:
-    """A bot level at its default budget and its rating measured by ``manhattan bench ladder``
-    (OpenSkill Plackett-Luce, as the platforms' ratings; ``ordinal`` is ``mu - 3 sigma``)."""
-
     level: BotLevel
     description: str
     iterations: int | None = strawberry.field(
