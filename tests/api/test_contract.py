@@ -25,7 +25,7 @@ REST = {
 #: Additions DESIGN §4 allows: threats, board pictures, player sessions.
 REST_ADDITIONS = {
     ("post", "/v1/threats"), ("get", "/v1/render.svg"), ("post", "/v1/render.svg"),
-    ("post", "/v1/advance"),
+    ("post", "/v1/advance"), ("get", "/v1/bots"),
 }  # fmt: skip
 #: Tables (DESIGN §9, a contract section): the lobby, a table's actions, its events and record.
 TABLES = {

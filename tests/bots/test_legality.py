@@ -14,7 +14,13 @@ from manhattan.bots.knowledge import board_after_build, known_urban_card, view_l
 from tests.engine.positions import position
 from tests.strategies import states
 
-BUDGETS = {"random": {}, "greedy": {}, "ismcts": {"iterations": 12}}
+BUDGETS = {
+    "random": {},
+    "beginner": {},
+    "greedy": {},
+    "ismcts": {"iterations": 12},
+    "expert": {"iterations": 12},
+}
 
 
 @pytest.mark.parametrize("level", sorted(BUDGETS))

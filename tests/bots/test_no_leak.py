@@ -14,7 +14,13 @@ import manhattan
 from manhattan.bots import suggest
 from tests.engine.positions import position
 
-BUDGETS = {"random": {}, "greedy": {}, "ismcts": {"iterations": 80}}
+BUDGETS = {
+    "random": {},
+    "beginner": {},
+    "greedy": {},
+    "ismcts": {"iterations": 80},
+    "expert": {"iterations": 80},
+}
 
 
 def reachable(players: int, edition: str, variants: dict[str, Any], seed: str) -> manhattan.State:

@@ -17,7 +17,7 @@ VIEW = manhattan.view(STATE, STATE.to_move or 0)
 
 
 def test_every_level_is_a_bot_class_with_one_interface() -> None:
-    assert LEVELS == ("random", "greedy", "ismcts")
+    assert LEVELS == ("random", "beginner", "greedy", "ismcts", "expert")
     for level, cls in BOTS.items():
         assert issubclass(cls, Bot) and cls.level == level
         bot = make_bot(BotChoice(level, seed=1, iterations=20))

@@ -33,3 +33,13 @@ def test_ismcts_beats_greedy_in_70_percent_of_2_player_games() -> None:
 
 def test_ismcts_wins_45_percent_of_4_player_games_against_greedy() -> None:
     assert win_rate(BotChoice("ismcts", time_ms=1000), BotChoice("greedy"), 4, 40) >= 0.45
+
+
+def test_expert_wins_more_4_player_games_against_greedy_than_a_random_seat() -> None:
+    """The expert's target is 60 % (``manhattan tournament``, 200 games); here a clear margin
+    over a random seat's 25 % on a few games."""
+    assert win_rate(BotChoice("expert"), BotChoice("greedy"), 4, 16) >= 0.45
+
+
+def test_expert_beats_greedy_in_2_player_games() -> None:
+    assert win_rate(BotChoice("expert"), BotChoice("greedy"), 2, 10) >= 0.8

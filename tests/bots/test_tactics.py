@@ -1,4 +1,4 @@
-"""Positions where the best move is clear; greedy and ismcts must find it (RULES §6, §7)."""
+"""Positions where the best move is clear; greedy, ismcts and expert must find it (RULES §6, §7)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import manhattan
 from manhattan.bots import suggest
 from tests.engine.positions import position
 
-BUDGETS = {"greedy": {}, "ismcts": {"iterations": 300}}
+BUDGETS = {"greedy": {}, "ismcts": {"iterations": 300}, "expert": {"iterations": 300}}
 
 
 def _takeover_for_tallest() -> manhattan.State:

@@ -18,7 +18,7 @@ CASES: list[tuple[Any, type[msgspec.Struct], str, str]] = [
         {"seats": ["open", {"bot": {"level": "smart"}}]},
         wire.NewTable,
         "$.seats[1].bot.level",
-        "level is one of greedy, ismcts, random (not 'smart')",
+        "level is one of beginner, expert, greedy, ismcts, random (not 'smart')",
     ),
     ({"edition": "x"}, wire.Setup, "$.edition", "edition is one of classic, modern (not 'x')"),
     ({"name": ""}, wire.JoinTable, "$.name", "name is a string of 1 to 40 characters"),

@@ -29,7 +29,7 @@ from manhattan.bots.choice import MAX_ITERATIONS, MAX_TIME_MS
 from manhattan.bots.registry import LEVELS
 
 #: Levels that use a budget (the others ignore it, so it would only mislabel the bot).
-SEARCH_LEVELS = ("ismcts",)
+SEARCH_LEVELS = ("ismcts", "expert")
 DEFAULT_BUDGETS = "200it"
 
 
@@ -131,7 +131,7 @@ def _parser() -> argparse.ArgumentParser:
         "--budgets",
         default=None,
         help="comma-separated candidate budgets: 500it, 1000ms, or '-' for none "
-        f"(default: {DEFAULT_BUDGETS} for ismcts, '-' for random and greedy)",
+        f"(default: {DEFAULT_BUDGETS} for ismcts and expert, '-' for the others)",
     )
     parser.add_argument("--opponent", default="greedy", help="the field: a level@budget")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])

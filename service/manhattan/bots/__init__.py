@@ -2,7 +2,8 @@
 
 One interface (``Bot.suggest(view, stop)``, ``protocol.py``), one validated choice
 (``BotChoice``: level, seed, iterations, timeMs) and a registry of levels: ``random``,
-``greedy`` and ``ismcts`` (Cowling, Powley and Whitehouse 2012). ``suggest(view, level=...,
+``beginner``, ``greedy``, ``ismcts`` (Cowling, Powley and Whitehouse 2012) and ``expert``
+(``halving.py``), rated against each other by the ladder (``ladder.py``). ``suggest(view, level=...,
 iterations=..., time_ms=..., seed=...)`` is the one-call entry point. The service runs bots in
 worker processes (``manhattan.bot_pool``), never on its event loop.
 """

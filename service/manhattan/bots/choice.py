@@ -21,7 +21,7 @@ from msgspec import Meta
 from manhattan.bots.errors import BotError
 
 #: The bot levels, in the registry's order (``registry.BOTS`` is built from them).
-BotLevel = Literal["random", "greedy", "ismcts"]
+BotLevel = Literal["random", "beginner", "greedy", "ismcts", "expert"]
 LEVELS: tuple[str, ...] = get_args(BotLevel)
 #: The bot that plays when a request names none (REST, GraphQL, ``manhattan.bots.suggest``).
 DEFAULT_LEVEL: BotLevel = "greedy"
@@ -37,7 +37,7 @@ MAX_SEED = 2**63 - 1
 
 Seed = Annotated[int, Meta(ge=0, le=MAX_BOT_SEED, description="the bot's random seed")]
 Iterations = Annotated[
-    int, Meta(ge=1, le=SERVICE_MAX_ITERATIONS, description="search iterations (ismcts)")
+    int, Meta(ge=1, le=SERVICE_MAX_ITERATIONS, description="search iterations (ismcts, expert)")
 ]
 TimeMs = Annotated[
     int, Meta(ge=1, le=SERVICE_MAX_TIME_MS, description="time budget in milliseconds")
@@ -52,8 +52,9 @@ class BotChoice(
     omit_defaults=True,
 ):
     """Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients,
-    tables). ``iterations`` and ``time_ms`` budget the ismcts search (both given: whichever runs
-    out first; neither: its default); the other levels ignore them."""
+    tables). ``iterations`` and ``time_ms`` budget the searching levels, ismcts and expert
+    (both given: whichever runs out first; neither: the level's default); the other levels
+    ignore them."""
 
     level: BotLevel = DEFAULT_LEVEL
     seed: Seed = 0

@@ -37,12 +37,27 @@ from manhattan.engine import Move, View, legal_moves, sample_state
 from manhattan.engine.legality import next_select_color
 from manhattan.engine.play import Game
 
-EXPLORATION = 0.5
-PRIOR_WEIGHT = 0.5
-WIDEN_BASE = 2
-WIDEN_RATE = 0.5
-DEFAULT_POLICY = "heuristic"
-DEFAULT_TO_ROUND_END = True
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """How a search spends its iterations. The defaults are the ``ismcts`` level's."""
+
+    exploration: float = 0.5
+    #: Weight of the greedy ranking's progressive bias at the root (fades as 1 / visits).
+    prior_weight: float = 0.5
+    widen_base: float = 2.0
+    widen_rate: float = 0.5
+    policy: str = "heuristic"
+    to_round_end: bool = True
+    #: The root considers only this many of its moves, the greedy ranking's best (None: all).
+    root_moves: int | None = None
+    #: Tree depth in moves below the root (None: unbounded; 1: flat Monte Carlo at the root).
+    depth: int | None = None
+    #: Legal placements the heuristic playout compares per step.
+    candidates: int = 4
+
+
+ISMCTS = SearchSettings()
 
 
 class Node:
@@ -88,6 +103,13 @@ def _select_moves(game: Game | ViewGame, player: int) -> list[Move]:
     ]
 
 
+def root_moves(view: View) -> list[Move]:
+    """The moves a search considers for the view's player: every legal move, selections cut
+    to candidates (the player's own moves are the same in every determinization)."""
+    game = ViewGame(view)
+    return _select_moves(game, view.player) if view.phase == "select" else legal_moves(game)
+
+
 def tree_moves(game: Game) -> list[Move]:
     """The moves the tree considers here: every legal move, selections cut to candidates."""
     player = game.to_move
@@ -107,22 +129,14 @@ class SearchResult:
 class Search:
     """One ISMCTS search from a View; ``run`` performs the iterations."""
 
-    def __init__(
-        self,
-        view: View,
-        rng: random.Random,
-        *,
-        policy: str | None = None,
-        to_round_end: bool | None = None,
-    ) -> None:
+    def __init__(self, view: View, rng: random.Random, settings: SearchSettings = ISMCTS) -> None:
         self.view = view
         self.rng = rng
-        self.policy = policy or DEFAULT_POLICY
-        self.to_round_end = DEFAULT_TO_ROUND_END if to_round_end is None else to_round_end
+        self.settings = settings
         self.root = Node(None, -1)
-        game = ViewGame(view)
-        own = _select_moves(game, view.player) if view.phase == "select" else legal_moves(game)
-        ranked = rank_moves(view, own, rng)
+        ranked = rank_moves(view, root_moves(view), rng)
+        if settings.root_moves is not None:
+            ranked = ranked[: settings.root_moves]
         self.root_order = [r.move for r in ranked]
         self.prior = _normalized({r.move: r.value for r in ranked})
 
@@ -149,9 +163,10 @@ class Search:
 
     def iterate(self) -> None:
         game = Game(sample_state(self.view, self.rng))
+        settings = self.settings
         node = self.root
         path = [node]
-        while game.phase != "over":
+        while game.phase != "over" and (settings.depth is None or len(path) <= settings.depth):
             at_root = node is self.root
             moves = self.root_order if at_root else tree_moves(game)
             available: list[Node] = []
@@ -163,7 +178,8 @@ class Search:
                 else:
                     child.available += 1
                     available.append(child)
-            if untried and len(available) < WIDEN_BASE + WIDEN_RATE * math.sqrt(node.visits):
+            width = settings.widen_base + settings.widen_rate * math.sqrt(node.visits)
+            if untried and len(available) < width:
                 move = untried[0] if at_root else self._most_promising(game, untried)
                 mover = game.to_move
                 assert mover is not None
@@ -175,7 +191,13 @@ class Search:
             node = self._select(available, at_root)
             game.apply(node.move)  # type: ignore[arg-type]
             path.append(node)
-        play_out(game, self.rng, self.policy, to_round_end=self.to_round_end)
+        play_out(
+            game,
+            self.rng,
+            settings.policy,
+            to_round_end=settings.to_round_end,
+            candidates=settings.candidates,
+        )
         margins = final_margins(game)
         results = rewards(margins)
         for visited in path:
@@ -194,10 +216,12 @@ class Search:
     def _select(self, available: list[Node], at_root: bool) -> Node:
         best = available[0]
         best_value = -math.inf
+        exploration = self.settings.exploration
+        prior_weight = self.settings.prior_weight
         for child in available:
-            value = child.ucb(EXPLORATION)
+            value = child.ucb(exploration)
             if at_root:
-                value += PRIOR_WEIGHT * self.prior[child.move] / (child.visits + 1)  # type: ignore[index]
+                value += prior_weight * self.prior[child.move] / (child.visits + 1)  # type: ignore[index]
             if value > best_value:
                 best, best_value = child, value
         return best

@@ -5,6 +5,8 @@ reward that a finished simulation gives each player.
 same rejection sampling as ``random_step``) and keeps the one with the best local gain: a new
 building, a takeover, a new tallest building. It costs little more than a random step and plays
 far more like a real opponent, which makes the search's estimates much less noisy.
+``greedy_step`` (``greedy_playout.py``) plays as the greedy bot does, at about ten times the
+heuristic's cost: the expert's simulations, where opponents must play like real ones.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 import random
 
 from manhattan.bots.greedy import balanced_selection
+from manhattan.bots.greedy_playout import greedy_step
 from manhattan.engine import Move
 from manhattan.engine.play import Game
 from manhattan.engine.rollout import Draw, Sampler, color_to_select, random_step
@@ -20,7 +23,7 @@ from manhattan.engine.rules import ROTATION
 from manhattan.engine.scoring import score_board
 
 _CANDIDATES = 4  # legal placements compared per heuristic step
-_TRIES = 16  # random draws before falling back to random_step (which handles [D5])
+
 
 NEW_BUILDING = 1.0
 TAKEOVER = 2.0
@@ -35,7 +38,9 @@ def heuristic_step(game: Game, rng: random.Random) -> None:
     _heuristic_step(game, rng, tallest)
 
 
-def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
+def _heuristic_step(
+    game: Game, rng: random.Random, tallest: int, candidates: int = _CANDIDATES
+) -> int:
     """``heuristic_step`` given the board's tallest height; returns the new tallest height
     (an upper bound when a monster has since removed floors, which is good enough here)."""
     rules = game.rules
@@ -53,7 +58,7 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
     best_gain = -math.inf
     best_height = tallest
     found = 0
-    for _ in range(_TRIES):
+    for _ in range(4 * candidates):
         drawn = sampler.draw(rng)
         if drawn is None:
             continue
@@ -66,7 +71,7 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
         if gain > best_gain:
             best, best_gain, best_height = drawn, gain, new_height
         found += 1
-        if found == _CANDIDATES:
+        if found == candidates:
             break
     if best is None:
         random_step(game, rng)
@@ -77,7 +82,12 @@ def _heuristic_step(game: Game, rng: random.Random, tallest: int) -> int:
 
 
 def play_out(
-    game: Game, rng: random.Random, policy: str = "random", *, to_round_end: bool = False
+    game: Game,
+    rng: random.Random,
+    policy: str = "random",
+    *,
+    to_round_end: bool = False,
+    candidates: int = _CANDIDATES,
 ) -> None:
     """The one rollout: play ``policy`` until the game is over, or (``to_round_end``) until the
     round in progress (the next one, from a selection) has been scored."""
@@ -86,12 +96,16 @@ def play_out(
         while game.phase != "over" and not (to_round_end and game.round >= target):
             random_step(game, rng)
         return
+    if policy == "greedy":
+        while game.phase != "over" and not (to_round_end and game.round >= target):
+            greedy_step(game, rng)
+        return
     tallest = max(sum(f for _, f in b) for b in game.board)
     while game.phase != "over" and not (to_round_end and game.round >= target):
-        tallest = _heuristic_step(game, rng, tallest)
+        tallest = _heuristic_step(game, rng, tallest, candidates)
 
 
-POLICIES = ("random", "heuristic")
+POLICIES = ("random", "heuristic", "greedy")
 
 MARGIN_SCALE = 10.0
 

@@ -92,6 +92,10 @@ class Bot(ABC):
     view and fills in the common stats."""
 
     level: ClassVar[str]
+    #: One line for a platform choosing a bot (``GET /v1/bots``).
+    description: ClassVar[str]
+    #: The budget in iterations when a choice gives none (None: the level does not search).
+    default_iterations: ClassVar[int | None] = None
     #: Whether the bot searches until its budget or ``Stop`` ends it (the others answer in
     #: milliseconds, so a pool serves them first).
     searches: ClassVar[bool] = False

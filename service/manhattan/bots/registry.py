@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 from manhattan.bots.choice import LEVELS, BotChoice
-from manhattan.bots.levels import GreedyBot, IsmctsBot, RandomBot
+from manhattan.bots.levels import BeginnerBot, ExpertBot, GreedyBot, IsmctsBot, RandomBot
 from manhattan.bots.protocol import Bot
 
 #: One bot per level of ``choice.BotLevel``, in the same order (``LEVELS``; a test checks).
-BOTS: dict[str, type[Bot]] = {cls.level: cls for cls in (RandomBot, GreedyBot, IsmctsBot)}
+BOTS: dict[str, type[Bot]] = {
+    cls.level: cls for cls in (RandomBot, BeginnerBot, GreedyBot, IsmctsBot, ExpertBot)
+}
 
 __all__ = ["BOTS", "LEVELS", "make_bot"]
 

@@ -44,6 +44,8 @@ KERNEL_MODULES = (
     "manhattan.engine.view",
     "manhattan.bots.ismcts",
     "manhattan.bots.playout",
+    "manhattan.bots.greedy_playout",
+    "manhattan.bots.halving",
 )
 
 COMPILED = "compiled (mypyc)"

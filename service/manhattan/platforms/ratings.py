@@ -21,6 +21,10 @@ seats it plays: a table with the same bot at two seats counts one game for it, a
 seats' places (first and third: second, a tie with whoever was second), so its record is neither
 counted twice nor written over by its last seat. A person who joined an open seat has no id and
 is not rated; a player who left is rated by the result of the seat. Equal places are ties.
+
+A bot whose level and budget are on the bots' ladder (``manhattan.bots.ladder``,
+``GET /v1/bots``) plays every rated game at its ladder rating, which the game does not change:
+its strength was measured against the other levels, and a key's few games would only blur it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ import msgpack
 from msgspec import to_builtins
 from openskill.models import PlackettLuce
 
+from manhattan.bots.choice import BotChoice
+from manhattan.bots.errors import BotError
+from manhattan.bots.ladder import ladder_level
 from manhattan.platforms.errors import PlatformError
 from manhattan.store.cas import VersionedStore
 from manhattan.tables.model import Seat, Table
@@ -77,6 +84,21 @@ def rated_name(seat: Seat) -> str | None:
     return name
 
 
+def ladder_ratings(table: Table) -> dict[str, tuple[float, float]]:
+    """The ``(mu, sigma)`` of each bot seat of ``table`` that the bots' ladder rates."""
+    out = {}
+    for seat in table.seats:
+        if seat.player_id is None and seat.kind == "bot" and seat.bot is not None:
+            try:
+                entry = ladder_level(BotChoice.from_json(seat.bot))
+            except BotError:  # not a choice a seat could be given: rated as any other name
+                continue
+            name = rated_name(seat)
+            if entry is not None and name is not None:
+                out[name] = (entry.mu, entry.sigma)
+    return out
+
+
 def placings(table: Table) -> list[tuple[str, float]]:
     """The rated players of a finished table and their places (1 = first; ties share)."""
     seats = [(rated_name(table.seats[p["player"]]), p["place"]) for p in ranking_json(table)]
@@ -93,12 +115,18 @@ def once_each(places: list[tuple[str, int]]) -> list[tuple[str, float]]:
 
 
 def updated(
-    players: dict[str, list[Any]], results: list[tuple[str, float]]
+    players: dict[str, list[Any]],
+    results: list[tuple[str, float]],
+    fixed: dict[str, tuple[float, float]] | None = None,
 ) -> dict[str, list[Any]]:
-    """The new ``[mu, sigma, games]`` of each player in ``results`` (Plackett-Luce)."""
+    """The new ``[mu, sigma, games]`` of each player in ``results`` (Plackett-Luce); a player
+    in ``fixed`` (a ladder bot) plays at that ``(mu, sigma)`` and keeps it."""
+    fixed = fixed or {}
     teams = []
     for name, _ in results:
         known = players.get(name)
+        if name in fixed:
+            known = [*fixed[name], 0]
         rating = (
             _MODEL.rating(name=name)
             if known is None
@@ -109,7 +137,8 @@ def updated(
     out = {}
     for (name, _), team in zip(results, rated, strict=True):
         games = 0 if name not in players else int(players[name][2])
-        out[name] = [float(team[0].mu), float(team[0].sigma), games + 1]
+        mu, sigma = fixed.get(name, (float(team[0].mu), float(team[0].sigma)))
+        out[name] = [mu, sigma, games + 1]
     return out
 
 
@@ -137,7 +166,7 @@ class Ratings:
             counted: dict[str, int] = board["t"]
             if table.id in counted:
                 return False
-            board["p"].update(updated(board["p"], results))
+            board["p"].update(updated(board["p"], results, ladder_ratings(table)))
             now = now_ms()
             oldest = now - COUNTED_DAYS * 86_400_000
             kept = sorted((at, tid) for tid, at in counted.items() if at > oldest)

@@ -27,6 +27,7 @@ from manhattan.bots.choice import (
     Seed,
     TimeMs,
 )
+from manhattan.bots.ladder import Ladder, LadderLevel
 from manhattan.engine.rules import PIECES_TOTAL
 from manhattan.engine.validation import MAX_SEED
 from manhattan.wire.codes import HTTP_STATUS
@@ -304,4 +305,6 @@ RESPONSES: tuple[type[msgspec.Struct], ...] = (
     MovePreview,
     Previews,
     Threats,
+    Ladder,
+    LadderLevel,
 )

@@ -17,7 +17,7 @@ async def test_an_unknown_bot_level_lists_the_levels(
 ) -> None:
     answer = (await client.post("/graphql", json={"query": SMART_BOT % literal})).json()
     (error,) = answer["errors"]
-    assert error["message"].endswith("; it is one of greedy, ismcts, random.")
+    assert error["message"].endswith("; it is one of beginner, expert, greedy, ismcts, random.")
     assert error["extensions"]["code"] == "GRAPHQL_VALIDATION_FAILED"
 
 

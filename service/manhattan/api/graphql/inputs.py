@@ -135,7 +135,8 @@ class GameRecord:
 
 @strawberry.input(
     name="BotInput",
-    description="Which bot plays, and how: level (random, greedy, ismcts), seed (0 to 2^31-1), "
+    description="Which bot plays, and how: level (random, beginner, greedy, ismcts, expert), "
+    "seed (0 to 2^31-1), "
     f"iterations (1 to {wire.MAX_ITERATIONS}), timeMs (1 to {wire.MAX_TIME_MS}); the same bounds "
     "as REST's BotChoice.",
 )

@@ -55,6 +55,7 @@ from manhattan.api.graphql.results import (
 from manhattan.api.graphql.score_types import Score
 from manhattan.api.graphql.tables import TableMutation, TableQuery, TableSubscription
 from manhattan.api.graphql.types import (
+    BotLevelRating,
     MoveType,
     MoveValidation,
     Replay,
@@ -63,6 +64,7 @@ from manhattan.api.graphql.types import (
     Transition,
     as_json_scalar,
 )
+from manhattan.bots.ladder import ladder
 from manhattan.games import BotTurn, Operations, bot_turn, rules_info
 
 log = logging.getLogger("manhattan.api")
@@ -154,6 +156,13 @@ class Query:
     @strawberry.field(description="Versions, formats and vocabularies of this service.")
     def rules(self) -> JSON:
         return as_json_scalar(rules_info())
+
+    @strawberry.field(
+        description="The bot levels, strongest first, each with its default budget and its "
+        "rating measured by manhattan bench ladder: pick the one nearest a player's rating."
+    )
+    def bots(self) -> list[BotLevelRating]:
+        return [BotLevelRating.from_domain(entry) for entry in ladder().bots]
 
     new_game = strawberry.field(resolver=new_game, description=NEW_GAME)
 

@@ -19,6 +19,7 @@ from manhattan.api.graphql.json_objects import FromEngineJson, FromJson
 from manhattan.api.graphql.score_types import Placing, RoundRecord
 from manhattan.api.graphql.wire_types import wire_type
 from manhattan.bots import Suggestion
+from manhattan.bots.ladder import LadderLevel
 from manhattan.games import Applied, Replayed, Sealed, Validation
 from manhattan.wire import games as wire
 from manhattan.wire.codes import CodedError
@@ -331,4 +332,33 @@ class SuggestionType:
                 )
                 for a in suggestion.alternatives
             ],
+        )
+
+
+@strawberry.type(
+    name="BotLevelRating",
+    description="A bot level at its default budget and its rating measured by manhattan bench "
+    "ladder (OpenSkill Plackett-Luce, as the platforms' ratings; ordinal is mu - 3 sigma).",
+)
+class BotLevelRating:
+    level: BotLevel
+    description: str
+    iterations: int | None = strawberry.field(
+        description="The default budget in search iterations a move (null: no search)."
+    )
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int = strawberry.field(description="Ladder games the level played.")
+
+    @classmethod
+    def from_domain(cls, entry: LadderLevel) -> BotLevelRating:
+        return cls(
+            level=entry.level,
+            description=entry.description,
+            iterations=entry.iterations,
+            mu=entry.mu,
+            sigma=entry.sigma,
+            ordinal=entry.ordinal,
+            games=entry.games,
         )

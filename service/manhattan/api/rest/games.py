@@ -28,6 +28,7 @@ from manhattan.api.errors import ApiError
 from manhattan.api.rest import answers
 from manhattan.api.rest.answers import answer
 from manhattan.api.rest.shortcut import Endpoint
+from manhattan.bots.ladder import ladder
 from manhattan.engine.formats import StateFormat
 from manhattan.games import (
     GAME_HEADER,
@@ -92,6 +93,10 @@ async def read_request(request: Request, shape: type[AboutState]) -> tuple[About
 # -- handlers ---------------------------------------------------------------------------------
 async def get_rules(request: Request) -> Response:
     return render(request, rules_info())
+
+
+async def get_bots(request: Request) -> Response:
+    return render(request, msgspec.to_builtins(ladder()))
 
 
 async def post_games(request: Request) -> Response:
@@ -218,6 +223,7 @@ def rest_routes() -> list[BaseRoute]:
     post = ["POST"]
     return [
         Route("/v1/rules", get_rules, methods=["GET"]),
+        Route("/v1/bots", get_bots, methods=["GET"]),
         Route("/v1/games", post_games, methods=post),
         Route("/v1/legal-moves", post_legal_moves, methods=post),
         Route("/v1/validate", post_validate, methods=post),

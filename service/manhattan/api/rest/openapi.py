@@ -232,6 +232,13 @@ def _get_paths() -> dict[str, Any]:
                 },
             }
         },
+        "/v1/bots": {
+            "get": {
+                "operationId": "bots",
+                "summary": "The bot levels with their budgets and measured ratings",
+                "responses": responses("Ladder", always=(429,)),
+            }
+        },
         "/v1/states/{id}": {
             "get": {
                 "operationId": "getState",
@@ -251,6 +258,7 @@ def _paths() -> dict[str, Any]:
     found = {**_get_paths(), **_post_paths(), **_render_paths()}
     order = (
         "/v1/rules",
+        "/v1/bots",
         *(p[0] for p in _POSTS[:-2]),
         "/v1/render.svg",
         *(p[0] for p in _POSTS[-2:]),

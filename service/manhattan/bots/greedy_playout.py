@@ -1,0 +1,156 @@
+"""The greedy bot's policy on the engine's fast path, for simulations: every legal placement
+of the player to move scored by how it changes the round's score margin (RULES §7), as the
+greedy bot scores it (``greedy.move_value``), but in a few operations a placement instead of a
+scoring of the whole board.
+
+One pass over the board per step gathers what a placement can change: each neighborhood's
+owned-building counts per color (majorities), the tallest height and whether one building
+holds it (the tallest bonus), and each player's round score. A placement then moves at most
+one building between two colors, one neighborhood's majority and the tallest bonus. The urban
+rule and the monster's step are left out: a simulation's opponents need to play like greedy
+ones, not to be them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from manhattan.bots.greedy import FLOORS_WEIGHT, SECURITY_WEIGHT, balanced_selection
+from manhattan.engine.draws import below
+from manhattan.engine.placement import context, need, open_count
+from manhattan.engine.play import Game
+from manhattan.engine.rollout import color_to_select, random_step
+from manhattan.engine.rules import ROTATION
+
+MAJORITY_BONUS = 2
+TALLEST_BONUS = 3
+
+
+def majority(counts: list[int], base: int, colors: int, gain: int, loss: int) -> int:
+    """The color with strictly the most buildings in a neighborhood (-1: none) after ``gain``
+    takes one from ``loss`` (-1: from an empty block; equal: no change)."""
+    best = -1
+    best_count = 0
+    tied = False
+    for c in range(colors):
+        k = counts[base + c]
+        if c == gain:
+            k += 1
+        if c == loss:
+            k -= 1
+        if k > best_count:
+            best, best_count, tied = c, k, False
+        elif k == best_count and k > 0:
+            tied = True
+    return -1 if tied else best
+
+
+def security(building: list[tuple[int, int]] | tuple[tuple[int, int], ...], color: int) -> int:
+    """How many floors ``color`` leads every other color by in ``building`` (at most 5)."""
+    floors = [0, 0, 0, 0]
+    for c, f in building:
+        floors[c] += f
+    mine = floors[color]
+    floors[color] = 0
+    return min(5, mine - max(floors))
+
+
+class RoundPicture:
+    """What a placement can change, gathered once a step: owners, heights, neighborhood counts
+    and majorities, the tallest building, each player's round score so far."""
+
+    def __init__(self, game: Game) -> None:
+        rules = game.rules
+        colors = rules.color_count
+        self.colors = colors
+        self.owner_of = rules.owner_of_color
+        board = game.board
+        self.owners = [b[-1][0] if b else -1 for b in board]
+        self.heights = [sum(f for _, f in b) for b in board]
+        self.counts = [0] * (6 * colors)
+        for index, owner in enumerate(self.owners):
+            if owner >= 0:
+                self.counts[(index // 9) * colors + owner] += 1
+        self.majorities = [majority(self.counts, n * colors, colors, -1, -1) for n in range(6)]
+        self.tallest = max(self.heights)
+        at_top = [i for i, h in enumerate(self.heights) if h == self.tallest and h > 0]
+        self.tallest_color = self.owners[at_top[0]] if len(at_top) == 1 else -1
+        totals = [0] * rules.players
+        for owner in self.owners:
+            if owner >= 0:
+                totals[self.owner_of[owner]] += 1
+        for m in self.majorities:
+            if m >= 0:
+                totals[self.owner_of[m]] += MAJORITY_BONUS
+        if self.tallest_color >= 0:
+            totals[self.owner_of[self.tallest_color]] += TALLEST_BONUS
+        self.totals = totals
+
+    def margin_after(self, player: int, index: int, color: int, floors: int) -> float:
+        """The player's round score minus the best other's after the placement."""
+        owner_of = self.owner_of
+        t = list(self.totals)
+        before = self.owners[index]
+        if before != color:
+            t[owner_of[color]] += 1
+            if before >= 0:
+                t[owner_of[before]] -= 1
+            n = index // 9
+            was = self.majorities[n]
+            now = majority(self.counts, n * self.colors, self.colors, color, before)
+            if now != was:
+                if was >= 0:
+                    t[owner_of[was]] -= MAJORITY_BONUS
+                if now >= 0:
+                    t[owner_of[now]] += MAJORITY_BONUS
+        height = self.heights[index] + floors
+        was_top = self.tallest_color
+        now_top = color if height > self.tallest else -1 if height == self.tallest else was_top
+        if now_top != was_top:
+            if was_top >= 0:
+                t[owner_of[was_top]] -= TALLEST_BONUS
+            if now_top >= 0:
+                t[owner_of[now_top]] += TALLEST_BONUS
+        mine = t[player]
+        t[player] = -1_000_000
+        return mine - max(t)
+
+
+def greedy_step(game: Game, rng: random.Random) -> None:
+    """One move of the player to move as the greedy bot plays: a balanced selection, or the
+    placement with the best round margin (ties: the safer building, the smaller piece, then the
+    first found from a random neighborhood); [D5] when nothing can be built."""
+    rules = game.rules
+    color = color_to_select(game)
+    if color is not None:
+        game.select(color, balanced_selection(game.supply[color], rules.pieces_per_round))
+        return
+    player = game.to_move
+    assert player is not None
+    pieces = [(c, f) for c in rules.colors[player] for f, k in enumerate(game.selected[c], 1) if k]
+    ctx = context(game, player)
+    hoods = open_count(ctx)
+    table = ROTATION[rules.seats[player]]
+    picture = RoundPicture(game)
+    board = game.board
+    start = below(rng, hoods)
+    best_value = -math.inf
+    best = (-1, -1, -1, -1)
+    for card in sorted(set(game.hands[player])):
+        block = table[card]
+        for k in range(hoods):
+            n = (start + k) % hoods
+            index = n * 9 + block
+            for c, f in pieces:
+                if f < need(ctx, index, c):
+                    continue
+                value = picture.margin_after(player, index, c, f) - FLOORS_WEIGHT * f
+                value += SECURITY_WEIGHT * security((*board[index], (c, f)), c)
+                if value > best_value:
+                    best_value = value
+                    best = (card, n, f, c)
+    if best[0] < 0:
+        random_step(game, rng)  # no legal placement: the forfeit of [D5]
+        return
+    game.build(best[0], best[1], best[2], best[3])
