@@ -33,7 +33,8 @@ WORK_LOG = {
     "a session time": re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*-\s*\d{1,2}:\d{2})?\s*UTC\b"),
     "a machine load": re.compile(r"\bload averages?\b|\bat a load of\b", re.IGNORECASE),
 }
-#: A standard's number is not an issue's: Unicode Technical Standard ("UTS #39", "TS #39").
+#: A standard's number is not an issue's: a Unicode Technical Standard's ("UTS" or "TS", a hash,
+#: the number).
 STANDARD = re.compile(r"\bU?TS\s*$")
 #: Pages that still carry such notes, each to leave this set when it is rewritten (the test
 #: fails for a listed page that no longer has any).
