@@ -852,7 +852,7 @@ export interface components {
         /**
          * SuggestRequest
          * @description ``bot`` is a ``BotChoice``. Deprecated, still accepted: ``bot`` as a level name with
-         *         ``seed``, ``iterations``, ``timeMs`` beside it (the form before issue 18).
+         *         ``seed``, ``iterations``, ``timeMs`` beside it (the older form, still accepted).
          */
         SuggestRequest: {
             /** @description the state object itself, or {id} of a cached state, or {token} */
