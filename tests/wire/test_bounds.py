@@ -68,6 +68,12 @@ COMPANIONS: dict[str, Any] = {
     "piecesPerRound": lambda v: {"rounds": 1},
     "monsterStart": lambda v: {"variants": {"monster": "godzilla"}},
     "firstPlayer": lambda v: {"players": 4},
+    # A reminder fires before a turn's deadline, so it needs a clock longer than itself and a
+    # webhook that takes table.turn.
+    "remindBefore": lambda v: {
+        "turnSeconds": v + 1,
+        "webhook": {"url": "http://127.0.0.1:9/hook", "events": ["table.turn"]},
+    },
 }
 #: Array fillers: an array of n items for a field with an array length bound (keyed as
 #: ``COMPANIONS``).
@@ -279,7 +285,9 @@ PLATFORM = {"manhattan-key": "bounds-platform-secret-0123"}
 
 @pytest.fixture
 async def client(make_app: MakeApp) -> AsyncIterator[httpx.AsyncClient]:
-    app = make_app(api_keys=("bounds=bounds-platform-secret-0123",))
+    app = make_app(
+        api_keys=("bounds=bounds-platform-secret-0123",), webhook_allow=("127.0.0.0/8",)
+    )
     async with connect(app) as c:
         c.headers.update(PLATFORM)
         yield c

@@ -108,7 +108,8 @@ class NewTable(Shape):
             int,
             Meta(
                 ge=1,
-                le=MAX_KEYED_TURN_SECONDS,
+                # below the longest clock: a reminder comes after the turn began
+                le=MAX_KEYED_TURN_SECONDS - 1,
                 description="seconds before a turn's deadline to send table.turn again",
             ),
         ]
