@@ -68,6 +68,12 @@ COMPANIONS: dict[str, Any] = {
     "piecesPerRound": lambda v: {"rounds": 1},
     "monsterStart": lambda v: {"variants": {"monster": "godzilla"}},
     "firstPlayer": lambda v: {"players": 4},
+    # a reminder needs a clock it comes before and a webhook to come by (TEST-NET-1: refused
+    # for its address, after the reminder's own checks passed)
+    "remindBefore": lambda v: {
+        "turnSeconds": v + 1,
+        "webhook": {"url": "http://192.0.2.1/hook"},
+    },
 }
 #: Array fillers: an array of n items for a field with an array length bound (keyed as
 #: ``COMPANIONS``).

@@ -106,8 +106,11 @@ class NewTable(Shape):
             int,
             Meta(
                 ge=1,
-                le=MAX_KEYED_TURN_SECONDS,
-                description="seconds before a turn's deadline to send table.turn again",
+                le=MAX_KEYED_TURN_SECONDS - 1,
+                description=(
+                    "seconds before a turn's deadline to send table.turn again: below "
+                    "turnSeconds, with a webhook that takes table.turn"
+                ),
             ),
         ]
         | None
