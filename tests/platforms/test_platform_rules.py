@@ -228,16 +228,23 @@ async def test_two_bots_of_one_kind_at_a_rated_table_are_one_player_once(live: L
         ann = ok(await club.get("/v1/ratings", params={"player": "ann"}))
         over = ok(await club.get(f"/v1/tables/{created['tableId']}"))
     assert sorted(r["player"] for r in page) == ["ann", "bot:greedy"]
-    # one game of two players: ann at her place, the bot at the mean of its two seats'
+    # one game of two players: ann at her place, the bot at the mean of its two seats', at its
+    # ladder rating (which a game does not change)
+    async with live.client() as c:
+        levels = ok(await c.get("/v1/bots"))["bots"]
+    greedy = next(level for level in levels if level["level"] == "greedy")
     place = {p["player"]: p["place"] for p in over["ranking"]}
     model = PlackettLuce()
     expected = model.rate(
-        [[model.rating(name="ann")], [model.rating(name="bot")]],
+        [
+            [model.rating(name="ann")],
+            [model.rating(mu=greedy["mu"], sigma=greedy["sigma"], name="bot")],
+        ],
         ranks=[float(place[0]), (place[1] + place[2]) / 2],
     )
     assert (ann["games"], bot["games"]) == (1, 1)
     assert ann["mu"] == pytest.approx(expected[0][0].mu)
-    assert bot["mu"] == pytest.approx(expected[1][0].mu)
+    assert bot["mu"] == pytest.approx(greedy["mu"])
 
 
 def test_a_bot_at_two_seats_is_placed_once_at_its_mean_place() -> None:

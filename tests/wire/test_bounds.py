@@ -285,9 +285,7 @@ PLATFORM = {"manhattan-key": "bounds-platform-secret-0123"}
 
 @pytest.fixture
 async def client(make_app: MakeApp) -> AsyncIterator[httpx.AsyncClient]:
-    app = make_app(
-        api_keys=("bounds=bounds-platform-secret-0123",), webhook_allow=("127.0.0.0/8",)
-    )
+    app = make_app(api_keys=("bounds=bounds-platform-secret-0123",), webhook_allow=("127.0.0.0/8",))
     async with connect(app) as c:
         c.headers.update(PLATFORM)
         yield c

@@ -33,6 +33,8 @@ TableStatus = Literal["waiting", "playing", "over"]
 SeatKind = Literal["open", "human", "bot"]
 #: The event types of a table's stream (SSE ``event:``, GraphQL ``tableEvents``).
 TableEventType = Literal["snapshot", "joined", "left", "started", "move", "chat", "timeout", "over"]
+#: The events a table's history holds: the stream's but its snapshots and chat.
+HistoryEventType = Literal["joined", "left", "started", "move", "timeout", "over"]
 #: The events a table's webhook may ask for (DESIGN §10).
 WebhookEvent = Literal["table.started", "table.turn", "table.timeout", "table.left", "table.over"]
 
@@ -342,6 +344,25 @@ class TableRecord(Answer):
     moves: list[MoveOut]
 
 
+class HistoryEvent(Answer):
+    """One event of a table's history: its type and its data as the stream's event of that type
+    gave it to this receiver, without what only the newest event carries (a move's view after
+    it, the legal moves then)."""
+
+    event: HistoryEventType
+    data: dict[str, Any]
+
+
+class TableHistory(Answer):
+    """``GET /v1/tables/{id}/history``: what happened at the table, oldest first, as the caller
+    may see it: the start, every move with the events the caller may see, and the joins, leaves,
+    timeouts and end among the table's recent events. Chat is the table's ``chat``."""
+
+    table_id: str
+    version: Annotated[int, Meta(description="the table's version the history goes up to")]
+    events: list[HistoryEvent]
+
+
 TABLE_REQUESTS: tuple[type[msgspec.Struct], ...] = (
     NewTable,
     SeatChoice,
@@ -367,5 +388,7 @@ TABLE_RESPONSES: tuple[type[msgspec.Struct], ...] = (
     TableRematch,
     TableTicket,
     TableRecord,
+    TableHistory,
+    HistoryEvent,
     Validation,
 )

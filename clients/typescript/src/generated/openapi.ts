@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bot levels with their budgets and measured ratings */
+        get: operations["bots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games": {
         parameters: {
             query?: never;
@@ -736,15 +753,16 @@ export interface components {
         /**
          * BotChoice
          * @description Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients,
-         *         tables). ``iterations`` and ``time_ms`` budget the ismcts search (both given: whichever runs
-         *         out first; neither: its default); the other levels ignore them.
+         *         tables). ``iterations`` and ``time_ms`` budget the searching levels, ismcts and expert
+         *         (both given: whichever runs out first; neither: the level's default); the other levels
+         *         ignore them.
          */
         BotChoice: {
             /**
              * @default greedy
              * @enum {unknown}
              */
-            level?: "greedy" | "ismcts" | "random";
+            level?: "beginner" | "expert" | "greedy" | "ismcts" | "random";
             /**
              * @description the bot's random seed
              * @default 0
@@ -860,7 +878,7 @@ export interface components {
             /** @default null */
             player?: number | null;
             /** @default null */
-            bot?: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"] | null;
+            bot?: ("beginner" | "expert" | "greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"] | null;
             /**
              * @description deprecated: bot.seed
              * @default null
@@ -1012,7 +1030,7 @@ export interface components {
         Suggestion: {
             move: components["schemas"]["move"];
             /** @enum {unknown} */
-            bot: "greedy" | "ismcts" | "random";
+            bot: "beginner" | "expert" | "greedy" | "ismcts" | "random";
             stats: Record<string, never>;
             alternatives: components["schemas"]["BotAlternative"][];
         };
@@ -1060,6 +1078,33 @@ export interface components {
         /** Threats */
         Threats: {
             threats: Record<string, never>;
+        };
+        /**
+         * Ladder
+         * @description ``GET /v1/bots``: every level, strongest first, and how the ratings were measured.
+         */
+        Ladder: {
+            bots: components["schemas"]["LadderLevel"][];
+            command: string;
+            games: number;
+            seed: string;
+            /** @default openskill PlackettLuce */
+            model?: string;
+        };
+        /**
+         * LadderLevel
+         * @description A bot level at its default budget and its rating on the ladder: ``ordinal`` is
+         *         ``mu - 3 sigma``, as the platforms' ratings say it.
+         */
+        LadderLevel: {
+            /** @enum {unknown} */
+            level: "beginner" | "expert" | "greedy" | "ismcts" | "random";
+            description: string;
+            iterations: number | null;
+            mu: number;
+            sigma: number;
+            ordinal: number;
+            games: number;
         };
         /**
          * NewTable
@@ -1130,7 +1175,7 @@ export interface components {
          */
         SeatChoice: {
             /** @default null */
-            bot?: ("greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"] | null;
+            bot?: ("beginner" | "expert" | "greedy" | "ismcts" | "random") | components["schemas"]["BotChoice"] | null;
             /** @default null */
             reserved?: components["schemas"]["PlatformPlayer"] | null;
         };
@@ -1505,6 +1550,37 @@ export interface operations {
                 content: {
                     "application/json": Record<string, never>;
                     "application/msgpack": Record<string, never>;
+                };
+            };
+        };
+    };
+    bots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ladder"];
+                    "application/msgpack": components["schemas"]["Ladder"];
+                };
+            };
+            /** @description RATE_LIMITED, TOO_MANY_STREAMS */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/msgpack": components["schemas"]["Error"];
                 };
             };
         };
