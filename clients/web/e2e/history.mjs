@@ -71,6 +71,14 @@ try {
     await atVersion(page, version);
     await page.waitForFunction(() => document.querySelectorAll("#log li").length > 0, null, { timeout: 30_000 });
   }
+  // A page draws its last-move ring a frame after its version moves on: wait (bounded) until the
+  // three pages ring one block, so what is compared is what each page settles on.
+  const lastAt = (page) => page.getAttribute("#board .block.last", "data-name").catch(() => null);
+  for (let i = 0; i < 50; i++) {
+    const at = [await lastAt(ann), await lastAt(spectator), await lastAt(bo)];
+    if (at[0] !== null && at.every((a) => a === at[0])) break;
+    await new Promise((done) => setTimeout(done, 200));
+  }
   out.midGame = { version, ann: await seen(ann), spectator: await seen(spectator), bo: await seen(bo) };
   await shot(spectator, "history-spectator");
 
