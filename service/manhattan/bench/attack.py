@@ -413,7 +413,7 @@ def print_report(report: dict[str, Any]) -> None:
         )
     machine = report["machine"]
     print(
-        f"machine: {machine['cpus']} CPUs, load average {machine['loadAverage1m']} "
+        f"machine: {machine['cpus']} CPUs, system load (1 min) {machine['loadAverage1m']} "
         f"({machine['note']})"
     )
 

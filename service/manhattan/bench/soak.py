@@ -380,7 +380,7 @@ def print_report(report: dict[str, Any]) -> None:
     print(
         f"  games: {report['games_simulated']} concurrent, {report['games_finished']} finished   "
         f"errors: {report['errors']}   "
-        f"load average {report['load_average_1m']['start']:.1f} -> "
+        f"system load (1 min) {report['load_average_1m']['start']:.1f} -> "
         f"{report['load_average_1m']['end']:.1f} on {os.cpu_count()} cores"
     )
     for sample in report["error_samples"]:

@@ -113,7 +113,7 @@ def _verdict(met: bool | None) -> str:
 def print_report(report: dict[str, Any]) -> None:
     load = report["load_average_1m"]
     print(
-        f"bench tables against {report['url']} ({report['cores']} cores, load average "
+        f"bench tables against {report['url']} ({report['cores']} cores, system load (1 min) "
         f"{load['start']:.1f} -> {load['end']:.1f})"
     )
     if report.get("tables"):
