@@ -66,7 +66,8 @@ def run(argv: list[str]) -> int:
         f"one core, mid-game 4 players; runs: {', '.join(f'{r:.0f}' for r in rates)})  {verdict}"
     )
     print(
-        f"ismcts_per_cpu_s         {cpu_rate:8.0f}   (per second of CPU time; system load (1 min) {load})"
+        f"ismcts_per_cpu_s         {cpu_rate:8.0f}   "
+        f"(per second of CPU time; system load (1 min) {load})"
     )
     print(f"greedy_suggest_ms        {_suggest_ms('greedy', 50):8.2f}")
     print(f"random_suggest_ms        {_suggest_ms('random', 200):8.3f}")
