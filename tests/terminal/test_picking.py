@@ -99,3 +99,13 @@ def test_bad_variants_is_a_usage_error(variants: str, capsys: pytest.CaptureFixt
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert "is not a JSON object" in err and "Traceback" not in err
+
+
+def test_a_digit_that_is_not_ascii_is_not_a_number() -> None:
+    """``str.isdigit`` holds "²" a digit and ``int`` refuses it: a typed "²" must not end the
+    game with a traceback."""
+    table = _build_phase_table()
+    move, out = _ask(table, "²\n1\npreview ²\npreview 1\nquit\n")
+    assert move is None
+    assert "preview a block by its number" in out
+    assert "if the round ended now" in out

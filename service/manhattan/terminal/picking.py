@@ -134,7 +134,7 @@ def ask_move(
             say(choice.options())
         elif choice is not None and text.startswith(("preview", "why")):
             say(humane(_advise(choice, text, view, adviser), names))
-        elif text.isdigit():
+        elif text.isascii() and text.isdigit():  # "²" is a digit to isdigit, not to int
             picked = _by_number(choice, moves, int(text), say)
             if picked is not None:
                 return picked
@@ -172,9 +172,10 @@ def _advise(choice: BuildChoice, text: str, view: JSON, adviser: Adviser) -> str
     group = choice.groups[choice.piece]
     word, _, rest = text.partition(" ")
     if word == "preview":
-        if not rest.strip().isdigit() or not 1 <= int(rest) <= len(group):
+        number = rest.strip()
+        if not (number.isascii() and number.isdigit()) or not 1 <= int(number) <= len(group):
             return f"preview a block by its number, 1 to {len(group)}"
-        return adviser.preview(group[int(rest) - 1])
+        return adviser.preview(group[int(number) - 1])
     block = parse_block(rest)
     if block is None:
         return "why needs a block's coordinates, such as 'why B5'"
