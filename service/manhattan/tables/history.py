@@ -12,26 +12,19 @@ there is not kept). Chat is not history: a table carries its last messages (``ch
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
-import manhattan
-from manhattan import State
 from manhattan.tables.model import Table
 from manhattan.tables.projection import (
     Receiver,
-    initial_state,
     receiver_player,
+    replayed,
     stored_events,
     visible_events,
 )
 
 #: A move of the game as the history gives it: (player, the move's JSON, its stored events).
 Played = tuple[int, dict[str, Any], list[list[Any]]]
-#: Tables whose replayed moves are kept (a page asks once when it opens, or after a gap).
-REPLAYS = 64
-#: table id -> (its moves replayed, the state after the last): one more move replays one more.
-_replays: OrderedDict[str, tuple[list[Played], State]] = OrderedDict()
 
 
 def history_json(table: Table, version: int, receiver: Receiver) -> dict[str, Any]:
@@ -77,22 +70,13 @@ def _move(table: Table, played: Played, player: int | None, bot: bool | None) ->
 
 
 def _moves(table: Table) -> list[Played]:
-    """The table's moves replayed, each with its events (kept per table: a later call replays
-    only the moves played since)."""
+    """The table's moves replayed from its first state, each with its events (as the record and
+    a retried move id replay them: a page asks once when it opens, or after a gap)."""
     if table.status == "waiting":
         return []
-    notations = table.played()
-    kept = _replays.pop(table.id, None)
-    if kept is None or len(kept[0]) > len(notations):
-        kept = ([], initial_state(table))
-    moves, state = kept
-    for move in notations[len(moves) :]:
-        transition = manhattan.play(state, move)
+    out: list[Played] = []
+    for transition in replayed(table):
         mover = transition.move.player
         assert mover is not None
-        moves.append((mover, transition.move.to_json(), stored_events(transition)))
-        state = transition.state
-    _replays[table.id] = (moves, state)
-    while len(_replays) > REPLAYS:
-        _replays.popitem(last=False)
-    return list(moves)
+        out.append((mover, transition.move.to_json(), stored_events(transition)))
+    return out
