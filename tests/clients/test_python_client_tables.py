@@ -74,6 +74,11 @@ def test_two_people_play_a_whole_game_and_its_record_replays(client: Client) -> 
 
     record = client.table_record(created.table_id)
     assert len(record.moves) == played and "seed" in record.setup
+    history = client.table_history(created.table_id, token=bo.seat_token)
+    assert history.table_id == created.table_id and history.version == final.version
+    moved = [e for e in history.events if isinstance(e, MovePlayed)]
+    assert [e.move for e in moved] == record.moves
+    assert history.events[-1].kind == "over" and "started" in [e.kind for e in history.events]
     replay = client.replay(record.moves, setup=record.setup)
     assert replay.moves_applied == played
     assert [(p.player, p.score) for p in replay.ranking] == [

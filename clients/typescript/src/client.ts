@@ -26,6 +26,7 @@ import type {
   Seating,
   Table,
   TableEvent,
+  TableHistory,
   TableMoveResult,
   TableRecord,
   Ticket,
@@ -399,6 +400,18 @@ export class ManhattanClient {
 
   tableRecord(tableId: string): Promise<TableRecord> {
     return this.request("GET", tablePath(tableId, "/record"));
+  }
+
+  /** What happened so far, as the seat of `token` (or, without one, anyone) may see it: what a
+   * page opening the table mid-game shows before its stream goes on. */
+  async tableHistory(tableId: string, token?: string): Promise<TableHistory> {
+    type Wire = { tableId: string; version: number; events: { event: string; data: Record<string, unknown> }[] };
+    const wire = await this.request<Wire>("GET", tablePath(tableId, "/history"), undefined, token);
+    const events = wire.events.map((e) => {
+      const version = typeof e.data["version"] === "number" ? e.data["version"] : undefined;
+      return { kind: e.event, version, data: e.data } as TableEvent;
+    });
+    return { tableId: wire.tableId, version: wire.version, events };
   }
 
   tableTicket(tableId: string, token: string): Promise<Ticket> {

@@ -77,6 +77,19 @@ export type TableRecord = Omit<Schemas["TableRecord"], "setup" | "moves"> & {
   moves: Move[];
 };
 
+/**
+ * `GET .../history`: what happened at the table so far, oldest first, as the caller may see it
+ * (a seat's token shows its own hand's events): the start, every move, and the joins, leaves,
+ * timeouts and end among the table's recent events. Each event reads as the stream's event of its
+ * kind, without what only the newest carries (the view after a move, the legal moves then);
+ * `version` is the table's.
+ */
+export interface TableHistory {
+  tableId: string;
+  version: number;
+  events: TableEvent[];
+}
+
 export type TableMoveRequest = JsonBody<operations["tableMove"]>;
 
 // -- the stream ---------------------------------------------------------------------------------

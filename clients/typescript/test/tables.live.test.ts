@@ -59,6 +59,11 @@ describe("tables against the service at MANHATTAN_URL", { skip: url ? false : "M
       const versions = seen.map((e) => e.version!);
       assert.deepEqual(versions, versions.map((_, i) => versions[0]! + i)); // no gap
     }
+    const history = await client.tableHistory(created.tableId, bo.seatToken);
+    const moved = history.events.filter((e) => e.kind === "move");
+    assert.deepEqual(moved.map((e) => e.kind === "move" && e.data.move), record.moves);
+    assert.equal(history.events[history.events.length - 1]!.kind, "over");
+    assert.ok(history.version >= record.moves.length && history.events.some((e) => e.kind === "started"));
     const replay = await client.replay({ setup: record.setup, moves: record.moves });
     assert.equal(replay.movesApplied, record.moves.length);
 

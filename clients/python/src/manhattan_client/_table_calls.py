@@ -17,6 +17,7 @@ from manhattan_client._tables import (
     Rematch,
     Seating,
     Table,
+    TableHistory,
     TableMove,
     TableRecord,
     Ticket,
@@ -157,6 +158,16 @@ def get_table(table_id: str, token: str | None) -> Call[Table]:
 
 def table_record(table_id: str) -> Call[TableRecord]:
     return Call("GET", table_path(table_id, "/record"), TableRecord.from_json, repeatable=True)
+
+
+def table_history(table_id: str, token: str | None) -> Call[TableHistory]:
+    return Call(
+        "GET",
+        table_path(table_id, "/history"),
+        TableHistory.from_json,
+        headers=bearer(token),
+        repeatable=True,
+    )
 
 
 def table_ticket(table_id: str, token: str) -> Call[Ticket]:

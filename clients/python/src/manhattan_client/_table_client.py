@@ -29,6 +29,7 @@ from manhattan_client._tables import (
     Rematch,
     Seating,
     Table,
+    TableHistory,
     TableMove,
     TableRecord,
     Ticket,
@@ -114,6 +115,11 @@ class SyncTableMethods:
 
     def table_record(self, table_id: str) -> TableRecord:
         return self._run(calls.table_record(table_id))
+
+    def table_history(self, table_id: str, *, token: str | None = None) -> TableHistory:
+        """What happened at the table so far, as the seat of ``token`` (or anyone) may see it:
+        what a client opening the table mid-game shows before its stream goes on."""
+        return self._run(calls.table_history(table_id, token))
 
     def table_ticket(self, table_id: str, *, token: str) -> Ticket:
         return self._run(calls.table_ticket(table_id, token))
@@ -207,6 +213,9 @@ class AsyncTableMethods:
 
     async def table_record(self, table_id: str) -> TableRecord:
         return await self._run(calls.table_record(table_id))
+
+    async def table_history(self, table_id: str, *, token: str | None = None) -> TableHistory:
+        return await self._run(calls.table_history(table_id, token))
 
     async def table_ticket(self, table_id: str, *, token: str) -> Ticket:
         return await self._run(calls.table_ticket(table_id, token))

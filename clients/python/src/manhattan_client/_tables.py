@@ -380,3 +380,26 @@ class ChatMessage(TableEvent):
 @dataclass(frozen=True, slots=True)
 class GameOver(TableEvent):
     ranking: list[Placing]
+
+
+@dataclass(frozen=True, slots=True)
+class TableHistory:
+    """``GET .../history``: what happened at the table so far, oldest first, as the caller may
+    see it (a seat's token shows its own hand's events): the start, every move, and the joins,
+    leaves, timeouts and end among the table's recent events; for a client that opens a table
+    mid-game. Each event is read as the stream's event of its kind, without what only the newest
+    carries (a move's view after it, the legal moves then); ``version`` is the table's."""
+
+    table_id: str
+    version: int
+    events: list[TableEvent]
+    raw: JSON = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> TableHistory:
+        events: list[TableEvent] = []
+        for item in _need(obj, "events", list):
+            data = _need(item, "data", dict)
+            kind = _need(item, "event", str)
+            events.append(TableEvent.of(kind, _optional_int(data.get("version")), data))
+        return cls(_need(obj, "tableId", str), _need(obj, "version", int), events, raw=obj)
