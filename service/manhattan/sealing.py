@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 import os
 import re
 import secrets
@@ -127,7 +128,10 @@ class Sealer:
         accepted = [_parse_setting("MANHATTAN_TOKEN_OLD_KEYS", text) for text in old_keys]
         if token_key:
             current = _parse_setting("MANHATTAN_TOKEN_KEY", token_key)
-            return cls(current, accepted, max_token_chars=max_token_chars)
+            sealer = cls(current, accepted, max_token_chars=max_token_chars)
+            if key_dir is not None:
+                _warn_of_a_dropped_kept_key(key_dir / KEY_FILE, sealer.key_ids)
+            return sealer
         if key_dir is not None:
             return cls(stored_key(key_dir), accepted, max_token_chars=max_token_chars)
         return cls(SealingKey.generate(), accepted, ephemeral=True, max_token_chars=max_token_chars)
@@ -266,6 +270,25 @@ def stored_key(directory: Path) -> SealingKey:
         return SealingKey.parse(path.read_text().strip())
     except SealingKeyError as exc:
         raise SealingKeyError(f"{path}: {exc}") from None
+
+
+def _warn_of_a_dropped_kept_key(path: Path, accepted: list[str]) -> None:
+    """A key in the environment over a kept key it does not accept: every token the kept key
+    sealed (the seats of the directory's tables) is refused from now on. That is right after a
+    leak and a silent loss otherwise, so it is said once at the start, never refused."""
+    try:
+        kept = SealingKey.parse(path.read_text().strip())
+    except (OSError, SealingKeyError):
+        return  # no kept key (or one the start checks refuse on their own)
+    if kept.kid not in accepted:
+        logging.getLogger("manhattan.sealing").warning(
+            "MANHATTAN_TOKEN_KEY replaces the key kept in %s (id %s) and "
+            "MANHATTAN_TOKEN_OLD_KEYS does not name it: the tokens it sealed (the seats of the "
+            "tables stored beside it) are refused; give that file's contents in "
+            "MANHATTAN_TOKEN_OLD_KEYS to keep them",
+            path,
+            kept.kid,
+        )
 
 
 def _parse_setting(variable: str, text: str) -> SealingKey:

@@ -159,6 +159,25 @@ def test_a_configured_key_wins_over_the_kept_one(tmp_path: Path) -> None:
     assert not (tmp_path / KEY_FILE).exists()
 
 
+def test_a_configured_key_that_drops_the_kept_one_says_so_at_the_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    kept = stored_key(tmp_path)
+    configured = SealingKey.generate("conf")
+    with caplog.at_level("WARNING", logger="manhattan.sealing"):
+        sealer = Sealer.from_settings(configured.to_text(), (), key_dir=tmp_path)
+    (warning,) = caplog.records
+    assert kept.kid in warning.getMessage() and "MANHATTAN_TOKEN_OLD_KEYS" in warning.getMessage()
+    assert kept.to_text().split(":")[1] not in warning.getMessage()  # never the key itself
+    with pytest.raises(BadTokenError):
+        sealer.unseal(Sealer(kept).seal(STATE, 1, GAME))
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="manhattan.sealing"):
+        kept_too = Sealer.from_settings(configured.to_text(), [kept.to_text()], key_dir=tmp_path)
+    assert not caplog.records  # the old key named: its tokens still open
+    assert kept_too.unseal(Sealer(kept).seal(STATE, 1, GAME)).state == STATE
+
+
 def test_a_kept_key_others_can_read_or_that_is_garbage_is_refused(tmp_path: Path) -> None:
     stored_key(tmp_path)
     (tmp_path / KEY_FILE).chmod(0o640)
