@@ -125,12 +125,17 @@ def _with_a_seat_token_the_page_shows_the_services_preview_and_explanation(
 ) -> None:
     checks = played["checks"]
     assert checks["refusedBlocks"] >= 1
-    # The service's own explanation (the rule cited), with colors and blocks named as on the page.
-    assert "RULES §" in checks["serviceWhy"]
-    assert not re.search(r"color \d|\[\d, \d, \d\]", checks["serviceWhy"])
-    assert re.search(
-        r"If the round ended now: \w+ [+-]?\d+, \w+ [+-]?\d+", checks["servicePreview"]
-    )
+    # The rule the service names (its reason and numbers), said in the page's words.
+    assert re.match(
+        r"(To take this building your color needs at least \d+ floors?|This building is safe"
+        r"|This neighborhood is not open|The monster stands|This building is already yours)",
+        checks["serviceWhy"],
+    ), checks["serviceWhy"]
+    assert not re.search(r"color \d|\[\d, \d, \d\]|RULES", checks["serviceWhy"])
+    preview = checks["servicePreview"]
+    assert re.search(r"If the round ended now: \w+ [+-]?\d+, \w+ [+-]?\d+", preview)
+    assert "loses the majority in Cairo to Blue, 3 buildings against 2 (-2)." in preview, preview
+    assert "two or more buildings tie at 9 floors, so nobody scores it (-3)." in preview, preview
 
 
 def _the_spectator_sees_the_game_but_no_hand(played: dict[str, Any]) -> None:

@@ -89,3 +89,20 @@ def test_the_service_refusals_a_person_meets_are_in_both_languages() -> None:
             f"error.{code}" for code in HTTP_STATUS
         }
         assert not stray, (language, stray)
+
+
+def test_a_refused_block_is_said_in_both_languages_for_every_rule_the_page_meets() -> None:
+    """The page asks the service why a block is refused and says the rule by its ``reason`` (the
+    service's message is English): each placement rule has a ``why.<reason>`` text."""
+    from manhattan.engine.placement import (
+        ANTI_TRUST,
+        CLOSED_NEIGHBORHOOD,
+        MONSTER_BLOCK,
+        NOT_ENOUGH_FLOORS,
+        SAFE_BUILDING,
+    )
+
+    rules = (CLOSED_NEIGHBORHOOD, MONSTER_BLOCK, ANTI_TRUST, NOT_ENOUGH_FLOORS, SAFE_BUILDING)
+    for language in LANGUAGES:
+        missing = {f"why.{rule.reason}" for rule in rules} - set(_keys(language))
+        assert not missing, (language, missing)

@@ -149,8 +149,9 @@ async function previewsAndWhy(link) {
       const answer = await post(stateless[what], { ...asked, state: { token: step.token, game: step.gameId } });
       // A preview with three lines of explanation: "Build here" must stay on the screen.
       if (what === "preview") {
-        const long = { explanation: "Red wins the majority in Cairo: 3 buildings against 2 (+2), and keeps it however the round ends" };
+        const long = { neighborhood: 1, color: 0, change: "lost", winner: 1, counts: [2, 3, 0, 0] };
         answer.preview.majorities = [...(answer.preview.majorities ?? []), long, long, long].slice(0, 3);
+        answer.preview.tallest = [{ color: 0, change: "cancelled", height: 9, owner: null }];
       }
       return route.fulfill({ json: answer });
     });

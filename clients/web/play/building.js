@@ -7,7 +7,7 @@ import { building, cardAllows, legalBuilds } from "./choices.js";
 import { t } from "./i18n.js";
 import { notice } from "./nodes.js";
 import { render } from "./render.js";
-import { $, S, humane, side } from "./state.js";
+import { $, S, side, whyText } from "./state.js";
 import { play, strip } from "./actions.js";
 
 // What-if questions (explanations, previews) go to the table itself with the seat token: the
@@ -27,7 +27,7 @@ export async function explain(n, b) {
     const move = { type: "build", card: cards[0], neighborhood: n, floors: piece.floors, color: piece.color };
     try {
       const verdict = await seatAsk("validate", { move });
-      text = verdict.legal ? t("why.legal") : humane(verdict.message);
+      text = verdict.legal ? t("why.legal") : whyText(verdict);
     } catch (error) {
       text = error.message;
     }

@@ -2,7 +2,7 @@
 // how it names things: one label per player, color and block everywhere on the page, and one
 // text per situation, which the status line, the waiting panel and the chat's commands share.
 
-import { COLORS, blockName, colorName } from "./board.js";
+import { COLORS, HOODS, blockName, colorName } from "./board.js";
 import { t } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -74,6 +74,37 @@ export function humane(text) {
     .replace(/\[(\d), (\d), (\d)\]/g, (_, n, r, c) => blockText([Number(n), Number(r), Number(c)]))
     .replace(/\bneighborhood \d \(([^)]+)\)/g, "$1")
     .replace(/\b1 (building|floor|piece|point)s\b/g, "1 $1");
+}
+
+// A refused block, a majority or the tallest bonus won or lost, in the page's language: from the
+// service's fields (a rule's reason and numbers, a change's colors and counts), since its own
+// explanation is English. A reason without a text of its own falls back on that explanation.
+export function whyText(verdict) {
+  const key = `why.${verdict.reason}`;
+  const text = t(key, verdict.numbers ?? {});
+  return text === key ? humane(verdict.message) : text;
+}
+
+export function majorityText(m) {
+  if (!Array.isArray(m.counts)) return humane(m.explanation);
+  const who = colorText(m.color);
+  const hood = HOODS[m.neighborhood];
+  const mine = m.counts[m.color];
+  if (m.change === "won") {
+    const second = Math.max(0, ...m.counts.filter((_, c) => c !== m.color));
+    return t("preview.majorityWon", { who, hood, mine, second });
+  }
+  if (m.winner === null || m.winner === undefined) {
+    return t("preview.majorityTied", { who, hood, n: Math.max(...m.counts) });
+  }
+  return t("preview.majorityLost", { who, hood, mine, winner: colorText(m.winner), theirs: m.counts[m.winner] });
+}
+
+export function tallestText(o) {
+  const slots = { who: colorText(o.color), height: o.height };
+  if (o.change === "gained") return t("preview.tallestGained", slots);
+  if (o.change === "cancelled") return t("preview.tallestCancelled", slots);
+  return t("preview.tallestLost", { ...slots, owner: colorText(o.owner) });
 }
 
 export const bearer = () => S.seat?.seatToken || S.host || null;

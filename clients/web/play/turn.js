@@ -8,7 +8,7 @@ import { legalBuilds } from "./choices.js";
 import { t } from "./i18n.js";
 import { chip, el } from "./nodes.js";
 import { drawCard } from "./skyline.js";
-import { $, S, blockText, colorText, humane, me, playerColors, seatName } from "./state.js";
+import { $, S, blockText, colorText, majorityText, me, playerColors, seatName, tallestText } from "./state.js";
 
 export function drawAction() {
   const box = $("action");
@@ -106,8 +106,8 @@ export function confirmPanel() {
     parts.forEach((part, i) => deltas.append(i ? ", " : "", part));
     panel.append(deltas);
     for (const o of preview.takeovers ?? []) panel.append(el("p", "hint", t("turn.takeover", { from: colorText(o.ownerBefore), before: o.heightBefore, after: o.heightAfter })));
-    for (const m of preview.majorities ?? []) panel.append(el("p", "hint", humane(m.explanation)));
-    for (const o of preview.tallest ?? []) if (o.explanation) panel.append(el("p", "hint", humane(o.explanation)));
+    for (const m of preview.majorities ?? []) panel.append(el("p", "hint", majorityText(m)));
+    for (const o of preview.tallest ?? []) panel.append(el("p", "hint", tallestText(o)));
   }
   return panel;
 }

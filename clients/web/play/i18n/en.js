@@ -167,6 +167,24 @@ export default {
   "forfeit.card": "give up a {floors}-floor {color} piece and discard the {spot} card",
   "why.noCard": "None of your cards shows this block.",
   "why.legal": "legal",
+  "why.closedNeighborhood": "This neighborhood is not open yet in this round.",
+  "why.monsterBlock": "The monster stands on this block: nobody builds there.",
+  "why.antiTrust": "This building is already yours: anti-trust forbids building on it again.",
+  "why.notEnoughFloors": ({ ownerFloors, yourFloors, floorsNeeded }) =>
+    `To take this building your color needs at least ${ownerFloors} ${plural(ownerFloors, "floor", "floors")} here; it has ${yourFloors}, so it takes a piece of at least ${floorsNeeded} ${plural(floorsNeeded, "floor", "floors")}.`,
+  "why.safeBuilding": ({ ownerFloors, yourFloors }) =>
+    `This building is safe: its owner has ${ownerFloors} floors here, and no piece brings your ${yourFloors} up to that.`,
+  "preview.majorityWon": ({ who, hood, mine, second }) =>
+    `${who} wins the majority in ${hood}: ${mine} ${plural(mine, "building", "buildings")} against ${second} (+2).`,
+  "preview.majorityTied": ({ who, hood, n }) =>
+    `${who} loses the majority in ${hood}: a tie at ${n} ${plural(n, "building", "buildings")} cancels it (-2).`,
+  "preview.majorityLost": ({ who, hood, winner, theirs, mine }) =>
+    `${who} loses the majority in ${hood} to ${winner}, ${theirs} ${plural(theirs, "building", "buildings")} against ${mine} (-2).`,
+  "preview.tallestGained": ({ who, height }) => `${who} owns the one tallest building, ${height} floors (+3).`,
+  "preview.tallestCancelled": ({ who, height }) =>
+    `${who} loses the tallest-building bonus: two or more buildings tie at ${height} floors, so nobody scores it (-3).`,
+  "preview.tallestLost": ({ who, owner, height }) =>
+    `${who} loses the tallest-building bonus to ${owner}, ${height} floors (-3).`,
   "build.pickFirst": "First pick a piece: click a size under the board.",
   "build.noCard": "No card in your hand allows this block (the {spot} block as the board lies).",
   "build.noPreview": "no preview: {error}",

@@ -165,6 +165,24 @@ export default {
   "forfeit.card": "rendre un bloc {color} de {floors} étages et défausser la carte {spot}",
   "why.noCard": "Aucune de vos cartes ne montre ce terrain.",
   "why.legal": "permis",
+  "why.closedNeighborhood": "Ce quartier n’est pas encore ouvert dans cette manche.",
+  "why.monsterBlock": "Le monstre se tient sur ce terrain : personne n’y construit.",
+  "why.antiTrust": "Cet immeuble est déjà à vous : l’anti-trust interdit d’y construire encore.",
+  "why.notEnoughFloors": ({ ownerFloors, yourFloors, floorsNeeded }) =>
+    `Pour prendre cet immeuble, votre couleur doit y avoir au moins ${ownerFloors} ${plural(ownerFloors, "étage", "étages")} ; elle en a ${yourFloors}, il faut donc un bloc Étage d’au moins ${floorsNeeded} ${plural(floorsNeeded, "étage", "étages")}.`,
+  "why.safeBuilding": ({ ownerFloors, yourFloors }) =>
+    `Cet immeuble est imprenable : son propriétaire y a ${ownerFloors} étages, et aucun bloc Étage n’y amène vos ${yourFloors}.`,
+  "preview.majorityWon": ({ who, hood, mine, second }) =>
+    `${who} gagne la majorité à ${hood} : ${mine} ${plural(mine, "immeuble", "immeubles")} contre ${second} (+2).`,
+  "preview.majorityTied": ({ who, hood, n }) =>
+    `${who} perd la majorité à ${hood} : une égalité à ${n} ${plural(n, "immeuble", "immeubles")} l’annule (-2).`,
+  "preview.majorityLost": ({ who, hood, winner, theirs, mine }) =>
+    `${who} perd la majorité à ${hood} au profit de ${winner}, ${theirs} ${plural(theirs, "immeuble", "immeubles")} contre ${mine} (-2).`,
+  "preview.tallestGained": ({ who, height }) => `${who} possède le seul immeuble le plus haut, ${height} étages (+3).`,
+  "preview.tallestCancelled": ({ who, height }) =>
+    `${who} perd la prime du gratte-ciel : plusieurs immeubles sont à égalité à ${height} étages, personne ne la marque (-3).`,
+  "preview.tallestLost": ({ who, owner, height }) =>
+    `${who} perd la prime du gratte-ciel au profit de ${owner}, ${height} étages (-3).`,
   "build.pickFirst": "Prenez d’abord un bloc Étage : cliquez une taille sous le plateau.",
   "build.noCard": "Aucune carte de votre main ne permet ce terrain (le terrain {spot} tel que le plateau est posé).",
   "build.noPreview": "pas d’aperçu : {error}",
