@@ -252,6 +252,9 @@ def _rounds_are_recapped_and_the_game_replays(played: dict[str, Any]) -> None:
     hoods = played["recapHoods"]
     assert hoods["rows"] == 6 and hoods["sums"] == hoods["parts"], hoods
     assert "Round 1 scored" in played["recap"] and "Buildings" in played["recap"]
+    assert "[object" not in played["recap"], played["recap"]
+    overflow = played.get("recapFitsPhone")
+    assert overflow is None or max(overflow) <= 1, overflow  # Cy may have closed it first
     replay = played["replay"]
     assert replay["end"] == played["moveCount"] and replay["builtAtEnd"] > 0
     assert replay["builtAtStart"] == 0 and replay["afterForward"] == 1

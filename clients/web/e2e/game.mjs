@@ -148,7 +148,11 @@ async function playToTheEnd(pages, rounds) {
           .map((r) => cells(r).slice(0, 3).reduce((s, c) => s + parseInt(c.textContent, 10), 0));
         return { rows: rows.length, sums, parts, text: document.querySelector("#recap .recap-hoods")?.textContent ?? "" };
       });
-      if (await cy.isVisible("#recap")) await cy.locator("#recap").screenshot({ path: `${artifactsDir()}/web-recap-phone.png` });
+      if (await cy.isVisible("#recap")) {
+        await cy.locator("#recap").screenshot({ path: `${artifactsDir()}/web-recap-phone.png` });
+        // On Cy's phone, in French, every column of the recap is on the screen (no sideways scroll).
+        out.recapFitsPhone = await cy.evaluate(() => [...document.querySelectorAll("#recap table")].map((table) => table.scrollWidth - table.clientWidth));
+      }
       await ada.click("#close-recap");
     }
     if (!out.wentOffline && moves >= 6 && (await body(cy, "myTurn")) !== "true") {

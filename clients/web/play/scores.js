@@ -21,12 +21,14 @@ export function playerPart(record, colors) {
   return parts;
 }
 
-function recapTable(record, view) {
+// The majorities' neighborhoods are named here only when the per-neighborhood table below is
+// not drawn (it shows them with their stars): on a phone the names made the table too wide.
+function recapTable(record, view, nameHoods) {
   const urban = Boolean(view.rules.variants?.urbanRules);
   const grid = el("table", "breakdown recap-table");
   grid.tabIndex = 0; // it may scroll sideways on a phone: reachable by keyboard
   const head = el("tr");
-  const columns = ["recap.player", "recap.buildings", "recap.majorities", "recap.tallest"];
+  const columns = ["recap.player", "recap.buildings", nameHoods ? "recap.majorities" : "recap.majoritiesPoints", "recap.tallest"];
   if (urban) columns.push("recap.urban");
   columns.push("recap.total");
   head.append(...columns.map((k) => el("th", "", t(k))));
@@ -34,11 +36,13 @@ function recapTable(record, view) {
   view.rules.colors.forEach((colors, p) => {
     const part = playerPart(record, colors);
     const row = el("tr");
-    const hoods = part.hoods.length ? ` (${part.hoods.join(", ")})` : "";
+    const hoods = nameHoods && part.hoods.length ? ` (${part.hoods.join(", ")})` : "";
     row.append(el("th", "", seatName(p)), el("td", "", String(part.buildings)), el("td", "", `${part.majorities}${hoods}`));
     row.append(el("td", "", String(part.tallest)));
     if (urban) row.append(el("td", "", String(part.urban)));
-    row.append(el("td", "", el("b", "", `+${part.total}`)));
+    const total = el("td");
+    total.append(el("b", "", `+${part.total}`));
+    row.append(total);
     grid.append(row);
   });
   return grid;
@@ -108,7 +112,9 @@ export function drawRecap() {
     S.recap = null;
     box.hidden = true;
   });
-  box.replaceChildren(el("h2", "", t("recap.title", { round: S.recap.round })), recapTable(S.recap, view), ...hoodsTable(S.recap, view), close);
+  const hoods = hoodsTable(S.recap, view);
+  const parts = recapTable(S.recap, view, hoods.length === 0);
+  box.replaceChildren(el("h2", "", t("recap.title", { round: S.recap.round })), parts, ...hoods, close);
 }
 
 function breakdown(view) {

@@ -220,6 +220,7 @@ export default {
   "recap.player": "Player",
   "recap.buildings": "Buildings",
   "recap.majorities": "Majorities (neighborhoods)",
+  "recap.majoritiesPoints": "Majorities",
   "recap.tallest": "Tallest",
   "recap.urban": "Urban",
   "recap.total": "Round",

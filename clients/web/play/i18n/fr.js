@@ -216,6 +216,7 @@ export default {
   "recap.player": "Joueur",
   "recap.buildings": "Immeubles",
   "recap.majorities": "Majorités (quartiers)",
+  "recap.majoritiesPoints": "Majorités",
   "recap.tallest": "Gratte-ciel",
   "recap.urban": "Urbanisme",
   "recap.total": "Manche",
