@@ -117,3 +117,22 @@ async def test_entries_read_by_a_dead_replica_are_autoclaimed(redis_url: str) ->
     finally:
         await dead.close()
         await live.close()
+
+
+async def test_an_ended_hook_leaves_the_sweep_is_kept_for_a_rematch_and_purged(
+    opener: Opener,
+) -> None:
+    outbox = opener()
+    await outbox.put_hook("over", b"hook-over")
+    await outbox.put_hook("live", b"hook-live")
+    await outbox.end_hook("over", 1_000)
+    await outbox.end_hook("never-hooked", 1_000)  # nothing to end: nothing kept
+    assert await outbox.hooked() == ["live"] and await outbox.hook("over") is None
+    assert await outbox.ended_hook("over") == b"hook-over"
+    assert await outbox.ended_hook("never-hooked") is None
+    again = opener()  # kept across a reopen, as the live hooks are
+    await again.purge_ended(1_000)  # ended at 1,000: not before it
+    assert await again.ended_hook("over") == b"hook-over"
+    await again.purge_ended(1_001)
+    assert await again.ended_hook("over") is None
+    assert await again.hook("live") == (b"hook-live", 0)

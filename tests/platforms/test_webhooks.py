@@ -193,3 +193,42 @@ def test_a_reminder_that_could_never_fire_is_refused_at_its_path(
         assert reason in refusal.json()["message"]
         fine = {"setup": SHORT, "webhook": hooks["hook"], "turnSeconds": 60, "remindBefore": 59}
         assert ok(c.post("/v1/tables", json=fine, headers=KEY), 201)["webhookSecret"]
+
+
+def test_a_rematch_keeps_the_tables_webhook_and_its_secret(receiver: Receiver) -> None:
+    """The rematch of a key's table goes on delivering where the first went, signed with the
+    same secret (the platform never sees the rematch's answer), also when it is asked for after
+    the first table's end was delivered."""
+    events = ["table.started", "table.over"]
+    with Served(api_keys=(API_KEYS,), webhook_allow=ALLOW, **FAST) as served, served.client() as c:
+        tid, secret, tokens = seat_up(c, {"url": receiver.url, "events": events})
+        while play_one(c, tid, tokens, []):
+            pass
+        receiver.wait_for(lambda r: any(d.json["type"] == "table.over" for d in r.delivered()))
+        rematched = [
+            ok(c.post(f"/v1/tables/{tid}/rematch", headers={"authorization": f"Bearer {t}"}))
+            for t in tokens
+        ]
+        new_id = rematched[0]["tableId"]
+        assert {r["tableId"] for r in rematched} == {new_id} and new_id != tid
+        seat = {"authorization": f"Bearer {rematched[0]['seatToken']}"}
+        ok(c.post(f"/v1/tables/{new_id}/start", headers=seat))
+
+        def started_again(r: Receiver) -> bool:
+            return any(d.json["data"]["tableId"] == new_id for d in r.delivered())
+
+        receiver.wait_for(started_again)
+    received = [r for r in receiver.snapshot() if r.path == "/hook"]
+    delivered = [  # one secret verifies them all; each table's in its own order
+        item
+        for table in (tid, new_id)
+        for item in check_deliveries(
+            [r for r in received if r.json["data"]["tableId"] == table], secret
+        )
+    ]
+    kinds = [(d.json["type"], d.json["data"]["tableId"]) for d in delivered]
+    assert kinds == [
+        ("table.started", tid),
+        ("table.over", tid),
+        ("table.started", new_id),
+    ], kinds

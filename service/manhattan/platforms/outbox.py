@@ -94,6 +94,19 @@ class Outbox(Protocol):
 
     async def drop_hook(self, table_id: str) -> None: ...
 
+    async def end_hook(self, table_id: str, at: int) -> None:
+        """The table's game is over: its hook leaves the live ones (no more sweeps) and is kept
+        as ended since ``at`` (ms), for a rematch to carry on."""
+        ...
+
+    async def ended_hook(self, table_id: str) -> bytes | None:
+        """The hook of a table whose game is over, while it is kept."""
+        ...
+
+    async def purge_ended(self, before: int) -> None:
+        """Forget the hooks that ended before ``before`` (ms): their tables are gone."""
+        ...
+
     async def enqueue(self, table_id: str, version: int, items: list[tuple[int, Delivery]]) -> int:
         """Add the items of versions after the cursor, then move it to ``version``: how many
         were added."""

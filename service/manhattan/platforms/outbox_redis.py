@@ -158,6 +158,7 @@ class RedisOutbox(Outbox):
         self.redis = client or redis_client(url, timeout=2.0, pool_size=16)
         base = f"{prefix}:{{webhooks}}"
         self.hooks_key, self.cursors_key = f"{base}:hooks", f"{base}:cursors"
+        self.ended_key, self.ended_at_key = f"{base}:ended", f"{base}:ended-at"
         self.stream, self.due_key = f"{base}:outbox", f"{base}:due"
         self.queue_prefix, self.remind_key = f"{base}:q:", f"{base}:remind"
         self.consumer = uuid.uuid4().hex
@@ -194,6 +195,30 @@ class RedisOutbox(Outbox):
             pipe.hdel(self.hooks_key, table_id)
             pipe.hdel(self.cursors_key, table_id)
             await pipe.execute()
+
+    async def end_hook(self, table_id: str, at: int) -> None:
+        hook = await self.redis.hget(self.hooks_key, table_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            if hook is not None:  # a hook never changes: what was read is what is moved
+                pipe.hset(self.ended_key, table_id, hook)
+                pipe.zadd(self.ended_at_key, {table_id: at})
+            pipe.hdel(self.hooks_key, table_id)
+            pipe.hdel(self.cursors_key, table_id)
+            await pipe.execute()
+
+    async def ended_hook(self, table_id: str) -> bytes | None:
+        hook: Any = await self.redis.hget(self.ended_key, table_id)
+        return None if hook is None else bytes(hook)
+
+    async def purge_ended(self, before: int) -> None:
+        gone: list[Any] = await self.redis.zrangebyscore(
+            self.ended_at_key, "-inf", f"({before}", start=0, num=1000
+        )
+        if gone:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.hdel(self.ended_key, *gone)
+                pipe.zrem(self.ended_at_key, *gone)
+                await pipe.execute()
 
     async def enqueue(self, table_id: str, version: int, items: list[tuple[int, Delivery]]) -> int:
         return (await self.enqueue_many([(table_id, version, items)]))[0]

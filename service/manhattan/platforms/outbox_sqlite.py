@@ -45,6 +45,12 @@ CREATE TABLE IF NOT EXISTS deliveries (
     claimed_until INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS deliveries_table ON deliveries (table_id, seq);
+CREATE TABLE IF NOT EXISTS ended_hooks (
+    table_id TEXT PRIMARY KEY,
+    hook BLOB NOT NULL,
+    ended_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ended_hooks_at ON ended_hooks (ended_at);
 CREATE TABLE IF NOT EXISTS reminders (member TEXT PRIMARY KEY, at INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS reminders_at ON reminders (at);
 """
@@ -117,6 +123,31 @@ class SqliteOutbox(Outbox):
 
     async def drop_hook(self, table_id: str) -> None:
         await self._run(lambda db: db.execute("DELETE FROM hooks WHERE table_id = ?", (table_id,)))
+
+    async def end_hook(self, table_id: str, at: int) -> None:
+        def work(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT OR REPLACE INTO ended_hooks (table_id, hook, ended_at) "
+                "SELECT table_id, hook, ? FROM hooks WHERE table_id = ?",
+                (at, table_id),
+            )
+            db.execute("DELETE FROM hooks WHERE table_id = ?", (table_id,))
+
+        await self._run(work)
+
+    async def ended_hook(self, table_id: str) -> bytes | None:
+        def work(db: sqlite3.Connection) -> bytes | None:
+            row = db.execute(
+                "SELECT hook FROM ended_hooks WHERE table_id = ?", (table_id,)
+            ).fetchone()
+            return None if row is None else bytes(row[0])
+
+        return await self._run(work)
+
+    async def purge_ended(self, before: int) -> None:
+        await self._run(
+            lambda db: db.execute("DELETE FROM ended_hooks WHERE ended_at < ?", (before,))
+        )
 
     async def enqueue(self, table_id: str, version: int, items: list[tuple[int, Delivery]]) -> int:
         return (await self.enqueue_many([(table_id, version, items)]))[0]

@@ -81,6 +81,11 @@ class Platforms:
         before the start is freed (an open seat) instead of kept for its player."""
         return await self.tables.leave(table_id, bearer, owner=key)
 
+    async def rematch(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+        """A rematch of a key's table stays the key's (its ratings, its players' index) and
+        keeps its webhook: the deliveries of the new table go where the old one's went."""
+        return await self.tables.rematch(table_id, bearer, prepare=self.webhooks.carry)
+
     async def get(self, key: str | None, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
         return await self.tables.get(table_id, bearer, key=key)
 

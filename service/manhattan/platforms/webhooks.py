@@ -231,6 +231,7 @@ class Webhooks:
         delivery: DeliverySettings | None = None,
         *,
         sweep_seconds: float = 30.0,
+        keep_ended_seconds: float = 6 * 3600,
         worker: DeliveryProcess | None = None,
         read: Read | None = None,
     ) -> None:
@@ -240,6 +241,8 @@ class Webhooks:
         self.worker = worker
         self.deliverer = None if worker is not None else Deliverer(outbox, allow, delivery)
         self.sweep_seconds = sweep_seconds
+        #: How long a finished table's hook is kept for a rematch: as long as the table is.
+        self.keep_ended_ms = int(keep_ended_seconds * 1000)
         self._pending: dict[str, int] = {}
         self._wake = asyncio.Event()
         self._no_hook: OrderedDict[str, None] = OrderedDict()
@@ -268,7 +271,16 @@ class Webhooks:
         if settings.webhook_worker and address.shared:
             worker = DeliveryProcess(address, allow, delivery, worker_setup)
         keys = ApiKeys.from_settings(settings)
-        return cls(address.open(), tables, keys, allow, delivery, worker=worker, read=read)
+        return cls(
+            address.open(),
+            tables,
+            keys,
+            allow,
+            delivery,
+            keep_ended_seconds=settings.table_idle_seconds,
+            worker=worker,
+            read=read,
+        )
 
     def ring(self) -> None:
         """Deliveries are waiting: wake whoever makes them."""
@@ -302,6 +314,16 @@ class Webhooks:
         created = await self.tables.create(body, owner=key, max_turn_seconds=most, prepare=keep)
         created["webhookSecret"] = hook.secret
         return created
+
+    async def carry(self, old: Table, new: Table) -> None:
+        """A rematch of ``old`` opens as ``new`` (before it is stored): the platform's webhook
+        goes on to it, the same URL, events, reminder and secret (the platform verifies the
+        rematch's deliveries as the first table's; the rematch's answer goes to a player, not
+        to the platform). Once, whoever opens it: a rematch id names one table."""
+        found = await self.outbox.hook(old.id)
+        hook = found[0] if found is not None else await self.outbox.ended_hook(old.id)
+        if hook is not None and await self.outbox.hook(new.id) is None:
+            await self.outbox.put_hook(new.id, hook)
 
     # -- hearing changes ---------------------------------------------------------------------
     async def _load(self, table_id: str, version: int) -> tuple[Table, int]:
@@ -387,7 +409,7 @@ class Webhooks:
             if remind_at > at:
                 await self.outbox.remind(f"{table_id}:{version}:{table.deadline}", remind_at)
         if table.status == "over" and table.has_event("over"):
-            await self.outbox.drop_hook(table_id)
+            await self.outbox.end_hook(table_id, at)
             self._forget(table_id)
         return added
 
@@ -430,6 +452,7 @@ class Webhooks:
                     self._hooks.pop(table_id, None)  # read its cursor again
                     self._pending.setdefault(table_id, 0)
                 self._wake.set()
+                await self.outbox.purge_ended(now_ms() - self.keep_ended_ms)
             except Exception as exc:
                 log.warning("webhook sweep failed", extra={"error": repr(exc)})
             await asyncio.sleep(self.sweep_seconds)

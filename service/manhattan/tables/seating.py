@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgpack
@@ -17,6 +18,9 @@ from manhattan.tables.projection import SPECTATOR, Receiver, ranking_json, table
 from manhattan.tables.records import NoChange, TableRecords, ticket_key
 from manhattan.tables.tokens import TICKET_SECONDS, Bearer, host_token, new_ticket
 from manhattan.tables.tokens import seat_token as make_seat_token
+
+#: What a rematch's opener awaits with the old table and the new one, before the new one is stored.
+Rematching = Callable[[Table, Table], Awaitable[None]]
 
 BAD_TICKET = "this ticket is not valid (they are single use, 60 s)"
 
@@ -95,10 +99,13 @@ class Seating:
         changed, _ = await self.records.write(table_id, change)
         return {"table": table_json(changed.table, changed.version, SPECTATOR)}
 
-    async def rematch(self, table_id: str, bearer: Bearer | None) -> dict[str, Any]:
+    async def rematch(
+        self, table_id: str, bearer: Bearer | None, prepare: Rematching | None = None
+    ) -> dict[str, Any]:
         """A new table with the same setup, seats and settings (a new seed); the caller keeps
         their seat (a new token), the other people's seats are kept for them to join, and the
-        old table points to the new one (``rematch``).
+        old table points to the new one (``rematch``). ``prepare`` is awaited with the old
+        table and the new one before the new one is stored (a platform's webhook goes on).
 
         The new table's id is derived from the old one's, so concurrent rematches all name the
         same table: the first insert wins and the others write nothing of their own."""
@@ -110,7 +117,7 @@ class Seating:
             raise TableError("TABLE_NOT_OVER", "a rematch follows a finished game")
         new_id = old.rematch
         if new_id is None:
-            new_id = await self._open_rematch(old)
+            new_id = await self._open_rematch(old, prepare)
             opened = new_id
 
             def change(table: Table, version: int) -> str:
@@ -126,7 +133,7 @@ class Seating:
                 await self.records.write(table_id, change)
         return await self._join_rematch(new_id, old, receiver)
 
-    async def _open_rematch(self, old: Table) -> str:
+    async def _open_rematch(self, old: Table, prepare: Rematching | None) -> str:
         """Insert the rematch table unless a concurrent call already has: its id."""
         seats: list[Any] = [
             {"bot": s.bot or {"level": self.records.settings.stand_in_level}}
@@ -151,6 +158,8 @@ class Seating:
                 new_seat.reserved = f"{old.id}:{old_seat.sid}"
                 new_seat.kept_for = old_seat.name
                 new_seat.player_id = old_seat.player_id
+        if prepare is not None:
+            await prepare(old, new)
         try:
             await self.records.insert(new)
         except TableError as exc:

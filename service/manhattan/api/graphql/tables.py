@@ -294,7 +294,7 @@ class TableMutation:
     @strawberry.mutation(description="A new table for the same people after a finished game.")
     async def rematch(self, info: Info, id: strawberry.ID) -> RematchResult:
         def rematch(tables: Tables, table_id: str, who: Bearer | None) -> Awaitable[Answer]:
-            return tables.rematch(table_id, who)
+            return platforms(info).rematch(table_id, who)
 
         return await for_bearer(info, id, rematch, TableRematch.from_json)
 

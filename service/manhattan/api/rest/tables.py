@@ -150,7 +150,7 @@ async def post_chat(request: Request) -> Response:
 async def post_rematch(request: Request) -> Response:
     tid = table_id(request)
     who = bearer(request, tid)
-    answer = await runtime(request).tables.rematch(tid, who)
+    answer = await platforms(request).rematch(tid, who)
     return render(request, answer)
 
 
