@@ -13,6 +13,10 @@ keep-alive timer, and nothing else is armed while a head is read). This subclass
 
 The body's size is bounded by the ASGI middleware (``MANHATTAN_MAX_BODY_BYTES``), which reads it
 before any route does.
+
+And it writes a response whose body comes whole in one message (every API answer) with one
+transport write, the head and the body together (``JoinedWritesCycle``): uvicorn writes them
+apart, two system calls where one does.
 """
 
 from __future__ import annotations
@@ -23,7 +27,12 @@ from asyncio import TimerHandle
 from dataclasses import dataclass
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn._types import ASGISendEvent
+from uvicorn.protocols.http.httptools_impl import (
+    STATUS_LINE,
+    HttpToolsProtocol,
+    RequestResponseCycle,
+)
 
 from manhattan.settings import Settings
 
@@ -55,6 +64,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` with ``limits`` (set on a subclass by ``bounded_protocol``)."""
 
     limits = connection_limits(Settings())
+    #: Each response's head and whole body in one write (``JoinedWritesCycle``).
+    join_writes = True
     # In slots, not in the instance's dict: six more keys there would make uvicorn's
     # key-sharing dict of each connection a dict of its own (about 1.5 KiB more a connection,
     # held by every open stream).
@@ -141,6 +152,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().on_headers_complete()
         if self.cycle is not None and self.cycle is not previous:  # (not for an upgrade)
             self.cycle.message_event = _LeanEvent()  # nothing waits on it or has set it yet
+            if self.join_writes:  # (its task has not started: nothing has called send yet)
+                self.cycle.__class__ = JoinedWritesCycle
         if self.cycle is not None and self.cycle.more_body:
             self._arm(self.limits.body_timeout, self._body_timed_out)
 
@@ -193,6 +206,78 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
+class JoinedWritesCycle(RequestResponseCycle):
+    """uvicorn's request cycle, holding a response's head until its body: a body that comes
+    whole in the next message (the Content-Length it declared) goes out with the head in one
+    write. Anything else (a chunked stream, a body in several messages, a HEAD request, a
+    writer paused by a slow reader) is written as uvicorn writes it, the head first."""
+
+    _head: bytes | None = None  # the held head (a class default: no key in most cycles' dict)
+
+    async def send(self, message: ASGISendEvent) -> None:
+        head = self._head
+        if head is not None:
+            self._head = None
+            if not self._write_joined(head, message):
+                if not self.disconnected:
+                    self.transport.write(head)
+                await super().send(message)
+            return
+        if (
+            self.response_started
+            or message["type"] != "http.response.start"
+            or self.scope["method"] == "HEAD"
+            or self.flow.write_paused
+        ):
+            await super().send(message)
+            return
+        transport, held = self.transport, _HeldWrite()
+        self.transport = held  # type: ignore[assignment]
+        try:
+            await super().send(message)  # (writes the head, and awaits nothing when not paused)
+        finally:
+            self.transport = transport
+        if held.data is not None:
+            if self.chunked_encoding is False:
+                self._head = held.data
+            else:
+                transport.write(held.data)
+
+    def _write_joined(self, head: bytes, message: ASGISendEvent) -> bool:
+        """Writes ``head`` and ``message``'s body at once and completes the response, as
+        uvicorn's ``send`` completes it, when the body is whole; else False, nothing done."""
+        if (
+            message["type"] != "http.response.body"
+            or message.get("more_body", False)
+            or self.disconnected
+            or self.flow.write_paused
+        ):
+            return False
+        body = message.get("body", b"")
+        if len(body) != self.expected_content_length:
+            return False  # (uvicorn's send refuses it, saying why)
+        self.expected_content_length = 0
+        self.transport.write(head + body)
+        self.response_complete = True
+        self.message_event.set()
+        if not self.keep_alive:
+            self.transport.close()
+        self.on_response()
+        return True
+
+
+class _HeldWrite:
+    """Stands for the transport while uvicorn writes a response's head: keeps it."""
+
+    __slots__ = ("data",)
+
+    def __init__(self) -> None:
+        self.data: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        self.data = data
+
+
 class _Pipeline(list[Any]):
     """uvicorn's queue of pipelined requests (it calls ``appendleft`` and ``pop``) as a list:
     an empty deque is some 740 bytes, held by every open connection; an empty list 56."""
@@ -219,6 +304,10 @@ WRITE_BUFFER_BYTES = 16_384
 _HEAD_TOO_LARGE = "the request head (request line and headers) is too large"
 
 
-def bounded_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
-    """The protocol class for uvicorn's ``http=`` with these limits."""
-    return type("BoundedHttpToolsProtocol", (BoundedHttpToolsProtocol,), {"limits": limits})
+def bounded_protocol(
+    limits: ConnectionLimits, *, join_writes: bool = True
+) -> type[asyncio.Protocol]:
+    """The protocol class for uvicorn's ``http=`` with these limits (``join_writes``: each
+    whole response in one write)."""
+    attributes = {"limits": limits, "join_writes": join_writes}
+    return type("BoundedHttpToolsProtocol", (BoundedHttpToolsProtocol,), attributes)
