@@ -444,3 +444,66 @@ def replay_recorded(recorded: list[tuple[Starlette, Scope, bytes]]) -> None:
 
 
 __all__ = ["compare", "httpx", "replay_recorded"]
+
+
+def _inline_state_cases(state: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
+    """Requests with states inline in the variables: the ones the lean path reads straight from
+    the body (every variable a ``StateRef`` of ``{"json": ...}``), and their near misses."""
+    legal = f"query($s: StateRef!) {{ legalMoves(state: $s) {{ {MOVES} }} }}"
+    s = {"json": state}
+    yield "inline state", op(legal, {"s": s})
+    yield "inline state, operationName", op(legal.replace("query", "query L"), {"s": s}, "L")
+    yield (
+        "two inline states",
+        op(
+            "query($s: StateRef!, $t: StateRef!) { a: legalMoves(state: $s) { type } "
+            "b: score(state: $t) { __typename ... on Score { round } } }",
+            {"s": s, "t": {"json": {**state, "toMove": 0}}},
+        ),
+    )
+    yield "a state the rules refuse", op(legal, {"s": {"json": {**state, "scores": [0] * 4}}})
+    yield "a state of the wrong shape", op(legal, {"s": {"json": {**state, "round": 99}}})
+    yield "an id beside the state", op(legal, {"s": {**s, "id": None}})
+    yield "a state and another key", op(legal, {"s": s}, None, extensions={"x": 1})
+    yield (
+        "a state in a JSON variable",
+        op("query($s: JSON!) { legalMoves(state: {json: $s}) { type } }", {"s": s}),
+    )
+    yield (
+        "an undeclared variable",
+        op("query($s: StateRef!) { legalMoves(state: $s) { type } }", {"s": s, "u": s}),
+    )
+    yield "a state with a duplicate key", op(legal, {"s": s})[:-2] + b', "s": {"json": 1}}}'
+
+
+async def test_inline_states_read_from_the_bytes_match_the_view(
+    make_app: MakeApp, mid_json: dict[str, Any]
+) -> None:
+    """Each request twice: the first validates its document (the general path), the second is
+    planned and, for the common request, its states read straight from the body."""
+    app = make_app()
+    endpoint = graphql_app(app)
+    general_reads = []
+    decode = endpoint.decode_json
+
+    def counted(data: str | bytes) -> object:
+        general_reads.append(data)
+        return decode(data)
+
+    endpoint.decode_json = counted  # type: ignore[method-assign]
+    read_whole = {}
+    async with connect(app):
+        for name, body in _inline_state_cases(mid_json):
+            first, _ = await compare(app, scope_of(app), body)
+            second, took = await compare(app, scope_of(app), body)
+            assert first == second and took, name
+            general_reads.clear()
+            await _call(app, scope_of(app), body, lean=True)
+            read_whole[name] = bool(general_reads)
+    from_bytes = {name for name, whole in read_whole.items() if not whole}
+    assert from_bytes == {
+        "inline state",
+        "inline state, operationName",
+        "two inline states",
+        "a state the rules refuse",
+    }

@@ -26,13 +26,15 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
-from manhattan.api.graphql.compiled import CompiledQueries
+from manhattan.api.graphql.compiled import CompiledQueries, Plan, PlanResult
 from manhattan.api.graphql.documents import ValidatedDocuments
 from manhattan.api.graphql.execution import PlainDataExecutionContext
 from manhattan.api.graphql.limits import InputLimits
 from manhattan.api.graphql.resolvers import DirectResolvers
 
 log = logging.getLogger("manhattan.api")
+
+__all__ = ["CompiledQueries", "Plan", "PlanResult", "compiled_queries", "enabled"]
 
 #: Distribution -> the ``major.minor`` the fast path is tested against (``pyproject.toml`` pins
 #: the same range).
