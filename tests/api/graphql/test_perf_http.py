@@ -507,3 +507,78 @@ async def test_inline_states_read_from_the_bytes_match_the_view(
         "two inline states",
         "a state the rules refuse",
     }
+
+
+async def test_legal_moves_alone_are_answered_from_kept_bytes_as_the_view_answers(
+    make_app: MakeApp, mid_json: dict[str, Any]
+) -> None:
+    """A plan of ``legalMoves(state: $s)`` alone answers without the executor (its lane),
+    from bytes kept per state, the same answer as the view's, failures included; anything
+    else goes through the plan."""
+    app = make_app()
+    endpoint = graphql_app(app)
+    async with connect(app) as client:
+        stored = (await client.post("/v1/states", json={"state": mid_json})).json()
+    legal = f"query($s: StateRef!) {{ legalMoves(state: $s) {{ {MOVES} }} }}"
+    mover = str(mid_json["toMove"])
+    other = str((mid_json["toMove"] + 1) % 4)
+    game = ((b"manhattan-game", stored["gameId"].encode()),)
+    cases: list[tuple[str, bytes, tuple[tuple[bytes, bytes], ...], bool]] = [
+        ("inline", op(legal, {"s": {"json": mid_json}}), (), True),
+        ("by id", op(legal, {"s": {"id": stored["stateId"]}}), (), True),
+        ("by token", op(legal, {"s": {"token": stored["token"]}}), (), True),
+        ("by id, the game's", op(legal, {"s": {"id": stored["stateId"]}}), game, True),
+        ("the mover", op(legal, {"s": {"id": stored["stateId"]}}), _player(mover), True),
+        ("another player", op(legal, {"s": {"id": stored["stateId"]}}), _player(other), True),
+        ("a bad header", op(legal, {"s": {"id": stored["stateId"]}}), _player("x"), True),
+        ("an unknown id", op(legal, {"s": {"id": "0" * 32}}), (), True),
+        ("refused", op(legal, {"s": {"json": {**mid_json, "scores": [0] * 4}}}), (), True),
+        ("a bad token", op(legal, {"s": {"token": "x.y.z"}}), (), True),
+        (
+            "aliased, typename",
+            op(
+                "query($s: StateRef!) { m: legalMoves(state: $s) { __typename notation } }",
+                {"s": {"json": mid_json}},
+            ),
+            (),
+            True,
+        ),
+        ("an id of a number", op(legal, {"s": {"id": 7}}), (), False),
+        ("a null state", op(legal, {"s": {"json": None}}), (), False),
+        ("two keys", op(legal, {"s": {"id": "a", "token": "b"}}), (), False),
+        ("no variable", op(legal), (), False),
+        (
+            "another field beside it",
+            op(
+                "query($s: StateRef!) { legalMoves(state: $s) { type } rules }",
+                {"s": {"json": mid_json}},
+            ),
+            (),
+            False,
+        ),
+    ]
+    compiled = endpoint._compiled
+    assert compiled is not None
+    execute = compiled.execute
+    executed = []
+
+    async def counted(*args: Any) -> Any:
+        executed.append(1)
+        return await execute(*args)
+
+    compiled.execute = counted  # type: ignore[method-assign]
+    async with connect(app):
+        for name, body, headers, laned in cases:
+            answers = []
+            for _ in range(3):  # validated, planned, then kept
+                executed.clear()
+                answer, took = await compare(app, scope_of(app, headers=headers), body)
+                answers.append(answer)
+            assert took and answers[0] == answers[1] == answers[2], name
+            assert (not executed) == laned, name
+    moves = answers[0]["body"]["data"]
+    assert moves is None or moves["legalMoves"]
+
+
+def _player(index: str) -> tuple[tuple[bytes, bytes], ...]:
+    return ((b"manhattan-player", index.encode()),)

@@ -148,6 +148,7 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             schema, PLANNABLE_FIELDS, on=self._lean and fast_path
         )
         self._state_ref = schema._schema.get_type("StateRef")
+        self._lanes = graphql_fast.LegalLanes()
 
     def encode_json(self, data: object) -> bytes:
         return dump_json(data)  # orjson: a large share of a list response's cost otherwise
@@ -205,14 +206,11 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         if content_type.partition(";")[0].strip(" \t") != "application/json":
             return None  # strawberry matches the media type case-sensitively, as here
         body = await request.body()  # (cached on the request for the view)
-        sub_response = context = None
         inline = self._inline_states(body)
-        if inline is not None and self._compiled is not None:
-            sub_response = await self.get_sub_response(request)
-            context = await self.get_context(request, response=sub_response)
-            planned = await self._compiled.execute(*inline, context)
-            if planned is not None:
-                return await self._planned_response(request, planned, sub_response)
+        if inline is not None:
+            answered = await self._planned(request, *inline)
+            if answered is not None:
+                return answered
         try:
             data = self.decode_json(body)
         except json.JSONDecodeError:
@@ -231,15 +229,14 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             or not isinstance(extensions, dict | None)
         ):
             return None
-        if sub_response is None or context is None:
-            sub_response = await self.get_sub_response(request)
-            context = await self.get_context(request, response=sub_response)
         if self._compiled is not None:
             plan = self._compiled.plan(query, operation_name)
             if plan is not None:
-                planned = await self._compiled.execute(plan, variables, context)
-                if planned is not None:
-                    return await self._planned_response(request, planned, sub_response)
+                answered = await self._planned(request, plan, variables)
+                if answered is not None:
+                    return answered
+        sub_response = await self.get_sub_response(request)
+        context = await self.get_context(request, response=sub_response)
         try:
             result = await self.schema.execute(
                 query,
@@ -286,7 +283,28 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
                 return None  # (a JSON variable, say: graphql-core would hand on the dict)
         return plan, {name: {"json": ref.json} for name, ref in sent.variables.items()}
 
-    async def _planned_response(
+    async def _planned(
+        self, request: Request, plan: graphql_fast.Plan, variables: dict[str, Any] | None
+    ) -> Response | None:
+        """The answer of a planned query, or None: the general path answers."""
+        assert self._compiled is not None
+        lane = self._lanes.of(plan)
+        if lane is not None:
+            answered = await lane.answer(request, variables, self._compiled)
+            if isinstance(answered, bytes):  # (no resolver ran: nothing set on a sub-response)
+                return Response(answered, media_type="application/json")
+            if answered is not None:
+                return await self._planned_answer(
+                    request, answered, await self.get_sub_response(request)
+                )
+        sub_response = await self.get_sub_response(request)
+        context = await self.get_context(request, response=sub_response)
+        planned = await self._compiled.execute(plan, variables, context)
+        if planned is None:
+            return None
+        return await self._planned_answer(request, planned, sub_response)
+
+    async def _planned_answer(
         self, request: Request, planned: graphql_fast.PlanResult, sub_response: Response
     ) -> Response:
         if not planned.errors:

@@ -1,0 +1,134 @@
+"""``legalMoves`` alone, answered from bytes kept per state: GraphQL's twin of REST's body.
+
+A planned query whose one root field is ``legalMoves(state: $s)``, with ``$s: StateRef!`` its
+only variable, answers ``{"data": {<name>: [<moves>]}}``: a pure result of the state and of the
+selection. Its lane writes those bytes with the plan's own completer and the view's own JSON
+encoder, and keeps them where REST keeps its legal moves' body
+(``Operations.legal_moves_encoded``: by the parsed state object, and under a state's id in the
+cache), under a kind named after the selection. A state asked about again then costs a lookup,
+not a completion of every move and an encoding; a new one skips the executor's steps (the
+variables' coercion, the resolve info, the argument objects).
+
+The lane takes only a state reference as graphql-core would coerce it (exactly one of
+``json``, ``id`` and ``token``, not null, an id or token a string) and a request within the
+plan's limits; anything else goes to the plan. What the operation raises (a state refused, a
+malformed header, an unknown id) is reported as the plan reports a resolver's failure, so a
+failing request runs once; a move the completer cannot complete makes the plan answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import GraphQLNonNull, VariableNode, print_ast
+from graphql.error import located_error
+from starlette.requests import Request
+
+from manhattan.api.encoding import dump_json
+from manhattan.api.graphql.compiled import CompiledQueries, Plan, PlanResult
+from manhattan.api.graphql.execution import Completer
+from manhattan.games import Caller, Operations, StateRef
+
+_REF_KEYS = frozenset({"json", "id", "token"})
+
+
+@dataclass(frozen=True, slots=True)
+class LegalLane:
+    """The lane of one plan: its variable, the name it answers under, its completer."""
+
+    plan: Plan
+    variable: str
+    response_name: str
+    complete: Completer
+    kind: str  # the encoding's name in the cache: the selection's digest
+
+    def ref(self, variables: dict[str, Any] | None) -> StateRef | None:
+        """The state reference graphql-core would coerce ``$s`` to, or None: it would refuse
+        it (or the lane does not take it)."""
+        value = None if variables is None else variables.get(self.variable)
+        if not isinstance(value, dict) or len(value) != 1:
+            return None
+        ((key, given),) = value.items()
+        if key not in _REF_KEYS or given is None:
+            return None
+        if key == "json":
+            return StateRef.from_wire(given)  # as ``StateRefInput.to_ref``
+        if not isinstance(given, str):
+            return None
+        return StateRef(id=given) if key == "id" else StateRef(token=given)
+
+    def encode(self, moves: Sequence[Any]) -> bytes:
+        """The answer's bytes, as the plan completes the moves and the view encodes them."""
+        complete = self.complete
+        try:
+            completed = [complete(move) for move in moves]
+        except Exception as exc:  # (GiveUp above all: the plan gives up too)
+            raise _NotCompleted from exc
+        return dump_json({"data": {self.response_name: completed}})
+
+    async def answer(
+        self, request: Request, variables: dict[str, Any] | None, queries: CompiledQueries
+    ) -> bytes | PlanResult | None:
+        """The whole answer's bytes; or the field's failure, as the plan reports it (located
+        at the field, ``data`` null: the field is non-null); or None: the plan answers."""
+        ref = self.ref(variables)
+        if ref is None or queries.refused(self.plan, variables):
+            return None
+        (field,) = self.plan.fields
+        try:
+            operations: Operations = request.app.state.operations
+            bound = ref.bound(Caller.from_headers(request.headers))  # as ``inputs.caller``
+            return await operations.legal_moves_encoded(bound, self.kind, self.encode)
+        except _NotCompleted:
+            return None
+        except Exception as exc:  # what the resolver raises, as ``CompiledQueries.execute``
+            return PlanResult(None, [located_error(exc, [field.node], [field.response_name])])
+
+
+class _NotCompleted(Exception):
+    """A move the completer could not complete: the plan gives up on it as well."""
+
+
+def legal_lane(plan: Plan) -> LegalLane | None:
+    """The lane of ``plan``, or None when it is not ``legalMoves(state: $s)`` alone."""
+    if len(plan.fields) != 1 or len(plan.variable_types) != 1:
+        return None
+    (field,) = plan.fields
+    ((variable, declared),) = plan.variable_types
+    node = field.node
+    arguments = node.arguments or ()
+    if (
+        node.name.value != "legalMoves"
+        or field.field_def is None
+        or not (field.is_list and field.non_null and field.items_non_null)
+        or not isinstance(declared, GraphQLNonNull)
+        or getattr(declared.of_type, "name", None) != "StateRef"
+        or len(arguments) != 1
+        or arguments[0].name.value != "state"
+        or not isinstance(arguments[0].value, VariableNode)
+        or arguments[0].value.name.value != variable
+    ):
+        return None
+    digest = hashlib.sha256(print_ast(node).encode()).hexdigest()[:24]
+    return LegalLane(plan, variable, field.response_name, field.complete, f"graphql:{digest}")
+
+
+class LegalLanes:
+    """Each plan's lane (or its absence), found once per plan."""
+
+    def __init__(self, max_plans: int = 256) -> None:
+        self.max_plans = max_plans
+        self._lanes: dict[int, tuple[Plan, LegalLane | None]] = {}
+
+    def of(self, plan: Plan) -> LegalLane | None:
+        known = self._lanes.get(id(plan))
+        if known is not None and known[0] is plan:  # (the entry holds its plan: ids stay)
+            return known[1]
+        lane = legal_lane(plan)
+        if len(self._lanes) >= self.max_plans:
+            self._lanes.clear()
+        self._lanes[id(plan)] = (plan, lane)
+        return lane
