@@ -9,7 +9,8 @@ keep-alive timer, and nothing else is armed while a head is read). This subclass
   bytes arrive, so a single huge header costs at most the bound plus one read (256 KiB);
 - a bound on the number of header lines (431);
 - a deadline for the whole head, from its first byte (408 and close), and a deadline for the
-  whole body, from the end of the head (the connection is closed: the app sees a disconnect).
+  whole body, from the end of the head (the connection is closed: the app sees a disconnect);
+  a head or a body that arrives whole in one read, as most do, arms no timer.
 
 The body's size is bounded by the ASGI middleware (``MANHATTAN_MAX_BODY_BYTES``), which reads it
 before any route does.
@@ -104,7 +105,14 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self._in_head:
             self._read_bytes += len(data)
         super().data_received(data)  # a refusal in a callback comes back as send_400_response
-        if not self._in_head or self._refusal is not None or self.transport.is_closing():
+        if self._refusal is not None or self.transport.is_closing():
+            return
+        if not self._in_head:
+            if self._deadline is None and self.cycle is not None and self.cycle.more_body:
+                # A body that did not arrive whole with its head: its deadline runs from the
+                # end of the head's read (a body read whole with it, as most are, costs no
+                # timer).
+                self._arm(self.limits.body_timeout, self._body_timed_out)
             return
         if self._read_bytes > self.limits.max_head_bytes:
             self._refuse(431, _HEAD_TOO_LARGE)
@@ -154,8 +162,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self.cycle.message_event = _LeanEvent()  # nothing waits on it or has set it yet
             if self.join_writes:  # (its task has not started: nothing has called send yet)
                 self.cycle.__class__ = JoinedWritesCycle
-        if self.cycle is not None and self.cycle.more_body:
-            self._arm(self.limits.body_timeout, self._body_timed_out)
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
