@@ -27,10 +27,10 @@ from graphql import GraphQLNonNull, VariableNode, print_ast
 from graphql.error import located_error
 from starlette.requests import Request
 
-from manhattan.api.encoding import dump_json
+from manhattan.api.encoding import dump_json, header
 from manhattan.api.graphql.compiled import CompiledQueries, Plan, PlanResult
 from manhattan.api.graphql.execution import Completer
-from manhattan.games import Caller, Operations, StateRef
+from manhattan.games import GAME_HEADER, NO_CALLER, PLAYER_HEADER, Caller, Operations, StateRef
 
 _REF_KEYS = frozenset({"json", "id", "token"})
 
@@ -80,12 +80,20 @@ class LegalLane:
         (field,) = self.plan.fields
         try:
             operations: Operations = request.app.state.operations
-            bound = ref.bound(Caller.from_headers(request.headers))  # as ``inputs.caller``
+            bound = ref.bound(_caller(request))
             return await operations.legal_moves_encoded(bound, self.kind, self.encode)
         except _NotCompleted:
             return None
         except Exception as exc:  # what the resolver raises, as ``CompiledQueries.execute``
             return PlanResult(None, [located_error(exc, [field.node], [field.response_name])])
+
+
+def _caller(request: Request) -> Caller:
+    """``inputs.caller``: the ``Manhattan-Game`` / ``Manhattan-Player`` headers; without them
+    (most requests), without reading every header."""
+    if header(request, GAME_HEADER) is None and header(request, PLAYER_HEADER) is None:
+        return NO_CALLER
+    return Caller.from_headers(request.headers)
 
 
 class _NotCompleted(Exception):

@@ -25,6 +25,7 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from manhattan.api.disconnect import unless_disconnected
+from manhattan.api.encoding import body as request_body
 from manhattan.api.encoding import dump_json, header, load_json
 from manhattan.api.errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.graphql import fast as graphql_fast
@@ -205,14 +206,14 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         content_type = header(request, "content-type") or ""
         if content_type.partition(";")[0].strip(" \t") != "application/json":
             return None  # strawberry matches the media type case-sensitively, as here
-        body = await request.body()  # (cached on the request for the view)
-        inline = self._inline_states(body)
+        sent = await request_body(request)  # (as the middleware read it)
+        inline = self._inline_states(sent)
         if inline is not None:
             answered = await self._planned(request, *inline)
             if answered is not None:
                 return answered
         try:
-            data = self.decode_json(body)
+            data = self.decode_json(sent)
         except json.JSONDecodeError:
             return None
         if not isinstance(data, dict):
@@ -330,9 +331,10 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         ``POST /graphql``, ``api/rest/shortcut.py``)."""
         scope = request.scope
         try:
-            # A request that may run bots stops them if its client hangs up (the body is read
-            # first, and kept on the request for the paths below).
-            if scope["method"] == "POST" and may_run_bots(await request.body()):
+            # A request that may run bots stops them if its client hangs up. Its body is kept
+            # on the request first, for the view: the watcher reads what the server sends next.
+            if scope["method"] == "POST" and may_run_bots(await request_body(request)):
+                await request.body()
                 return await unless_disconnected(request, self._respond(request, scope))
             return await self._respond(request, scope)
         except HTTPException as exc:
