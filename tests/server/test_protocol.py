@@ -100,7 +100,7 @@ def port() -> Iterator[int]:
 
 
 @contextlib.contextmanager
-def _serving(protocol: type[asyncio.Protocol]) -> Iterator[int]:
+def _serving(protocol: type[asyncio.Protocol], keep_alive: float = 5) -> Iterator[int]:
     sock = bound_socket()
     free = sock.getsockname()[1]
     config = uvicorn.Config(
@@ -111,6 +111,7 @@ def _serving(protocol: type[asyncio.Protocol]) -> Iterator[int]:
         log_config=None,
         lifespan="off",
         date_header=False,  # (answers compared byte for byte)
+        timeout_keep_alive=keep_alive,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
@@ -224,3 +225,21 @@ def test_a_whole_answer_is_one_write_and_a_stream_is_written_as_it_comes() -> No
     # plain, echo and last: one write each joined, two apart; HEAD: its head alone either
     # way; chunked: head and three chunks; pieces: head and two pieces, either way.
     assert counts == [3 + 1 + 4 + 3, 6 + 1 + 4 + 3]
+
+
+def test_an_idle_connection_is_closed_after_the_keep_alive_and_a_busy_one_is_not() -> None:
+    """One keep-alive timer per idle connection, armed again for what is left when the
+    connection was busy in between: closed after the keep-alive of idleness, never before."""
+    protocol = bounded_protocol(connection_limits(Settings()))
+    with _serving(protocol, keep_alive=1) as free:
+        with socket.create_connection(("127.0.0.1", free), timeout=10) as busy:
+            started = time.monotonic()
+            for k in range(5):  # a request every 0.4 s: never idle for the keep-alive
+                busy.sendall(b"GET /%d HTTP/1.1\r\nHost: x\r\n\r\n" % k)
+                assert _read_answers(busy, 1) == [b"/%d" % k]
+                time.sleep(0.4)
+            last = time.monotonic()
+            assert busy.recv(1 << 16) == b""  # then idle: closed
+            closed = time.monotonic()
+        assert last - started > 1.5  # busy for longer than the keep-alive, and still served
+        assert 0.5 < closed - last < 3

@@ -74,6 +74,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         "_deadline",
         "_head_bytes",
         "_header_count",
+        "_idle_since",
         "_in_head",
         "_read_bytes",
         "_refusal",
@@ -87,6 +88,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._header_count = 0
         self._deadline: TimerHandle | None = None
         self._refusal: tuple[int, str] | None = None
+        self._idle_since: float | None = None  # since the last answer, while nothing comes
         self.pipeline = _Pipeline()  # type: ignore[assignment]
 
     def connection_made(self, transport: Any) -> None:
@@ -171,6 +173,42 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+        if self.timeout_keep_alive_task is not None:  # (uvicorn keeps it when exc is set)
+            self.timeout_keep_alive_task.cancel()
+            self.timeout_keep_alive_task = None
+
+    # uvicorn arms a keep-alive timer after every answer and cancels it when the next request
+    # comes in: a timer made and dropped per request. Here one timer runs per idle connection
+    # and is armed again, for what is left, only if the connection was busy in between.
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_since = None  # (the timer, if armed, finds the connection busy)
+
+    def on_response_complete(self) -> None:
+        """uvicorn's, with the keep-alive timer armed only if none is."""
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._unset_keepalive_if_required()
+        self.flow.resume_reading()
+        if self.pipeline:
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+            return
+        self._idle_since = self.loop.time()
+        if self.timeout_keep_alive_task is None:
+            self.timeout_keep_alive_task = self.loop.call_later(
+                self.timeout_keep_alive, self._keep_alive_due
+            )
+
+    def _keep_alive_due(self) -> None:
+        self.timeout_keep_alive_task = None
+        if self._idle_since is None:
+            return  # busy: its next answer arms the timer again
+        left = self._idle_since + self.timeout_keep_alive - self.loop.time()
+        if left > 0:
+            self.timeout_keep_alive_task = self.loop.call_later(left, self._keep_alive_due)
+        else:
+            self.timeout_keep_alive_handler()
 
     def _arm(self, seconds: float, callback: Any) -> None:
         self._disarm()
