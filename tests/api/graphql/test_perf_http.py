@@ -582,3 +582,32 @@ async def test_legal_moves_alone_are_answered_from_kept_bytes_as_the_view_answer
 
 def _player(index: str) -> tuple[tuple[bytes, bytes], ...]:
     return ((b"manhattan-player", index.encode()),)
+
+
+@pytest.mark.parametrize(("max_values", "laned"), [(1, False), (2, True)])
+async def test_the_lane_takes_only_what_the_input_limits_allow(
+    make_app: MakeApp, mid_json: dict[str, Any], max_values: int, laned: bool
+) -> None:
+    """A reference is two values of the input limits (the ``StateRef`` and its field): below
+    that, the lane leaves the request to the plan, which refuses it as the view does."""
+    app = make_app(graphql_max_input_values=max_values)
+    compiled = graphql_app(app)._compiled
+    assert compiled is not None
+    execute = compiled.execute
+    executed = []
+
+    async def counted(*args: Any) -> Any:
+        executed.append(1)
+        return await execute(*args)
+
+    compiled.execute = counted  # type: ignore[method-assign]
+    body = op(
+        f"query($s: StateRef!) {{ legalMoves(state: $s) {{ {MOVES} }} }}", {"s": {"json": mid_json}}
+    )
+    async with connect(app):
+        for _ in range(3):  # validated, planned, then kept
+            executed.clear()
+            answer, took = await compare(app, scope_of(app), body)
+            assert took
+    assert (not executed) == laned
+    assert ("errors" in answer["body"]) != laned

@@ -30,6 +30,7 @@ from starlette.requests import Request
 from manhattan.api.encoding import dump_json, header
 from manhattan.api.graphql.compiled import CompiledQueries, Plan, PlanResult
 from manhattan.api.graphql.execution import Completer
+from manhattan.api.graphql.limits import InputLimits, cost_error
 from manhattan.games import GAME_HEADER, NO_CALLER, PLAYER_HEADER, Caller, Operations, StateRef
 
 _REF_KEYS = frozenset({"json", "id", "token"})
@@ -44,6 +45,9 @@ class LegalLane:
     response_name: str
     complete: Completer
     kind: str  # the encoding's name in the cache: the selection's digest
+    #: Whether the plan's limits refuse every request the lane takes (None: they depend on the
+    #: variables, checked per request).
+    refused: bool | None = None
 
     def ref(self, variables: dict[str, Any] | None) -> StateRef | None:
         """The state reference graphql-core would coerce ``$s`` to, or None: it would refuse
@@ -75,7 +79,12 @@ class LegalLane:
         """The whole answer's bytes; or the field's failure, as the plan reports it (located
         at the field, ``data`` null: the field is non-null); or None: the plan answers."""
         ref = self.ref(variables)
-        if ref is None or queries.refused(self.plan, variables):
+        if ref is None:
+            return None
+        refused = self.refused
+        if refused is None:
+            refused = queries.refused(self.plan, variables)
+        if refused:
             return None
         (field,) = self.plan.fields
         try:
@@ -100,8 +109,14 @@ class _NotCompleted(Exception):
     """A move the completer could not complete: the plan gives up on it as well."""
 
 
-def legal_lane(plan: Plan) -> LegalLane | None:
-    """The lane of ``plan``, or None when it is not ``legalMoves(state: $s)`` alone."""
+#: The values ``limits.input_size_error`` counts in a reference the lane takes: the ``StateRef``
+#: object and its one field (an inline state is one JSON value).
+_REF_VALUES = 2
+
+
+def legal_lane(plan: Plan, limits: InputLimits | None = None) -> LegalLane | None:
+    """The lane of ``plan``, or None when it is not ``legalMoves(state: $s)`` alone; with
+    ``limits``, whether they refuse what it takes is known once (its cost is fixed)."""
     if len(plan.fields) != 1 or len(plan.variable_types) != 1:
         return None
     (field,) = plan.fields
@@ -121,13 +136,19 @@ def legal_lane(plan: Plan) -> LegalLane | None:
     ):
         return None
     digest = hashlib.sha256(print_ast(node).encode()).hexdigest()[:24]
-    return LegalLane(plan, variable, field.response_name, field.complete, f"graphql:{digest}")
+    refused = None
+    if limits is not None and plan.cost is not None:
+        refused = limits.max_values < _REF_VALUES or cost_error(plan.cost, limits) is not None
+    return LegalLane(
+        plan, variable, field.response_name, field.complete, f"graphql:{digest}", refused
+    )
 
 
 class LegalLanes:
     """Each plan's lane (or its absence), found once per plan."""
 
-    def __init__(self, max_plans: int = 256) -> None:
+    def __init__(self, limits: InputLimits | None = None, max_plans: int = 256) -> None:
+        self.limits = limits
         self.max_plans = max_plans
         self._lanes: dict[int, tuple[Plan, LegalLane | None]] = {}
 
@@ -135,7 +156,7 @@ class LegalLanes:
         known = self._lanes.get(id(plan))
         if known is not None and known[0] is plan:  # (the entry holds its plan: ids stay)
             return known[1]
-        lane = legal_lane(plan)
+        lane = legal_lane(plan, self.limits)
         if len(self._lanes) >= self.max_plans:
             self._lanes.clear()
         self._lanes[id(plan)] = (plan, lane)

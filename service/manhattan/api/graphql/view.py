@@ -149,7 +149,9 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             schema, PLANNABLE_FIELDS, on=self._lean and fast_path
         )
         self._state_ref = schema._schema.get_type("StateRef")
-        self._lanes = graphql_fast.LegalLanes()
+        self._lanes = graphql_fast.LegalLanes(
+            None if self._compiled is None else self._compiled.limits
+        )
 
     def encode_json(self, data: object) -> bytes:
         return dump_json(data)  # orjson: a large share of a list response's cost otherwise
