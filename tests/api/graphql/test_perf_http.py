@@ -23,10 +23,16 @@ from typing import Any
 
 import httpx
 import pytest
+from graphql import parse
 from starlette.applications import Starlette
 
 import manhattan
+from manhattan.api.encoding import dump_json
+from manhattan.api.graphql.compiled import make_plan
+from manhattan.api.graphql.legal_lane import legal_lane
+from manhattan.api.graphql.schema import PLANNABLE_FIELDS, build_schema
 from manhattan.api.graphql.view import GraphQLApp
+from manhattan.bench.engine import mid_game_state
 from manhattan.server.metrics import Metrics
 from tests.conftest import MakeApp
 from tests.service_client import connect
@@ -611,3 +617,20 @@ async def test_the_lane_takes_only_what_the_input_limits_allow(
             assert took
     assert (not executed) == laned
     assert ("errors" in answer["body"]) != laned
+
+
+@pytest.mark.parametrize("seed", ["a", "b", "c"])
+def test_the_lane_writes_what_the_plan_completes_and_the_view_encodes(seed: str) -> None:
+    """Its answer, written as parts with each move's JSON kept, is the bytes of the whole
+    answer encoded at once: for moves seen before or not, and for no moves."""
+    schema = build_schema()._schema
+    query = f"query($s: StateRef!) {{ m: legalMoves(state: $s) {{ {MOVES} __typename }} }}"
+    plan = make_plan(schema, parse(query), None, plannable=PLANNABLE_FIELDS)
+    assert plan is not None
+    lane = legal_lane(plan)
+    assert lane is not None
+    (root,) = plan.fields
+    moves = manhattan.legal_moves(mid_game_state(seed))
+    for listed in (moves, moves, moves[:1], []):
+        whole = dump_json({"data": {"m": [root.complete(move) for move in listed]}})
+        assert lane.encode(listed) == whole

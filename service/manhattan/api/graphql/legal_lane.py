@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graphql import GraphQLNonNull, VariableNode, print_ast
@@ -30,10 +30,13 @@ from starlette.requests import Request
 from manhattan.api.encoding import dump_json, header
 from manhattan.api.graphql.compiled import CompiledQueries, Plan, PlanResult
 from manhattan.api.graphql.execution import Completer
+from manhattan.api.graphql.immutable import IMMUTABLE
 from manhattan.api.graphql.limits import InputLimits, cost_error
 from manhattan.games import GAME_HEADER, NO_CALLER, PLAYER_HEADER, Caller, Operations, StateRef
 
 _REF_KEYS = frozenset({"json", "id", "token"})
+#: Moves whose JSON a lane keeps (cleared when full, as the completion's memo is).
+_KEPT_MOVES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +48,12 @@ class LegalLane:
     response_name: str
     complete: Completer
     kind: str  # the encoding's name in the cache: the selection's digest
+    opening: bytes  # the answer's bytes before its moves: ``{"data":{"<name>":[``
     #: Whether the plan's limits refuse every request the lane takes (None: they depend on the
     #: variables, checked per request).
     refused: bool | None = None
+    #: Each move's JSON, kept by the move object (held, so its id stays its own).
+    fragments: dict[int, tuple[Any, bytes]] = field(default_factory=dict)
 
     def ref(self, variables: dict[str, Any] | None) -> StateRef | None:
         """The state reference graphql-core would coerce ``$s`` to, or None: it would refuse
@@ -65,13 +71,26 @@ class LegalLane:
         return StateRef(id=given) if key == "id" else StateRef(token=given)
 
     def encode(self, moves: Sequence[Any]) -> bytes:
-        """The answer's bytes, as the plan completes the moves and the view encodes them."""
-        complete = self.complete
-        try:
-            completed = [complete(move) for move in moves]
-        except Exception as exc:  # (GiveUp above all: the plan gives up too)
-            raise _NotCompleted from exc
-        return dump_json({"data": {self.response_name: completed}})
+        """The answer's bytes, as the plan completes the moves and the view encodes them: the
+        compact JSON of ``{"data": {<name>: [<move>, ...]}}``, written as its parts. The engine
+        hands out the same move objects from state to state, so each immutable move's JSON is
+        kept (by the object, as the completion keeps its result)."""
+        kept = self.fragments
+        parts = []
+        for move in moves:
+            fragment = kept.get(id(move))
+            if fragment is None or fragment[0] is not move:
+                try:
+                    completed = self.complete(move)
+                except Exception as exc:  # (GiveUp above all: the plan gives up too)
+                    raise _NotCompleted from exc
+                fragment = (move, dump_json(completed))
+                if type(move) in IMMUTABLE:
+                    if len(kept) >= _KEPT_MOVES:
+                        kept.clear()
+                    kept[id(move)] = fragment
+            parts.append(fragment[1])
+        return self.opening + b",".join(parts) + b"]}}"
 
     async def answer(
         self, request: Request, variables: dict[str, Any] | None, queries: CompiledQueries
@@ -119,14 +138,14 @@ def legal_lane(plan: Plan, limits: InputLimits | None = None) -> LegalLane | Non
     ``limits``, whether they refuse what it takes is known once (its cost is fixed)."""
     if len(plan.fields) != 1 or len(plan.variable_types) != 1:
         return None
-    (field,) = plan.fields
+    (root,) = plan.fields
     ((variable, declared),) = plan.variable_types
-    node = field.node
+    node = root.node
     arguments = node.arguments or ()
     if (
         node.name.value != "legalMoves"
-        or field.field_def is None
-        or not (field.is_list and field.non_null and field.items_non_null)
+        or root.field_def is None
+        or not (root.is_list and root.non_null and root.items_non_null)
         or not isinstance(declared, GraphQLNonNull)
         or getattr(declared.of_type, "name", None) != "StateRef"
         or len(arguments) != 1
@@ -139,8 +158,15 @@ def legal_lane(plan: Plan, limits: InputLimits | None = None) -> LegalLane | Non
     refused = None
     if limits is not None and plan.cost is not None:
         refused = limits.max_values < _REF_VALUES or cost_error(plan.cost, limits) is not None
+    opening = b'{"data":{' + dump_json(root.response_name) + b":["
     return LegalLane(
-        plan, variable, field.response_name, field.complete, f"graphql:{digest}", refused
+        plan,
+        variable,
+        root.response_name,
+        root.complete,
+        f"graphql:{digest}",
+        opening,
+        refused,
     )
 
 
