@@ -16,6 +16,7 @@ def graphql_paths_agree() -> Iterator[None]:
     lean path and strawberry's view, which must answer alike (``test_perf_http``).
     Apps on an external cache backend are left out (their connections belong to the test's
     event loop); replays are capped per test."""
+    from manhattan.api.encoding import BODY_KEY
     from manhattan.api.graphql.view import GraphQLApp
     from tests.api.graphql.test_perf_http import REPLAY, replay_recorded
 
@@ -38,7 +39,10 @@ def graphql_paths_agree() -> Iterator[None]:
         finally:
             app = scope.get("app")
             if app is not None and app.state.operations.cache.backend.name == "memory":
-                recorded.append((app, dict(scope), b"".join(chunks)))
+                # (the body as the middleware kept it, which the app reads without receiving)
+                kept = scope.get(BODY_KEY)
+                body = b"".join(chunks) if kept is None else kept
+                recorded.append((app, dict(scope), body))
 
     GraphQLApp.__call__ = recording  # type: ignore[method-assign]
     try:

@@ -159,17 +159,20 @@ class ServiceMiddleware:
     async def _read_body(self, receive: Receive, headers: dict[bytes, bytes]) -> bytes:
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                break  # disconnected; the route will see an empty body and the response is lost
+        message = await receive()
+        while message["type"] == "http.request":
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
                 raise BodyTooLarge
-            chunks.append(chunk)
             if not message.get("more_body", False):
+                if not chunks and type(chunk) is bytes:
+                    return chunk  # the whole body in one message, as most come
+                chunks.append(chunk)
                 break
+            chunks.append(chunk)
+            message = await receive()
+        # (disconnected: the route sees what came, and the response is lost)
         return b"".join(chunks)
 
 

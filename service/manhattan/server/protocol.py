@@ -9,10 +9,15 @@ keep-alive timer, and nothing else is armed while a head is read). This subclass
   bytes arrive, so a single huge header costs at most the bound plus one read (256 KiB);
 - a bound on the number of header lines (431);
 - a deadline for the whole head, from its first byte (408 and close), and a deadline for the
-  whole body, from the end of the head (the connection is closed: the app sees a disconnect).
+  whole body, from the end of the head (the connection is closed: the app sees a disconnect);
+  a head or a body that arrives whole in one read, as most do, arms no timer.
 
 The body's size is bounded by the ASGI middleware (``MANHATTAN_MAX_BODY_BYTES``), which reads it
 before any route does.
+
+And it writes a response whose body comes whole in one message (every API answer) with one
+transport write, the head and the body together (``JoinedWritesCycle``): uvicorn writes them
+apart, two system calls where one does.
 """
 
 from __future__ import annotations
@@ -23,7 +28,12 @@ from asyncio import TimerHandle
 from dataclasses import dataclass
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn._types import ASGISendEvent
+from uvicorn.protocols.http.httptools_impl import (
+    STATUS_LINE,
+    HttpToolsProtocol,
+    RequestResponseCycle,
+)
 
 from manhattan.settings import Settings
 
@@ -55,6 +65,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     """``HttpToolsProtocol`` with ``limits`` (set on a subclass by ``bounded_protocol``)."""
 
     limits = connection_limits(Settings())
+    #: Each response's head and whole body in one write (``JoinedWritesCycle``).
+    join_writes = True
     # In slots, not in the instance's dict: six more keys there would make uvicorn's
     # key-sharing dict of each connection a dict of its own (about 1.5 KiB more a connection,
     # held by every open stream).
@@ -62,6 +74,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         "_deadline",
         "_head_bytes",
         "_header_count",
+        "_idle_since",
         "_in_head",
         "_read_bytes",
         "_refusal",
@@ -75,6 +88,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._header_count = 0
         self._deadline: TimerHandle | None = None
         self._refusal: tuple[int, str] | None = None
+        self._idle_since: float | None = None  # since the last answer, while nothing comes
         self.pipeline = _Pipeline()  # type: ignore[assignment]
 
     def connection_made(self, transport: Any) -> None:
@@ -93,7 +107,14 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self._in_head:
             self._read_bytes += len(data)
         super().data_received(data)  # a refusal in a callback comes back as send_400_response
-        if not self._in_head or self._refusal is not None or self.transport.is_closing():
+        if self._refusal is not None or self.transport.is_closing():
+            return
+        if not self._in_head:
+            if self._deadline is None and self.cycle is not None and self.cycle.more_body:
+                # A body that did not arrive whole with its head: its deadline runs from the
+                # end of the head's read (a body read whole with it, as most are, costs no
+                # timer).
+                self._arm(self.limits.body_timeout, self._body_timed_out)
             return
         if self._read_bytes > self.limits.max_head_bytes:
             self._refuse(431, _HEAD_TOO_LARGE)
@@ -141,8 +162,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         super().on_headers_complete()
         if self.cycle is not None and self.cycle is not previous:  # (not for an upgrade)
             self.cycle.message_event = _LeanEvent()  # nothing waits on it or has set it yet
-        if self.cycle is not None and self.cycle.more_body:
-            self._arm(self.limits.body_timeout, self._body_timed_out)
+            if self.join_writes:  # (its task has not started: nothing has called send yet)
+                self.cycle.__class__ = JoinedWritesCycle
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
@@ -152,6 +173,42 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         super().connection_lost(exc)
+        if self.timeout_keep_alive_task is not None:  # (uvicorn keeps it when exc is set)
+            self.timeout_keep_alive_task.cancel()
+            self.timeout_keep_alive_task = None
+
+    # uvicorn arms a keep-alive timer after every answer and cancels it when the next request
+    # comes in: a timer made and dropped per request. Here one timer runs per idle connection
+    # and is armed again, for what is left, only if the connection was busy in between.
+    def _unset_keepalive_if_required(self) -> None:
+        self._idle_since = None  # (the timer, if armed, finds the connection busy)
+
+    def on_response_complete(self) -> None:
+        """uvicorn's, with the keep-alive timer armed only if none is."""
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._unset_keepalive_if_required()
+        self.flow.resume_reading()
+        if self.pipeline:
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+            return
+        self._idle_since = self.loop.time()
+        if self.timeout_keep_alive_task is None:
+            self.timeout_keep_alive_task = self.loop.call_later(
+                self.timeout_keep_alive, self._keep_alive_due
+            )
+
+    def _keep_alive_due(self) -> None:
+        self.timeout_keep_alive_task = None
+        if self._idle_since is None:
+            return  # busy: its next answer arms the timer again
+        left = self._idle_since + self.timeout_keep_alive - self.loop.time()
+        if left > 0:
+            self.timeout_keep_alive_task = self.loop.call_later(left, self._keep_alive_due)
+        else:
+            self.timeout_keep_alive_handler()
 
     def _arm(self, seconds: float, callback: Any) -> None:
         self._disarm()
@@ -193,6 +250,78 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
+class JoinedWritesCycle(RequestResponseCycle):
+    """uvicorn's request cycle, holding a response's head until its body: a body that comes
+    whole in the next message (the Content-Length it declared) goes out with the head in one
+    write. Anything else (a chunked stream, a body in several messages, a HEAD request, a
+    writer paused by a slow reader) is written as uvicorn writes it, the head first."""
+
+    _head: bytes | None = None  # the held head (a class default: no key in most cycles' dict)
+
+    async def send(self, message: ASGISendEvent) -> None:
+        head = self._head
+        if head is not None:
+            self._head = None
+            if not self._write_joined(head, message):
+                if not self.disconnected:
+                    self.transport.write(head)
+                await super().send(message)
+            return
+        if (
+            self.response_started
+            or message["type"] != "http.response.start"
+            or self.scope["method"] == "HEAD"
+            or self.flow.write_paused
+        ):
+            await super().send(message)
+            return
+        transport, held = self.transport, _HeldWrite()
+        self.transport = held  # type: ignore[assignment]
+        try:
+            await super().send(message)  # (writes the head, and awaits nothing when not paused)
+        finally:
+            self.transport = transport
+        if held.data is not None:
+            if self.chunked_encoding is False:
+                self._head = held.data
+            else:
+                transport.write(held.data)
+
+    def _write_joined(self, head: bytes, message: ASGISendEvent) -> bool:
+        """Writes ``head`` and ``message``'s body at once and completes the response, as
+        uvicorn's ``send`` completes it, when the body is whole; else False, nothing done."""
+        if (
+            message["type"] != "http.response.body"
+            or message.get("more_body", False)
+            or self.disconnected
+            or self.flow.write_paused
+        ):
+            return False
+        body = message.get("body", b"")
+        if len(body) != self.expected_content_length:
+            return False  # (uvicorn's send refuses it, saying why)
+        self.expected_content_length = 0
+        self.transport.write(head + body)
+        self.response_complete = True
+        self.message_event.set()
+        if not self.keep_alive:
+            self.transport.close()
+        self.on_response()
+        return True
+
+
+class _HeldWrite:
+    """Stands for the transport while uvicorn writes a response's head: keeps it."""
+
+    __slots__ = ("data",)
+
+    def __init__(self) -> None:
+        self.data: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        self.data = data
+
+
 class _Pipeline(list[Any]):
     """uvicorn's queue of pipelined requests (it calls ``appendleft`` and ``pop``) as a list:
     an empty deque is some 740 bytes, held by every open connection; an empty list 56."""
@@ -219,6 +348,10 @@ WRITE_BUFFER_BYTES = 16_384
 _HEAD_TOO_LARGE = "the request head (request line and headers) is too large"
 
 
-def bounded_protocol(limits: ConnectionLimits) -> type[asyncio.Protocol]:
-    """The protocol class for uvicorn's ``http=`` with these limits."""
-    return type("BoundedHttpToolsProtocol", (BoundedHttpToolsProtocol,), {"limits": limits})
+def bounded_protocol(
+    limits: ConnectionLimits, *, join_writes: bool = True
+) -> type[asyncio.Protocol]:
+    """The protocol class for uvicorn's ``http=`` with these limits (``join_writes``: each
+    whole response in one write)."""
+    attributes = {"limits": limits, "join_writes": join_writes}
+    return type("BoundedHttpToolsProtocol", (BoundedHttpToolsProtocol,), attributes)

@@ -23,10 +23,16 @@ from typing import Any
 
 import httpx
 import pytest
+from graphql import parse
 from starlette.applications import Starlette
 
 import manhattan
+from manhattan.api.encoding import dump_json
+from manhattan.api.graphql.compiled import make_plan
+from manhattan.api.graphql.legal_lane import legal_lane
+from manhattan.api.graphql.schema import PLANNABLE_FIELDS, build_schema
 from manhattan.api.graphql.view import GraphQLApp
+from manhattan.bench.engine import mid_game_state
 from manhattan.server.metrics import Metrics
 from tests.conftest import MakeApp
 from tests.service_client import connect
@@ -444,3 +450,187 @@ def replay_recorded(recorded: list[tuple[Starlette, Scope, bytes]]) -> None:
 
 
 __all__ = ["compare", "httpx", "replay_recorded"]
+
+
+def _inline_state_cases(state: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
+    """Requests with states inline in the variables: the ones the lean path reads straight from
+    the body (every variable a ``StateRef`` of ``{"json": ...}``), and their near misses."""
+    legal = f"query($s: StateRef!) {{ legalMoves(state: $s) {{ {MOVES} }} }}"
+    s = {"json": state}
+    yield "inline state", op(legal, {"s": s})
+    yield "inline state, operationName", op(legal.replace("query", "query L"), {"s": s}, "L")
+    yield (
+        "two inline states",
+        op(
+            "query($s: StateRef!, $t: StateRef!) { a: legalMoves(state: $s) { type } "
+            "b: score(state: $t) { __typename ... on Score { round } } }",
+            {"s": s, "t": {"json": {**state, "toMove": 0}}},
+        ),
+    )
+    yield "a state the rules refuse", op(legal, {"s": {"json": {**state, "scores": [0] * 4}}})
+    yield "a state of the wrong shape", op(legal, {"s": {"json": {**state, "round": 99}}})
+    yield "an id beside the state", op(legal, {"s": {**s, "id": None}})
+    yield "a state and another key", op(legal, {"s": s}, None, extensions={"x": 1})
+    yield (
+        "a state in a JSON variable",
+        op("query($s: JSON!) { legalMoves(state: {json: $s}) { type } }", {"s": s}),
+    )
+    yield (
+        "an undeclared variable",
+        op("query($s: StateRef!) { legalMoves(state: $s) { type } }", {"s": s, "u": s}),
+    )
+    yield "a state with a duplicate key", op(legal, {"s": s})[:-2] + b', "s": {"json": 1}}}'
+
+
+async def test_inline_states_read_from_the_bytes_match_the_view(
+    make_app: MakeApp, mid_json: dict[str, Any]
+) -> None:
+    """Each request twice: the first validates its document (the general path), the second is
+    planned and, for the common request, its states read straight from the body."""
+    app = make_app()
+    endpoint = graphql_app(app)
+    general_reads = []
+    decode = endpoint.decode_json
+
+    def counted(data: str | bytes) -> object:
+        general_reads.append(data)
+        return decode(data)
+
+    endpoint.decode_json = counted  # type: ignore[method-assign]
+    read_whole = {}
+    async with connect(app):
+        for name, body in _inline_state_cases(mid_json):
+            first, _ = await compare(app, scope_of(app), body)
+            second, took = await compare(app, scope_of(app), body)
+            assert first == second and took, name
+            general_reads.clear()
+            await _call(app, scope_of(app), body, lean=True)
+            read_whole[name] = bool(general_reads)
+    from_bytes = {name for name, whole in read_whole.items() if not whole}
+    assert from_bytes == {
+        "inline state",
+        "inline state, operationName",
+        "two inline states",
+        "a state the rules refuse",
+    }
+
+
+async def test_legal_moves_alone_are_answered_from_kept_bytes_as_the_view_answers(
+    make_app: MakeApp, mid_json: dict[str, Any]
+) -> None:
+    """A plan of ``legalMoves(state: $s)`` alone answers without the executor (its lane),
+    from bytes kept per state, the same answer as the view's, failures included; anything
+    else goes through the plan."""
+    app = make_app()
+    endpoint = graphql_app(app)
+    async with connect(app) as client:
+        stored = (await client.post("/v1/states", json={"state": mid_json})).json()
+    legal = f"query($s: StateRef!) {{ legalMoves(state: $s) {{ {MOVES} }} }}"
+    mover = str(mid_json["toMove"])
+    other = str((mid_json["toMove"] + 1) % 4)
+    game = ((b"manhattan-game", stored["gameId"].encode()),)
+    cases: list[tuple[str, bytes, tuple[tuple[bytes, bytes], ...], bool]] = [
+        ("inline", op(legal, {"s": {"json": mid_json}}), (), True),
+        ("by id", op(legal, {"s": {"id": stored["stateId"]}}), (), True),
+        ("by token", op(legal, {"s": {"token": stored["token"]}}), (), True),
+        ("by id, the game's", op(legal, {"s": {"id": stored["stateId"]}}), game, True),
+        ("the mover", op(legal, {"s": {"id": stored["stateId"]}}), _player(mover), True),
+        ("another player", op(legal, {"s": {"id": stored["stateId"]}}), _player(other), True),
+        ("a bad header", op(legal, {"s": {"id": stored["stateId"]}}), _player("x"), True),
+        ("an unknown id", op(legal, {"s": {"id": "0" * 32}}), (), True),
+        ("refused", op(legal, {"s": {"json": {**mid_json, "scores": [0] * 4}}}), (), True),
+        ("a bad token", op(legal, {"s": {"token": "x.y.z"}}), (), True),
+        (
+            "aliased, typename",
+            op(
+                "query($s: StateRef!) { m: legalMoves(state: $s) { __typename notation } }",
+                {"s": {"json": mid_json}},
+            ),
+            (),
+            True,
+        ),
+        ("an id of a number", op(legal, {"s": {"id": 7}}), (), False),
+        ("a null state", op(legal, {"s": {"json": None}}), (), False),
+        ("two keys", op(legal, {"s": {"id": "a", "token": "b"}}), (), False),
+        ("no variable", op(legal), (), False),
+        (
+            "another field beside it",
+            op(
+                "query($s: StateRef!) { legalMoves(state: $s) { type } rules }",
+                {"s": {"json": mid_json}},
+            ),
+            (),
+            False,
+        ),
+    ]
+    compiled = endpoint._compiled
+    assert compiled is not None
+    execute = compiled.execute
+    executed = []
+
+    async def counted(*args: Any) -> Any:
+        executed.append(1)
+        return await execute(*args)
+
+    compiled.execute = counted  # type: ignore[method-assign]
+    async with connect(app):
+        for name, body, headers, laned in cases:
+            answers = []
+            for _ in range(3):  # validated, planned, then kept
+                executed.clear()
+                answer, took = await compare(app, scope_of(app, headers=headers), body)
+                answers.append(answer)
+            assert took and answers[0] == answers[1] == answers[2], name
+            assert (not executed) == laned, name
+    moves = answers[0]["body"]["data"]
+    assert moves is None or moves["legalMoves"]
+
+
+def _player(index: str) -> tuple[tuple[bytes, bytes], ...]:
+    return ((b"manhattan-player", index.encode()),)
+
+
+@pytest.mark.parametrize(("max_values", "laned"), [(1, False), (2, True)])
+async def test_the_lane_takes_only_what_the_input_limits_allow(
+    make_app: MakeApp, mid_json: dict[str, Any], max_values: int, laned: bool
+) -> None:
+    """A reference is two values of the input limits (the ``StateRef`` and its field): below
+    that, the lane leaves the request to the plan, which refuses it as the view does."""
+    app = make_app(graphql_max_input_values=max_values)
+    compiled = graphql_app(app)._compiled
+    assert compiled is not None
+    execute = compiled.execute
+    executed = []
+
+    async def counted(*args: Any) -> Any:
+        executed.append(1)
+        return await execute(*args)
+
+    compiled.execute = counted  # type: ignore[method-assign]
+    body = op(
+        f"query($s: StateRef!) {{ legalMoves(state: $s) {{ {MOVES} }} }}", {"s": {"json": mid_json}}
+    )
+    async with connect(app):
+        for _ in range(3):  # validated, planned, then kept
+            executed.clear()
+            answer, took = await compare(app, scope_of(app), body)
+            assert took
+    assert (not executed) == laned
+    assert ("errors" in answer["body"]) != laned
+
+
+@pytest.mark.parametrize("seed", ["a", "b", "c"])
+def test_the_lane_writes_what_the_plan_completes_and_the_view_encodes(seed: str) -> None:
+    """Its answer, written as parts with each move's JSON kept, is the bytes of the whole
+    answer encoded at once: for moves seen before or not, and for no moves."""
+    schema = build_schema()._schema
+    query = f"query($s: StateRef!) {{ m: legalMoves(state: $s) {{ {MOVES} __typename }} }}"
+    plan = make_plan(schema, parse(query), None, plannable=PLANNABLE_FIELDS)
+    assert plan is not None
+    lane = legal_lane(plan)
+    assert lane is not None
+    (root,) = plan.fields
+    moves = manhattan.legal_moves(mid_game_state(seed))
+    for listed in (moves, moves, moves[:1], []):
+        whole = dump_json({"data": {"m": [root.complete(move) for move in listed]}})
+        assert lane.encode(listed) == whole

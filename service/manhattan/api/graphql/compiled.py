@@ -310,7 +310,7 @@ class CompiledQueries:
         self._plans.put(key, _NO_PLAN if plan is None else plan, weight if plan else len(query))
         return plan
 
-    def _refused(self, plan: Plan, variables: dict[str, Any] | None) -> bool:
+    def refused(self, plan: Plan, variables: dict[str, Any] | None) -> bool:
         """``limits.request_error``, with what the plan knows of its operation."""
         limits = self.limits
         types = plan.variable_types
@@ -333,7 +333,7 @@ class CompiledQueries:
         (a null in a non-null position, a value that does not serialize: bugs) hands the
         request to the general path, which reports it as it always did."""
         schema = self.schema
-        if self._refused(plan, variables):
+        if self.refused(plan, variables):
             return None  # the general path refuses it, with the same checks
         coerced = get_variable_values(
             schema, plan.operation.variable_definitions or (), variables or {}, max_errors=50

@@ -3,7 +3,8 @@
 Three pieces make the common GraphQL request several times cheaper than strawberry's and
 graphql-core's general machinery (figures in the README): a one-loop completion of plain data
 objects (``execution``), compiled plans for simple queries (``compiled``) and direct resolver
-calls (``resolvers``). All three read strawberry's and graphql-core's
+calls (``resolvers``); and a plan of ``legalMoves`` alone answers from bytes kept per state
+(``legal_lane``). All of them read strawberry's and graphql-core's
 internals, which change between minor versions without notice. So:
 
 - ``pyproject.toml`` pins both to the minor versions below, the ones the tests ran against;
@@ -14,7 +15,7 @@ internals, which change between minor versions without notice. So:
 - only root fields listed as reading (``plannable``) are ever planned: a field that writes (a
   state stored, a position claimed) always runs on the general path.
 
-Nothing else in the service imports the three modules; the schema asks this one. They import
+Nothing else in the service imports those modules; the schema and the view ask this one. They import
 nothing of this one (the registry of immutable types is ``immutable``), so the dependency is
 one-way; importing them runs nothing, only turning the fast path on does.
 """
@@ -26,13 +27,16 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import Any
 
-from manhattan.api.graphql.compiled import CompiledQueries
+from manhattan.api.graphql.compiled import CompiledQueries, Plan, PlanResult
 from manhattan.api.graphql.documents import ValidatedDocuments
 from manhattan.api.graphql.execution import PlainDataExecutionContext
+from manhattan.api.graphql.legal_lane import LegalLanes
 from manhattan.api.graphql.limits import InputLimits
 from manhattan.api.graphql.resolvers import DirectResolvers
 
 log = logging.getLogger("manhattan.api")
+
+__all__ = ["CompiledQueries", "LegalLanes", "Plan", "PlanResult", "compiled_queries", "enabled"]
 
 #: Distribution -> the ``major.minor`` the fast path is tested against (``pyproject.toml`` pins
 #: the same range).

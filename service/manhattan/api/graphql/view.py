@@ -9,9 +9,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import msgspec
 import strawberry
 from cross_web import HTTPException
-from graphql import GraphQLEnumType, GraphQLError, GraphQLSchema
+from graphql import GraphQLEnumType, GraphQLError, GraphQLNonNull, GraphQLSchema
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -24,10 +25,12 @@ from strawberry.types import ExecutionResult
 from strawberry.types.graphql import OperationType
 
 from manhattan.api.disconnect import unless_disconnected
+from manhattan.api.encoding import body as request_body
 from manhattan.api.encoding import dump_json, header, load_json
 from manhattan.api.errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.schema import PLANNABLE_FIELDS
+from manhattan.engine.formats import StateFormat
 
 log = logging.getLogger("manhattan.api")
 
@@ -90,6 +93,21 @@ def may_run_bots(body: bytes) -> bool:
     return b"suggestMove" in body or b"advance" in body or b"\\u" in body
 
 
+class _InlineState(msgspec.Struct, forbid_unknown_fields=True):
+    json: StateFormat
+
+
+class _InlineStates(msgspec.Struct, forbid_unknown_fields=True):
+    """A GraphQL request whose variables are all states sent inline."""
+
+    query: str
+    variables: dict[str, _InlineState]
+    operationName: str | None = None  # (the key as the request names it)
+
+
+_INLINE_STATES = msgspec.json.Decoder(_InlineStates)
+
+
 class TextFrames(ASGIWebSocketAdapter):
     """graphql-transport-ws messages as text frames: ``encode_json`` gives bytes (orjson), which
     strawberry would send as binary frames, and browsers hand those to ``onmessage`` as a
@@ -129,6 +147,10 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         )
         self._compiled = graphql_fast.compiled_queries(
             schema, PLANNABLE_FIELDS, on=self._lean and fast_path
+        )
+        self._state_ref = schema._schema.get_type("StateRef")
+        self._lanes = graphql_fast.LegalLanes(
+            None if self._compiled is None else self._compiled.limits
         )
 
     def encode_json(self, data: object) -> bytes:
@@ -186,8 +208,14 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         content_type = header(request, "content-type") or ""
         if content_type.partition(";")[0].strip(" \t") != "application/json":
             return None  # strawberry matches the media type case-sensitively, as here
+        sent = await request_body(request)  # (as the middleware read it)
+        inline = self._inline_states(sent)
+        if inline is not None:
+            answered = await self._planned(request, *inline)
+            if answered is not None:
+                return answered
         try:
-            data = self.decode_json(await request.body())  # cached on the request for the view
+            data = self.decode_json(sent)
         except json.JSONDecodeError:
             return None
         if not isinstance(data, dict):
@@ -204,23 +232,14 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             or not isinstance(extensions, dict | None)
         ):
             return None
-        sub_response = await self.get_sub_response(request)
-        context = await self.get_context(request, response=sub_response)
         if self._compiled is not None:
             plan = self._compiled.plan(query, operation_name)
             if plan is not None:
-                planned = await self._compiled.execute(plan, variables, context)
-                if planned is not None and not planned.errors:
-                    return self.create_response(
-                        response_data={"data": planned.data}, sub_response=sub_response
-                    )
-                if planned is not None:  # failed fields, answered as the general path would
-                    result = ExecutionResult(data=planned.data, errors=planned.errors)
-                    response_data = await self.process_result(request, result)
-                    self._handle_errors(planned.errors, response_data)
-                    return self.create_response(
-                        response_data=response_data, sub_response=sub_response
-                    )
+                answered = await self._planned(request, plan, variables)
+                if answered is not None:
+                    return answered
+        sub_response = await self.get_sub_response(request)
+        context = await self.get_context(request, response=sub_response)
         try:
             result = await self.schema.execute(
                 query,
@@ -242,6 +261,65 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             self._handle_errors(result.errors, response_data)
         return self.create_response(response_data=response_data, sub_response=sub_response)
 
+    def _inline_states(self, body: bytes) -> tuple[graphql_fast.Plan, dict[str, Any]] | None:
+        """A planned query whose every variable is a state sent inline (``{"json": {...}}``,
+        declared ``StateRef``), and its variables with each state already read as its format:
+        decoded straight from the body's bytes, as REST reads an inline state, without the
+        generic JSON tree and its conversion. None for anything else (a fault included), which
+        is read the general way. What msgspec decodes here, orjson reads the same, and the
+        format is what the general way converts the state to before anything checks it."""
+        if self._compiled is None or b'"json"' not in body:
+            return None
+        try:
+            sent = _INLINE_STATES.decode(body)
+        except (msgspec.DecodeError, ValueError):
+            return None
+        plan = self._compiled.plan(sent.query, sent.operationName)
+        if plan is None:
+            return None
+        declared = dict(plan.variable_types)
+        for name in sent.variables:
+            type_ = declared.get(name)
+            if isinstance(type_, GraphQLNonNull):
+                type_ = type_.of_type
+            if type_ is None or type_ is not self._state_ref:
+                return None  # (a JSON variable, say: graphql-core would hand on the dict)
+        return plan, {name: {"json": ref.json} for name, ref in sent.variables.items()}
+
+    async def _planned(
+        self, request: Request, plan: graphql_fast.Plan, variables: dict[str, Any] | None
+    ) -> Response | None:
+        """The answer of a planned query, or None: the general path answers."""
+        assert self._compiled is not None
+        lane = self._lanes.of(plan)
+        if lane is not None:
+            answered = await lane.answer(request, variables, self._compiled)
+            if isinstance(answered, bytes):  # (no resolver ran: nothing set on a sub-response)
+                return Response(answered, media_type="application/json")
+            if answered is not None:
+                return await self._planned_answer(
+                    request, answered, await self.get_sub_response(request)
+                )
+        sub_response = await self.get_sub_response(request)
+        context = await self.get_context(request, response=sub_response)
+        planned = await self._compiled.execute(plan, variables, context)
+        if planned is None:
+            return None
+        return await self._planned_answer(request, planned, sub_response)
+
+    async def _planned_answer(
+        self, request: Request, planned: graphql_fast.PlanResult, sub_response: Response
+    ) -> Response:
+        if not planned.errors:
+            return self.create_response(
+                response_data={"data": planned.data}, sub_response=sub_response
+            )
+        # failed fields, answered as the general path would
+        result = ExecutionResult(data=planned.data, errors=planned.errors)
+        response_data = await self.process_result(request, result)
+        self._handle_errors(planned.errors, response_data)
+        return self.create_response(response_data=response_data, sub_response=sub_response)
+
     async def _respond(self, request: Request, scope: Any) -> Response:
         response = None
         if self._lean and scope["method"] == "POST":
@@ -255,9 +333,10 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         ``POST /graphql``, ``api/rest/shortcut.py``)."""
         scope = request.scope
         try:
-            # A request that may run bots stops them if its client hangs up (the body is read
-            # first, and kept on the request for the paths below).
-            if scope["method"] == "POST" and may_run_bots(await request.body()):
+            # A request that may run bots stops them if its client hangs up. Its body is kept
+            # on the request first, for the view: the watcher reads what the server sends next.
+            if scope["method"] == "POST" and may_run_bots(await request_body(request)):
+                await request.body()
                 return await unless_disconnected(request, self._respond(request, scope))
             return await self._respond(request, scope)
         except HTTPException as exc:

@@ -31,6 +31,9 @@ Endpoint = Callable[[Request], Awaitable[Response]]
 ErrorHandler = Callable[[Request, Exception], Awaitable[Response]]
 
 TABLES_PREFIX = "/v1/tables/"
+#: The scope key under which ``takes`` leaves what it found (the shortcut, the endpoint and its
+#: path parameters).
+_FOUND_KEY = "manhattan.shortcut"
 
 
 class Shortcut:
@@ -53,8 +56,15 @@ class Shortcut:
         self.on_http = on_http or on_crash
 
     def takes(self, scope: Scope) -> bool:
-        """Whether ``scope`` is an HTTP request of one of the endpoints."""
-        return scope["type"] == "http" and self._endpoint(scope) is not None
+        """Whether ``scope`` is an HTTP request of one of the endpoints (then kept in the scope
+        for ``__call__``: found once)."""
+        if scope["type"] != "http":
+            return False
+        found = self._endpoint(scope)
+        if found is None:
+            return False
+        scope[_FOUND_KEY] = (self, found)
+        return True
 
     def _endpoint(self, scope: Scope) -> tuple[Endpoint, dict[str, str]] | None:
         path: str = scope.get("path", "")
@@ -71,7 +81,8 @@ class Shortcut:
         return None if endpoint is None else (endpoint, {"id": table})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        found = self._endpoint(scope)
+        kept = scope.get(_FOUND_KEY)
+        found = kept[1] if kept is not None and kept[0] is self else self._endpoint(scope)
         assert found is not None, "a request the shortcut does not take"
         endpoint, scope["path_params"] = found
         request = Request(scope, receive)
