@@ -30,7 +30,9 @@ def test_the_snapshot_is_the_shared_design_with_additions_only() -> None:
         for tag, i1, i2, _j1, _j2 in matcher.get_opcodes()
         if tag in ("replace", "delete")
     ]
-    assert not changed, f"lines of the shared design changed or dropped in docs/DESIGN.md: {changed}"
+    assert not changed, (
+        f"lines of the shared design changed or dropped in docs/DESIGN.md: {changed}"
+    )
 
 
 def _sections() -> set[str]:
