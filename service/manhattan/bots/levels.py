@@ -18,7 +18,7 @@ from manhattan.bots.protocol import Alternative, Bot, Decision, Stop
 from manhattan.engine import View
 
 DEFAULT_ISMCTS_ITERATIONS = 1000
-DEFAULT_EXPERT_ITERATIONS = 1000
+DEFAULT_EXPERT_ITERATIONS = 2000
 #: The beginner picks among this many of the greedy bot's best moves...
 BEGINNER_CHOICES = 6
 #: ...each with a chance proportional to exp(value / temperature): a move a point worse than the
