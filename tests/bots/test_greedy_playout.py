@@ -59,30 +59,3 @@ def test_with_nothing_to_build_the_playout_forfeits() -> None:
     game = Game(state)
     greedy_step(game, random.Random(0))
     assert sum(game.selected[0]) == 1 and game.board == list(state.board)
-
-
-def test_with_noise_the_playout_draws_good_moves_not_only_the_best() -> None:
-    """``noise`` draws a placement from the softmax of the greedy values: at one point of
-    temperature the policy plays moves other than the best, better ones more often than a
-    uniform draw would, and the same random numbers give the same move."""
-    state = _build_phase(4, 3)
-    player = state.to_move
-    assert player is not None
-    v = manhattan.view(state, player)
-    moves = view_legal_moves(v)
-    values = {m: move_value(v, m, None) for m in moves}
-    best = max(values.values())
-    played_values = []
-    for seed in range(40):
-        game = Game(state)
-        greedy_step(game, random.Random(seed), noise=1.0)
-        played = [m for m in moves if manhattan.apply_move(state, m).board == tuple(game.board)]
-        assert played, "the playout made a move the rules allow"
-        played_values.append(max(values[m] for m in played))
-        again = Game(state)
-        greedy_step(again, random.Random(seed), noise=1.0)
-        assert again.board == game.board
-    assert any(x < best - 1e-9 for x in played_values), "some draws are not the greedy best"
-    assert best in played_values, "the best is drawn too"
-    uniform = sum(values.values()) / len(values)
-    assert sum(played_values) / len(played_values) > uniform + 1.0, "better moves more often"

@@ -117,20 +117,10 @@ class RoundPicture:
         return mine - max(t)
 
 
-def gumbel(rng: random.Random) -> float:
-    """A standard Gumbel draw: adding ``t`` times one to each value and keeping the best draws
-    a move with a chance proportional to exp(value / t) (the Gumbel-max trick)."""
-    u = rng.random()
-    return -math.log(-math.log(u)) if u > 0.0 else -4.0
-
-
-def greedy_step(game: Game, rng: random.Random, noise: float = 0.0) -> None:
+def greedy_step(game: Game, rng: random.Random) -> None:
     """One move of the player to move as the greedy bot plays: a balanced selection, or the
     placement with the best round margin (ties: the safer building, the smaller piece, then the
-    first found from a random neighborhood); [D5] when nothing can be built. With ``noise``
-    (a temperature in points) each placement's value gets ``noise`` Gumbel draws added: the
-    greedy values' softmax, a player who mostly plays the greedy move and sometimes another
-    good one."""
+    first found from a random neighborhood); [D5] when nothing can be built."""
     rules = game.rules
     color = color_to_select(game)
     if color is not None:
@@ -157,8 +147,6 @@ def greedy_step(game: Game, rng: random.Random, noise: float = 0.0) -> None:
                     continue
                 value = picture.margin_after(player, index, c, f) - FLOORS_WEIGHT * f
                 value += SECURITY_WEIGHT * security((*board[index], (c, f)), c)
-                if noise > 0.0:
-                    value += noise * gumbel(rng)
                 if value > best_value:
                     best_value = value
                     best = (card, n, f, c)

@@ -33,7 +33,6 @@ import time
 from dataclasses import dataclass
 
 from manhattan.bots.greedy import rank_moves
-from manhattan.bots.greedy_playout import greedy_step
 from manhattan.bots.ismcts import root_moves
 from manhattan.bots.playout import final_margins, play_out, rewards
 from manhattan.bots.protocol import NEVER, Stop
@@ -59,10 +58,6 @@ class HalvingSettings:
     #: the balanced selection and its neighbors, ``selection_candidates``): the pieces chosen
     #: decide what a round can build, and a dozen candidates cost the halving one more round.
     select_arms: int | None = None
-    #: The simulated opponents' temperature, in points (``greedy_step``'s ``noise``): their
-    #: placements are drawn from the softmax of their greedy values, so that a move is chosen
-    #: for doing well against players who often, not always, play the greedy move.
-    opponent_noise: float = 1.0
 
 
 EXPERT = HalvingSettings()
@@ -150,20 +145,16 @@ class HalvingSearch:
         state = sample_state(self.view, self.rng)
         stream = self.rng.getrandbits(64)
         player = self.view.player
-        settings = self.settings
         for arm in alive:
             game = Game(state)
             game.apply(arm.move)
-            if settings.policy == "greedy" and settings.opponent_noise > 0.0:
-                _noisy_greedy_out(game, random.Random(stream), player, settings.opponent_noise)
-            else:
-                play_out(
-                    game,
-                    random.Random(stream),
-                    settings.policy,
-                    to_round_end=True,
-                    candidates=settings.candidates,
-                )
+            play_out(
+                game,
+                random.Random(stream),
+                self.settings.policy,
+                to_round_end=True,
+                candidates=self.settings.candidates,
+            )
             margins = final_margins(game)
             arm.visits += 1
             arm.reward_sum += rewards(margins)[player]
@@ -179,11 +170,3 @@ class HalvingSearch:
     def _result(self, done: int, start: float, stopped_by: str) -> HalvingResult:
         ranked = sorted(self.arms, key=lambda a: (a.rounds, a.value()), reverse=True)
         return HalvingResult(ranked, done, time.perf_counter() - start, stopped_by)
-
-
-def _noisy_greedy_out(game: Game, rng: random.Random, player: int, noise: float) -> None:
-    """``play_out`` to the round's end with the greedy policy, the other seats' placements
-    drawn from the softmax of their greedy values at temperature ``noise``."""
-    target = game.round + 1
-    while game.phase != "over" and game.round < target:
-        greedy_step(game, rng, 0.0 if game.to_move == player else noise)
