@@ -14,7 +14,8 @@ simulated to the end of the round with the same random numbers: common random nu
 two moves are compared on the same deal and the same opponents' dice, and the luck of the deal,
 by far the largest part of a simulation's noise, cancels from their difference. The short list
 is the greedy ranking's best moves (``rank_moves``): among a hundred builds, few matter, and the
-greedy value also breaks near-ties between estimates.
+greedy value also breaks near-ties between estimates. A selection of pieces has about a dozen
+candidates (``selection_candidates``) and decides what the round can build: all of them enter.
 
 The simulations play every seat with the greedy bot's policy (``greedy_playout``) to the end of
 the round, scored as ``final_margins`` does: this is the rollout algorithm of Tesauro and
@@ -22,7 +23,9 @@ Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS 1996) and 
 Tsitsiklis and Wu ("Rollout Algorithms for Combinatorial Optimization", 1997): the move whose
 simulated continuation under a base policy is best is at least as good as the base policy's
 own move, up to the estimates' noise. Against greedy opponents the simulated opponents are the
-real ones, but for the cards they hold.
+real ones, but for the cards they hold; against searching ones they are a model, and a budget
+of 2,000 simulations a move (the level's default) is what makes the estimates sharp enough to
+hold its own there.
 """
 
 from __future__ import annotations

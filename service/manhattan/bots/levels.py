@@ -89,8 +89,9 @@ class IsmctsBot(Bot):
 
 
 class ExpertBot(Bot):
-    """The strongest level: ``HalvingSearch``, reproducible as ``IsmctsBot`` is (a budget in
-    iterations, no deadline reached)."""
+    """The strongest level: ``HalvingSearch`` (the greedy ranking's best builds, or every
+    candidate selection of pieces, played out to the round's end), 2,000 simulations a move by
+    default; reproducible as ``IsmctsBot`` is (a budget in iterations, no deadline reached)."""
 
     level = "expert"
     description = "Plays the greedy bot's best moves out to the round's end and keeps the best."
