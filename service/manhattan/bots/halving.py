@@ -23,9 +23,7 @@ Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS 1996) and 
 Tsitsiklis and Wu ("Rollout Algorithms for Combinatorial Optimization", 1997): the move whose
 simulated continuation under a base policy is best is at least as good as the base policy's
 own move, up to the estimates' noise. Against greedy opponents the simulated opponents are the
-real ones, but for the cards they hold; against searching ones they are a model, and a budget
-of 2,000 simulations a move (the level's default) is what makes the estimates sharp enough to
-hold its own there.
+real ones, but for the cards they hold; against searching ones they are only a model.
 """
 
 from __future__ import annotations
