@@ -38,9 +38,10 @@ def test_tournament_reports_win_rates_and_plots(
 
 
 def test_bench_bots_prints_iterations_per_second(capsys: pytest.CaptureFixture[str]) -> None:
-    main(["bench", "bots", "--runs", "1", "--seconds", "0.1"])
+    main(["bench", "bots", "--runs", "1", "--seconds", "0.1", "--expert-iterations", "20"])
     out = capsys.readouterr().out
     assert "ismcts_iterations_per_s" in out and "system load (1 min)" in out
+    assert "expert_build_s" in out and "expert_selection_s" in out and "20 iterations" in out
 
 
 @pytest.mark.parametrize(

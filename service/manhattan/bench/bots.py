@@ -1,6 +1,8 @@
 """``manhattan bench bots``: ISMCTS iterations per second on one core, in the mid-game 4-player
 state of ``manhattan bench engine`` (round 2's build phase), plus the cost of a greedy and a
-random suggestion. Each figure is the median of ``--runs`` runs; each is held to its target.
+random suggestion, and the expert's seconds a move at its default budget: that build, and the
+first selection of pieces of round 2. Each figure is the median of ``--runs`` runs; the ISMCTS
+rate is held to its target.
 
 The verdict uses wall-clock time. Other work on the machine slows it down, so the line also gives
 the rate per second of this process's CPU time and the system's 1-minute load at its start.
@@ -16,8 +18,9 @@ import time
 
 from manhattan.bench.engine import mid_game_state
 from manhattan.bots.ismcts import Search
+from manhattan.bots.levels import DEFAULT_EXPERT_ITERATIONS
 from manhattan.bots.suggestion import suggest
-from manhattan.engine import view
+from manhattan.engine import State, apply_move, legal_moves, new_game, view
 
 TARGET_ITERATIONS_PER_S = 1000.0
 
@@ -50,10 +53,34 @@ def _suggest_ms(level: str, calls: int) -> float:
     return (time.perf_counter() - start) / calls * 1000
 
 
+def selection_state(seed: str = "bench") -> State:
+    """A 4-player classic state at round 2's first selection of pieces."""
+    rng = random.Random(seed)
+    state = new_game(players=4, seed=seed)
+    while not (state.round == 2 and state.phase == "select"):
+        state = apply_move(state, rng.choice(legal_moves(state)))
+    return state
+
+
+def _expert_seconds(state: State, iterations: int, seed: int) -> tuple[float, float]:
+    """One expert suggestion's wall-clock and CPU seconds."""
+    assert state.to_move is not None
+    player_view = view(state, state.to_move)
+    wall, cpu = time.perf_counter(), time.process_time()
+    suggest(player_view, level="expert", seed=seed, iterations=iterations)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
 def run(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="manhattan bench bots", description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=2.0, help="search time per run")
+    parser.add_argument(
+        "--expert-iterations",
+        type=int,
+        default=DEFAULT_EXPERT_ITERATIONS,
+        help="the expert's budget (default: its level's)",
+    )
     args = parser.parse_args(argv)
     load = _load_average()
     measured = [_ismcts_rate(args.seconds, seed) for seed in range(args.runs)]
@@ -71,4 +98,12 @@ def run(argv: list[str]) -> int:
     )
     print(f"greedy_suggest_ms        {_suggest_ms('greedy', 50):8.2f}")
     print(f"random_suggest_ms        {_suggest_ms('random', 200):8.3f}")
+    for name, state in (("build", mid_game_state()), ("selection", selection_state())):
+        timed = [_expert_seconds(state, args.expert_iterations, seed) for seed in range(args.runs)]
+        wall = statistics.median(w for w, _ in timed)
+        cpu = statistics.median(c for _, c in timed)
+        print(
+            f"expert_{name}_s".ljust(24)
+            + f" {wall:8.2f}   ({cpu:.2f} s of CPU time; {args.expert_iterations} iterations)"
+        )
     return 0 if rate >= TARGET_ITERATIONS_PER_S else 1

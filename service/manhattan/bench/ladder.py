@@ -90,7 +90,8 @@ def build_ladder(
             iterations=BOTS[level].default_iterations,
             mu=round(mu, 3),
             sigma=round(sigma, 3),
-            ordinal=round(mu - 3 * sigma, 3),
+            # from the rounded figures, so that the document's ordinal is its mu - 3 sigma
+            ordinal=round(round(mu, 3) - 3 * round(sigma, 3), 3),
             games=played[level],
         )
         for level, (mu, sigma) in ratings.items()

@@ -14,7 +14,8 @@ simulated to the end of the round with the same random numbers: common random nu
 two moves are compared on the same deal and the same opponents' dice, and the luck of the deal,
 by far the largest part of a simulation's noise, cancels from their difference. The short list
 is the greedy ranking's best moves (``rank_moves``): among a hundred builds, few matter, and the
-greedy value also breaks near-ties between estimates.
+greedy value also breaks near-ties between estimates. A selection of pieces has about a dozen
+candidates (``selection_candidates``) and decides what the round can build: all of them enter.
 
 The simulations play every seat with the greedy bot's policy (``greedy_playout``) to the end of
 the round, scored as ``final_margins`` does: this is the rollout algorithm of Tesauro and
@@ -22,7 +23,7 @@ Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS 1996) and 
 Tsitsiklis and Wu ("Rollout Algorithms for Combinatorial Optimization", 1997): the move whose
 simulated continuation under a base policy is best is at least as good as the base policy's
 own move, up to the estimates' noise. Against greedy opponents the simulated opponents are the
-real ones, but for the cards they hold.
+real ones, but for the cards they hold; against searching ones they are only a model.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ class HalvingSettings:
     policy: str = "greedy"
     #: Legal placements the heuristic playout compares per step (the heuristic policy only).
     candidates: int = 4
+    #: How many moves enter the first round at a selection of pieces (None: every candidate,
+    #: the balanced selection and its neighbors, ``selection_candidates``): the pieces chosen
+    #: decide what a round can build, and a dozen candidates cost the halving one more round.
+    select_arms: int | None = None
 
 
 EXPERT = HalvingSettings()
@@ -95,7 +100,10 @@ class HalvingSearch:
         self.view = view
         self.rng = rng
         self.settings = settings
-        ranked = rank_moves(view, root_moves(view), rng)[: max(1, settings.arms)]
+        ranked = rank_moves(view, root_moves(view), rng)
+        arms = settings.select_arms if view.phase == "select" else settings.arms
+        if arms is not None:
+            ranked = ranked[: max(1, arms)]
         low, high = ranked[-1].value, ranked[0].value
         span = high - low
         self.arms = [Arm(r.move, 1.0 if span == 0 else (r.value - low) / span) for r in ranked]

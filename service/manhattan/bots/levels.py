@@ -18,7 +18,7 @@ from manhattan.bots.protocol import Alternative, Bot, Decision, Stop
 from manhattan.engine import View
 
 DEFAULT_ISMCTS_ITERATIONS = 1000
-DEFAULT_EXPERT_ITERATIONS = 1000
+DEFAULT_EXPERT_ITERATIONS = 2000
 #: The beginner picks among this many of the greedy bot's best moves...
 BEGINNER_CHOICES = 6
 #: ...each with a chance proportional to exp(value / temperature): a move a point worse than the
@@ -89,8 +89,9 @@ class IsmctsBot(Bot):
 
 
 class ExpertBot(Bot):
-    """The strongest level: ``HalvingSearch``, reproducible as ``IsmctsBot`` is (a budget in
-    iterations, no deadline reached)."""
+    """The strongest level: ``HalvingSearch`` (the greedy ranking's best builds, or every
+    candidate selection of pieces, played out to the round's end), 2,000 simulations a move by
+    default; reproducible as ``IsmctsBot`` is (a budget in iterations, no deadline reached)."""
 
     level = "expert"
     description = "Plays the greedy bot's best moves out to the round's end and keeps the best."

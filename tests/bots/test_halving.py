@@ -1,0 +1,44 @@
+"""The expert's search (``halving.py``): which moves enter it, and how it spends its budget."""
+
+from __future__ import annotations
+
+import random
+
+import manhattan
+from manhattan.bots.halving import EXPERT, HalvingSearch
+from manhattan.bots.ismcts import root_moves
+
+
+def _selection_view() -> manhattan.View:
+    state = manhattan.new_game(players=4, seed="halving")
+    assert state.phase == "select" and state.to_move is not None
+    return manhattan.view(state, state.to_move)
+
+
+def _build_view() -> manhattan.View:
+    rng = random.Random(7)
+    state = manhattan.new_game(players=4, seed="halving")
+    while state.phase != "build" or state.round < 2:
+        state = manhattan.apply_move(state, rng.choice(manhattan.legal_moves(state)))
+    assert state.to_move is not None
+    return manhattan.view(state, state.to_move)
+
+
+def test_a_selection_of_pieces_compares_every_candidate() -> None:
+    view = _selection_view()
+    candidates = root_moves(view)
+    assert len(candidates) > EXPERT.arms  # more than a build's short list
+    search = HalvingSearch(view, random.Random(1))
+    assert {a.move for a in search.arms} == set(candidates)
+    result = search.run(iterations=400, seconds=None)
+    assert result.iterations <= 400
+    assert result.arms[0].visits == max(a.visits for a in result.arms)
+
+
+def test_a_build_compares_the_greedy_rankings_short_list() -> None:
+    view = _build_view()
+    assert len(root_moves(view)) > EXPERT.arms
+    search = HalvingSearch(view, random.Random(1))
+    assert len(search.arms) == EXPERT.arms
+    result = search.run(iterations=200, seconds=None)
+    assert 0 < result.iterations <= 200 and result.stopped_by == "iterations"
