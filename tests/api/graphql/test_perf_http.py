@@ -563,16 +563,7 @@ async def test_legal_moves_alone_are_answered_from_kept_bytes_as_the_view_answer
             False,
         ),
     ]
-    compiled = endpoint._compiled
-    assert compiled is not None
-    execute = compiled.execute
-    executed = []
-
-    async def counted(*args: Any) -> Any:
-        executed.append(1)
-        return await execute(*args)
-
-    compiled.execute = counted  # type: ignore[method-assign]
+    executed = _count_executions(endpoint._compiled)
     async with connect(app):
         for name, body, headers, laned in cases:
             answers = []
@@ -586,6 +577,20 @@ async def test_legal_moves_alone_are_answered_from_kept_bytes_as_the_view_answer
     assert moves is None or moves["legalMoves"]
 
 
+def _count_executions(compiled: Any) -> list[int]:
+    """A list that grows by one each time the general executor runs a request."""
+    assert compiled is not None
+    execute = compiled.execute
+    executed: list[int] = []
+
+    async def counted(*args: Any) -> Any:
+        executed.append(1)
+        return await execute(*args)
+
+    compiled.execute = counted
+    return executed
+
+
 def _player(index: str) -> tuple[tuple[bytes, bytes], ...]:
     return ((b"manhattan-player", index.encode()),)
 
@@ -597,16 +602,7 @@ async def test_the_lane_takes_only_what_the_input_limits_allow(
     """A reference is two values of the input limits (the ``StateRef`` and its field): below
     that, the lane leaves the request to the plan, which refuses it as the view does."""
     app = make_app(graphql_max_input_values=max_values)
-    compiled = graphql_app(app)._compiled
-    assert compiled is not None
-    execute = compiled.execute
-    executed = []
-
-    async def counted(*args: Any) -> Any:
-        executed.append(1)
-        return await execute(*args)
-
-    compiled.execute = counted  # type: ignore[method-assign]
+    executed = _count_executions(graphql_app(app)._compiled)
     body = op(
         f"query($s: StateRef!) {{ legalMoves(state: $s) {{ {MOVES} }} }}", {"s": {"json": mid_json}}
     )
