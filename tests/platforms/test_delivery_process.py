@@ -18,7 +18,7 @@ import pytest
 
 from manhattan.platforms.addresses import parse_allow
 from manhattan.platforms.delivery import DeliverySettings
-from manhattan.platforms.delivery_process import DeliveryProcess, OutboxAddress
+from manhattan.platforms.delivery_process import DeliveryProcess, OutboxAddress, _Terminated
 from manhattan.platforms.outbox import Outbox
 from tests.platforms import worker_setups
 from tests.platforms.receiver import Receiver
@@ -177,3 +177,17 @@ async def test_a_worker_that_keeps_dying_is_restarted_less_and_less_often(
         assert 2 <= worker.started <= 3, worker.started
     finally:
         await worker.close()
+
+
+async def test_a_finished_worker_ignores_sigterm_through_the_interpreters_end() -> None:
+    """The interpreter's finalization gives a Python handler back to the default (death by
+    SIGTERM) but leaves an ignored signal ignored: once the work is over, SIGTERM is ignored."""
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        terminated = _Terminated()
+        signal.signal(signal.SIGTERM, terminated)
+        terminated.over()
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGTERM)  # ignored: this test goes on
+    finally:
+        signal.signal(signal.SIGTERM, before)

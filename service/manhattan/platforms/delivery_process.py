@@ -186,9 +186,11 @@ class DeliveryProcess:
 class _Terminated:
     """SIGTERM's handler for the worker's whole life, so that SIGTERM always ends it with exit
     code 0. Before its loop runs, it ends the process at once; while the loop runs, it asks
-    the loop to finish (the outcomes kept first); after, it does nothing: the process is on
+    the loop to finish (the outcomes kept first); after, SIGTERM is ignored: the process is on
     its way out. (The loop's own ``add_signal_handler`` gave SIGTERM back to its default, a
-    death by signal, when the loop closed: a SIGTERM between that and the exit killed it.)"""
+    death by signal, when the loop closed; and the interpreter's finalization gives any Python
+    handler back to the default too, but leaves an ignored signal ignored: a SIGTERM in either
+    window killed a worker that had already finished.)"""
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -199,7 +201,9 @@ class _Terminated:
         self._loop, self._ended = loop, ended
 
     def over(self) -> None:
+        """The work is done (main thread): a late SIGTERM is ignored from here to the exit."""
         self._over = True
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     def __call__(self, signum: int, frame: object) -> None:
         if self._over:
