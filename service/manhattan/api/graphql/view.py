@@ -282,7 +282,7 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             type_ = declared.get(name)
             if isinstance(type_, GraphQLNonNull):
                 type_ = type_.of_type
-            if type_ is None or type_ is not self._state_ref:
+            if type_ is not self._state_ref:
                 return None  # (a JSON variable, say: graphql-core would hand on the dict)
         return plan, {name: {"json": ref.json} for name, ref in sent.variables.items()}
 
