@@ -29,6 +29,7 @@ from manhattan.tables.changes import TableChanges
 from manhattan.tables.errors import TableError
 from manhattan.tables.lobby_index import listed, make_lobby_index
 from manhattan.tables.model import RECORD_FORMAT, Table
+from manhattan.tables.presence import PresenceMarks
 from manhattan.tables.projection import SPECTATOR, Receiver, lobby_json, table_json
 from manhattan.tables.tokens import Bearer, read_bearer
 
@@ -142,6 +143,7 @@ class TableRecords:
         #: (table id, token) -> its bearer, for tokens that opened (keys do not change while the
         #: process runs; revocation is checked against the table, after this).
         self._opened: dict[tuple[str, str], Bearer] = {}
+        self._presence = PresenceMarks(self._write_marks)
 
     # -- reading --------------------------------------------------------------------------
     async def load(self, table_id: str) -> tuple[Table, int]:
@@ -159,7 +161,11 @@ class TableRecords:
         return {sid for sid, until in seen.items() if until > now}
 
     async def mark_connected(self, table_id: str, sid: int, seconds: float) -> None:
-        """A seat's stream is open for at least ``seconds`` more (refreshed by heartbeats)."""
+        """A seat's stream is open for at least ``seconds`` more (refreshed by heartbeats);
+        the marks of a table asked for at once are written together (``presence.py``)."""
+        await self._presence.mark(table_id, sid, now_ms() + int(seconds * 1000))
+
+    async def _write_marks(self, table_id: str, marks: dict[int, int]) -> None:
         key = presence_key(table_id)
         for _ in range(MAX_SWAP_TRIES):
             record = await self.store.read(key)
@@ -168,7 +174,8 @@ class TableRecords:
             )
             now = now_ms()
             seen = {s: until for s, until in seen.items() if until > now}
-            seen[sid] = now + int(seconds * 1000)
+            for sid, until in marks.items():
+                seen[sid] = max(until, seen.get(sid, 0))
             data: bytes = msgpack.packb(seen)
             expected = 0 if record is None else record.version
             done, _ = await self.store.swap(key, expected, data, ttl=self.settings.idle_seconds)
