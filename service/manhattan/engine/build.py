@@ -15,7 +15,9 @@ import shutil
 import sysconfig
 from pathlib import Path
 
-#: The hot modules (engine, codec, playouts, search); not the web layers, not one-off tools.
+#: The hot modules (engine, codec, playouts, search, and a table move's own path: its record,
+#: the write, the audiences' pushes and the table socket); not the web layers, not one-off
+#: tools.
 KERNEL_MODULES = (
     "manhattan.engine.analysis",
     "manhattan.engine.board",
@@ -46,6 +48,25 @@ KERNEL_MODULES = (
     "manhattan.bots.playout",
     "manhattan.bots.greedy_playout",
     "manhattan.bots.halving",
+    "manhattan.tables.model",
+    "manhattan.tables.event_log",
+    "manhattan.tables.view_text",
+    "manhattan.tables.projection",
+    "manhattan.tables.records",
+    "manhattan.tables.play",
+    "manhattan.tables.changes",
+    "manhattan.tables.driver",
+    "manhattan.tables.lobby",
+    "manhattan.tables.tokens",
+    "manhattan.live.push",
+    "manhattan.live.listener",
+    "manhattan.live.hub",
+    "manhattan.live.fanout",
+    "manhattan.live.websocket",
+    "manhattan.live.connection",
+    "manhattan.store.sqlite_batch",
+    "manhattan.store.sqlite_cas",
+    "manhattan.api.rest.table_socket",
 )
 
 COMPILED = "compiled (mypyc)"

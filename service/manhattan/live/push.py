@@ -31,18 +31,18 @@ class Push:
 
     __slots__ = ("_frame", "_payload", "event", "id")
 
-    def __init__(self, id: int, event: str, data: dict[str, Any]) -> None:
+    def __init__(
+        self, id: int, event: str, data: dict[str, Any] | None, payload: bytes | None = None
+    ) -> None:
         self.id = id
         self.event = event
-        self._payload: bytes | None = _encode(data)
+        self._payload: bytes | None = _encode(data) if payload is None else payload
         self._frame: bytes | None = None
 
-    @classmethod
-    def encoded(cls, id: int, event: str, payload: bytes) -> Push:
+    @staticmethod
+    def encoded(id: int, event: str, payload: bytes) -> Push:
         """The push of data already encoded (``projection.MovePayloads``)."""
-        push = cls.__new__(cls)
-        push.id, push.event, push._payload, push._frame = id, event, payload, None
-        return push
+        return Push(id, event, None, payload)
 
     @property
     def frame(self) -> bytes:
