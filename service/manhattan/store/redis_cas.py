@@ -96,19 +96,23 @@ class RedisVersionedStore:
         self._swap_publish_script = scripts.register_script(_SWAP_PUBLISH)
         self._outage = OutageLog(log, "table store (Redis)")
 
-    async def _call(self, make: Callable[[], Awaitable[T]], *, retry: bool = True) -> T:
+    async def _call(
+        self, make: Callable[[], Awaitable[T]], *, retry: bool = True, piped: bool = False
+    ) -> T:
         """``make()``'s answer; any failure is ``StoreUnavailable``. A connection error (a
         pooled connection Redis closed, as after a restart; not a timeout, not a busy pool) is
         retried once on a fresh connection when ``retry``: the calls that would do no harm if
-        the first attempt had reached Redis after all."""
+        the first attempt had reached Redis after all. A ``piped`` call (on ``RedisPipe``'s one
+        connection, which bounds its own waits) takes no slot of the pool's gate."""
+        gated = self._gate.call
         try:
-            result = await self._gate.call(make)
+            result = await (make() if piped else gated(make))
         except RedisConnectionError as exc:
             await drop_idle_connections(self._client)  # the others are likely dead too
             if not retry or is_pool_exhausted(exc):
                 raise self._unavailable(exc) from exc
             try:
-                result = await self._gate.call(make)
+                result = await (make() if piped else gated(make))
             except _FAILURES as again:
                 raise self._unavailable(again) from again
         except _FAILURES as exc:
@@ -126,7 +130,7 @@ class RedisVersionedStore:
         marks read often, and redis-py costs several times the CPU a call)."""
         pipe = self._pipe
         if pipe is not None:
-            fields = await self._call(lambda: pipe.execute("HMGET", key, "v", "d"))
+            fields = await self._call(lambda: pipe.execute("HMGET", key, "v", "d"), piped=True)
         else:
             fields = await self._call(lambda: self._client.hmget(key, ["v", "d"]))
         version, data = fields
@@ -174,7 +178,7 @@ class RedisVersionedStore:
             attempts += 1
             return script(keys=[key], args=[expected, data, *extra])
 
-        answer = await self._call(attempt)
+        answer = await self._call(attempt, piped=self._pipe is not None)
         if int(str(answer[0])) == 1:
             return True, Record(int(str(answer[1])), bytes(data))
         if int(str(answer[1])) == 0:
