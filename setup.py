@@ -58,7 +58,17 @@ def kernel_extensions() -> list[Any]:
         str(Path("service", *name.split(".")).with_suffix(".py"))
         for name in BUILD["KERNEL_MODULES"]
     ]
-    return list(mypycify(["--ignore-missing-imports", *paths], opt_level="3"))
+    # The build's environment has the kernel's own types (pyproject.toml's build-system) but not
+    # the web layers' (starlette, redis, ...), which a table move's compiled modules import:
+    # there they are Any, which the project's strict checks (run by the suite on a full
+    # install) would refuse in the modules mypyc reads beside them.
+    relaxed = [
+        "--ignore-missing-imports",
+        "--allow-subclassing-any",
+        "--no-warn-return-any",
+        "--no-warn-unused-ignores",
+    ]
+    return list(mypycify([*relaxed, *paths], opt_level="3"))
 
 
 class OptionalBuildExt(build_ext):
