@@ -2,12 +2,12 @@
 
 Every open seat stream marks its seat on each heartbeat, so streams opened together (a crowd
 of tables started at once, a replica's streams reconnecting after a restart) mark together,
-four seats of a table on the same key. Marked one by one, each was a read and a compare-and-set,
-and the seats of one table lost the race to each other and read again: on Redis, 800 streams
-marking at once held every move behind them for some 100 ms. ``PresenceMarks`` gathers the marks
-asked for in one turn of the event loop by table and writes each table's once (one read, one
-compare-and-set, all its seats), and a heartbeat comes a little early at random
-(``live.listener``), so a crowd spreads out over its next beats.
+four seats of a table on the same key. Marked one by one, each mark would be a read and a
+compare-and-set, the seats of one table would lose the race to each other and read again, and
+every move of the replica would wait behind the crowd. ``PresenceMarks`` gathers the marks asked
+for in one turn of the event loop by table and writes each table's once (one read, one
+compare-and-set, all its seats); and a seat marks again a little early at random
+(``live.stream._marked``), so a crowd spreads out over its next beats.
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ class PresenceMarks:
         failed. A caller cancelled while it waits leaves the write to go on for the others."""
         gathering = self._gathering.get(table_id)
         if gathering is None:
-            future = asyncio.get_running_loop().create_future()
-            gathering = self._gathering[table_id] = ({}, future)
-            asyncio.get_running_loop().call_soon(self._flush, table_id)
+            loop = asyncio.get_running_loop()
+            gathering = self._gathering[table_id] = ({}, loop.create_future())
+            loop.call_soon(self._flush, table_id)
         seats, future = gathering
         seats[sid] = max(until, seats.get(sid, 0))
         await asyncio.shield(future)
