@@ -42,3 +42,19 @@ def test_a_build_compares_the_greedy_rankings_short_list() -> None:
     assert len(search.arms) == EXPERT.arms
     result = search.run(iterations=200, seconds=None)
     assert 0 < result.iterations <= 200 and result.stopped_by == "iterations"
+
+
+def test_a_search_ends_once_one_move_is_left() -> None:
+    """A selection's field halves unevenly (13 -> 6 -> 3 -> 1 in three rounds, where the
+    budget was planned over four): no simulation goes to the one move left."""
+    view = _selection_view()
+    search = HalvingSearch(view, random.Random(1))
+    assert len(search.arms) == 13
+    result = search.run(iterations=2000, seconds=None)
+    finalists = [a for a in result.arms if a.rounds == max(b.rounds for b in result.arms)]
+    assert len(finalists) == 1
+    last_round = [a for a in result.arms if a.rounds == finalists[0].rounds - 1]
+    assert len(last_round) == 2
+    # the winner was simulated exactly as often as the two it beat in the last round
+    assert {a.visits for a in last_round} == {finalists[0].visits}
+    assert result.iterations < 2000 * 0.85

@@ -138,6 +138,10 @@ class HalvingSearch:
             del alive[max(1, len(alive) // 2) :]
             for arm in alive:
                 arm.rounds += 1
+            if len(alive) == 1:
+                # Decided: a field that halves unevenly (13 -> 6 -> 3 -> 1) ends a round
+                # before ``rounds``, and its last share would go to the one move left.
+                break
         return self._result(done, start, "iterations")
 
     def _sample(self, alive: list[Arm]) -> int:
