@@ -44,6 +44,17 @@ def quiet_server(app: Any, port: int, *, grace: int) -> uvicorn.Server:
     return uvicorn.Server(config)
 
 
+def stacks() -> str:
+    """Where every other task of the loop waits: what a server that does not stop is held by."""
+    lines: list[str] = []
+    for task in asyncio.all_tasks():
+        if task is not asyncio.current_task():
+            frames = task.get_stack()
+            where = " <- ".join(f"{f.f_code.co_name}:{f.f_lineno}" for f in reversed(frames))
+            lines.append(f"{task.get_name()}: {where or task.get_coro()!r}")
+    return "\n".join(sorted(lines))
+
+
 class LiveServer:
     def __init__(self, **settings: Any) -> None:
         settings.setdefault("access_log", False)
@@ -71,7 +82,9 @@ class LiveServer:
         assert self.task is not None
         try:
             with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(self.task, 15)
+                await asyncio.wait_for(asyncio.shield(self.task), 15)
+        except TimeoutError:
+            raise AssertionError(f"the server did not stop in 15 s:\n{stacks()}") from None
         finally:
             self.socket.close()
 

@@ -136,8 +136,8 @@ async def test_chat_is_bounded_and_rate_limited(live: LiveServer) -> None:
 
 
 async def test_tables_expire_after_their_idle_time() -> None:
-    async with LiveServer(table_idle_seconds=1) as live:
+    async with LiveServer(table_idle_seconds=2) as live:
         tid, _, (ann, _) = await new_table(live, 2)
         assert (await ann.table())["status"] == "playing"
-        await asyncio.sleep(1.3)
+        await asyncio.sleep(2.5)
         err(await ann.client.get(f"/v1/tables/{tid}"), 404, "TABLE_NOT_FOUND")
