@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import manhattan
-from manhattan.bots.halving import EXPERT, HalvingSearch
+from manhattan.bots.halving import EXPERT, HalvingSearch, halvings
 from manhattan.bots.ismcts import root_moves
 
 
@@ -44,17 +44,20 @@ def test_a_build_compares_the_greedy_rankings_short_list() -> None:
     assert 0 < result.iterations <= 200 and result.stopped_by == "iterations"
 
 
-def test_a_search_ends_once_one_move_is_left() -> None:
-    """A selection's field halves unevenly (13 -> 6 -> 3 -> 1 in three rounds, where the
-    budget was planned over four): no simulation goes to the one move left."""
+def test_a_field_halves_to_one_move_in_as_many_rounds_as_it_takes() -> None:
+    assert [halvings(n) for n in (2, 3, 4, 5, 8, 12, 13, 16, 17)] == [1, 1, 2, 2, 3, 3, 3, 4, 4]
+
+
+def test_a_search_spends_its_budget_on_the_rounds_it_plays() -> None:
+    """A selection's field halves unevenly (13 -> 6 -> 3 -> 1, three rounds): the budget is
+    planned over those three, and no simulation goes to the one move left."""
     view = _selection_view()
     search = HalvingSearch(view, random.Random(1))
     assert len(search.arms) == 13
     result = search.run(iterations=2000, seconds=None)
-    finalists = [a for a in result.arms if a.rounds == max(b.rounds for b in result.arms)]
-    assert len(finalists) == 1
-    last_round = [a for a in result.arms if a.rounds == finalists[0].rounds - 1]
-    assert len(last_round) == 2
+    assert [sum(1 for a in result.arms if a.rounds >= r) for r in (1, 2, 3)] == [6, 3, 1]
+    finalist = result.arms[0]
+    last_round = [a for a in result.arms if a.rounds == 2]
     # the winner was simulated exactly as often as the two it beat in the last round
-    assert {a.visits for a in last_round} == {finalists[0].visits}
-    assert result.iterations < 2000 * 0.85
+    assert {a.visits for a in last_round} == {finalist.visits}
+    assert 2000 * 0.95 < result.iterations <= 2000

@@ -28,7 +28,6 @@ real ones, but for the cards they hold; against searching ones they are only a m
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from dataclasses import dataclass
@@ -62,6 +61,16 @@ class HalvingSettings:
 
 
 EXPERT = HalvingSettings()
+
+
+def halvings(field: int) -> int:
+    """The rounds that halve ``field`` moves (rounding down) to one: 13 -> 6 -> 3 -> 1 is three,
+    where ``ceil(log2(13))`` plans four and would spend the last on the move already chosen."""
+    rounds = 0
+    while field > 1:
+        field //= 2
+        rounds += 1
+    return max(1, rounds)
 
 
 class Arm:
@@ -123,7 +132,7 @@ class HalvingSearch:
             assert seconds is not None
             rate = done / max(time.perf_counter() - start, 1e-6)
             iterations = max(done, int(rate * seconds))
-        rounds = max(1, math.ceil(math.log2(len(alive))))
+        rounds = halvings(len(alive))
         for round_ in range(rounds):
             share = (iterations - done) // (rounds - round_)
             samples = max(1, share // len(alive))
@@ -138,10 +147,6 @@ class HalvingSearch:
             del alive[max(1, len(alive) // 2) :]
             for arm in alive:
                 arm.rounds += 1
-            if len(alive) == 1:
-                # Decided: a field that halves unevenly (13 -> 6 -> 3 -> 1) ends a round
-                # before ``rounds``, and its last share would go to the one move left.
-                break
         return self._result(done, start, "iterations")
 
     def _sample(self, alive: list[Arm]) -> int:
