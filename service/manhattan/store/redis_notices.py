@@ -51,6 +51,7 @@ class RedisNotices:
         self.sharded: bool | None = None
         self._fanout = Fanout()
         self._listener: asyncio.Task[None] | None = None
+        self._closing = False
         self._pubsub: Any = None
         self._confirmed: set[str] = set()
         self._outage = OutageLog(log, "table notices (Redis pub/sub)")
@@ -86,6 +87,7 @@ class RedisNotices:
             with contextlib.suppress(*_FAILURES):
                 await self._subscribe(self._pubsub, channel)  # the listener sees the answer
         if self._listener is None or self._listener.done():
+            self._closing = False
             self._listener = asyncio.create_task(self._listen(), name="manhattan-notices")
         try:
             while True:
@@ -124,14 +126,15 @@ class RedisNotices:
     async def _listen(self) -> None:
         """Keeps the channels local subscribers follow subscribed, reconnecting after
         failures."""
-        while self._fanout.queues:
+        # ``_closing`` too: a cancel lost to a retried failure must not keep it running.
+        while self._fanout.queues and not self._closing:
             pubsub: Any = None
             try:
                 await self._is_sharded()
                 pubsub = self._open()
                 await self._subscribe(pubsub, *self._fanout.queues)
                 self._pubsub = pubsub
-                while self._fanout.queues:
+                while self._fanout.queues and not self._closing:
                     message = await self._next(pubsub)
                     if message is not None:
                         self._dispatch(message)
@@ -162,6 +165,7 @@ class RedisNotices:
             self._confirmed.discard(name)
 
     async def close(self) -> None:
+        self._closing = True
         self._fanout.deliver_gap()
         if self._listener is not None:
             self._listener.cancel()

@@ -34,6 +34,7 @@ from manhattan.tables.errors import TableError
 from manhattan.tables.model import Table
 from manhattan.tables.records import lease_key, now_ms
 from manhattan.tables.service import Tables
+from manhattan.tables.tasks import stop_tasks
 
 #: How a table is read at (at least) a version.
 Read = Callable[[str, int], Awaitable[tuple[Table, int]]]
@@ -266,6 +267,4 @@ class Driver:
     async def close(self) -> None:
         self.closing = True
         self._wake.set()
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await stop_tasks(list(self._tasks))
