@@ -2,7 +2,8 @@
 real Redis: concurrent callers each get their own reply, a flushed script is loaded again
 unseen, a killed connection fails what was in flight and the next call connects afresh, a reply
 that does not come in time is a ``TimeoutError`` and never a hang, and the URL's db, user,
-password and TLS are honoured."""
+password and TLS are honoured. And its ``Subscription``, the lean listening connection of the
+table notices: every push handed over in order as it comes, a killed one lost at once."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from manhattan.store.cache import StoreUnavailable
 from manhattan.store.cas import Record
 from manhattan.store.redis_cas import RedisVersionedStore
-from manhattan.store.redis_pipe import RedisPipe, encode_command
+from manhattan.store.redis_pipe import RedisPipe, Subscription, encode_command
 from tests.conftest import RedisServer
 from tests.ports import free_port
 from tests.store.test_redis_faults import SPIN, command, raw_connection
@@ -307,3 +308,69 @@ async def test_no_redis_is_a_connection_error_within_the_timeout() -> None:
         await pipe.execute("PING")
     assert time.monotonic() - started < 2.5  # (slack for a busy machine)
     await pipe.close()
+
+
+async def _subscribed(pipe: RedisPipe, pushes: list[list[object]], channel: str) -> Subscription:
+    subscription = await pipe.subscription(pushes.append)
+    subscription.command("SSUBSCRIBE", channel)
+    deadline = time.monotonic() + 5
+    while not pushes:
+        assert time.monotonic() < deadline, "not subscribed in time"
+        await asyncio.sleep(0.01)
+    assert pushes.pop(0) == [b"ssubscribe", channel.encode(), 1]
+    return subscription
+
+
+async def test_a_subscription_hands_over_every_push_in_order(redis_url: str) -> None:
+    pipe = RedisPipe(redis_url, timeout=5)
+    publisher = redis.Redis.from_url(redis_url)
+    channel = f"manhattan:test:{{sub:{uuid.uuid4().hex}}}"
+    pushes: list[list[object]] = []
+    subscription = await _subscribed(pipe, pushes, channel)
+    try:
+        sent = [uuid.uuid4().bytes * (i % 9 + 1) for i in range(300)]
+        for data in sent:
+            await publisher.spublish(channel, data)
+        deadline = time.monotonic() + 5
+        while len(pushes) < len(sent):
+            assert time.monotonic() < deadline, f"{len(pushes)} of {len(sent)} in time"
+            await asyncio.sleep(0.01)
+        assert pushes == [[b"smessage", channel.encode(), data] for data in sent]
+        subscription.command("SUNSUBSCRIBE", channel)
+        while len(pushes) == len(sent):
+            await asyncio.sleep(0.01)
+        assert pushes[-1] == [b"sunsubscribe", channel.encode(), 0]
+    finally:
+        subscription.close()
+        await asyncio.wait_for(subscription.lost, 5)
+        await publisher.aclose()
+        await pipe.close()
+
+
+async def test_a_killed_subscription_is_lost_at_once(redis_url: str) -> None:
+    pipe = RedisPipe(redis_url, timeout=5)
+    admin = redis.Redis.from_url(redis_url)
+    channel = f"manhattan:test:{{sub:{uuid.uuid4().hex}}}"
+    subscription = await _subscribed(pipe, [], channel)
+    try:
+        killed = await admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        assert killed >= 1
+        await asyncio.wait_for(subscription.lost, 2)
+        assert isinstance(subscription.failed, RedisConnectionError)
+        with pytest.raises(RedisConnectionError):
+            subscription.command("SSUBSCRIBE", channel)
+    finally:
+        subscription.close()
+        await admin.aclose()
+        await pipe.close()
+
+
+async def test_a_subscription_is_authenticated_as_the_url_says(
+    guarded_server: RedisServer,
+) -> None:
+    base = f"127.0.0.1:{guarded_server.port}/2"
+    pipe = RedisPipe(f"redis://:s3cret@{base}", timeout=5)
+    subscription = await _subscribed(pipe, [], "manhattan:test:{sub:guarded}")
+    subscription.close()
+    with pytest.raises(AuthenticationError):
+        await RedisPipe(f"redis://:wrong@{base}", timeout=5).subscription(print)

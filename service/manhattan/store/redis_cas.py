@@ -83,15 +83,16 @@ class RedisVersionedStore:
         listener = redis.Redis.from_url(
             plain_url, socket_connect_timeout=timeout, socket_timeout=None
         )
-        self.notices = RedisNotices(self._client, listener)
         self._listener_client = listener
         self._gate = ConnectionGate(pool_size, pool_timeout)
         # The swaps, one per move, go over one pipelined connection (far less CPU a call than
-        # redis-py's); a cluster routes by slot, so it keeps redis-py.
+        # redis-py's), and the notices are heard on a lean connection of the same kind; a
+        # cluster routes by slot, so it keeps redis-py.
         self._pipe: RedisPipe | None = None
         scripts: RedisPipe | redis.Redis | RedisCluster = self._client
         if url.startswith(PIPE_SCHEMES):
             scripts = self._pipe = RedisPipe(url, timeout=timeout)
+        self.notices = RedisNotices(self._client, listener, pipe=self._pipe)
         self._swap_script = scripts.register_script(_SWAP)
         self._swap_publish_script = scripts.register_script(_SWAP_PUBLISH)
         self._outage = OutageLog(log, "table store (Redis)")

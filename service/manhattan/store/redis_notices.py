@@ -26,6 +26,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from manhattan.store.cas import GAP, Fanout, offer
 from manhattan.store.outage import OutageLog
+from manhattan.store.redis_pipe import RedisPipe, Subscription
 
 log = logging.getLogger("manhattan.store.notices")
 
@@ -36,17 +37,20 @@ _FAILURES = (TimeoutError, RedisError, OSError)
 
 class RedisNotices:
     """Publish and subscribe through ``client`` (commands: publishing, and a cluster's pub/sub)
-    and ``listener_client`` (a standalone Redis's listening connection: no read timeout)."""
+    and ``listener_client`` (a standalone Redis's listening connection: no read timeout). With
+    a ``pipe`` (plain Redis), the listening connection is the pipe's lean ``Subscription``."""
 
     def __init__(
         self,
         client: redis.Redis | RedisCluster,
         listener_client: redis.Redis,
         *,
+        pipe: RedisPipe | None = None,
         retry_every: float = 0.2,
     ) -> None:
         self._client = client
         self._listener_client = listener_client
+        self._pipe = pipe
         self.retry_every = retry_every
         self.sharded: bool | None = None
         self._fanout = Fanout()
@@ -100,18 +104,24 @@ class RedisNotices:
                         await self._unsubscribe(self._pubsub, channel)
 
     async def _subscribe(self, pubsub: Any, *channels: str) -> None:
-        if self.sharded:
+        if isinstance(pubsub, Subscription):
+            pubsub.command("SSUBSCRIBE" if self.sharded else "SUBSCRIBE", *channels)
+        elif self.sharded:
             await pubsub.ssubscribe(*channels)
         else:
             await pubsub.subscribe(*channels)
 
     async def _unsubscribe(self, pubsub: Any, channel: str) -> None:
-        if self.sharded:
+        if isinstance(pubsub, Subscription):
+            pubsub.command("SUNSUBSCRIBE" if self.sharded else "UNSUBSCRIBE", channel)
+        elif self.sharded:
             await pubsub.sunsubscribe(channel)
         else:
             await pubsub.unsubscribe(channel)
 
-    def _open(self) -> Any:
+    async def _open(self) -> Any:
+        if self._pipe is not None:
+            return await self._pipe.subscription(self._pushed)
         if self.sharded and isinstance(self._client, RedisCluster):
             return self._client.pubsub()
         return self._listener_client.pubsub()
@@ -131,13 +141,13 @@ class RedisNotices:
             pubsub: Any = None
             try:
                 await self._is_sharded()
-                pubsub = self._open()
+                pubsub = await self._open()
                 await self._subscribe(pubsub, *self._fanout.queues)
                 self._pubsub = pubsub
-                while self._fanout.queues and not self._closing:
-                    message = await self._next(pubsub)
-                    if message is not None:
-                        self._dispatch(message)
+                if isinstance(pubsub, Subscription):
+                    await self._follow(pubsub)
+                else:
+                    await self._read(pubsub)
             except _FAILURES as exc:
                 if not self._outage.active:
                     self._fanout.deliver_gap()  # notices may be lost from now on
@@ -146,16 +156,34 @@ class RedisNotices:
             finally:
                 self._pubsub = None
                 self._confirmed.clear()
-                if pubsub is not None:
+                if isinstance(pubsub, Subscription):
+                    pubsub.close()
+                elif pubsub is not None:
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        channel = message["channel"]
+    async def _follow(self, subscription: Subscription) -> None:
+        """While anyone follows a channel: the pushes are dispatched as they come (``_pushed``);
+        a lost connection raises its failure, for the listener to reconnect."""
+        while self._fanout.queues and not self._closing:
+            await asyncio.wait([subscription.lost], timeout=1.0)
+            if subscription.failed is not None:
+                raise subscription.failed
+
+    async def _read(self, pubsub: Any) -> None:
+        """While anyone follows a channel: redis-py's messages, read one by one."""
+        while self._fanout.queues and not self._closing:
+            message = await self._next(pubsub)
+            if message is not None:
+                self._dispatch(message.get("type"), message["channel"], message.get("data"))
+
+    def _pushed(self, reply: list[Any]) -> None:
+        if len(reply) == 3:
+            self._dispatch(reply[0].decode(), reply[1], reply[2])
+
+    def _dispatch(self, kind: str | None, channel: bytes | str, data: Any) -> None:
         name = channel.decode() if isinstance(channel, bytes) else str(channel)
-        kind = message.get("type")
         if kind in ("message", "smessage"):
-            data = message["data"]
             self._fanout.deliver(name, data if isinstance(data, bytes) else str(data).encode())
         elif kind in ("subscribe", "ssubscribe"):
             self._outage.recovered()

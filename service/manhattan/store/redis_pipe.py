@@ -28,7 +28,7 @@ import asyncio
 import collections
 import contextlib
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import hiredis
@@ -171,6 +171,48 @@ class _Connection(asyncio.Protocol):
             self.transport.abort()
 
 
+class Subscription(_Connection):
+    """A connection of its own for pub/sub: a push (a list: ``[b"smessage", channel, data]``,
+    ``[b"ssubscribe", channel, count]``...) goes to ``on_push`` as it comes, in the loop turn
+    that read it, with no task and no await per message (redis-py's ``get_message`` costs some
+    50 us of CPU more a message); other replies (the handshake's) answer commands as on any
+    connection. ``lost`` is done once the connection is closed, ``failed`` says why."""
+
+    def __init__(self, timeout: float, on_push: Callable[[list[Any]], None]) -> None:
+        super().__init__(timeout)
+        self._on_push = on_push
+
+    def data_received(self, data: bytes) -> None:
+        reader = self._reader
+        reader.feed(data)
+        try:
+            while (reply := reader.gets()) is not False:
+                if isinstance(reply, list):
+                    self._on_push(reply)
+                    continue
+                if not self._waiting:
+                    raise RedisConnectionError(f"a reply came that no command asked for: {reply}")
+                future = self._waiting.popleft()[0]
+                if future.done():
+                    continue
+                if isinstance(reply, ResponseError | RedisConnectionError):
+                    future.set_exception(reply)
+                else:
+                    future.set_result(reply)
+        except Exception as exc:  # a protocol error: nothing after it can be trusted
+            self.fail(RedisConnectionError(f"Protocol error: {exc}"))
+
+    def command(self, *words: Word) -> None:
+        """``words`` sent with no reply awaited: a (un)subscription is answered by a push."""
+        if self.failed is not None:
+            raise _again(self.failed)
+        if self.transport is not None:
+            self.transport.write(encode_command(words))
+
+    def close(self) -> None:
+        self.fail(RedisConnectionError("Connection closed by the client"))
+
+
 def _again(exc: BaseException) -> BaseException:
     """A fresh exception like ``exc``: one raised in many tasks would gather their tracebacks."""
     return type(exc)(*exc.args)
@@ -211,6 +253,13 @@ class RedisPipe:
     def register_script(self, source: str) -> PipedScript:
         return PipedScript(self, source)
 
+    async def subscription(self, on_push: Callable[[list[Any]], None]) -> Subscription:
+        """A new connection for pub/sub, authenticated and on its database like the pipe's,
+        its pushes to ``on_push`` (``Subscription``)."""
+        connection = await self._greeted(lambda: Subscription(self.timeout, on_push))
+        assert isinstance(connection, Subscription)
+        return connection
+
     async def _connect(self) -> _Connection:
         """The connection, made once for every caller waiting for it."""
         if self._connecting is None:
@@ -219,24 +268,29 @@ class RedisPipe:
 
     async def _open(self) -> _Connection:
         try:
-            connection = await self._dial()
-            try:
-                await self._handshake(connection)
-            except BaseException:
-                connection.fail(RedisConnectionError("Connection closed on connect"))
-                raise
+            connection = await self._greeted()
             self._connection = connection
             return connection
         finally:
             self._connecting = None
 
-    async def _dial(self) -> _Connection:
+    async def _greeted(self, protocol: Callable[[], _Connection] | None = None) -> _Connection:
+        """A new connection, past AUTH and SELECT (closed if they fail)."""
+        connection = await self._dial(protocol)
+        try:
+            await self._handshake(connection)
+        except BaseException:
+            connection.fail(RedisConnectionError("Connection closed on connect"))
+            raise
+        return connection
+
+    async def _dial(self, protocol: Callable[[], _Connection] | None = None) -> _Connection:
         loop = asyncio.get_running_loop()
         tls = self._tls.get() if self._tls is not None else None
         try:
             async with asyncio.timeout(self.connect_timeout):
                 _, connection = await loop.create_connection(
-                    lambda: _Connection(self.timeout),
+                    protocol or (lambda: _Connection(self.timeout)),
                     self.host,
                     self.port,
                     ssl=tls,
