@@ -271,6 +271,45 @@ def test_a_tiny_run_against_a_baseline() -> None:
     assert report["cpu_ratio"] == run["cpu_ratio"] > 0
 
 
+def test_on_redis_each_side_has_a_database_of_its_own() -> None:
+    from manhattan.bench.table_people import BenchError
+    from manhattan.bench.tables_versus import side_redis_url
+
+    assert side_redis_url(None, 1) is None
+    assert side_redis_url("redis://127.0.0.1:6379/4", 0) == "redis://127.0.0.1:6379/4"
+    assert side_redis_url("redis://127.0.0.1:6379/4", 1) == "redis://127.0.0.1:6379/5"
+    assert side_redis_url("redis://h:1", 1) == "redis://h:1/1"
+    assert side_redis_url("rediss://:pw@h/2?ssl_ca_certs=x", 1) == "rediss://:pw@h/3?ssl_ca_certs=x"
+    with pytest.raises(BenchError):
+        side_redis_url("redis+cluster://127.0.0.1:7000", 1)
+
+
+@pytest.mark.redis
+def test_a_tiny_run_against_a_baseline_on_redis(redis_url: str) -> None:
+    """``--baseline`` with ``--redis-url``: both sides on the one Redis, in two databases."""
+    import redis as sync_redis
+
+    from manhattan.bench.tables_versus import side_redis_url
+
+    here = Path(manhattan.__file__).resolve().parent.parent
+    url = side_redis_url(redis_url, 6)
+    assert url is not None
+    databases = [sync_redis.Redis.from_url(u) for u in (url, side_redis_url(url, 1))]
+    for database in databases:
+        database.flushdb()
+    args = ["--baseline", str(here), "--runs", "1", "--tables", "2", "--seconds", "1.5"]
+    report = _bench(*args, "--rounds", "1", "--redis-url", url, timeout=240)
+    assert report["errors"] == 0 and report["store"] == "redis"
+    (run,) = report["runs"]
+    assert run["here"]["moves"] > 0 and run["baseline"]["moves"] > 0
+    try:
+        assert all(database.dbsize() > 0 for database in databases)  # each side wrote its own
+    finally:
+        for database in databases:
+            database.flushdb()
+            database.close()
+
+
 def test_a_baseline_needs_a_package_and_starts_both_services(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -31,7 +31,8 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
    pages against ``/healthz`` in the same run. ``--tables 0 --lobby N`` runs this phase alone.
 
 ``--baseline DIR`` runs none of these: the tables phase on this tree's service and on one from
-``DIR`` at the same time, ``--runs`` times, and their ratios (``tables_versus``).
+``DIR`` at the same time, ``--runs`` times, and their ratios (``tables_versus``); with
+``--redis-url``, both on that Redis, each on a database of its own.
 
 ``--skip-play`` leaves out phases 1-3. Reported against the issues' targets: push latency p99 <
 50 ms, table moves per second at least 0.7x the stateless moves per second, at most 1.2 ms of
@@ -277,14 +278,17 @@ def run_webhooks(args: argparse.Namespace) -> int:
 
 
 def run_versus(args: argparse.Namespace) -> int:
-    """``--baseline DIR``: both services started here, embedded store each."""
+    """``--baseline DIR``: both services started here, embedded store each (or, with
+    ``--redis-url``, each on a database of its own of that Redis)."""
     baseline = Path(args.baseline).resolve()
-    if args.url or args.redis_url:
-        return refused("--baseline starts both services itself: no --url or --redis-url")
+    if args.url:
+        return refused("--baseline starts both services itself: no --url")
     if not (baseline / "manhattan").is_dir() or args.runs < 1:
         return refused(f"--baseline: no 'manhattan' package in {baseline} (or --runs < 1)")
     try:
-        work = Workload(args.tables, args.seconds, args.seed, args.rounds, args.transport)
+        work = Workload(
+            args.tables, args.seconds, args.seed, args.rounds, args.transport, args.redis_url
+        )
         report = asyncio.run(versus(baseline, work, args.runs))
     except (HarnessError, BenchError) as exc:
         return refused(str(exc))

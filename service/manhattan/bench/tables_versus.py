@@ -4,8 +4,9 @@ at the same time.
 A change of a few per cent cannot be told apart by running one version after the other on a
 shared machine: between two runs of the same code a minute apart, the moves a second moved by up
 to a quarter, boardgame.io's own server included. Here two
-services start side by side, embedded store each (this tree's, and one from ``DIR``, the
-``service`` folder of another checkout, put first on its Python path), both pinned to one core,
+services start side by side, embedded store each, or with ``--redis-url`` each on a database of
+its own of that Redis (this tree's, and one from ``DIR``, the ``service`` folder of another
+checkout, put first on its Python path), both pinned to one core,
 and ``--tables`` tables play flat out on each at the same time for ``--seconds``, each side
 driven by this tree's ``bench tables`` in a process of its own on the other cores: whatever the
 machine does to one it does to the other. Each of ``--runs`` runs starts both services afresh,
@@ -29,6 +30,7 @@ from typing import Any
 
 from manhattan.bench.table_crowds import fresh_service
 from manhattan.bench.table_people import BenchError, Endpoint
+from manhattan.store.redis_pipe import PIPE_SCHEMES
 
 #: What each run reports of each side's tables phase (``table_people.play_tables``).
 SIDE_FIGURES = ("moves", "moves_per_s", "play_cpu_ms_per_move", "errors")
@@ -43,6 +45,8 @@ class Workload:
     seed: int
     rounds: int | None
     transport: str
+    #: Both sides on this Redis (plain, ``redis://``), each on a database of its own.
+    redis_url: str | None = None
 
 
 async def versus(baseline: Path, work: Workload, runs: int) -> dict[str, Any]:
@@ -50,6 +54,7 @@ async def versus(baseline: Path, work: Workload, runs: int) -> dict[str, Any]:
     results = [await _one_run(baseline, work, index) for index in range(runs)]
     return {
         "baseline": str(baseline),
+        "store": "redis" if work.redis_url else "embedded",
         "tables": work.tables,
         "seconds": work.seconds,
         "runs": results,
@@ -62,13 +67,16 @@ async def versus(baseline: Path, work: Workload, runs: int) -> dict[str, Any]:
 async def _one_run(baseline: Path, work: Workload, index: int) -> dict[str, Any]:
     """Both services started afresh and pinned, and each played by a driver of its own (this
     tree's ``bench tables`` on it, in a process on the other cores) at the same time."""
-    sides = [(None, "bench-here"), (baseline, "bench-baseline")]
+    sides = [
+        (None, "bench-here", side_redis_url(work.redis_url, 0)),
+        (baseline, "bench-baseline", side_redis_url(work.redis_url, 1)),
+    ]
     if index % 2:  # every other run the baseline starts first (and its driver too)
         sides.reverse()
     async with contextlib.AsyncExitStack() as stack:
         started = [
-            await stack.enter_async_context(fresh_service(None, name, python_path=path))
-            for path, name in sides
+            await stack.enter_async_context(fresh_service(url, name, python_path=path))
+            for path, name, url in sides
         ]
         drivers = _pinned(*(pid for _, pid in started))
         # The same seed on both sides: the same games, move for move, as far as they go.
@@ -117,6 +125,20 @@ async def _driven(
     return played
 
 
+def side_redis_url(url: str | None, side: int) -> str | None:
+    """``url`` on the database ``side`` after its own (``redis://host/4``: 4 and 5), so the two
+    services share the Redis server, as they share a core, but not their keys."""
+    if url is None:
+        return None
+    if not url.startswith(PIPE_SCHEMES):
+        raise BenchError("--baseline with --redis-url takes a plain Redis (redis://, rediss://)")
+    base, _, query = url.partition("?")
+    head, _, tail = base.rstrip("/").rpartition("/")
+    if head.endswith(":/") or not tail.isdigit():  # no database in the URL: 0
+        head, tail = base.rstrip("/"), "0"
+    return f"{head}/{int(tail) + side}" + (f"?{query}" if query else "")
+
+
 def _pinned(*services: int) -> set[int] | None:
     """With two cores or more (Linux), both services on the last one, as
     ``../shared/peer-bgio/run.sh`` pins a server: they then share one core's time, which the
@@ -153,7 +175,7 @@ def _median(values: list[float | None]) -> float | None:
 def print_versus(report: dict[str, Any]) -> None:
     print(
         f"{report['tables']} tables flat out for {report['seconds']:g} s on each service at "
-        f"once; baseline {report['baseline']}"
+        f"once ({report['store']} store); baseline {report['baseline']}"
     )
     print(f"{'run':>4} {'moves/s':>9} {'baseline':>9} {'ratio':>7} {'CPU ms':>8} {'baseline':>9}")
     for number, run in enumerate(report["runs"], 1):

@@ -1,5 +1,5 @@
-"""Stopping the background tasks a component started (the table runtime, the webhooks, the
-Redis notices' listener), when it closes."""
+"""Stopping the background tasks a component started (the table runtime, the driver, the
+webhooks), when it closes."""
 
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ async def stop_tasks(tasks: Iterable[asyncio.Task[Any]]) -> None:
     dropped: the component is closing and nobody is left to tell.
 
     A task still running a second after its cancel is cancelled again: a cancel can be lost
-    to a loop that retries on a failure (a client library that turns the cancel of a read
-    whose timeout fires at the same moment into ``TimeoutError``), and one cancel would then
-    leave the service's shutdown waiting forever. After ``CANCELS`` the closing goes on."""
+    (Python 3.11's ``asyncio.wait_for`` returns the result of a future that finishes as the
+    cancel arrives; a loop that retries on any failure can take a cancel turned into one for
+    another), and one cancel would then leave the service's shutdown waiting forever. After
+    ``CANCELS`` the closing goes on without it."""
     stopping = list(tasks)
     pending = {task for task in stopping if not task.done()}
     for _ in range(CANCELS):
