@@ -126,15 +126,7 @@ class _Connection(asyncio.Protocol):
         waiting = self._waiting
         try:
             while (reply := reader.gets()) is not False:
-                if not waiting:
-                    raise RedisConnectionError("a reply came that no command asked for")
-                future = waiting.popleft()[0]
-                if future.done():
-                    continue  # its caller was cancelled
-                if isinstance(reply, ResponseError | RedisConnectionError):
-                    future.set_exception(reply)
-                else:
-                    future.set_result(reply)
+                _answer(waiting, reply)
         except Exception as exc:  # a protocol error: nothing after it can be trusted
             self.fail(RedisConnectionError(f"Protocol error: {exc}"))
 
@@ -189,16 +181,8 @@ class Subscription(_Connection):
             while (reply := reader.gets()) is not False:
                 if isinstance(reply, list):
                     self._on_push(reply)
-                    continue
-                if not self._waiting:
-                    raise RedisConnectionError(f"a reply came that no command asked for: {reply}")
-                future = self._waiting.popleft()[0]
-                if future.done():
-                    continue
-                if isinstance(reply, ResponseError | RedisConnectionError):
-                    future.set_exception(reply)
                 else:
-                    future.set_result(reply)
+                    _answer(self._waiting, reply)
         except Exception as exc:  # a protocol error: nothing after it can be trusted
             self.fail(RedisConnectionError(f"Protocol error: {exc}"))
 
@@ -211,6 +195,19 @@ class Subscription(_Connection):
 
     def close(self) -> None:
         self.fail(RedisConnectionError("Connection closed by the client"))
+
+
+def _answer(waiting: collections.deque[tuple[asyncio.Future[Any], float]], reply: Any) -> None:
+    """The oldest command in flight answered with ``reply`` (an error reply fails it)."""
+    if not waiting:
+        raise RedisConnectionError("a reply came that no command asked for")
+    future = waiting.popleft()[0]
+    if future.done():
+        return  # its caller was cancelled
+    if isinstance(reply, ResponseError | RedisConnectionError):
+        future.set_exception(reply)
+    else:
+        future.set_result(reply)
 
 
 def _again(exc: BaseException) -> BaseException:
