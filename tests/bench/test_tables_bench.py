@@ -26,6 +26,7 @@ from manhattan.bench.table_report import (
     verdicts,
 )
 from manhattan.live.push import HEARTBEAT_FRAME, Push
+from tests.conftest import RedisServer
 
 
 def test_latency_summary_is_nearest_rank_in_milliseconds() -> None:
@@ -285,29 +286,23 @@ def test_on_redis_each_side_has_a_database_of_its_own() -> None:
 
 
 @pytest.mark.redis
-def test_a_tiny_run_against_a_baseline_on_redis(redis_url: str) -> None:
-    """``--baseline`` with ``--redis-url``: both sides on the one Redis, in two databases."""
+def test_a_tiny_run_against_a_baseline_on_redis(redis_server: RedisServer) -> None:
+    """``--baseline`` with ``--redis-url``: both sides on the one (throwaway) Redis, in two
+    databases, each written by its own side only."""
     import redis as sync_redis
 
-    from manhattan.bench.tables_versus import side_redis_url
-
     here = Path(manhattan.__file__).resolve().parent.parent
-    url = side_redis_url(redis_url, 6)
-    assert url is not None
-    databases = [sync_redis.Redis.from_url(u) for u in (url, side_redis_url(url, 1))]
-    for database in databases:
-        database.flushdb()
+    url = redis_server.url.rsplit("/", 1)[0] + "/4"
     args = ["--baseline", str(here), "--runs", "1", "--tables", "2", "--seconds", "1.5"]
     report = _bench(*args, "--rounds", "1", "--redis-url", url, timeout=240)
     assert report["errors"] == 0 and report["store"] == "redis"
     (run,) = report["runs"]
     assert run["here"]["moves"] > 0 and run["baseline"]["moves"] > 0
-    try:
-        assert all(database.dbsize() > 0 for database in databases)  # each side wrote its own
-    finally:
-        for database in databases:
-            database.flushdb()
-            database.close()
+    sizes = []
+    for db in (3, 4, 5, 6):
+        with sync_redis.Redis.from_url(url.rsplit("/", 1)[0] + f"/{db}") as database:
+            sizes.append(database.dbsize())
+    assert sizes[0] == 0 and sizes[1] > 0 and sizes[2] > 0 and sizes[3] == 0
 
 
 def test_a_baseline_needs_a_package_and_starts_both_services(

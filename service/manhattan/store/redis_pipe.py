@@ -19,7 +19,8 @@ Failures are redis-py's, so ``RedisVersionedStore._call`` treats them as it alwa
 No await waits longer than its timeout: one timer per connection watches the oldest command in
 flight. A caller that is cancelled leaves its reply to be read and dropped; the connection stays
 in step. Plain Redis only (``redis://``, ``rediss://``): a cluster routes by slot, which this
-client does not.
+client does not. ``RedisPipe.subscription`` opens a connection of the same kind for pub/sub
+(``Subscription``), whose pushes go to a callback as they are read.
 """
 
 from __future__ import annotations
@@ -123,12 +124,23 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         reader = self._reader
         reader.feed(data)
-        waiting = self._waiting
         try:
             while (reply := reader.gets()) is not False:
-                _answer(waiting, reply)
+                self._reply(reply)
         except Exception as exc:  # a protocol error: nothing after it can be trusted
             self.fail(RedisConnectionError(f"Protocol error: {exc}"))
+
+    def _reply(self, reply: Any) -> None:
+        """The oldest command in flight answered with ``reply`` (an error reply fails it)."""
+        if not self._waiting:
+            raise RedisConnectionError(f"a reply came that no command asked for: {reply!r:.200}")
+        future = self._waiting.popleft()[0]
+        if future.done():
+            return  # its caller was cancelled
+        if isinstance(reply, ResponseError | RedisConnectionError):
+            future.set_exception(reply)
+        else:
+            future.set_result(reply)
 
     def _check_deadline(self) -> None:
         """The oldest command in flight is past its deadline: the connection is stuck."""
@@ -174,17 +186,11 @@ class Subscription(_Connection):
         super().__init__(timeout)
         self._on_push = on_push
 
-    def data_received(self, data: bytes) -> None:
-        reader = self._reader
-        reader.feed(data)
-        try:
-            while (reply := reader.gets()) is not False:
-                if isinstance(reply, list):
-                    self._on_push(reply)
-                else:
-                    _answer(self._waiting, reply)
-        except Exception as exc:  # a protocol error: nothing after it can be trusted
-            self.fail(RedisConnectionError(f"Protocol error: {exc}"))
+    def _reply(self, reply: Any) -> None:
+        if isinstance(reply, list):
+            self._on_push(reply)
+        else:
+            super()._reply(reply)
 
     def command(self, *words: Word) -> None:
         """``words`` sent with no reply awaited: a (un)subscription is answered by a push."""
@@ -195,19 +201,6 @@ class Subscription(_Connection):
 
     def close(self) -> None:
         self.fail(RedisConnectionError("Connection closed by the client"))
-
-
-def _answer(waiting: collections.deque[tuple[asyncio.Future[Any], float]], reply: Any) -> None:
-    """The oldest command in flight answered with ``reply`` (an error reply fails it)."""
-    if not waiting:
-        raise RedisConnectionError("a reply came that no command asked for")
-    future = waiting.popleft()[0]
-    if future.done():
-        return  # its caller was cancelled
-    if isinstance(reply, ResponseError | RedisConnectionError):
-        future.set_exception(reply)
-    else:
-        future.set_result(reply)
 
 
 def _again(exc: BaseException) -> BaseException:
