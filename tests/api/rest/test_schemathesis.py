@@ -5,7 +5,7 @@ its tables expire after 1 s idle (``table_idle_seconds``), so a stream ends soon
 and schemathesis validates each event against the document's ``TableStreamEvent``.
 
 The default run keeps a small number of examples per operation so the suite stays fast; the
-``slow`` variant (``pytest -m slow``) runs many more.
+``slow`` variants (``pytest -m slow``: ``test_schemathesis_thorough.py``) run many more.
 """
 
 from __future__ import annotations
@@ -61,7 +61,6 @@ QUICK = settings(
     derandomize=True,
     suppress_health_check=list(HealthCheck),
 )
-THOROUGH = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def real_table(players: int = 2) -> tuple[str, str]:
@@ -112,18 +111,4 @@ def test_the_stream_of_a_real_table_conforms() -> None:
 @GRAPHQL.parametrize()
 @QUICK
 def test_graphql_never_fails(case: schemathesis.Case) -> None:
-    case.call_and_validate(checks=[not_a_server_error])
-
-
-@pytest.mark.slow
-@REST.parametrize()
-@THOROUGH
-def test_rest_conforms_thoroughly(case: schemathesis.Case) -> None:
-    on_a_real_table(case).call_and_validate(checks=OPENAPI_CHECKS)
-
-
-@pytest.mark.slow
-@GRAPHQL.parametrize()
-@THOROUGH
-def test_graphql_never_fails_thoroughly(case: schemathesis.Case) -> None:
     case.call_and_validate(checks=[not_a_server_error])
