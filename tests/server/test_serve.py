@@ -9,7 +9,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from manhattan.server.serve import ready_line, settle_heap
+from manhattan.server.app import create_app
+from manhattan.server.serve import ready_line, server_config, settle_heap
 from manhattan.settings import Settings
 from tests.clients.conftest import on_a_free_port, stop_server
 
@@ -26,6 +27,14 @@ def test_settle_heap_freezes_the_start_up_heap_out_of_full_collections() -> None
 def _settings(tmp_path: Path, **changes: object) -> Settings:
     settings = Settings(data_dir=str(tmp_path / "data"), web_dir=str(tmp_path))
     return replace(settings, **changes)  # type: ignore[arg-type]
+
+
+def test_the_server_runs_on_asyncios_loop_even_with_uvloop_installed(tmp_path: Path) -> None:
+    """uvicorn's default ("auto") would take uvloop whenever it is installed."""
+    settings = _settings(tmp_path, data_dir=":memory:", port=8123)
+    config = server_config(create_app(settings), settings)
+    assert config.loop == "asyncio"
+    assert (config.port, config.workers, config.ws_max_size) == (8123, 1, settings.max_body_bytes)
 
 
 def test_the_ready_line_says_where_to_go_and_where_the_data_is(tmp_path: Path) -> None:

@@ -92,7 +92,17 @@ def serve_echo(port: int) -> None:
         return Response(await request.body(), media_type="application/json")
 
     app = Starlette(routes=[Route("/echo", echo, methods=["POST"])])
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    # The loop and parser the service runs on (`server.serve.server_config`), so that the two
+    # compare like for like.
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=port,
+        loop="asyncio",
+        http="httptools",
+        log_level="warning",
+        access_log=False,
+    )
 
 
 def _start(code: str, env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -20,7 +20,7 @@ from typing import TextIO
 
 import uvicorn
 
-from manhattan.server.app import create_app
+from manhattan.server.app import ServiceApp, create_app
 from manhattan.server.request_log import configure_logging
 from manhattan.settings import Settings
 
@@ -33,12 +33,24 @@ def run(host: str | None, port: int | None) -> None:
     configure_logging(settings.log_level)
     app = create_app(settings)
     settle_heap()
-    config = uvicorn.Config(
+    config = server_config(app, settings)
+    server = AnnouncingServer(config, settings)
+    server.run()
+    if not server.started:  # it could not listen: uvicorn logged why
+        sys.exit(STARTUP_FAILURE)
+
+
+def server_config(app: ServiceApp, settings: Settings) -> uvicorn.Config:
+    """How uvicorn serves ``app``: one worker, the seam's protocols, asyncio's own event loop."""
+    return uvicorn.Config(
         app,
         **app.seam.server_options(settings),
         host=settings.host,
         port=settings.port,
         workers=1,
+        # Never uvloop, which uvicorn takes when it is installed: under 50 busy connections it
+        # served some while others waited (p99 several times asyncio's, the performance page).
+        loop="asyncio",
         log_config=None,
         access_log=False,
         proxy_headers=False,
@@ -49,10 +61,6 @@ def run(host: str | None, port: int | None) -> None:
         ws_max_size=settings.max_body_bytes,
         timeout_graceful_shutdown=max(1, round(settings.graceful_timeout)),
     )
-    server = AnnouncingServer(config, settings)
-    server.run()
-    if not server.started:  # it could not listen: uvicorn logged why
-        sys.exit(STARTUP_FAILURE)
 
 
 #: The exit status when the server could not start (uvicorn's own for it).
