@@ -3,7 +3,9 @@ before a field was added reads with that field's default."""
 
 from __future__ import annotations
 
+import pickle
 import zlib
+from copy import deepcopy
 
 import msgpack
 import pytest
@@ -18,6 +20,7 @@ from manhattan.tables.model import (
     Table,
     event_data,
 )
+from manhattan.tables.projection import Receiver
 
 
 def a_table() -> Table:
@@ -65,6 +68,18 @@ def test_a_copy_is_the_decoded_record_and_shares_nothing_a_change_changes() -> N
     copy.chat.append({"player": 1, "text": "yo"})
     copy.chat_times[1].append(7)
     assert table.encode() == data
+
+
+def test_tables_seats_and_receivers_copy_and_pickle_in_both_builds() -> None:
+    """Compiled, a class that writes its own constructor runs it from ``__new__``: copies and
+    pickles go through the class's reducer (``engine/pickling.py``)."""
+    table = a_table()
+    table.set_game(manhattan.new_game(players=2, seed="copy"))
+    for again in (deepcopy(table), pickle.loads(pickle.dumps(table))):
+        assert again == table and again.encode() == table.encode()
+        assert again.seats[1].bot is not table.seats[1].bot
+    assert deepcopy(Receiver(3)) == Receiver(3) == pickle.loads(pickle.dumps(Receiver(3)))
+    assert Table("t", "n", False, None, {}, "s").seats == [] and Seat(4).kind == "open"
 
 
 def test_a_record_from_before_owner_and_rated_reads_with_their_defaults() -> None:

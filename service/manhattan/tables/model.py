@@ -11,6 +11,7 @@ reading a table decodes only what the caller uses.
 
 from __future__ import annotations
 
+import copyreg
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ import msgpack
 
 from manhattan.engine.codec import state_from_msgpack, state_to_msgpack
 from manhattan.engine.moves import Move
+from manhattan.engine.pickling import reduce
 from manhattan.engine.state import State
 from manhattan.tables.event_log import EventLog
 
@@ -94,6 +96,32 @@ class Seat:
     #: A platform's player id (DESIGN §10): the seat was reserved for them at creation and is
     #: taken only with its seat token; shown to the owning key only.
     player_id: str | None = None
+
+    def __init__(
+        self,
+        sid: int,
+        kind: str = "open",
+        name: str | None = None,
+        bot: dict[str, Any] | None = None,
+        epoch: int = 0,
+        away: bool = False,
+        left: bool = False,
+        reserved: str | None = None,
+        kept_for: str | None = None,
+        player_id: str | None = None,
+    ) -> None:
+        # Written out: compiled, a native constructor; the dataclass's generated one is
+        # interpreted, and a move's write copies every seat.
+        self.sid = sid
+        self.kind = kind
+        self.name = name
+        self.bot = bot
+        self.epoch = epoch
+        self.away = away
+        self.left = left
+        self.reserved = reserved
+        self.kept_for = kept_for
+        self.player_id = player_id
 
     def to_wire(self) -> list[Any]:
         return [
@@ -174,6 +202,57 @@ class Table:
     #: A platform's rated table: its end updates the owner's ratings of its players.
     rated: bool = False
     _game: State | None = field(default=None, repr=False, compare=False)
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        public: bool,
+        turn_seconds: int | None,
+        setup: dict[str, Any],
+        seed: str,
+        status: str = "waiting",
+        seats: list[Seat] | None = None,
+        host_epoch: int = 0,
+        state: bytes | None = None,
+        moves: str | list[str | bytes] = "",
+        deadline: int | None = None,
+        bot_turn: bool = False,
+        log: EventLog | None = None,
+        answers: dict[int, list[list[Any]]] | None = None,
+        chat: list[dict[str, Any]] | None = None,
+        chat_times: dict[int, list[int]] | None = None,
+        rematch: str | None = None,
+        created: int = 0,
+        updated: int = 0,
+        owner: str | None = None,
+        rated: bool = False,
+        _game: State | None = None,
+    ) -> None:
+        # Written out, as ``Seat``'s: a move's write starts from a copy of the table.
+        self.id = id
+        self.name = name
+        self.public = public
+        self.turn_seconds = turn_seconds
+        self.setup = setup
+        self.seed = seed
+        self.status = status
+        self.seats = [] if seats is None else seats
+        self.host_epoch = host_epoch
+        self.state = state
+        self.moves = moves
+        self.deadline = deadline
+        self.bot_turn = bot_turn
+        self.log = EventLog() if log is None else log
+        self.answers = {} if answers is None else answers
+        self.chat = [] if chat is None else chat
+        self.chat_times = {} if chat_times is None else chat_times
+        self.rematch = rematch
+        self.created = created
+        self.updated = updated
+        self.owner = owner
+        self.rated = rated
+        self._game = _game
 
     # -- the game -------------------------------------------------------------------------
     def game(self) -> State:
@@ -324,3 +403,9 @@ def _inflated(answer: bytes) -> bytes:
 def event_data(entry: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = msgpack.unpackb(entry["data"], raw=False, strict_map_key=False)
     return data
+
+
+# Compiled, a class with its own ``__init__`` runs it from ``__new__``: copies and pickles are
+# made by calling the class with its fields (``engine/pickling.py``).
+copyreg.pickle(Seat, reduce)
+copyreg.pickle(Table, reduce)

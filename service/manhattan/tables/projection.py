@@ -9,6 +9,7 @@ The seed and the moves in full are published only through ``record`` once the ga
 
 from __future__ import annotations
 
+import copyreg
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ import manhattan
 from manhattan import Move, State
 from manhattan.engine.codec import state_from_msgpack
 from manhattan.engine.moves import moves_text
+from manhattan.engine.pickling import reduce
 from manhattan.tables.model import Table
 from manhattan.tables.view_text import public_rest
 
@@ -29,8 +31,15 @@ class Receiver:
 
     sid: int | None = None
 
+    def __init__(self, sid: int | None = None) -> None:
+        # Written out, as the engine's frozen values are: a native constructor (a push made
+        # one per receiver through the dataclass's generated one, interpreted).
+        object.__setattr__(self, "sid", sid)
+
 
 SPECTATOR = Receiver()
+# Copied and pickled by calling the class with its field (``engine/pickling.py``).
+copyreg.pickle(Receiver, reduce)
 
 
 def seat_view(state: State, player: int | None) -> dict[str, Any]:

@@ -77,7 +77,7 @@ def _kept(key: object, value: Any, make: Any) -> msgspec.Raw:
     """``make(value)``'s text, kept by ``key`` (an immutable object that ``value`` holds or is:
     a game's rules and scored rounds last while it is played) while among the last asked for."""
     found = _texts.get(id(key))
-    if found is not None and found[0] is key and found[1] == value:
+    if found is not None and found[0] is key and (found[1] is value or found[1] == value):
         return found[2]
     text = msgspec.Raw(make(value))
     if len(_texts) >= KEPT:
