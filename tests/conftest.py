@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -45,7 +46,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * len(os.sched_getaffinity(0))
 
 
-def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """The thorough Schemathesis runs only when the mark expression may select slow tests
     (``-m slow``, or no expression): their tests are built at collection, some seconds for
     every worker of a default run, which deselects them all."""
