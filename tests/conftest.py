@@ -43,7 +43,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: two workers a core. Many tests wait on the servers, Redis and browsers
     they start, so one worker a core leaves the cores idle a good part of the run (the suite
     kept two cores 1.5 busy with two workers, 1.8 with four)."""
-    return 2 * len(os.sched_getaffinity(0))
+    affinity = getattr(os, "sched_getaffinity", None)  # (Linux only; macOS has none)
+    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    return 2 * cores
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
