@@ -27,6 +27,7 @@ KERNEL_MODULES = (
     "manhattan.engine.errors",
     "manhattan.engine.events",
     "manhattan.engine.explain",
+    "manhattan.engine.kept",
     "manhattan.engine.legality",
     "manhattan.engine.monster",
     "manhattan.engine.moves",

@@ -38,6 +38,12 @@ from manhattan.engine.formats import (
 )
 
 MOVE_TYPES = ("select", "build", "forfeit")
+#: Each move type's own format (``Move.from_json``).
+_MOVE_FORMATS: dict[str, Any] = {
+    "select": SelectFormat,
+    "build": BuildFormat,
+    "forfeit": ForfeitFormat,
+}
 
 _FLAGS = re.ASCII | re.IGNORECASE  # \d is 0-9 and \s ASCII whitespace only
 _SELECT = re.compile(
@@ -210,6 +216,13 @@ class Move:
     def from_json(cls, obj: object) -> Move:
         """Read DESIGN §2's move (``formats.AnyMove``: its fields and bounds); ``player``,
         ``block`` and ``notation`` may be echoed back."""
+        named = obj.get("type") if isinstance(obj, dict) else None
+        kind = _MOVE_FORMATS.get(named) if isinstance(named, str) else None
+        if kind is not None:  # msgspec keeps what it learns of a struct's type, not of a union
+            try:
+                return cls.from_format(convert(obj, kind))
+            except FormatError:
+                pass  # the union names the fault, as it always did
         try:
             data = convert(obj, AnyMove)
         except FormatError as exc:

@@ -15,9 +15,13 @@ from manhattan.engine.decoding import (
     read_state_format,
 )
 from manhattan.engine.formats import STATE_FORMAT, StateFormat
+from manhattan.engine.kept import KeptEncodings
 from manhattan.engine.records import PHASES, Breakdown, Counts, RoundRecord, Urban  # re-exported
 
 _ENCODE = msgspec.msgpack.Encoder().encode
+#: The scored rounds' msgpack, kept by the newest round's record (a game's rounds do not change
+#: once scored, and a state's record is encoded on every move of a table): a few hundred games.
+_HISTORIES = KeptEncodings(1024)
 
 __all__ = ["PHASES", "Breakdown", "Counts", "RoundRecord", "State", "Urban"]
 
@@ -71,7 +75,9 @@ class State(StateFields):
                 "firstPlayer": self.first_player,
                 "format": STATE_FORMAT,
                 "hands": self.hands,
-                "history": [r.to_json() for r in history] if history else (),
+                "history": _HISTORIES.get(history[-1], history, _history_msgpack)
+                if history
+                else (),
                 "monster": None if monster is None else block_coords(monster),
                 "phase": self.phase,
                 "round": self.round,
@@ -112,3 +118,7 @@ class State(StateFields):
 
     def player_colors(self, player: int) -> tuple[int, ...]:
         return self.rules.colors[player]
+
+
+def _history_msgpack(history: tuple[RoundRecord, ...]) -> bytes:
+    return _ENCODE([r.to_json() for r in history])

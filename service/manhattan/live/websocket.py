@@ -54,6 +54,9 @@ def _text_frame(parts: tuple[bytes | memoryview, ...], size: int) -> bytes:
     return b"".join((head, *parts))
 
 
+#: ``websockets``' open state, looked up once (an enum member's lookup on its class is slow).
+_OPEN_STATE = State.OPEN
+
 #: A socket message's text around the push's event name, id and data (``socket_text``).
 _OPEN, _ID_AT, _DATA_AT, _CLOSE = b'{"event":"', b'","id":', b',"data":', b"}"
 
@@ -76,11 +79,14 @@ class SocketWriter:
     (the stream's own pushes, a close) comes after ``flush``.
     """
 
-    __slots__ = ("_conn", "_frames", "_line", "_transport")
+    __slots__ = ("_conn", "_frames", "_line", "_loop", "_transport")
 
     def __init__(self, line: SocketLine) -> None:
         self._line, self._conn, self._transport = line, line.conn, line.transport
         self._frames: list[bytes] = []
+        #: The loop the socket is served on, looked up once: ``asyncio.get_running_loop`` makes
+        #: a ``getpid`` system call each time, and ``_add`` runs for every push.
+        self._loop = asyncio.get_running_loop()
 
     def __call__(self, push: Push) -> bool:
         """A push (the hub's sink): False, writing nothing, when the socket is closing or not
@@ -112,7 +118,7 @@ class SocketWriter:
 
     def _add(self, frame: bytes) -> None:
         if not self._frames:
-            _flushes.add(self)
+            _flushes.add(self, self._loop)
         self._frames.append(frame)
 
     def _open(self) -> bool:
@@ -120,7 +126,7 @@ class SocketWriter:
         closing connection), the transport writable."""
         return not (
             self._line.close_sent()
-            or self._conn.state is not State.OPEN
+            or self._conn.state is not _OPEN_STATE
             or self._transport.is_closing()
             or not self._line.writable()
         )
@@ -140,8 +146,8 @@ class _Flushes:
         self._waiting: list[SocketWriter] = []
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def add(self, writer: SocketWriter) -> None:
-        loop = asyncio.get_running_loop()
+    def add(self, writer: SocketWriter, loop: asyncio.AbstractEventLoop) -> None:
+        """``writer``, on ``loop`` (the running one), to flush at the end of the turn."""
         if not self._waiting or self._loop is not loop:  # (another loop's are gone with it)
             self._waiting, self._loop = [], loop
             loop.call_soon(self._flush)

@@ -35,16 +35,20 @@ class SwapBatch:
         self._database = database
         self._failed = failed
         self._pending: list[tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]] = []
+        #: The loop of the batch waiting (``run``): looked up once a batch, not once a swap
+        #: (``asyncio.get_running_loop`` makes a ``getpid`` system call each time).
+        self._loop: asyncio.AbstractEventLoop | None = None
         #: Transactions committed (how many swaps shared one: the tests ask).
         self.transactions = 0
 
     async def run(self, operation: Callable[..., T], *args: Any) -> T:
         """``operation(*args)`` inside the next batch's transaction: its result once committed."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        if not self._pending or loop is None:
+            loop = self._loop = asyncio.get_running_loop()
+            loop.call_soon(self._flush)
         future: asyncio.Future[T] = loop.create_future()
         self._pending.append((operation, args, future))
-        if len(self._pending) == 1:
-            loop.call_soon(self._flush)
         try:
             return await future
         except asyncio.CancelledError:

@@ -17,6 +17,7 @@ import msgspec
 from manhattan import State
 from manhattan.engine.board import block_coords
 from manhattan.engine.formats import VIEW_FORMAT
+from manhattan.engine.kept import KeptEncodings
 
 _encode = msgspec.json.Encoder().encode
 
@@ -38,7 +39,7 @@ def public_rest(state: State) -> bytes:
             "monster": None if state.monster is None else block_coords(state.monster),
             "phase": state.phase,
             "round": state.round,
-            "rules": _kept(state.rules, state.rules, _rules_text),
+            "rules": _texts.get(state.rules, state.rules, _rules_text),
             "scores": state.scores,
             "selected": state.selected,
             "shuffles": state.shuffles,
@@ -62,7 +63,7 @@ def _history_text(history: tuple[Any, ...]) -> msgspec.Raw:
     tuple equals this one (the same records: compared by identity first)."""
     if not history:
         return _NO_HISTORY
-    return _kept(history[-1], history, _records_text)
+    return _texts.get(history[-1], history, _records_text)
 
 
 def _records_text(history: tuple[Any, ...]) -> bytes:
@@ -73,21 +74,7 @@ def _rules_text(rules: Any) -> bytes:
     return _encode(rules.to_json())
 
 
-def _kept(key: object, value: Any, make: Any) -> msgspec.Raw:
-    """``make(value)``'s text, kept by ``key`` (an immutable object that ``value`` holds or is:
-    a game's rules and scored rounds last while it is played) while among the last asked for."""
-    found = _texts.get(id(key))
-    if found is not None and found[0] is key and (found[1] is value or found[1] == value):
-        return found[2]
-    text = msgspec.Raw(make(value))
-    if len(_texts) >= KEPT:
-        _texts.pop(next(iter(_texts)))
-    _texts[id(key)] = (key, value, text)
-    return text
-
-
 _NO_HISTORY = msgspec.Raw(b"[]")
-#: Texts kept (each holds its key, so an id is not reused while kept): a few hundred tables'
-#: rules and scored rounds, some 300 bytes each.
+#: Texts kept: a few hundred tables' rules and scored rounds, some 300 bytes each.
 KEPT = 1024
-_texts: dict[int, tuple[object, Any, msgspec.Raw]] = {}
+_texts = KeptEncodings(KEPT)
