@@ -13,11 +13,15 @@ from collections.abc import Iterator
 from typing import Any, overload
 
 import msgpack
+import msgspec
 
 
 def _pack(version: int, kind: str, data: bytes) -> bytes:
-    packed: bytes = msgpack.packb([version, kind, data], use_bin_type=True)
-    return packed
+    return _encode((version, kind, data))
+
+
+#: msgpack as ``msgpack.packb`` writes it, by msgspec's encoder (``model._pack``).
+_encode = msgspec.msgpack.Encoder().encode
 
 
 def _packed(entry: dict[str, Any]) -> bytes:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
+import msgspec
 
 from manhattan.engine.codec import state_from_msgpack, state_to_msgpack
 from manhattan.engine.moves import Move
@@ -67,6 +68,9 @@ RECORD_FIELDS = (
 #: a misread): replicas sharing a Redis upgrade with ``MANHATTAN_TABLE_RECORD_FORMAT=1`` until
 #: none of the older version is left (``Table.encode``).
 RECORD_FORMAT = 2
+#: msgpack as ``msgpack.packb`` writes it (``use_bin_type``: bytes as bin), byte for byte,
+#: by msgspec's encoder, which builds no packer per call (a record is written every move).
+_pack = msgspec.msgpack.Encoder().encode
 _SEATS = RECORD_FIELDS.index("seats")
 _LOG = RECORD_FIELDS.index("log")
 _MOVES = RECORD_FIELDS.index("moves")
@@ -303,8 +307,7 @@ class Table:
             values[_MOVES] = (
                 (moves.split("\n") if moves else []) if isinstance(moves, str) else moves
             )
-        data: bytes = msgpack.packb([record_format, *values], use_bin_type=True)
-        return data
+        return _pack([record_format, *values])
 
     @classmethod
     def decode(cls, data: bytes) -> Table:
@@ -373,7 +376,7 @@ class Table:
         return None
 
     def add_event(self, version: int, kind: str, data: dict[str, Any]) -> None:
-        self.log.append(version, kind, msgpack.packb(data, use_bin_type=True), LOG_SIZE, data)
+        self.log.append(version, kind, _pack(data), LOG_SIZE, data)
 
     def remember(self, sid: int, move_id: str, version: int) -> None:
         """Seat ``sid``'s move ``move_id`` made ``version``, the newest of ``self.moves``."""
