@@ -300,7 +300,7 @@ class Table:
         the moves as a list."""
         values = [getattr(self, name) for name in RECORD_FIELDS]
         values[_SEATS] = [s.to_wire() for s in self.seats]
-        values[_LOG] = self.log.packed
+        values[_LOG] = msgspec.Raw(self.log.encoded)  # (the log's entries as they are)
         if record_format == 1:
             values[_LOG] = list(self.log)
             moves = self.moves
@@ -347,7 +347,7 @@ class Table:
             moves,
             self.deadline,
             self.bot_turn,
-            EventLog(list(self.log.packed)),
+            self.log.copy(),
             {sid: list(kept) for sid, kept in self.answers.items()},
             list(self.chat),
             {sid: list(times) for sid, times in self.chat_times.items()},
