@@ -40,6 +40,9 @@ def test_a_log_reads_and_encodes_as_its_list_of_entries(appends, keep) -> None: 
     read = [msgpack.unpackb(e) for e in expected]
     assert [[e["v"], e["type"], e["data"]] for e in log] == read
     assert [[e["v"], e["type"], e["data"]] for e in log[1:-1]] == read[1:-1]
+    assert [[e["v"], e["type"], e["data"]] for e in log[::2]] == read[::2]
+    for after in (0, len(appends) - 2, len(appends)):  # what a stream that follows asks
+        assert log.since(after) == [e for e in log if e["v"] > after]
     if expected:
         assert log[0]["v"] == read[0][0] and log[-len(expected)]["v"] == read[0][0]
         assert log.newest() is log[-1]

@@ -51,7 +51,7 @@ class Watched(Protocol):
 
 def _since(table: Table, version: int, after: int) -> list[dict[str, Any]] | None:
     """The logged events after version ``after`` up to ``version``, or None on a gap."""
-    entries = [e for e in table.log if e["v"] > after]
+    entries = table.log.since(after)
     if [e["v"] for e in entries] != list(range(after + 1, version + 1)):
         return None
     return entries

@@ -152,8 +152,32 @@ class EventLog:
         return self._count > 0
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
-        for index in range(self._count):
-            yield self[index]
+        return iter(self._entries(0, self._count))
+
+    def since(self, version: int) -> list[dict[str, Any]]:
+        """The entries after ``version``, oldest first; only those are unpacked (a stream that
+        follows the table asks for the newest one or two)."""
+        encoded, spans = self.encoded, _spans(self.encoded)
+        out: list[dict[str, Any]] = []
+        for index in range(len(spans) - 1, -1, -1):
+            start, end = spans[index]
+            entry = self.newest() if index == len(spans) - 1 else _entry(encoded[start:end])
+            assert entry is not None
+            if entry["v"] <= version:
+                break
+            out.append(entry)
+        out.reverse()
+        return out
+
+    def _entries(self, first: int, stop: int) -> list[dict[str, Any]]:
+        """Entries ``first`` to ``stop`` (excluded), the newest as ``newest`` gives it."""
+        encoded, spans = self.encoded, _spans(self.encoded)
+        out = []
+        for index in range(first, stop):
+            start, end = spans[index]
+            newest = self.newest() if index == self._count - 1 else None
+            out.append(_entry(encoded[start:end]) if newest is None else newest)
+        return out
 
     @overload
     def __getitem__(self, index: int) -> dict[str, Any]: ...
@@ -161,7 +185,10 @@ class EventLog:
     def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
     def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._count))]
+            first, stop, step = index.indices(self._count)
+            if step == 1:
+                return self._entries(first, max(first, stop))
+            return [self[i] for i in range(first, stop, step)]
         if index == -1 or index == self._count - 1:
             newest = self.newest()
             if newest is None:
