@@ -36,6 +36,3 @@ class KeptEncodings:
             self._kept.pop(next(iter(self._kept)))
         self._kept[id(key)] = (key, value, encoded)
         return encoded
-
-    def __len__(self) -> int:
-        return len(self._kept)

@@ -19,14 +19,15 @@ from typing import Any, overload
 import msgpack
 import msgspec
 
-#: msgpack as ``msgpack.packb`` writes it, by msgspec's encoder (``model._pack``).
-_encode = msgspec.msgpack.Encoder().encode
+#: msgpack as ``msgpack.packb`` writes it (``use_bin_type``: bytes as bin), byte for byte, by
+#: msgspec's encoder, which builds no packer per call: the tables' records, events and notices.
+pack = msgspec.msgpack.Encoder().encode
 #: An empty log: a msgpack array of no items.
-_EMPTY = _encode([])
+_EMPTY = pack([])
 
 
 def _pack(version: int, kind: str, data: bytes) -> bytes:
-    return _encode((version, kind, data))
+    return pack((version, kind, data))
 
 
 def _data(data: bytes) -> dict[str, Any]:
@@ -77,7 +78,7 @@ class EventLog:
         #: The entries as the record writes them: the msgpack array of each entry's bytes (the
         #: msgpack of ``[version, type, data]``) as a bin. Replaced, never changed: copies of
         #: a table share it.
-        self.encoded: bytes = _EMPTY if not packed else _encode(packed)
+        self.encoded: bytes = _EMPTY if not packed else pack(packed)
         self._count = 0 if packed is None else len(packed)
         #: The newest entry unpacked: (its packed bytes, the entry, its data decoded or None).
         self._last: tuple[bytes, dict[str, Any], dict[str, Any] | None] | None = None
@@ -119,7 +120,7 @@ class EventLog:
         while count >= keep and count > 0:  # the oldest out (one a change, once the log is full)
             at = _bin_span(encoded, at)[1]
             count -= 1
-        entry = _encode(packed)  # the entry as a bin
+        entry = pack(packed)  # the entry as a bin
         self.encoded = b"".join((_encode_head(count + 1), encoded[at:], entry))
         self._count = count + 1
         self._last = (packed, {"v": version, "type": kind, "data": data}, decoded)
@@ -157,12 +158,10 @@ class EventLog:
     def since(self, version: int) -> list[dict[str, Any]]:
         """The entries after ``version``, oldest first; only those are unpacked (a stream that
         follows the table asks for the newest one or two)."""
-        encoded, spans = self.encoded, _spans(self.encoded)
+        spans = _spans(self.encoded)
         out: list[dict[str, Any]] = []
         for index in range(len(spans) - 1, -1, -1):
-            start, end = spans[index]
-            entry = self.newest() if index == len(spans) - 1 else _entry(encoded[start:end])
-            assert entry is not None
+            entry = self._at(spans, index)
             if entry["v"] <= version:
                 break
             out.append(entry)
@@ -170,14 +169,19 @@ class EventLog:
         return out
 
     def _entries(self, first: int, stop: int) -> list[dict[str, Any]]:
-        """Entries ``first`` to ``stop`` (excluded), the newest as ``newest`` gives it."""
-        encoded, spans = self.encoded, _spans(self.encoded)
-        out = []
-        for index in range(first, stop):
-            start, end = spans[index]
-            newest = self.newest() if index == self._count - 1 else None
-            out.append(_entry(encoded[start:end]) if newest is None else newest)
-        return out
+        """Entries ``first`` to ``stop`` (excluded)."""
+        spans = _spans(self.encoded)
+        return [self._at(spans, index) for index in range(first, stop)]
+
+    def _at(self, spans: list[tuple[int, int]], index: int) -> dict[str, Any]:
+        """Entry ``index`` (>= 0) of ``spans``: the newest as ``newest`` gives it (unpacked
+        once), any other unpacked now."""
+        if index == len(spans) - 1:
+            newest = self.newest()
+            assert newest is not None
+            return newest
+        start, end = spans[index]
+        return _entry(self.encoded[start:end])
 
     @overload
     def __getitem__(self, index: int) -> dict[str, Any]: ...
@@ -196,8 +200,7 @@ class EventLog:
             return newest
         if not -self._count <= index < self._count:
             raise IndexError("event log index out of range")
-        start, end = _spans(self.encoded)[index]
-        return _entry(self.encoded[start:end])
+        return self._at(_spans(self.encoded), index % self._count)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, EventLog) and other.encoded == self.encoded

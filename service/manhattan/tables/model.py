@@ -23,7 +23,7 @@ from manhattan.engine.codec import state_from_msgpack, state_to_msgpack
 from manhattan.engine.moves import Move
 from manhattan.engine.pickling import reduce
 from manhattan.engine.state import State
-from manhattan.tables.event_log import EventLog
+from manhattan.tables.event_log import EventLog, pack
 
 #: Events kept for ``Last-Event-ID`` resumption; an older id is answered with a snapshot.
 LOG_SIZE = 24
@@ -68,38 +68,37 @@ RECORD_FIELDS = (
 #: a misread): replicas sharing a Redis upgrade with ``MANHATTAN_TABLE_RECORD_FORMAT=1`` until
 #: none of the older version is left (``Table.encode``).
 RECORD_FORMAT = 2
-#: msgpack as ``msgpack.packb`` writes it (``use_bin_type``: bytes as bin), byte for byte,
-#: by msgspec's encoder, which builds no packer per call (a record is written every move).
-_pack = msgspec.msgpack.Encoder().encode
 _SEATS = RECORD_FIELDS.index("seats")
 _LOG = RECORD_FIELDS.index("log")
 _MOVES = RECORD_FIELDS.index("moves")
 STATUSES = ("waiting", "playing", "over")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Seat:
+    """A place at a table; each field's default is its constructor's."""
+
     #: Stable id of the place at the table (its index at creation); tokens name it, so they
     #: survive the renumbering of players at start.
     sid: int
-    kind: str = "open"
-    name: str | None = None
+    kind: str
+    name: str | None
     #: BotChoice of a bot seat: {"level", "iterations"?, "timeMs"?}.
-    bot: dict[str, Any] | None = None
+    bot: dict[str, Any] | None
     #: Bumped whenever the seat's person changes (join, leave): older seat tokens are revoked.
-    epoch: int = 0
+    epoch: int
     #: Ran out of time: a bot played for the person; cleared by their next move.
-    away: bool = False
+    away: bool
     #: The person left a started game; a bot plays the seat for the rest of it.
-    left: bool = False
+    left: bool
     #: A rematch keeps this seat for the person who sat in it at the old table
     #: (``"<old table id>:<old seat id>"``); an ordinary join never takes it.
-    reserved: str | None = None
+    reserved: str | None
     #: The name of the person a rematch keeps this seat for (shown as ``keptFor``).
-    kept_for: str | None = None
+    kept_for: str | None
     #: A platform's player id (DESIGN §10): the seat was reserved for them at creation and is
     #: taken only with its seat token; shown to the owning key only.
-    player_id: str | None = None
+    player_id: str | None
 
     def __init__(
         self,
@@ -162,8 +161,10 @@ class Seat:
         return self.kind == "bot" or self.left
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Table:
+    """A table as stored; each field's default is its constructor's."""
+
     id: str
     name: str
     public: bool
@@ -172,40 +173,40 @@ class Table:
     setup: dict[str, Any]
     #: Drawn by the service at creation; hidden until the game is over.
     seed: str
-    status: str = "waiting"
-    seats: list[Seat] = field(default_factory=list)
-    host_epoch: int = 0
+    status: str
+    seats: list[Seat]
+    host_epoch: int
     #: The full state (canonical msgpack) once started.
-    state: bytes | None = None
+    state: bytes | None
     #: Every move applied, in order, as its notation (10 bytes, where its JSON was 80: the
     #: player and the block it took follow from replaying), the notations joined by line breaks:
     #: one object where a list was some 100 to decode and free for every change. An older
     #: record holds a list, of notations or of each move's JSON in msgpack. Add one with
     #: ``add_move``; read them with ``played`` and ``move_count``.
-    moves: str | list[str | bytes] = ""
+    moves: str | list[str | bytes]
     #: Epoch milliseconds by which the seat to move must act, or None.
-    deadline: int | None = None
+    deadline: int | None
     #: The seat to move ran out of time: a bot plays this turn.
-    bot_turn: bool = False
+    bot_turn: bool
     #: Recent events, oldest first: {"v", "type", "data"} with data in full (msgpack bytes;
     #: projected on send), each kept packed (``event_log.py``).
-    log: EventLog = field(default_factory=EventLog)
+    log: EventLog
     #: sid -> [[moveId, version, moves then], ...] newest last: the seat's own moves, whose
     #: answers ``remembered`` rebuilds (an older record: [[moveId, the answer's msgpack,
     #: compressed], ...]).
-    answers: dict[int, list[list[Any]]] = field(default_factory=dict)
-    chat: list[dict[str, Any]] = field(default_factory=list)
+    answers: dict[int, list[list[Any]]]
+    chat: list[dict[str, Any]]
     #: sid -> epoch ms of recent chat messages (rate limit).
-    chat_times: dict[int, list[int]] = field(default_factory=dict)
+    chat_times: dict[int, list[int]]
     #: The table created by ``rematch``, once there is one.
-    rematch: str | None = None
-    created: int = 0
-    updated: int = 0
+    rematch: str | None
+    created: int
+    updated: int
     #: The platform key's name that created the table (DESIGN §10), or None (anonymous).
-    owner: str | None = None
+    owner: str | None
     #: A platform's rated table: its end updates the owner's ratings of its players.
-    rated: bool = False
-    _game: State | None = field(default=None, repr=False, compare=False)
+    rated: bool
+    _game: State | None = field(repr=False, compare=False)
 
     def __init__(
         self,
@@ -307,7 +308,7 @@ class Table:
             values[_MOVES] = (
                 (moves.split("\n") if moves else []) if isinstance(moves, str) else moves
             )
-        return _pack([record_format, *values])
+        return pack([record_format, *values])
 
     @classmethod
     def decode(cls, data: bytes) -> Table:
@@ -376,7 +377,7 @@ class Table:
         return None
 
     def add_event(self, version: int, kind: str, data: dict[str, Any]) -> None:
-        self.log.append(version, kind, _pack(data), LOG_SIZE, data)
+        self.log.append(version, kind, pack(data), LOG_SIZE, data)
 
     def remember(self, sid: int, move_id: str, version: int) -> None:
         """Seat ``sid``'s move ``move_id`` made ``version``, the newest of ``self.moves``."""

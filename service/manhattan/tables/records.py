@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import msgpack
-import msgspec
 
 from manhattan.sealing import Sealer
 from manhattan.store.cache import StoreUnavailable
@@ -28,6 +27,7 @@ from manhattan.store.cas import PublishesOnSwap, Record, VersionedStore
 from manhattan.store.outage import OutageLog
 from manhattan.tables.changes import TableChanges
 from manhattan.tables.errors import TableError
+from manhattan.tables.event_log import pack
 from manhattan.tables.lobby_index import listed, make_lobby_index
 from manhattan.tables.model import RECORD_FORMAT, Table
 from manhattan.tables.presence import PresenceMarks
@@ -47,10 +47,6 @@ RECENT_TABLES = 1024
 #: Credentials opened (``authenticate``) and kept, so that a seat's every request does not open
 #: its token again (AES-GCM and msgpack, 3 % of a table move's CPU); all forgotten when full.
 OPENED_TOKENS = 4096
-
-
-#: msgpack as ``msgpack.packb`` writes it, by msgspec's encoder (``model._pack``).
-_pack = msgspec.msgpack.Encoder().encode
 
 
 def table_key(table_id: str) -> str:
@@ -185,7 +181,7 @@ class TableRecords:
             seen = {s: until for s, until in seen.items() if until > now}
             for sid, until in marks.items():
                 seen[sid] = max(until, seen.get(sid, 0))
-            data = _pack(seen)
+            data = pack(seen)
             expected = 0 if record is None else record.version
             done, _ = await self.store.swap(key, expected, data, ttl=self.settings.idle_seconds)
             if done:
@@ -284,7 +280,7 @@ class TableRecords:
     ) -> tuple[bool, Record | None]:
         """The swap, and on success the change notice (in the same round trip where the store
         can: ``PublishesOnSwap``)."""
-        message = _pack((table_id, version + 1))
+        message = pack((table_id, version + 1))
         if self._one_trip:
             assert isinstance(self.store, PublishesOnSwap)
             done, current, published = await self.store.swap_and_publish(
@@ -343,7 +339,7 @@ class TableRecords:
         expires with the table."""
         try:
             if listed(table):
-                entry = _pack(lobby_json(table, version))
+                entry = pack(lobby_json(table, version))
                 activity = table.updated or table.created
                 await self.lobby_index.put(table.id, activity, entry, self.settings.idle_seconds)
             else:
@@ -355,7 +351,7 @@ class TableRecords:
 
     async def changed(self, table_id: str, version: int) -> None:
         """Tell every replica through the store's channel, and this process at once."""
-        await self._publish(_pack((table_id, version)))
+        await self._publish(pack((table_id, version)))
         self.changes.table_changed(table_id, version)
 
     async def _publish(self, message: bytes) -> None:
