@@ -83,6 +83,8 @@ class Hub:
         #: per table and audience, the version of the one kept push that carries a view
         self._viewed: dict[str, dict[int | None, int]] = {}
         self._rung: dict[str, int] = {}  # per table with local streams: the newest version rung
+        #: notices of changes this process was writing when they came (``heard``)
+        self._held: dict[str, int] = {}
         self._connected: dict[str, tuple[float, set[int]]] = {}
         self._clients: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
@@ -114,6 +116,16 @@ class Hub:
             for listener in write_direct(self, table_id, version, group):
                 listener.ring(version)
 
+    def heard(self, table_id: str, version: int) -> None:
+        """A change notice from the store's pub/sub. A change this process is still writing
+        is left to the write, which announces it (``table_changed``) with the table at hand;
+        rung now, every stream of the table would read it from the store first. Held until
+        the next tick, in case the write never announces it (its reply lost)."""
+        if self.tables.writing(table_id) == version:
+            self._held[table_id] = version
+            return
+        self.notify(table_id, version)
+
     def ring_all(self) -> None:
         """After a reconnect (messages may have been lost): every stream looks again."""
         self._latest.clear()
@@ -137,6 +149,10 @@ class Hub:
                 self.closing = True
                 self.ring_all()
                 return
+            if self._held:  # (announced by their writes by now, unless a write failed)
+                held, self._held = self._held, {}
+                for table_id, version in held.items():
+                    self.heard(table_id, version)
             now = time.monotonic()
             for group in self._listeners.values():
                 for listener in group:
@@ -375,7 +391,7 @@ class Hub:
                     except (ValueError, msgpack.UnpackException):
                         continue
                     if isinstance(table_id, str) and isinstance(version, int):
-                        self.notify(table_id, version)
+                        self.heard(table_id, version)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

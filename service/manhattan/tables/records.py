@@ -145,6 +145,8 @@ class TableRecords:
         self._one_trip = isinstance(store, PublishesOnSwap)
         #: table id -> (version, stored bytes, the table as stored) of this process's last write.
         self._recent: OrderedDict[str, tuple[int, bytes, Table]] = OrderedDict()
+        #: table id -> the version this process is writing of it now (``writing``).
+        self._writing: dict[str, int] = {}
         #: (table id, token) -> its bearer, for tokens that opened (keys do not change while the
         #: process runs; revocation is checked against the table, after this).
         self._opened: dict[tuple[str, str], Bearer] = {}
@@ -260,13 +262,18 @@ class TableRecords:
                 continue
             table.updated = now_ms()
             encoded = table.encode(self.settings.record_format)
-            done, current = await self._swap(table_id, key, version, encoded, self.ttl(table))
-            if done:
-                self._remember(table_id, version + 1, encoded, table)
-                if was_listed or listed(table):
-                    await self.relist(table, version + 1)
-                self.changes.table_changed(table_id, version + 1)
-                return Changed(table, version + 1), result
+            self._writing[table_id] = version + 1
+            try:
+                done, current = await self._swap(table_id, key, version, encoded, self.ttl(table))
+                if done:
+                    self._remember(table_id, version + 1, encoded, table)
+                    if was_listed or listed(table):
+                        await self.relist(table, version + 1)
+                    self.changes.table_changed(table_id, version + 1)
+                    return Changed(table, version + 1), result
+            finally:
+                if self._writing.get(table_id) == version + 1:
+                    del self._writing[table_id]
             known = current
         raise TableError("STALE_VERSION", "the table changes too fast; retry")
 
@@ -319,6 +326,12 @@ class TableRecords:
         if kept is None or at_least <= 0 or kept[0] < at_least:
             return None
         return kept[2], kept[0]
+
+    def writing(self, table_id: str) -> int:
+        """The version of ``table_id`` this process is writing now (0: none). Its change notice
+        can come back over pub/sub before the write returns (on Redis, the script's reply and
+        the published notice travel on two connections); the write announces it itself."""
+        return self._writing.get(table_id, 0)
 
     async def insert(self, table: Table) -> None:
         """A new table at version 1 (never over an existing one)."""

@@ -40,7 +40,11 @@ class Tables:
         self.connected, self.mark_connected = records.connected, records.mark_connected
         self.authenticate, self.check_bearer = records.authenticate, records.check_bearer
         self.seated, self.recent, self.changed = records.seated, records.recent, records.changed
-        self.insert, self.tell_over = records.insert, records.tell_over
+        self.insert, self.tell_over, self.writing = (
+            records.insert,
+            records.tell_over,
+            records.writing,
+        )
         # lobby: creating, listing and reading tables
         self.create, self.new_table, self.page = lobby.create, lobby.new_table, lobby.page
         self.list_public, self.get, self.record = lobby.list_public, lobby.get, lobby.record
