@@ -105,8 +105,8 @@ def test_a_move_reads_the_same_in_every_wire_form() -> None:
 @given(states())
 def test_a_moves_json_text_is_its_json_encoded(state: manhattan.State) -> None:
     """``Move.json_text`` and ``moves_text`` (a push's legal moves, written by the engine and
-    kept per move by a packed number) are the bytes a JSON encoder makes of ``to_json``: with
-    the player and block a legal move carries, and without them."""
+    kept by the shared move object or by a packed number) are the bytes a JSON encoder makes
+    of ``to_json``: with the player and block a legal move carries, and without them."""
     encode = msgspec.json.Encoder().encode
     legal = manhattan.legal_moves(state)
     bare = [m.with_context(None, None) for m in legal]
@@ -115,6 +115,16 @@ def test_a_moves_json_text_is_its_json_encoded(state: manhattan.State) -> None:
             assert move.json_text().encode() == encode(move.to_json())
         assert moves.moves_text(group) == encode([m.to_json() for m in group])
         assert moves.moves_text(group) == encode([m.to_json() for m in group])  # (kept texts)
+
+
+def test_a_text_kept_by_a_move_object_is_never_another_move_s() -> None:
+    """Moves made and dropped one after the other (their ids may be reused): each gets its own
+    text, as the texts kept by object keep the object alive."""
+    for card in range(9):
+        for floors in (1, 2, 3, 4):
+            move = manhattan.Move("build", card=card, neighborhood=card % 6, floors=floors, color=1)
+            assert moves.moves_text([move]) == msgspec.json.encode([move.to_json()])
+            del move
 
 
 def test_a_move_whose_fields_do_not_fit_the_key_is_written_all_the_same() -> None:

@@ -251,6 +251,12 @@ def moves_text(moves: list[Move]) -> bytes:
     from game to game. Kept by a number packed from the move's fields (``_text_key``)."""
     parts: list[bytes] = []
     for move in moves:
+        # A build or forfeit move is one shared object from game to game (``legality``): its
+        # text is found by the object, kept alive beside it so that its id names only it.
+        shared = _SHARED_TEXTS.get(id(move)) if move.type != "select" else None
+        if shared is not None and shared[0] is move:
+            parts.append(shared[1])
+            continue
         key = _text_key(move)
         part = _TEXTS.get(key) if key >= 0 else None
         if part is None:
@@ -259,6 +265,10 @@ def moves_text(moves: list[Move]) -> bytes:
                 if len(_TEXTS) >= MOVE_TEXTS:
                     _TEXTS.clear()
                 _TEXTS[key] = part
+        if move.type != "select":
+            if len(_SHARED_TEXTS) >= MOVE_TEXTS:
+                _SHARED_TEXTS.clear()
+            _SHARED_TEXTS[id(move)] = (move, part)
         parts.append(part)
     return b"[" + b",".join(parts) + b"]"
 
@@ -266,6 +276,8 @@ def moves_text(moves: list[Move]) -> bytes:
 #: Moves' JSON texts kept (some 100 bytes each); all forgotten at once when full.
 MOVE_TEXTS = 4096
 _TEXTS: dict[int, bytes] = {}
+#: The texts of build and forfeit moves by the move object's id, with the object.
+_SHARED_TEXTS: dict[int, tuple[Move, bytes]] = {}
 
 
 def _text_key(move: Move) -> int:
