@@ -34,6 +34,17 @@ def test_every_state_of_a_game_gives_the_engines_view_text(game) -> None:  # typ
             assert bytes(view_json(state, player)) == _engine_text(state, player)
 
 
+@SETTINGS
+@given(playthroughs(to_the_end=True), playthroughs(to_the_end=True))
+def test_a_table_s_board_text_made_from_its_last_one_is_the_whole_board_s(game, other) -> None:  # type: ignore[no-untyped-def]
+    """The states of a game in turn under one table's name (each board's text made from the
+    last one's neighborhoods), then another game's under the same name, then the first's
+    again from its start: each text is the one made from the state alone."""
+    states = [*game.states, game.final]
+    for state in [*states, *other.states, *states]:
+        assert public_rest(state, "t") == public_rest(state)
+
+
 def test_each_ruleset_has_its_own_kept_text() -> None:
     """Rules' texts are kept (by the rules object): games of another player count get their
     own, a game of the same count the same."""

@@ -86,11 +86,12 @@ def view_json(state: State, player: int | None) -> msgspec.Raw:
     return msgspec.Raw(text)
 
 
-def _view_rest(state: State) -> bytes:
-    """The public view's text after its hand and player: ``"board":...}``."""
+def _view_rest(state: State, table: str | None = None) -> bytes:
+    """The public view's text after its hand and player: ``"board":...}`` (``table``: the
+    table the state is of, ``public_rest``)."""
     rest = _kept_text(state, _REST)
     if rest is None:
-        rest = _keep_text(state, _REST, public_rest(state))
+        rest = _keep_text(state, _REST, public_rest(state, table))
     return rest
 
 
@@ -295,7 +296,7 @@ class MovePayloads:
         data = table.log.data(entry)
         state = table.game()
         self._state = state
-        self._view_rest = _view_rest(state)
+        self._view_rest = _view_rest(state, table.id)
         events: list[list[Any]] = data["events"]
         #: Each event's text and who may see it, when not every audience sees them all (a
         #: drawn card): an audience's list is then its events' texts joined.
