@@ -43,8 +43,8 @@ _MSGPACK_LIMITS = {
 
 def moves_json(moves: Sequence[Move]) -> bytes:
     """``{"moves": [...]}`` as JSON bytes, each move's text from the compiled engine
-    (``moves_text``: kept by the move's fields, its player and block included; not by instance,
-    as ``legal_moves`` makes new ones on every call)."""
+    (``moves_text``: kept by the move object where the engine shares it from call to call, a
+    build's or a forfeit's, else by the move's fields, its player and block included)."""
     return b'{"moves":' + moves_text(list(moves)) + b"}"
 
 
