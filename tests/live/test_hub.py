@@ -5,10 +5,14 @@ do not read the table from the store; rung at the next tick when the write never
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
+from manhattan.live.listener import Listener
 from manhattan.live.runtime import TableRuntime
 from manhattan.sealing import Sealer, SealingKey
 from manhattan.store.cas import MemoryVersionedStore, Record
@@ -37,77 +41,81 @@ class HeldSwaps(MemoryVersionedStore):
         return await super().swap(key, expected, data, ttl=ttl)
 
 
+@dataclass
+class Watched:
+    """A table with one stream's doorbell, on a store whose swaps the test holds."""
+
+    rt: TableRuntime
+    store: HeldSwaps
+    tid: str
+    bell: Listener
+
+    async def writing(self) -> tuple[asyncio.Task[Any], int]:
+        """A write of the table started and held at its swap: the task, the version it
+        writes."""
+        self.store.gate = asyncio.Event()
+        task = asyncio.ensure_future(self.rt.tables.write(self.tid, touched))
+        for _ in range(100):
+            if self.rt.tables.writing(self.tid):
+                return task, self.rt.tables.writing(self.tid)
+            await asyncio.sleep(0)
+        raise AssertionError("the write did not reach its swap")
+
+    def let_go(self, *, fail: bool = False) -> None:
+        assert self.store.gate is not None
+        self.store.fail = fail
+        self.store.gate.set()
+
+
 def touched(table: Table, version: int) -> None:
     """A change that writes the table as it is (a new version)."""
 
 
-async def writing(rt: TableRuntime, store: HeldSwaps, tid: str) -> tuple[asyncio.Task[Any], int]:
-    """A write of ``tid`` started and held at its swap: the task and the version it writes."""
-    store.gate = asyncio.Event()
-    task = asyncio.ensure_future(rt.tables.write(tid, touched))
-    for _ in range(100):
-        if rt.tables.writing(tid):
-            return task, rt.tables.writing(tid)
-        await asyncio.sleep(0)
-    raise AssertionError("the write did not reach its swap")
+@asynccontextmanager
+async def watched() -> AsyncIterator[Watched]:
+    store = HeldSwaps()
+    rt = TableRuntime(store, Sealer(SealingKey.generate()), heartbeat=0.2)
+    tid, _ = await seated_table(rt)
+    bell = rt.hub.listen(tid, client=None, spectator=True, heartbeat=15.0)
+    try:
+        yield Watched(rt, store, tid, bell)
+    finally:
+        rt.hub.forget(bell)
+        rt.hub.close()
 
 
 async def test_a_notice_of_a_change_still_being_written_is_left_to_the_write() -> None:
-    store = HeldSwaps()
-    rt = TableRuntime(store, Sealer(SealingKey.generate()), heartbeat=0.2)
-    tid, _ = await seated_table(rt)
-    bell = rt.hub.listen(tid, client=None, spectator=True, heartbeat=15.0)
-    try:
-        task, version = await writing(rt, store, tid)
-        rt.hub.heard(tid, version)  # the notice, before the swap's reply
-        assert not bell.rung and bell.version < version
-        assert store.gate is not None
-        store.gate.set()
+    async with watched() as w:
+        task, version = await w.writing()
+        w.rt.hub.heard(w.tid, version)  # the notice, before the swap's reply
+        assert not w.bell.rung and w.bell.version < version
+        w.let_go()
         await task
-        assert rt.tables.writing(tid) == 0
-        assert bell.rung and bell.version == version  # announced by the write itself
-        bell.rung = False
-        await asyncio.sleep(3 * rt.hub.tick)  # the held notice, looked at again: nothing new
-        assert not bell.rung
-    finally:
-        rt.hub.forget(bell)
-        rt.hub.close()
+        assert w.rt.tables.writing(w.tid) == 0
+        assert w.bell.rung and w.bell.version == version  # announced by the write itself
+        w.bell.rung = False
+        await asyncio.sleep(3 * w.rt.hub.tick)  # the held notice, looked at again: nothing new
+        assert not w.bell.rung
 
 
 async def test_a_held_notice_is_rung_at_the_next_tick_when_the_write_fails() -> None:
-    store = HeldSwaps()
-    rt = TableRuntime(store, Sealer(SealingKey.generate()), heartbeat=0.2)
-    tid, _ = await seated_table(rt)
-    bell = rt.hub.listen(tid, client=None, spectator=True, heartbeat=15.0)
-    try:
-        task, version = await writing(rt, store, tid)
-        rt.hub.heard(tid, version)
-        assert not bell.rung
-        store.fail = True
-        assert store.gate is not None
-        store.gate.set()
+    async with watched() as w:
+        task, version = await w.writing()
+        w.rt.hub.heard(w.tid, version)
+        assert not w.bell.rung
+        w.let_go(fail=True)
         with pytest.raises(ConnectionError):
             await task
-        assert rt.tables.writing(tid) == 0 and not bell.rung
+        assert w.rt.tables.writing(w.tid) == 0 and not w.bell.rung
         for _ in range(20):
-            if bell.rung:
+            if w.bell.rung:
                 break
-            await asyncio.sleep(rt.hub.tick)
-        assert bell.rung and bell.version == version
-    finally:
-        rt.hub.forget(bell)
-        rt.hub.close()
+            await asyncio.sleep(w.rt.hub.tick)
+        assert w.bell.rung and w.bell.version == version
 
 
 async def test_a_notice_of_another_replica_s_change_rings_at_once() -> None:
-    store = HeldSwaps()
-    rt = TableRuntime(store, Sealer(SealingKey.generate()), heartbeat=0.2)
-    tid, _ = await seated_table(rt)
-    bell = rt.hub.listen(tid, client=None, spectator=True, heartbeat=15.0)
-    try:
-        _, version = await rt.tables.load(tid)
-        rt.hub.heard(tid, version + 1)
-        assert bell.rung and bell.version == version + 1
-    finally:
-        rt.hub.forget(bell)
-        rt.hub.close()
+    async with watched() as w:
+        _, version = await w.rt.tables.load(w.tid)
+        w.rt.hub.heard(w.tid, version + 1)
+        assert w.bell.rung and w.bell.version == version + 1

@@ -248,7 +248,8 @@ class Move:
 def moves_text(moves: list[Move]) -> bytes:
     """``moves`` as the JSON array of their ``to_json`` objects (``Move.json_text``), each
     move's text made once per process and reused: the legal moves are the same few thousand
-    from game to game. Kept by a number packed from the move's fields (``_text_key``)."""
+    from game to game. Kept by the move object where the engine shares it from game to game
+    (a build's or a forfeit's), else by a number packed from its fields (``_text_key``)."""
     parts: list[bytes] = []
     for move in moves:
         # A build or forfeit move is one shared object from game to game (``legality``): its
