@@ -39,6 +39,8 @@ log = logging.getLogger("manhattan.live.hub")
 GIVE_BACK_STREAMS = 256
 #: Versions of a table whose encoded pushes are kept (for streams that are a little behind).
 KEPT_VERSIONS = 16
+#: Seconds before a notice of a change this process was writing is heard again (``heard``).
+HELD_SECONDS = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +85,6 @@ class Hub:
         #: per table and audience, the version of the one kept push that carries a view
         self._viewed: dict[str, dict[int | None, int]] = {}
         self._rung: dict[str, int] = {}  # per table with local streams: the newest version rung
-        #: notices of changes this process was writing when they came (``heard``)
-        self._held: dict[str, int] = {}
         self._connected: dict[str, tuple[float, set[int]]] = {}
         self._clients: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
@@ -119,10 +119,11 @@ class Hub:
     def heard(self, table_id: str, version: int) -> None:
         """A change notice from the store's pub/sub. A change this process is still writing
         is left to the write, which announces it (``table_changed``) with the table at hand;
-        rung now, every stream of the table would read it from the store first. Held until
-        the next tick, in case the write never announces it (its reply lost)."""
+        rung now, every stream of the table would read it from the store first. Heard again
+        shortly, in case the write never announces it (its reply lost, or another replica's
+        write of that version won): then it rings, unless rung already."""
         if self.tables.writing(table_id) == version:
-            self._held[table_id] = version
+            asyncio.get_running_loop().call_later(HELD_SECONDS, self.heard, table_id, version)
             return
         self.notify(table_id, version)
 
@@ -149,10 +150,6 @@ class Hub:
                 self.closing = True
                 self.ring_all()
                 return
-            if self._held:  # (announced by their writes by now, unless a write failed)
-                held, self._held = self._held, {}
-                for table_id, version in held.items():
-                    self.heard(table_id, version)
             now = time.monotonic()
             for group in self._listeners.values():
                 for listener in group:
