@@ -255,7 +255,7 @@ def moves_text(moves: list[Move]) -> bytes:
         # A build or forfeit move is one shared object from game to game (``legality``): its
         # text is found by the object, kept alive beside it so that its id names only it.
         shared = _SHARED_TEXTS.get(id(move)) if move.type != "select" else None
-        if shared is not None and shared[0] is move:
+        if shared is not None:
             parts.append(shared[1])
             continue
         key = _text_key(move)

@@ -46,6 +46,15 @@ def _array_head(encoded: bytes) -> int:
     return 1 if first < 0xDC else 3 if first == 0xDC else 5
 
 
+def _encode_head(count: int) -> bytes:
+    """A msgpack array's header for ``count`` items."""
+    if count < 16:
+        return bytes((0x90 | count,))
+    if count < 1 << 16:
+        return b"\xdc" + count.to_bytes(2, "big")
+    return b"\xdd" + count.to_bytes(4, "big")
+
+
 def _bin_span(encoded: bytes, at: int) -> tuple[int, int]:
     """Where the bin item at ``at`` holds its bytes: (start, end)."""
     kind = encoded[at]
@@ -80,8 +89,8 @@ class EventLog:
         #: a table share it.
         self.encoded: bytes = _EMPTY if not packed else pack(packed)
         self._count = 0 if packed is None else len(packed)
-        #: The newest entry unpacked: (its packed bytes, the entry, its data decoded or None).
-        self._last: tuple[bytes, dict[str, Any], dict[str, Any] | None] | None = None
+        #: The newest entry unpacked: (the entry, its data decoded or None).
+        self._last: tuple[dict[str, Any], dict[str, Any] | None] | None = None
 
     @classmethod
     def from_wire(cls, stored: list[Any]) -> EventLog:
@@ -123,7 +132,7 @@ class EventLog:
         entry = pack(packed)  # the entry as a bin
         self.encoded = b"".join((_encode_head(count + 1), encoded[at:], entry))
         self._count = count + 1
-        self._last = (packed, {"v": version, "type": kind, "data": data}, decoded)
+        self._last = ({"v": version, "type": kind, "data": data}, decoded)
 
     def newest(self) -> dict[str, Any] | None:
         """The newest entry (unpacked once per entry and log), None when empty."""
@@ -131,19 +140,18 @@ class EventLog:
             return None
         if self._last is None:
             start, end = _spans(self.encoded)[-1]
-            packed = self.encoded[start:end]
-            self._last = (packed, _entry(packed), None)
-        return self._last[1]
+            self._last = (_entry(self.encoded[start:end]), None)
+        return self._last[0]
 
     def data(self, entry: dict[str, Any]) -> dict[str, Any]:
         """An entry's data decoded: for the newest entry, once per log (the receivers of one
         change ask one after the other); not to be modified."""
         last = self._last
-        if last is not None and last[1] is entry:
-            if last[2] is None:
-                last = self._last = (last[0], entry, _data(entry["data"]))
-            assert last[2] is not None
-            return last[2]
+        if last is not None and last[0] is entry:
+            if last[1] is None:
+                last = self._last = (entry, _data(entry["data"]))
+            assert last[1] is not None
+            return last[1]
         return _data(entry["data"])
 
     def __len__(self) -> int:
@@ -209,12 +217,3 @@ class EventLog:
 
     def __repr__(self) -> str:
         return f"EventLog({self._count} entries)"
-
-
-def _encode_head(count: int) -> bytes:
-    """A msgpack array's header for ``count`` items."""
-    if count < 16:
-        return bytes((0x90 | count,))
-    if count < 1 << 16:
-        return b"\xdc" + count.to_bytes(2, "big")
-    return b"\xdd" + count.to_bytes(4, "big")
