@@ -1,4 +1,5 @@
-"""The parsed-state memo for inline states: keyed by the exact format, no memoized failures."""
+"""The parsed-state memo for inline states: keyed by the exact format (or the exact bytes of a
+body that is nothing but the state), no memoized failures."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 import pytest
 
 import manhattan
-from manhattan.games import GameError, Operations, StateRef
+from manhattan.engine.codec import read_state_format
+from manhattan.games import GameError, Operations, StateRef, StateText
 from manhattan.games.memo import DerivedResults
 from manhattan.sealing import Sealer
 from manhattan.store.cache import MemoryBackend, StateCache
@@ -99,3 +101,53 @@ def test_derived_results_need_the_very_state_and_stay_bounded(mid_json: dict[str
     assert memo.get("m", states[1], compute) == 3  # another kind of result
     assert memo.get("n", states[0], compute) == 4  # dropped: only 2 are kept
     assert len(calls) == 4
+
+
+def _text_ref(state_json: dict[str, Any], text: bytes | None = None) -> StateRef:
+    """A reference as REST makes one of a body that is nothing but the state."""
+    body = text if text is not None else json.dumps({"state": state_json}).encode()
+    return StateRef(json=StateText(read_state_format(state_json), body))
+
+
+async def test_a_body_sent_again_is_found_by_its_bytes(mid_json: dict[str, Any]) -> None:
+    ops = _operations()
+    body = json.dumps({"state": mid_json}).encode()
+    assert ops.parsed_text(body) is None
+    state = (await ops.resolve(_text_ref(mid_json, body))).state
+    assert state == manhattan.State.from_json(mid_json)
+    assert ops.parsed_text(bytes(body)) is state  # the same bytes, another object
+    assert (await ops.resolve(StateRef(json=state))).state is state
+    # Other bytes of the same state are not the same body: parsed again, to an equal state.
+    spaced = json.dumps({"state": mid_json}, indent=1).encode()
+    assert ops.parsed_text(spaced) is None
+    again = (await ops.resolve(_text_ref(mid_json, spaced))).state
+    assert again == state and again is not state
+
+
+async def test_a_refused_body_is_not_kept(mid_json: dict[str, Any]) -> None:
+    ops = _operations()
+    broken = dict(mid_json, scores=[0] * len(mid_json["scores"]))  # the history says otherwise
+    body = json.dumps({"state": broken}).encode()
+    for _ in range(2):
+        with pytest.raises(manhattan.InvalidStateError):
+            await ops.resolve(_text_ref(broken, body))
+        assert ops.parsed_text(body) is None
+
+
+async def test_bodies_kept_are_bounded(mid_json: dict[str, Any]) -> None:
+    cache = StateCache(MemoryBackend(), rules_version=manhattan.RULES_VERSION)
+    ops = Operations(cache, Sealer.from_settings("", ()), parsed_states=2)
+    bodies = [json.dumps({"state": mid_json}, indent=i).encode() for i in range(3)]
+    for body in bodies:
+        await ops.resolve(_text_ref(mid_json, body))
+    assert [ops.parsed_text(b) is not None for b in bodies] == [False, True, True]
+
+
+async def test_strict_mode_refuses_a_body_before_reading_it(mid_json: dict[str, Any]) -> None:
+    cache = StateCache(MemoryBackend(), rules_version=manhattan.RULES_VERSION)
+    ops = Operations(cache, Sealer.from_settings("", ()), strict_states=True)
+    body = json.dumps({"state": mid_json}).encode()
+    with pytest.raises(GameError) as refused:
+        await ops.resolve(_text_ref(mid_json, body))
+    assert refused.value.code == "STATE_JSON_REFUSED"
+    assert ops.parsed_text(body) is None

@@ -6,7 +6,7 @@ import pytest
 from starlette.routing import Route
 
 from manhattan.api.rest.tables import BUSIEST_ROUTES
-from manhattan.server.app import ServiceApp, build_services, create_app
+from manhattan.server.app import AppState, ServiceApp, build_services, create_app
 from manhattan.settings import Settings
 
 
@@ -36,3 +36,18 @@ def test_the_app_is_given_its_shortcuts_and_seam_when_made() -> None:
     )
     assert app.busiest is not None and app.busiest[0].endpoints == BUSIEST_ROUTES
     assert app.state.rate_limiter is None
+
+
+def test_the_app_state_reads_as_attributes_and_as_starlette_s() -> None:
+    state = AppState()
+    state.operations = "ops"
+    state["tables"] = "tables"
+    assert (state.operations, state.tables, state["operations"]) == ("ops", "tables", "ops")
+    assert sorted(state) == ["operations", "tables"] and len(state) == 2
+    del state.operations
+    del state["tables"]
+    assert len(state) == 0
+    for gone in ("operations", "tables"):
+        with pytest.raises(AttributeError):
+            getattr(state, gone)
+    assert isinstance(create_app(Settings(data_dir=":memory:")).state, AppState)

@@ -177,18 +177,23 @@ async def read_body(request: Request) -> Any:
 T = TypeVar("T")
 
 
-async def read_json_as(request: Request, decoder: msgspec.json.Decoder[T]) -> T | None:
-    """The body decoded straight from its bytes by ``decoder``, when it is a JSON body that fits
-    the decoder's type exactly; otherwise None, and the caller reads the body the general way
-    (``read_body``), which reports any fault as it always did. A fit gives the very value the
-    general way gives: what msgspec decodes, orjson reads the same, and the decoder's type has
-    the bounds the general way checks after it (an unacceptable ``Accept`` is refused first,
-    as there)."""
+async def json_body(request: Request) -> bytes | None:
+    """The body's bytes when it is sent as JSON, else None (an unacceptable ``Accept`` is
+    refused first, as ``read_body`` refuses it)."""
     wants_msgpack(request)
     if sent_type(request) != JSON_TYPE:
         return None
+    return await body(request)
+
+
+def decode_as(data: bytes, decoder: msgspec.json.Decoder[T]) -> T | None:
+    """JSON ``data`` decoded straight from its bytes by ``decoder``, when it fits the decoder's
+    type exactly; otherwise None, and the caller reads the body the general way
+    (``read_body``), which reports any fault as it always did. A fit gives the very value the
+    general way gives: what msgspec decodes, orjson reads the same, and the decoder's type has
+    the bounds the general way checks after it."""
     try:
-        return decoder.decode(await body(request))
+        return decoder.decode(data)
     except (msgspec.DecodeError, ValueError):
         return None
 

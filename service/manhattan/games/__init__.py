@@ -12,6 +12,7 @@ the bot pool. ``api/rest`` and ``api/graphql`` adapt it to HTTP; it knows neithe
 """
 
 from manhattan.games.errors import GameError
+from manhattan.games.memo import StateText
 from manhattan.games.move_reader import MoveReader
 from manhattan.games.operations import Operations, rules_info
 from manhattan.games.positions import LatestPositions
@@ -51,6 +52,7 @@ __all__ = [
     "ScoreReport",
     "Sealed",
     "StateRef",
+    "StateText",
     "States",
     "Transitions",
     "Validation",

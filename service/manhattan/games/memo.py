@@ -1,16 +1,29 @@
 """What the game service keeps in memory so a state asked about again costs little: parsed
-states by id and by format (``ParsedStates``), and pure results of a state kept by the state
-object (``DerivedResults``). Both are bounded; the least recently used entry goes first."""
+states by id, by format and by the request body that held them (``ParsedStates``), and pure
+results of a state kept by the state object (``DerivedResults``). All are bounded; the least
+recently used entry goes first."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from manhattan import State
 from manhattan.engine import codec
 from manhattan.engine.formats import StateFormat
+
+
+@dataclass(frozen=True, slots=True)
+class StateText:
+    """A state read from a request body that is nothing but the state (REST's ``{"state":
+    {...}}``): its format, and the body's bytes, which ``ParsedStates`` keeps the parsed state
+    under. The same bytes always read as the same state, so a body sent again is found without
+    decoding it (``ParsedStates.by_text``)."""
+
+    format: StateFormat
+    text: bytes
 
 
 class ParsedStates:
@@ -25,6 +38,9 @@ class ParsedStates:
         self.size = size
         self._by_id: OrderedDict[str, State] = OrderedDict()
         self._by_format: OrderedDict[int, tuple[StateFormat, State]] = OrderedDict()
+        # Keyed by the bytes themselves: a bytes object hashes once and compares with memcmp,
+        # where hashing a format walks every piece of the board.
+        self._by_text: OrderedDict[bytes, State] = OrderedDict()
 
     def by_id(self, state_id: str) -> State | None:
         state = self._by_id.get(state_id)
@@ -37,12 +53,29 @@ class ParsedStates:
         if len(self._by_id) > self.size:
             self._by_id.popitem(last=False)
 
+    def by_text(self, text: bytes) -> State | None:
+        """The state a body of exactly these bytes held, if one was parsed recently
+        (``from_json`` of a ``StateText``)."""
+        state = self._by_text.get(text)
+        if state is not None:
+            self._by_text.move_to_end(text)
+        return state
+
     def from_json(self, obj: object) -> State:
         """``State.from_json``, memoized on the state's format: the structural pass
         (``formats.StateFormat``, frozen msgspec structs that hash and compare by value) runs
         every time (unless the caller decoded the body straight into the format), the engine's
         checks only for a state not seen recently. Failures are not memoized, so an invalid
-        state is reported in full every time."""
+        state is reported in full every time. A ``StateText`` is kept by its body's bytes
+        instead, and a ``State`` (found by ``by_text``) is itself."""
+        if isinstance(obj, State):
+            return obj
+        if isinstance(obj, StateText):
+            state = codec.state_from_format(obj.format)
+            self._by_text[obj.text] = state
+            if len(self._by_text) > self.size:
+                self._by_text.popitem(last=False)
+            return state
         data = obj if isinstance(obj, StateFormat) else codec.read_state_format(obj)
         key = hash(data)
         entry = self._by_format.get(key)

@@ -91,6 +91,11 @@ class Operations:
     def resolve(self, ref: StateRef) -> Coroutine[Any, Any, Resolved]:
         return self.states.resolve(ref)
 
+    def parsed_text(self, text: bytes) -> State | None:
+        """The state a request body of exactly these bytes held, if it was parsed recently
+        (sent as a ``memo.StateText``); a reference may name it as its JSON."""
+        return self.states.parsed.by_text(text)
+
     def read_move(self, obj: object) -> Move:
         return self.moves.one(obj)
 

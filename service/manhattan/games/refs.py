@@ -64,7 +64,8 @@ NO_CALLER = Caller()
 @dataclass(frozen=True, slots=True)
 class StateRef:
     """A state as a request names it: exactly one of the JSON object (or its format, already
-    read: ``formats.StateFormat``), a cached id or a token;
+    read: ``formats.StateFormat``; or ``memo.StateText``, its format and the body that held
+    it; or the ``State`` that body held, found parsed already), a cached id or a token;
     ``game`` and ``player``, when set, are what the caller expects (see ``Caller``)."""
 
     json: object = None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import State
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -306,6 +307,27 @@ def lifespan_of(services: Services) -> Callable[[Starlette], AbstractAsyncContex
     return lifespan
 
 
+class AppState(State):
+    """Starlette's ``app.state``, each value also the object's own attribute. Starlette keeps
+    them in a dict behind ``__getattr__``, which Python calls only once the ordinary lookup has
+    failed and formatted an ``AttributeError``: a few microseconds a read, and a request reads
+    several."""
+
+    def __setattr__(self, key: Any, value: Any) -> None:
+        super().__setattr__(key, value)
+        object.__setattr__(self, key, value)
+
+    def __delattr__(self, key: Any) -> None:
+        super().__delattr__(key)
+        object.__delattr__(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.__setattr__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self.__delattr__(key)
+
+
 class ServiceApp(Starlette):
     """Starlette, but a table's event stream (open for hours, holding every frame of the call
     that serves it) and the busiest routes (a table's move and GET, the stateless API) are
@@ -325,6 +347,7 @@ class ServiceApp(Starlette):
         lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]],
     ) -> None:
         super().__init__(routes=routes, exception_handlers=exception_handlers, lifespan=lifespan)
+        self.state = AppState()
         #: What a stream or socket may use of the server beyond ASGI (``uvicorn_seam.py``).
         self.seam = seam
         self.streams = streams

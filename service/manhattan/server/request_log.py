@@ -26,7 +26,7 @@ def request_id_from(header: str | None) -> str:
     # 128 bits from the process's own generator, seeded from os.urandom: an id needs to be
     # unique, not secret, and os.urandom is a system call that lets go of the interpreter lock
     # (a request then waits to get it back from the store's thread).
-    return f"{_ids.getrandbits(128):032x}"
+    return _ids.randbytes(16).hex()
 
 
 _ids = random.Random(os.urandom(32))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,6 +32,7 @@ from manhattan.api.errors import HTTP_STATUS, INTERNAL_ERROR_MESSAGE, ApiError, 
 from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.schema import PLANNABLE_FIELDS
 from manhattan.engine.formats import StateFormat
+from manhattan.games import Operations, StateText
 
 log = logging.getLogger("manhattan.api")
 
@@ -106,6 +108,8 @@ class _InlineStates(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _INLINE_STATES = msgspec.json.Decoder(_InlineStates)
+#: Bodies whose plan ``_inline_states`` keeps (as many as states parsed are kept).
+_INLINE_BODIES = 1_024
 
 
 class TextFrames(ASGIWebSocketAdapter):
@@ -152,6 +156,10 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         self._lanes = graphql_fast.LegalLanes(
             None if self._compiled is None else self._compiled.limits
         )
+        #: Bodies of a planned query whose one variable is a state sent inline, by their bytes:
+        #: the plan and the variable's name. The state is kept by the same bytes
+        #: (``Operations.parsed_text``), so such a body sent again is not decoded at all.
+        self._inline_bodies: OrderedDict[bytes, tuple[graphql_fast.Plan, str]] = OrderedDict()
 
     def encode_json(self, data: object) -> bytes:
         return dump_json(data)  # orjson: a large share of a list response's cost otherwise
@@ -209,7 +217,7 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
         if content_type.partition(";")[0].strip(" \t") != "application/json":
             return None  # strawberry matches the media type case-sensitively, as here
         sent = await request_body(request)  # (as the middleware read it)
-        inline = self._inline_states(sent)
+        inline = self._known_inline_state(request, sent) or self._inline_states(sent)
         if inline is not None:
             answered = await self._planned(request, *inline)
             if answered is not None:
@@ -261,6 +269,22 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
             self._handle_errors(result.errors, response_data)
         return self.create_response(response_data=response_data, sub_response=sub_response)
 
+    def _known_inline_state(
+        self, request: Request, body: bytes
+    ) -> tuple[graphql_fast.Plan, dict[str, Any]] | None:
+        """A body ``_inline_states`` read recently, with its one state parsed already: its plan
+        and its variables, the state as the very ``State`` (as a ``StateRef`` may name it)."""
+        known = self._inline_bodies.get(body)
+        if known is None:
+            return None
+        operations: Operations = request.app.state.operations
+        state = operations.parsed_text(body)
+        if state is None:
+            return None
+        self._inline_bodies.move_to_end(body)
+        plan, name = known
+        return plan, {name: {"json": state}}
+
     def _inline_states(self, body: bytes) -> tuple[graphql_fast.Plan, dict[str, Any]] | None:
         """A planned query whose every variable is a state sent inline (``{"json": {...}}``,
         declared ``StateRef``), and its variables with each state already read as its format:
@@ -284,6 +308,12 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
                 type_ = type_.of_type
             if type_ is not self._state_ref:
                 return None  # (a JSON variable, say: graphql-core would hand on the dict)
+        if len(sent.variables) == 1:
+            ((name, ref),) = sent.variables.items()
+            self._inline_bodies[body] = (plan, name)
+            if len(self._inline_bodies) > _INLINE_BODIES:
+                self._inline_bodies.popitem(last=False)
+            return plan, {name: {"json": StateText(ref.json, body)}}
         return plan, {name: {"json": ref.json} for name, ref in sent.variables.items()}
 
     async def _planned(

@@ -17,10 +17,11 @@ from manhattan import wire
 from manhattan.api.disconnect import unless_disconnected
 from manhattan.api.encoding import (
     JSON_TYPE,
+    decode_as,
     header,
+    json_body,
     moves_json,
     read_body,
-    read_json_as,
     render,
     wants_msgpack,
 )
@@ -37,6 +38,7 @@ from manhattan.games import (
     Caller,
     Operations,
     StateRef,
+    StateText,
     rules_info,
 )
 from manhattan.wire import read
@@ -72,12 +74,18 @@ LEGAL_JSON = "legal"
 
 
 async def read_state_ref(request: Request) -> StateRef:
-    """The state of a ``wire.StateRequest`` body; an inline state arrives already read as its
-    format (``StateRef`` takes either). Anything else (an id, a token, msgpack, a fault) is read
-    the general way, with its errors and paths."""
-    inline = await read_json_as(request, _INLINE_STATE)
-    if inline is not None:
-        return state_ref(request, inline.state)
+    """The state of a ``wire.StateRequest`` body. A JSON body that is the state object itself
+    is looked up by its bytes first (sent again: parsed already), else decoded straight into
+    its format and kept by its bytes once parsed (``memo.StateText``). Anything else (an id, a
+    token, msgpack, a fault) is read the general way, with its errors and paths."""
+    text = await json_body(request)
+    if text is not None:
+        known = operations(request).parsed_text(text)
+        if known is not None:
+            return state_ref(request, known)
+        inline = decode_as(text, _INLINE_STATE)
+        if inline is not None:
+            return state_ref(request, StateText(inline.state, text))
     return state_ref(request, read(await read_body(request), wire.StateRequest).state)
 
 
