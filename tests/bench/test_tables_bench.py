@@ -225,6 +225,17 @@ def test_a_tiny_real_run(transport: str) -> None:
     assert report["tables"]["tables_finished"] <= 1
 
 
+@pytest.mark.parametrize("transport", ["socket", "http"])
+def test_tables_play_their_rematches_until_the_time_is_up(transport: str) -> None:
+    args = ["--tables", "2", "--seconds", "3", "--stateless-seconds", "0.2", "--rounds", "1"]
+    more = ["--idle-streams", "0", "--rematch", "--transport", transport]
+    played = _bench(*args, *more, timeout=240)["tables"]
+    assert played["errors"] == 0 and played["conflicts"] == 0, played["error_samples"]
+    # one-round games end within a second: each table played several, each to its end
+    assert played["seconds"] >= 3 and played["tables_finished"] >= 2 * 2
+    assert played["moves"] >= played["tables_finished"] * 4 * 6
+
+
 def test_a_tiny_spectators_run() -> None:
     args = ["--skip-play", "--idle-streams", "0", "--tables", "2", "--spectators", "20"]
     pace = ["--spectator-think", "0.5", "--spectator-rate", "20"]

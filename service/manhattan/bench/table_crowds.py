@@ -33,6 +33,7 @@ from manhattan.bench.harness import (
     tree_resident_kib,
 )
 from manhattan.bench.table_crowd_process import Crowd
+from manhattan.bench.table_idle import idle_streams
 from manhattan.bench.table_people import (
     BenchError,
     Endpoint,
@@ -40,7 +41,6 @@ from manhattan.bench.table_people import (
     Pool,
     TableRun,
     Tally,
-    idle_streams,
     must,
     play_tables,
     seated_table,

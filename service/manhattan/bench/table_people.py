@@ -1,12 +1,11 @@
 """The simulated people of ``manhattan bench tables`` and the phases they play: the stateless
-baseline (``stateless``), people at tables with live streams (``play_tables``) and silent
-streams (``idle_streams``). They speak HTTP/1.1 through the tools' one client (``http_client``)
-and read their streams with ``sse_reader``."""
+baseline (``stateless``) and people at tables with live streams (``play_tables``); silent
+streams are ``table_idle``'s. They speak HTTP/1.1 through the tools' one client
+(``http_client``) and read their streams with ``sse_reader``."""
 
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import secrets
 import time
@@ -18,9 +17,9 @@ from typing import Any, TypeVar
 
 import orjson
 
-from manhattan.bench.harness import latency_summary, process_cpu, quiet_collector, tree_resident_kib
+from manhattan.bench.harness import latency_summary, process_cpu, quiet_collector
 from manhattan.bench.sse_frames import Connected, FrameStream, StreamRefused
-from manhattan.bench.table_report import PERCENTILES, SEATS, memory_growth, per_second
+from manhattan.bench.table_report import PERCENTILES, SEATS, per_second
 from manhattan.http_client import Connection, Origin, Reply
 
 #: Requests in flight while tables are created and joined (not measured).
@@ -45,6 +44,8 @@ class Tally:
     conflicts: int = 0
     #: Table GETs a mover needed (its event carried no legal moves).
     gets: int = 0
+    #: Games played to their end.
+    finished: int = 0
     errors: int = 0
     samples: list[str] = field(default_factory=list)
 
@@ -188,6 +189,10 @@ class TableRun:
     #: version a move makes -> perf_counter() just before its POST was written
     sent: dict[int, float] = field(default_factory=dict)
     over: bool = False
+    #: The table of the rematch, once a person has asked for it, and how many of its seats
+    #: have been taken (the last to take one starts the game).
+    following: TableRun | None = None
+    rejoined: int = 0
 
 
 async def seated_table(
@@ -239,9 +244,12 @@ class Person:
         rng: random.Random,
         stop: asyncio.Event,
         think: float = 0.0,
+        again: bool = False,
     ) -> None:
         self.table, self.seat, self.tally, self.rng, self.stop = table, seat, tally, rng, stop
         self.think = think
+        #: Whether a game's end leads to the table's rematch (else this person is done).
+        self.again = again
         self.endpoint = endpoint
         self.token = table.tokens[seat]
         self.stream: Connected | None = None  # its stream (or socket: table_sockets.py)
@@ -251,18 +259,48 @@ class Person:
         self.ready = asyncio.Event()
 
     async def run(self) -> None:
-        """Open the stream and follow it (``_event``) until the game is over or the run stops."""
+        """Open the stream and follow it (``_event``) until the game is over (then, with
+        ``again``, on to the table's rematch: ``_play_again``) or the run stops."""
         try:
-            self.stream = await self._open()
-            await self.stream.ended
-            if not self.stop.is_set() and not self.table.over:
-                self.tally.fail(f"stream of {self.table.table_id}/{self.seat} ended early")
+            while True:
+                self.stream = await self._open()
+                await self.stream.ended
+                if self.stop.is_set():
+                    return
+                if not self.table.over:
+                    self.tally.fail(f"stream of {self.table.table_id}/{self.seat} ended early")
+                    return
+                if not self.again or not await self._play_again():
+                    return
         except StreamRefused as exc:
             if not self.stop.is_set():
                 self.tally.fail(f"stream of {self.table.table_id}/{self.seat}: {exc}")
         finally:
             self.ready.set()
             self._hang_up()
+
+    async def _play_again(self) -> bool:
+        """This seat at the table's rematch (the same people, a new game): its new token, and
+        the game started by whoever takes the last seat. False when the run stops first."""
+        old = self.table
+        path = f"/v1/tables/{old.table_id}/rematch"
+        if self.moving is not None:  # (its answer may come after the stream's end: one request
+            await asyncio.gather(self.moving, return_exceptions=True)  # at a time on ``rest``)
+        try:
+            kept = await must(self.rest, "POST", path, {}, self.token)
+            if old.following is None:  # (every seat's rematch names the same table)
+                old.following = TableRun(kept["tableId"], "", [""] * SEATS)
+            table = old.following
+            table.tokens[self.seat] = kept["seatToken"]
+            self.table, self.token, self.me = table, kept["seatToken"], None
+            table.rejoined += 1
+            if table.rejoined == SEATS:
+                await must(self.rest, "POST", f"/v1/tables/{table.table_id}/start", {}, self.token)
+        except (BenchError, OSError, ValueError) as exc:
+            if not self.stop.is_set():
+                self.tally.fail(f"rematch of {old.table_id}: {exc!r}")
+            return False
+        return not self.stop.is_set()
 
     async def _open(self) -> Connected:
         """The open stream (with ``ended`` and ``close()``) that calls ``_event``."""
@@ -297,7 +335,9 @@ class Person:
         elif kind == b"started":
             to_move = parsed.get("toMove")
         elif kind == b"over":
-            self.table.over = True
+            if not self.table.over:
+                self.table.over = True
+                self.tally.finished += 1
             self._hang_up()
             return
         if to_move is not None and to_move == self.me and not self.stop.is_set():
@@ -369,16 +409,20 @@ async def play_tables(
     pid: int | None = None,
     until: asyncio.Event | None = None,
     person: type[Person] = Person,
+    again: bool = False,
 ) -> dict[str, Any]:
     """``tables`` tables of ``person``s playing for ``seconds`` (or, given ``until``, until it
-    is set). With the service's ``pid``, also its CPU while they played (the set-up of tables,
-    seats and streams left out): ``play_cpu_ms_per_move``."""
+    is set): each table one game, or with ``again`` a rematch whenever a game ends, so that
+    every table stays in play to the end. With the service's ``pid``, also its CPU while they
+    played (the set-up of tables, seats and streams left out): ``play_cpu_ms_per_move``."""
     runs = await make_tables(endpoint, tables, setup, extra=extra, more=more)
     tally = Tally()
     stop = asyncio.Event()
     master = random.Random(seed)
     people = [
-        person(endpoint, run, seat, tally, random.Random(master.getrandbits(64)), stop, think)
+        person(
+            endpoint, run, seat, tally, random.Random(master.getrandbits(64)), stop, think, again
+        )
         for run in runs
         for seat in range(SEATS)
     ]
@@ -417,7 +461,7 @@ async def play_tables(
         "seconds": elapsed,
         "moves": tally.moves,
         "moves_per_s": per_second(tally.moves, elapsed),
-        "tables_finished": sum(run.over for run in runs),
+        "tables_finished": tally.finished,
         "push_latency": latency_summary(tally.push, PERCENTILES),
         "post_latency": latency_summary(tally.post, PERCENTILES),
         "conflicts": tally.conflicts,
@@ -427,56 +471,4 @@ async def play_tables(
         "play_cpu_ms_per_move": (
             1000 * cpu_used / tally.moves if cpu_used is not None and tally.moves else None
         ),
-    }
-
-
-# -- idle streams -----------------------------------------------------------------------------
-async def idle_streams(
-    endpoint: Endpoint, pid: int | None, streams: int, hold: float, settle: float = 3.0
-) -> dict[str, Any]:
-    """``streams`` seats (four per table) open their streams and stay silent for ``hold``
-    seconds; the RSS of the service and its processes (``tree_resident_kib``) before they open
-    (tables made and joined), after the hold, and ``settle`` seconds after they closed."""
-    runs = await make_tables(endpoint, math.ceil(streams / SEATS), {})
-    seats = [(run, k) for run in runs for k in range(SEATS)][:streams]
-    await asyncio.sleep(1.0)  # let the setup's garbage settle before the baseline
-    before = tree_resident_kib(pid) if pid is not None else None
-    opened: list[FrameStream] = []
-    snapshots = 0
-
-    def seen(kind: bytes, ident: int, data: bytes, arrived: float) -> None:
-        nonlocal snapshots
-        snapshots += kind == b"snapshot"
-
-    async def open_one(run: TableRun, seat: int) -> None:
-        path = f"/v1/tables/{run.table_id}/events"
-        host, port = endpoint.host, endpoint.port
-        try:
-            opened.append(await FrameStream.open(host, port, path, seen, token=run.tokens[seat]))
-        except StreamRefused as exc:
-            raise BenchError(f"an idle stream did not open: {exc}") from exc
-
-    try:
-        await bounded(STREAM_OPEN_CONCURRENCY, [partial(open_one, *seat) for seat in seats])
-        deadline = time.monotonic() + REQUEST_TIMEOUT
-        while snapshots + sum(s.ended.done() for s in opened) < len(opened):
-            if time.monotonic() > deadline:
-                raise BenchError(f"{len(opened) - snapshots} idle streams sent no snapshot")
-            await asyncio.sleep(0.05)  # every stream's first frame, its snapshot, arrived
-        await asyncio.sleep(hold)  # every stream open and silent (heartbeats only)
-        after = tree_resident_kib(pid) if pid is not None else None
-    finally:
-        for stream in opened:
-            stream.close()
-    await asyncio.sleep(settle)
-    closed = tree_resident_kib(pid) if pid is not None else None
-    memory = memory_growth(before, after, len(opened))
-    if memory["available"] and closed is not None:
-        memory["closed_mib"] = closed / 1024
-        memory["per_1000_mib"] = memory["growth_mib"] * 1000 / max(1, len(opened))
-    return {
-        "streams": len(opened),
-        "snapshots": snapshots,
-        "hold_seconds": hold,
-        "memory": memory,
     }

@@ -8,12 +8,14 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
    4-player games the stateless way, each move one ``POST /v1/legal-moves`` and one
    ``POST /v1/apply`` on the sealed token (the two requests per move a table player made
    before its events carried its legal moves).
-2. **tables** (``--seconds``): ``--tables`` tables of four people. Every person joins, holds
-   the table's socket open (``--transport socket``, ``table_sockets.py``; or with ``http``
-   its SSE stream) and, when an event says it is their turn, plays one of the legal moves that
-   event carries for them at random (a ``move`` message on the socket, or ``POST .../moves``,
-   with the event's version and a move id; a ``GET /v1/tables/{id}`` only when an event
-   carries no moves; the report counts them). The move's **push latency** is the time from
+2. **tables** (``--seconds``): ``--tables`` tables of four people, one game each (the phase
+   ends with the last; with ``--rematch``, a table whose game ends plays its rematch, every
+   seat asking for it and the last to take a seat starting it, until ``--seconds``). Every
+   person joins, holds the table's socket open (``--transport socket``, ``table_sockets.py``;
+   or with ``http`` its SSE stream) and, when an event says it is their turn, plays one of the
+   legal moves that event carries for them at random (a ``move`` message on the socket, or
+   ``POST .../moves``, with the event's version and a move id; a ``GET /v1/tables/{id}`` only
+   when an event carries no moves; the report counts them). The move's **push latency** is the time from
    just before it is sent to its arrival on each of the other three seats' connections.
 3. **stateless** again, so the comparison does not depend on the order; its rate is the mean of
    both.
@@ -65,11 +67,11 @@ from manhattan.bench.harness import (
     report_on_service,
 )
 from manhattan.bench.table_crowds import fresh_idle, fresh_service, spectators_phase
+from manhattan.bench.table_idle import idle_streams
 from manhattan.bench.table_people import (
     BenchError,
     Endpoint,
     Person,
-    idle_streams,
     play_tables,
     stateless,
 )
@@ -91,6 +93,11 @@ class Options:
 
     tables: int = option(200, "concurrent 4-seat tables")
     seconds: float = option(20.0, "time at the tables")
+    rematch: bool = option(
+        False,
+        "a table whose game ends plays its rematch, so every table plays for --seconds (by "
+        "default each plays one game, and the phase ends with the last)",
+    )
     stateless_seconds: float = option(10.0, "each stateless phase")
     idle_streams: int = option(2000, "0 skips the idle phase")
     idle_hold: float = option(16.0, "seconds streams stay idle")
@@ -179,6 +186,7 @@ async def _play(endpoint: Endpoint, pid: int | None, options: Options) -> dict[s
             setup,
             pid=pid,
             person=options.person,
+            again=options.rematch,
         ),
     )
     second = await measured(pid, stateless(endpoint, options.tables, seconds, options.seed + 2))
@@ -193,6 +201,7 @@ async def _play(endpoint: Endpoint, pid: int | None, options: Options) -> dict[s
                 setup,
                 think=options.think,
                 person=options.person,
+                again=options.rematch,
             ),
         )
         if options.think
