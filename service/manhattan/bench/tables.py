@@ -15,8 +15,9 @@ with ``--pid`` for its memory and CPU), and runs, in one process and in this ord
    or with ``http`` its SSE stream) and, when an event says it is their turn, plays one of the
    legal moves that event carries for them at random (a ``move`` message on the socket, or
    ``POST .../moves``, with the event's version and a move id; a ``GET /v1/tables/{id}`` only
-   when an event carries no moves; the report counts them). The move's **push latency** is the time from
-   just before it is sent to its arrival on each of the other three seats' connections.
+   when an event carries no moves; the report counts them). The move's **push latency** is the
+   time from just before it is sent to its arrival on each of the other three seats'
+   connections.
 3. **stateless** again, so the comparison does not depend on the order; its rate is the mean of
    both.
 4. **idle streams** (``--idle-streams``), in a fresh service process of their own
