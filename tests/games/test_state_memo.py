@@ -13,7 +13,7 @@ import pytest
 import manhattan
 from manhattan.engine.codec import read_state_format
 from manhattan.games import GameError, Operations, StateRef, StateText
-from manhattan.games.memo import DerivedResults
+from manhattan.games.memo import KEPT_TEXT_BYTES, DerivedResults
 from manhattan.sealing import Sealer
 from manhattan.store.cache import MemoryBackend, StateCache
 
@@ -151,3 +151,12 @@ async def test_strict_mode_refuses_a_body_before_reading_it(mid_json: dict[str, 
         await ops.resolve(_text_ref(mid_json, body))
     assert refused.value.code == "STATE_JSON_REFUSED"
     assert ops.parsed_text(body) is None
+
+
+async def test_a_long_body_is_parsed_and_not_kept(mid_json: dict[str, Any]) -> None:
+    """A valid state padded to any length the body limit allows is not held by the memo."""
+    ops = _operations()
+    padded = json.dumps({"state": mid_json}).encode() + b" " * KEPT_TEXT_BYTES
+    state = (await ops.resolve(_text_ref(mid_json, padded))).state
+    assert state == manhattan.State.from_json(mid_json)
+    assert ops.parsed_text(padded) is None

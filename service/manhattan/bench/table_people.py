@@ -284,8 +284,10 @@ class Person:
         the game started by whoever takes the last seat. False when the run stops first."""
         old = self.table
         path = f"/v1/tables/{old.table_id}/rematch"
-        if self.moving is not None:  # (its answer may come after the stream's end: one request
-            await asyncio.gather(self.moving, return_exceptions=True)  # at a time on ``rest``)
+        if self.moving is not None:
+            # The last move's answer may come after the stream's end, and ``rest`` carries one
+            # request at a time.
+            await asyncio.gather(self.moving, return_exceptions=True)
         try:
             kept = await must(self.rest, "POST", path, {}, self.token)
             if old.following is None:  # (every seat's rematch names the same table)

@@ -14,6 +14,10 @@ from manhattan import State
 from manhattan.engine import codec
 from manhattan.engine.formats import StateFormat
 
+#: The longest body a state is kept by (a late game's state is some 3 KB of JSON): a longer one,
+#: valid but padded, is parsed and not kept, so the memo holds at most about 32 MB of bodies.
+KEPT_TEXT_BYTES = 32 * 1024
+
 
 @dataclass(frozen=True, slots=True)
 class StateText:
@@ -72,9 +76,10 @@ class ParsedStates:
             return obj
         if isinstance(obj, StateText):
             state = codec.state_from_format(obj.format)
-            self._by_text[obj.text] = state
-            if len(self._by_text) > self.size:
-                self._by_text.popitem(last=False)
+            if len(obj.text) <= KEPT_TEXT_BYTES:
+                self._by_text[obj.text] = state
+                if len(self._by_text) > self.size:
+                    self._by_text.popitem(last=False)
             return state
         data = obj if isinstance(obj, StateFormat) else codec.read_state_format(obj)
         key = hash(data)

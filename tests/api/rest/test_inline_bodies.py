@@ -12,6 +12,7 @@ import pytest
 import manhattan
 from manhattan.api.graphql import view
 from manhattan.games import game_id
+from manhattan.games.memo import KEPT_TEXT_BYTES
 from tests.conftest import MakeApp
 from tests.service_client import connect
 
@@ -70,11 +71,16 @@ class _Counted:
         return self.decoder.decode(data)
 
 
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> _Counted:
+    counter = _Counted()
+    monkeypatch.setattr(view, "_INLINE_STATES", counter)
+    return counter
+
+
 async def test_graphql_answers_a_body_sent_again_without_decoding_it(
-    make_app: MakeApp, mid_json: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    make_app: MakeApp, mid_json: dict[str, Any], counted: _Counted
 ) -> None:
-    counted = _Counted()
-    monkeypatch.setattr(view, "_INLINE_STATES", counted)
     app = make_app()
     game = game_id(manhattan.State.from_json(mid_json))
     async with connect(app) as client:
@@ -100,10 +106,8 @@ async def test_graphql_answers_a_body_sent_again_without_decoding_it(
 
 
 async def test_graphql_decodes_a_body_whose_state_was_refused_every_time(
-    make_app: MakeApp, mid_json: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    make_app: MakeApp, mid_json: dict[str, Any], counted: _Counted
 ) -> None:
-    counted = _Counted()
-    monkeypatch.setattr(view, "_INLINE_STATES", counted)
     app = make_app()
     broken = dict(mid_json, scores=[0] * 4)
     body = json.dumps({"query": LEGAL, "variables": {"s": {"json": broken}}}).encode()
@@ -112,3 +116,19 @@ async def test_graphql_decodes_a_body_whose_state_was_refused_every_time(
     codes = {a.json()["errors"][0]["extensions"]["code"] for a in answers}
     assert codes == {"INVALID_STATE"}
     assert counted.calls == len(answers)
+
+
+async def test_graphql_keeps_no_long_body(
+    make_app: MakeApp, mid_json: dict[str, Any], counted: _Counted
+) -> None:
+    app = make_app()
+    body = json.dumps({"query": LEGAL, "variables": {"s": {"json": mid_json}}}).encode()
+    padded = body + b" " * KEPT_TEXT_BYTES
+    async with connect(app) as client:
+        answers = [
+            await client.post("/graphql", content=padded, headers=JSON_BODY) for _ in range(3)
+        ]
+        short = await client.post("/graphql", content=body, headers=JSON_BODY)
+    assert {a.content for a in answers} == {short.content}
+    assert counted.calls == len(answers) + 1  # each padded one decoded; the short one too
+    assert app.state.operations.parsed_text(padded) is None

@@ -33,6 +33,7 @@ from manhattan.api.graphql import fast as graphql_fast
 from manhattan.api.graphql.schema import PLANNABLE_FIELDS
 from manhattan.engine.formats import StateFormat
 from manhattan.games import Operations, StateText
+from manhattan.games.memo import KEPT_TEXT_BYTES
 
 log = logging.getLogger("manhattan.api")
 
@@ -310,9 +311,10 @@ class GraphQLApp(GraphQL[dict[str, Any], None]):
                 return None  # (a JSON variable, say: graphql-core would hand on the dict)
         if len(sent.variables) == 1:
             ((name, ref),) = sent.variables.items()
-            self._inline_bodies[body] = (plan, name)
-            if len(self._inline_bodies) > _INLINE_BODIES:
-                self._inline_bodies.popitem(last=False)
+            if len(body) <= KEPT_TEXT_BYTES:  # (as the state is kept: see ``memo``)
+                self._inline_bodies[body] = (plan, name)
+                if len(self._inline_bodies) > _INLINE_BODIES:
+                    self._inline_bodies.popitem(last=False)
             return plan, {name: {"json": StateText(ref.json, body)}}
         return plan, {name: {"json": ref.json} for name, ref in sent.variables.items()}
 
