@@ -225,15 +225,20 @@ def test_a_tiny_real_run(transport: str) -> None:
     assert report["tables"]["tables_finished"] <= 1
 
 
+ONE_ROUND_MOVES = 4 + 4 * 6
+
+
 @pytest.mark.parametrize("transport", ["socket", "http"])
 def test_tables_play_their_rematches_until_the_time_is_up(transport: str) -> None:
-    args = ["--tables", "2", "--seconds", "3", "--stateless-seconds", "0.2", "--rounds", "1"]
+    args = ["--tables", "2", "--seconds", "5", "--stateless-seconds", "0.2", "--rounds", "1"]
     more = ["--idle-streams", "0", "--rematch", "--transport", transport]
     played = _bench(*args, *more, timeout=240)["tables"]
     assert played["errors"] == 0 and played["conflicts"] == 0, played["error_samples"]
-    # one-round games end within a second: each table played several, each to its end
-    assert played["seconds"] >= 3 and played["tables_finished"] >= 2 * 2
-    assert played["moves"] >= played["tables_finished"] * 4 * 6
+    # A one-round game is 28 moves (4 selections, 24 builds) and ends within a second, even on
+    # a busy machine: each table played on at its rematch (a rematch's first events can come
+    # while its socket is still opening: none may be lost), game after game.
+    assert played["seconds"] >= 5 and played["tables_finished"] >= 2 * 3
+    assert played["moves"] >= played["tables_finished"] * ONE_ROUND_MOVES
 
 
 def test_a_tiny_spectators_run() -> None:

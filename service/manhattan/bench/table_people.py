@@ -257,13 +257,18 @@ class Person:
         self.me: int | None = None
         self.moving: asyncio.Task[None] | None = None
         self.ready = asyncio.Event()
+        #: Set while ``stream`` is the open one: a rematch's first events can arrive while its
+        #: stream is still being opened, before ``stream`` names it.
+        self.connected = asyncio.Event()
 
     async def run(self) -> None:
         """Open the stream and follow it (``_event``) until the game is over (then, with
         ``again``, on to the table's rematch: ``_play_again``) or the run stops."""
         try:
             while True:
+                self.connected.clear()
                 self.stream = await self._open()
+                self.connected.set()
                 await self.stream.ended
                 if self.stop.is_set():
                     return

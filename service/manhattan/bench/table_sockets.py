@@ -50,5 +50,6 @@ class SocketPerson(Person):
             self.tally.fail(f"move: {str(data)[:200]}")
 
     async def _send(self, body: dict[str, Any]) -> None:
+        await self.connected.wait()  # (on the socket being opened, not the one just closed)
         if isinstance(self.stream, SocketStream):
             self.stream.send(orjson.dumps({"type": "move", **body}))
