@@ -47,8 +47,8 @@ class RequestCounts:
         return list(self._families({}, {}))
 
     def collect(self) -> Iterator[Metric]:
-        # Copies: a scrape may run while requests are counted.
-        return self._families(dict(self.counts), {r: list(d) for r, d in self.durations.items()})
+        # (read whole within one turn of the event loop that counts: no copies needed)
+        return self._families(self.counts, self.durations)
 
     def _families(
         self, counts: dict[tuple[str, str, int], int], durations: dict[str, list[float]]
