@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Final
 
 from manhattan.bots.greedy import FLOORS_WEIGHT, SECURITY_WEIGHT, balanced_selection
 from manhattan.engine.draws import below
@@ -23,8 +24,8 @@ from manhattan.engine.play import Game
 from manhattan.engine.rollout import color_to_select, random_step
 from manhattan.engine.rules import ROTATION
 
-MAJORITY_BONUS = 2
-TALLEST_BONUS = 3
+MAJORITY_BONUS: Final = 2
+TALLEST_BONUS: Final = 3
 
 
 def majority(counts: list[int], base: int, colors: int, gain: int, loss: int) -> int:

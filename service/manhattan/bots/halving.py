@@ -31,6 +31,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
+from typing import Final
 
 from manhattan.bots.greedy import rank_moves
 from manhattan.bots.ismcts import root_moves
@@ -40,7 +41,7 @@ from manhattan.engine import Move, View, sample_state
 from manhattan.engine.play import Game
 
 #: Weight, in reward, of the greedy value (mapped onto [0, 1]) that breaks near-ties.
-PRIOR_WEIGHT = 0.01
+PRIOR_WEIGHT: Final = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ class HalvingSettings:
     select_arms: int | None = None
 
 
-EXPERT = HalvingSettings()
+EXPERT: Final[HalvingSettings] = HalvingSettings()
 
 
 def halvings(field: int) -> int:

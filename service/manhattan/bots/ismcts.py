@@ -28,6 +28,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from manhattan.bots.greedy import balanced_selection, rank_moves
 from manhattan.bots.knowledge import ViewGame
@@ -57,7 +58,7 @@ class SearchSettings:
     candidates: int = 4
 
 
-ISMCTS = SearchSettings()
+ISMCTS: Final[SearchSettings] = SearchSettings()
 
 
 class Node:

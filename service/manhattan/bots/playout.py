@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Final
 
 from manhattan.bots.greedy import balanced_selection
 from manhattan.bots.greedy_playout import greedy_step
@@ -22,13 +23,13 @@ from manhattan.engine.rollout import Draw, Sampler, color_to_select, random_step
 from manhattan.engine.rules import ROTATION
 from manhattan.engine.scoring import score_board
 
-_CANDIDATES = 4  # legal placements compared per heuristic step
+_CANDIDATES: Final = 4  # legal placements compared per heuristic step
 
 
-NEW_BUILDING = 1.0
-TAKEOVER = 2.0
-NEW_TALLEST = 3.0
-FLOOR_COST = 0.3
+NEW_BUILDING: Final = 1.0
+TAKEOVER: Final = 2.0
+NEW_TALLEST: Final = 3.0
+FLOOR_COST: Final = 0.3
 
 
 def heuristic_step(game: Game, rng: random.Random) -> None:
@@ -105,14 +106,14 @@ def play_out(
         tallest = _heuristic_step(game, rng, tallest, candidates)
 
 
-POLICIES = ("random", "heuristic", "greedy")
+POLICIES: Final[tuple[str, ...]] = ("random", "heuristic", "greedy")
 
-MARGIN_SCALE = 10.0
+MARGIN_SCALE: Final = 10.0
 
 
 #: Weight of each round still to score after a truncated simulation, in board scorings: the
 #: board changes, but what stands now is the best guess of what will score then.
-FUTURE_ROUND_WEIGHT = 0.6
+FUTURE_ROUND_WEIGHT: Final = 0.6
 
 
 def final_margins(game: Game) -> list[float]:

@@ -8,14 +8,15 @@ block.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 Piece = tuple[int, int]
 Building = tuple[Piece, ...]
 Board = tuple[Building, ...]
 
-BLOCKS = 54
-MAX_FLOORS = 4  # the largest piece (RULES §6: "safe" beyond it)
-NO_OWNER = -1
+BLOCKS: Final = 54
+MAX_FLOORS: Final = 4  # the largest piece (RULES §6: "safe" beyond it)
+NO_OWNER: Final = -1
 
 
 def block_index(n: int, r: int, c: int) -> int:
@@ -78,8 +79,8 @@ def is_safe(building: Building, colors: int) -> bool:
 
 
 # RULES §9 [D11]: the six neighborhoods as a 9-wide x 6-high torus of blocks (0 1 2 over 3 4 5).
-TORUS_WIDTH = 9
-TORUS_HEIGHT = 6
+TORUS_WIDTH: Final = 9
+TORUS_HEIGHT: Final = 6
 
 
 def torus_xy(index: int) -> tuple[int, int]:
@@ -107,10 +108,10 @@ def _monster_steps() -> tuple[tuple[int, ...], ...]:
 
 #: MONSTER_STEP[index][board_block] = where the monster goes from ``index`` when the played card
 #: designates ``board_block`` (0..8, board frame): toward it from the center; center: stays.
-MONSTER_STEP = _monster_steps()
+MONSTER_STEP: Final[tuple[tuple[int, ...], ...]] = _monster_steps()
 
 #: Orthogonal neighbors of each block inside its own neighborhood (for the villa rule, §10).
-NEIGHBORS_IN_NEIGHBORHOOD: tuple[tuple[int, ...], ...] = tuple(
+NEIGHBORS_IN_NEIGHBORHOOD: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(
         block_index(n, rr, cc)
         for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 import msgspec
 
-from manhattan.engine.board import Board, block_index
+from manhattan.engine.board import Board, Building, block_index
 from manhattan.engine.errors import InvalidStateError
 from manhattan.engine.formats import (
     BreakdownFormat,
@@ -39,7 +39,7 @@ from manhattan.engine.rules import (
 from manhattan.engine.urban import FAKE_NEWS, URBAN_CARDS
 from manhattan.engine.validation import MAX_SEED, is_seed, make_rules
 
-MAX_MSGPACK = 1 << 20
+MAX_MSGPACK: Final[int] = 1 << 20
 _MSGPACK_STATE = msgspec.msgpack.Decoder(StateFormat)
 
 
@@ -154,10 +154,9 @@ def read_fields(data: StateFormat, make: type[S]) -> S:
     _below(data.first_player, "$.firstPlayer", players)
     if data.to_move is not None:
         _below(data.to_move, "$.toMove", players)
-    board: Board = tuple(itertools.chain.from_iterable(data.board))
     supply = _per_color(data.supply, "$.supply", k)
     selected = _per_color(data.selected, "$.selected", k)
-    _check_pieces(board, supply, selected, k)
+    board = _board_checked(data.board, supply, selected, k)
     hands, deck, discard = _read_cards(data, players)
     scores = _per_color(data.scores, "$.scores", k)
     history = _read_history(data.history, k, rules.rounds)
@@ -200,8 +199,8 @@ def _per_color(items: tuple[Any, ...], path: str, k: int) -> tuple[Any, ...]:
     return items
 
 
-_RULES_MEMO: dict[RulesFormat, Rules] = {}
-_RULES_MEMO_SIZE = 256
+_RULES_MEMO: Final[dict[RulesFormat, Rules]] = {}
+_RULES_MEMO_SIZE: Final = 256
 
 
 def _read_rules(data: RulesFormat) -> Rules:
@@ -224,25 +223,32 @@ def _read_rules_checked(data: RulesFormat) -> Rules:
     return make_rules(_fail, **fields, path="$.rules")
 
 
-def _check_pieces(
-    board: Board,
+def _board_checked(
+    rows: tuple[tuple[Building, ...], ...],
     supply: tuple[tuple[int, ...], ...],
     selected: tuple[tuple[int, ...], ...],
     k: int,
-) -> None:
-    """Pieces are of the game's ``k`` colors; board + supply + selected never exceed a color's
-    pieces of each size (DESIGN §2). Written for mypyc: loops over typed tuples compile to C
-    loops, and counts typed ``tuple[int, ...]`` are read in place, where ``Counts`` (four
-    ints) would be unboxed into a C struct and boxed again for each read."""
+) -> Board:
+    """The board's blocks in one tuple, its pieces counted on the way: pieces are of the game's
+    ``k`` colors; board + supply + selected never exceed a color's pieces of each size (DESIGN
+    §2). Written for mypyc: loops over typed tuples compile to C loops, an empty block is
+    skipped before its loop, a count is read and written back as a native int (``+=`` on a
+    list item is a generic call), and counts typed ``tuple[int, ...]`` are read in place, where
+    ``Counts`` (four ints) would be unboxed into a C struct and boxed again for each read."""
+    blocks: list[Building] = []
     used = [0] * 20  # used[color * 5 + floors]: pieces on the board
-    for building in board:
-        for piece in building:
-            used[piece[0] * 5 + piece[1]] += 1
-    if any(used[k * 5 :]):
-        for i, building in enumerate(board):
-            for j, (c, _) in enumerate(building):
-                if c >= k:
-                    _fail(f"$.board[{i // 9}][{i % 9}][{j}][0]", f"a color is 0 to {k - 1}")
+    for row in rows:
+        blocks.extend(row)
+        for building in row:
+            if building:
+                for color, floors in building:
+                    slot = color * 5 + floors
+                    count: int = used[slot]
+                    used[slot] = count + 1
+    board: Board = tuple(blocks)
+    for slot in range(k * 5, 20):
+        if used[slot]:
+            _fail_color(board, k)
     for c in range(k):
         s = supply[c]
         t = selected[c]
@@ -254,22 +260,36 @@ def _check_pieces(
                     f"color {c} would have more than "
                     f"{PIECES_PER_COLOR[i]} {i + 1}-floor pieces (board + supply + selected)",
                 )
+    return board
+
+
+def _fail_color(board: Board, k: int) -> None:
+    """The first piece of a color the game does not have, as a fault at its path."""
+    for i, building in enumerate(board):
+        for j, (c, _) in enumerate(building):
+            if c >= k:
+                _fail(f"$.board[{i // 9}][{i % 9}][{j}][0]", f"a color is 0 to {k - 1}")
 
 
 def _read_cards(
     data: StateFormat, players: int
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...]]:
-    hands = tuple([tuple(sorted(h)) for h in _per_color(data.hands, "$.hands", players)])
+    hands = tuple([_sorted_hand(h) for h in _per_color(data.hands, "$.hands", players)])
     deck: tuple[int, ...] = data.deck
     discard: tuple[int, ...] = data.discard
     counts = [0] * CARD_POSITIONS  # the format bounds every card to 0..8
+    # (each count read and written back as a native int: ``+=`` on a list item is a generic
+    # call when compiled)
     for card in deck:
-        counts[card] += 1
+        n: int = counts[card]
+        counts[card] = n + 1
     for card in discard:
-        counts[card] += 1
+        n = counts[card]
+        counts[card] = n + 1
     for hand in hands:
         for card in hand:
-            counts[card] += 1
+            n = counts[card]
+            counts[card] = n + 1
     for card in range(CARD_POSITIONS):
         if counts[card] != CARD_COPIES:
             _fail(
@@ -280,8 +300,17 @@ def _read_cards(
     return hands, deck, discard
 
 
-_BREAKDOWNS: dict[BreakdownFormat, Breakdown] = {}
-_BREAKDOWNS_SIZE = 4096
+def _sorted_hand(hand: tuple[int, ...]) -> tuple[int, ...]:
+    """A hand as a sorted tuple (a hand is a multiset): the one read, when it is sorted already,
+    as the service's own states' hands are."""
+    for i in range(1, len(hand)):
+        if hand[i - 1] > hand[i]:
+            return tuple(sorted(hand))
+    return hand
+
+
+_BREAKDOWNS: Final[dict[BreakdownFormat, Breakdown]] = {}
+_BREAKDOWNS_SIZE: Final = 4096
 
 
 def _read_history(entries: tuple[RoundFormat, ...], k: int, rounds: int) -> tuple[RoundRecord, ...]:
@@ -361,13 +390,16 @@ def _check_progress(state: StateFields) -> None:
                 f"{state.round}, or none (a position set up without a record)",
             )
         for c in range(k):
-            if state.scores[c] != sum(r.scores[c].total for r in state.history):
+            total = 0
+            for record in state.history:
+                total += record.scores[c].total
+            if state.scores[c] != total:
                 _fail(f"$.scores[{c}]", "the score is the sum of the history's round totals")
     if state.urban is not None:
         fakes = 1 if FAKE_NEWS in state.urban.revealed[:-1] else 0
         if len(state.urban.revealed) != state.round + fakes:
             _fail("$.urban.revealed", f"one card revealed per round so far ({state.round})")
-    # Typed as ``tuple[int, ...]``, not ``Counts``: read in place when compiled (_check_pieces).
+    # Typed as ``tuple[int, ...]``, not ``Counts``: read in place when compiled (_board_checked).
     selected: tuple[tuple[int, ...], ...] = state.selected
     supply: tuple[tuple[int, ...], ...] = state.supply
     held = [sum(s) for s in selected]

@@ -9,6 +9,7 @@ rules code.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import Final
 
 from manhattan.engine.board import block_coords, floors_needed
 from manhattan.engine.errors import IllegalMoveError, illegal, malformed
@@ -72,8 +73,8 @@ def _select_options(supply: Sequence[int], total: int) -> Iterator[tuple[int, in
                     yield a, b, c, d
 
 
-_MOVES: dict[tuple[object, ...], Move] = {}
-_BUILD_TABLES: dict[tuple[int, int], list[list[list[list[Move]]]]] = {}
+_MOVES: Final[dict[tuple[object, ...], Move]] = {}
+_BUILD_TABLES: Final[dict[tuple[int, int], list[list[list[list[Move]]]]]] = {}
 
 
 def _build_table(player: int, seat: int) -> list[list[list[list[Move]]]]:

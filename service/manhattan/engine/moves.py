@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from manhattan.engine.errors import IllegalMoveError, malformed
 from manhattan.engine.formats import (
@@ -37,7 +37,7 @@ from manhattan.engine.formats import (
     convert,
 )
 
-MOVE_TYPES = ("select", "build", "forfeit")
+MOVE_TYPES: Final[tuple[str, ...]] = ("select", "build", "forfeit")
 #: Each move type's own format (``Move.from_json``).
 _MOVE_FORMATS: dict[str, Any] = {
     "select": SelectFormat,
@@ -275,10 +275,10 @@ def moves_text(moves: list[Move]) -> bytes:
 
 
 #: Moves' JSON texts kept (some 100 bytes each); all forgotten at once when full.
-MOVE_TEXTS = 4096
-_TEXTS: dict[int, bytes] = {}
+MOVE_TEXTS: Final = 4096
+_TEXTS: Final[dict[int, bytes]] = {}
 #: The texts of build and forfeit moves by the move object's id, with the object.
-_SHARED_TEXTS: dict[int, tuple[Move, bytes]] = {}
+_SHARED_TEXTS: Final[dict[int, tuple[Move, bytes]]] = {}
 
 
 def _text_key(move: Move) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 from manhattan.engine.board import BLOCKS, MAX_FLOORS, Building, block_coords, floors_needed
 from manhattan.engine.rules import NEIGHBORHOODS, PIECES_TOTAL, Rules
@@ -56,27 +56,31 @@ class Rule:
     option: str | None = None
 
 
-CLOSED_NEIGHBORHOOD = Rule("closedNeighborhood", "§9", "D10", "slowGrowth")
-MONSTER_BLOCK = Rule("monsterBlock", "§9", "D11", "monster")
-ANTI_TRUST = Rule("antiTrust", "§9", "D9", "antiTrust")
-NOT_ENOUGH_FLOORS = Rule("notEnoughFloors", "§6")
-SAFE_BUILDING = Rule("safeBuilding", "§6")
+CLOSED_NEIGHBORHOOD: Final[Rule] = Rule("closedNeighborhood", "§9", "D10", "slowGrowth")
+MONSTER_BLOCK: Final[Rule] = Rule("monsterBlock", "§9", "D11", "monster")
+ANTI_TRUST: Final[Rule] = Rule("antiTrust", "§9", "D9", "antiTrust")
+NOT_ENOUGH_FLOORS: Final[Rule] = Rule("notEnoughFloors", "§6")
+SAFE_BUILDING: Final[Rule] = Rule("safeBuilding", "§6")
 
 #: The piece size ``Placement.need`` answers for a block no piece of the player may go on.
-NO_PIECE = MAX_FLOORS + 1
+NO_PIECE: Final[int] = MAX_FLOORS + 1
 
 Numbers = tuple[tuple[str, int], ...]
 
 
-_ALL_OPEN = range(NEIGHBORHOODS)
+_ALL_OPEN: Final[range] = range(NEIGHBORHOODS)
 #: RULES §9 [D10], by round (ranges are immutable, so shared): 0 .. min(5, round + 1).
-_OPEN_BY_ROUND = tuple(range(min(NEIGHBORHOODS, r + 2)) for r in range(PIECES_TOTAL + 1))
+_OPEN_BY_ROUND: Final[tuple[range, ...]] = tuple(
+    range(min(NEIGHBORHOODS, r + 2)) for r in range(PIECES_TOTAL + 1)
+)
 #: The same as the number of blocks in open neighborhoods (open ones come first).
-_OPEN_BLOCKS_BY_ROUND = tuple(9 * len(hoods) for hoods in _OPEN_BY_ROUND)
+_OPEN_BLOCKS_BY_ROUND: Final[tuple[int, ...]] = tuple(9 * len(hoods) for hoods in _OPEN_BY_ROUND)
 #: Back from that number to the open neighborhoods.
-_BY_OPEN_BLOCKS = {9 * len(hoods): hoods for hoods in (*_OPEN_BY_ROUND, _ALL_OPEN)}
-_NO_MONSTER = -1
-_NOBODY: tuple[int, ...] = ()
+_BY_OPEN_BLOCKS: Final[dict[int, range]] = {
+    9 * len(hoods): hoods for hoods in (*_OPEN_BY_ROUND, _ALL_OPEN)
+}
+_NO_MONSTER: Final = -1
+_NOBODY: Final[tuple[int, ...]] = ()
 
 
 def open_neighborhoods(rules: Rules, round_: int) -> range:
@@ -249,7 +253,7 @@ def _floors(p: Placement, index: int, color: int, floors: int) -> Refusal | None
 
 
 #: RULES §9 then §6, in the order ``check_move`` reports them.
-REFUSALS: tuple[Check, ...] = (_closed, _monster, _anti_trust, _floors)
+REFUSALS: Final[tuple[Check, ...]] = (_closed, _monster, _anti_trust, _floors)
 
 
 __all__ = [

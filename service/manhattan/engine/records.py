@@ -10,10 +10,11 @@ the frozen ``__setattr__`` (assigning an attribute raises ``FrozenInstanceError`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 Counts = tuple[int, int, int, int]  # pieces by size: 1, 2, 3, 4 floors
 
-PHASES = ("select", "build", "over")
+PHASES: Final[tuple[str, ...]] = ("select", "build", "over")
 
 
 @dataclass(frozen=True, slots=True)

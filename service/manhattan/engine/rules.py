@@ -6,21 +6,29 @@ RULES §2 (seats and card rotation), §3 (presets [D2] [D3]), §9 and §10 (vari
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 import msgspec
 
-EDITIONS = ("classic", "modern")
-MONSTERS = ("godzilla", "baby")
-SEAT_NAMES = ("South", "West", "North", "East")
+EDITIONS: Final[tuple[str, ...]] = ("classic", "modern")
+MONSTERS: Final[tuple[str, ...]] = ("godzilla", "baby")
+SEAT_NAMES: Final[tuple[str, ...]] = ("South", "West", "North", "East")
 
 #: RULES §1: pieces per color by size, index 0 = one-floor ... 3 = four-floor.
-PIECES_PER_COLOR = (11, 6, 4, 3)
-PIECES_TOTAL = sum(PIECES_PER_COLOR)  # 24
-CARD_POSITIONS = 9
-CARD_COPIES = 5
-HAND_SIZE = 4
-NEIGHBORHOODS = 6
-NEIGHBORHOOD_NAMES = ("Manhattan", "Cairo", "São Paulo", "Frankfurt", "Sydney", "Hong Kong")
+PIECES_PER_COLOR: Final[tuple[int, ...]] = (11, 6, 4, 3)
+PIECES_TOTAL: Final[int] = sum(PIECES_PER_COLOR)  # 24
+CARD_POSITIONS: Final = 9
+CARD_COPIES: Final = 5
+HAND_SIZE: Final = 4
+NEIGHBORHOODS: Final = 6
+NEIGHBORHOOD_NAMES: Final[tuple[str, ...]] = (
+    "Manhattan",
+    "Cairo",
+    "São Paulo",
+    "Frankfurt",
+    "Sydney",
+    "Hong Kong",
+)
 
 
 def rotate(position: int, seat: int) -> int:
@@ -35,7 +43,7 @@ def rotate(position: int, seat: int) -> int:
 
 
 #: ROTATION[seat][card] = board-frame block index inside a neighborhood.
-ROTATION: tuple[tuple[int, ...], ...] = tuple(
+ROTATION: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(rotate(p, seat) for p in range(CARD_POSITIONS)) for seat in range(4)
 )
 
@@ -60,7 +68,7 @@ class Variants:
 
 #: Each variant's field and its JSON name (a setup's and the state format's), in the fields'
 #: order: the one spelling of the names (``validation.read_variants`` reads them).
-VARIANT_NAMES = {
+VARIANT_NAMES: Final[dict[str, str]] = {
     "anti_trust": "antiTrust",
     "slow_growth": "slowGrowth",
     "urban_rules": "urbanRules",
@@ -71,7 +79,7 @@ VARIANT_NAMES = {
 _BY_KEY = tuple(sorted(VARIANT_NAMES.items(), key=lambda names: names[1]))
 
 #: Every variant off (a value: one instance serves every ruleset).
-NO_VARIANTS = Variants()
+NO_VARIANTS: Final[Variants] = Variants()
 
 
 def default_colors(players: int) -> tuple[tuple[int, ...], ...]:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from manhattan.engine.board import Building
 from manhattan.engine.records import Breakdown
 from manhattan.engine.state import State
 from manhattan.engine.urban import SCORERS, scoring_card
 
-TALLEST_BONUS = 3
-MAJORITY_BONUS = 2
+TALLEST_BONUS: Final = 3
+MAJORITY_BONUS: Final = 2
 
 
 def majorities(board: Sequence[Building], colors: int) -> list[list[int]]:

@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 from manhattan.engine.board import BLOCKS, block_index
 from manhattan.engine.errors import InvalidSetupError
 from manhattan.engine.play import Game
-from manhattan.engine.records import Urban
+from manhattan.engine.records import Counts, Urban
 from manhattan.engine.rules import (
     CARD_COPIES,
     CARD_POSITIONS,
@@ -29,6 +29,13 @@ from manhattan.engine.validation import (
     read_variants,
 )
 
+#: A color's pieces before the first selection, as the state's counts (a fixed four).
+_FULL_SUPPLY: Counts = (
+    PIECES_PER_COLOR[0],
+    PIECES_PER_COLOR[1],
+    PIECES_PER_COLOR[2],
+    PIECES_PER_COLOR[3],
+)
 DEFAULT_MONSTER_START = block_index(0, 1, 1)  # RULES §9 [D11]: center of neighborhood 0
 
 
@@ -94,7 +101,7 @@ def new_game(
         first_player=first_player,
         to_move=first_player,
         board=((),) * BLOCKS,
-        supply=(PIECES_PER_COLOR,) * colors_n,
+        supply=(_FULL_SUPPLY,) * colors_n,
         selected=((0, 0, 0, 0),) * colors_n,
         hands=hands,
         deck=tuple(cards[rules.players * HAND_SIZE :]),

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from manhattan.engine.board import BLOCKS, NEIGHBORS_IN_NEIGHBORHOOD, Building
 
-URBAN_CARDS = (
+URBAN_CARDS: Final[tuple[str, ...]] = (
     "bigBusiness",
     "multipleTower",
     "smallTown",
@@ -19,8 +20,8 @@ URBAN_CARDS = (
     "fakeNews",
 )
 
-_NEIGHBORHOODS = range(6)
-FAKE_NEWS = "fakeNews"
+_NEIGHBORHOODS: Final[range] = range(6)
+FAKE_NEWS: Final = "fakeNews"
 
 
 def scoring_card(current: str | None, deck: Sequence[str] | None) -> tuple[str | None, bool]:
@@ -160,7 +161,7 @@ def worldwide_expansion(
 
 UrbanScorer = Callable[[Sequence[Building], Sequence[int], int], list[int]]
 
-SCORERS: dict[str, UrbanScorer] = {
+SCORERS: Final[dict[str, UrbanScorer]] = {
     "bigBusiness": big_business,
     "multipleTower": multiple_tower,
     "smallTown": small_town,

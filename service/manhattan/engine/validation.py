@@ -6,7 +6,7 @@ own error (``fail``); keeping them here keeps the codec from importing the game'
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 from manhattan.engine.board import block_index
 from manhattan.engine.rules import (
@@ -23,9 +23,9 @@ from manhattan.engine.rules import (
 from manhattan.engine.urban import URBAN_CARDS
 
 Fail = Callable[[str, str], NoReturn]
-MAX_SEED = 128
-MAX_URBAN_ROUNDS = len(URBAN_CARDS) - 1  # fakeNews may reveal one extra card
-VARIANT_KEYS = tuple(VARIANT_NAMES.values())
+MAX_SEED: Final = 128
+MAX_URBAN_ROUNDS: Final[int] = len(URBAN_CARDS) - 1  # fakeNews may reveal one extra card
+VARIANT_KEYS: Final[tuple[str, ...]] = tuple(VARIANT_NAMES.values())
 
 
 def is_int(value: object) -> bool:
