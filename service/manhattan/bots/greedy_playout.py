@@ -49,17 +49,36 @@ def majority(counts: list[int], base: int, colors: int, gain: int, loss: int) ->
 
 def security(building: list[tuple[int, int]] | tuple[tuple[int, int], ...], color: int) -> int:
     """How many floors ``color`` leads every other color by in ``building`` (at most 5)."""
-    floors = [0, 0, 0, 0]
+    return _lead(building, color, 0)
+
+
+def _lead(
+    building: list[tuple[int, int]] | tuple[tuple[int, int], ...], color: int, added: int
+) -> int:
+    """``security`` of ``building`` with a piece of ``added`` floors of ``color`` on top (none:
+    0), without making that building. Written for mypyc: sums and maxima in native ints (a
+    list item's ``+=`` and the builtin ``max`` are generic calls when compiled)."""
+    mine = added
+    others = [0, 0, 0, 0]
     for c, f in building:
-        floors[c] += f
-    mine = floors[color]
-    floors[color] = 0
-    return min(5, mine - max(floors))
+        if c == color:
+            mine += f
+        else:
+            held: int = others[c]
+            others[c] = held + f
+    best = 0
+    for held in others:
+        if held > best:
+            best = held
+    lead = mine - best
+    return 5 if lead > 5 else lead
 
 
 class RoundPicture:
     """What a placement can change, gathered once a step: owners, heights, neighborhood counts
-    and majorities, the tallest building, each player's round score so far."""
+    and majorities, the tallest building, each player's round score so far. Gathered in one
+    pass in native ints (no generator per building, no builtin ``max``: both generic calls when
+    compiled)."""
 
     def __init__(self, game: Game) -> None:
         rules = game.rules
@@ -67,25 +86,52 @@ class RoundPicture:
         self.colors = colors
         self.owner_of = rules.owner_of_color
         board = game.board
-        self.owners = [b[-1][0] if b else -1 for b in board]
-        self.heights = [sum(f for _, f in b) for b in board]
-        self.counts = [0] * (6 * colors)
-        for index, owner in enumerate(self.owners):
-            if owner >= 0:
-                self.counts[(index // 9) * colors + owner] += 1
-        self.majorities = [majority(self.counts, n * colors, colors, -1, -1) for n in range(6)]
-        self.tallest = max(self.heights)
-        at_top = [i for i, h in enumerate(self.heights) if h == self.tallest and h > 0]
-        self.tallest_color = self.owners[at_top[0]] if len(at_top) == 1 else -1
+        blocks = len(board)
+        owners = [-1] * blocks
+        heights = [0] * blocks
+        counts = [0] * (6 * colors)
+        tallest = 0
+        at_top = 0  # buildings of the tallest height (above 0)
+        first_top = -1
+        for index in range(blocks):
+            building = board[index]
+            if not building:
+                continue
+            owner = building[-1][0]
+            height = 0
+            for _, f in building:
+                height += f
+            owners[index] = owner
+            heights[index] = height
+            slot = (index // 9) * colors + owner
+            held: int = counts[slot]
+            counts[slot] = held + 1
+            if height > tallest:
+                tallest, at_top, first_top = height, 1, index
+            elif height == tallest:
+                at_top += 1
+        self.owners = owners
+        self.heights = heights
+        self.counts = counts
+        self.majorities = [majority(counts, n * colors, colors, -1, -1) for n in range(6)]
+        self.tallest = tallest
+        self.tallest_color = owners[first_top] if at_top == 1 else -1
         totals = [0] * rules.players
-        for owner in self.owners:
+        owner_of = self.owner_of
+        for owner in owners:
             if owner >= 0:
-                totals[self.owner_of[owner]] += 1
+                p = owner_of[owner]
+                score: int = totals[p]
+                totals[p] = score + 1
         for m in self.majorities:
             if m >= 0:
-                totals[self.owner_of[m]] += MAJORITY_BONUS
+                p = owner_of[m]
+                score = totals[p]
+                totals[p] = score + MAJORITY_BONUS
         if self.tallest_color >= 0:
-            totals[self.owner_of[self.tallest_color]] += TALLEST_BONUS
+            p = owner_of[self.tallest_color]
+            score = totals[p]
+            totals[p] = score + TALLEST_BONUS
         self.totals = totals
 
     def margin_after(self, player: int, index: int, color: int, floors: int) -> float:
@@ -94,28 +140,38 @@ class RoundPicture:
         t = list(self.totals)
         before = self.owners[index]
         if before != color:
-            t[owner_of[color]] += 1
+            _add(t, owner_of[color], 1)
             if before >= 0:
-                t[owner_of[before]] -= 1
+                _add(t, owner_of[before], -1)
             n = index // 9
             was = self.majorities[n]
             now = majority(self.counts, n * self.colors, self.colors, color, before)
             if now != was:
                 if was >= 0:
-                    t[owner_of[was]] -= MAJORITY_BONUS
+                    _add(t, owner_of[was], -MAJORITY_BONUS)
                 if now >= 0:
-                    t[owner_of[now]] += MAJORITY_BONUS
+                    _add(t, owner_of[now], MAJORITY_BONUS)
         height = self.heights[index] + floors
         was_top = self.tallest_color
         now_top = color if height > self.tallest else -1 if height == self.tallest else was_top
         if now_top != was_top:
             if was_top >= 0:
-                t[owner_of[was_top]] -= TALLEST_BONUS
+                _add(t, owner_of[was_top], -TALLEST_BONUS)
             if now_top >= 0:
-                t[owner_of[now_top]] += TALLEST_BONUS
-        mine = t[player]
-        t[player] = -1_000_000
-        return mine - max(t)
+                _add(t, owner_of[now_top], TALLEST_BONUS)
+        best = -1_000_000
+        for p in range(len(t)):
+            if p != player:
+                other: int = t[p]
+                if other > best:
+                    best = other
+        mine: int = t[player]
+        return mine - best
+
+
+def _add(totals: list[int], player: int, points: int) -> None:
+    score: int = totals[player]
+    totals[player] = score + points
 
 
 def greedy_step(game: Game, rng: random.Random) -> None:
@@ -136,6 +192,9 @@ def greedy_step(game: Game, rng: random.Random) -> None:
     picture = RoundPicture(game)
     board = game.board
     start = below(rng, hoods)
+    # (read once: names imported from a module that is not compiled are looked up each time)
+    floors_weight: float = FLOORS_WEIGHT
+    security_weight: float = SECURITY_WEIGHT
     best_value = -math.inf
     best = (-1, -1, -1, -1)
     for card in sorted(set(game.hands[player])):
@@ -146,8 +205,8 @@ def greedy_step(game: Game, rng: random.Random) -> None:
             for c, f in pieces:
                 if f < need(ctx, index, c):
                     continue
-                value = picture.margin_after(player, index, c, f) - FLOORS_WEIGHT * f
-                value += SECURITY_WEIGHT * security((*board[index], (c, f)), c)
+                value = picture.margin_after(player, index, c, f) - floors_weight * f
+                value += security_weight * _lead(board[index], c, f)
                 if value > best_value:
                     best_value = value
                     best = (card, n, f, c)
