@@ -5,9 +5,9 @@ again and decided again (a join then finds the seat taken and takes another, a m
 version stale), so no change is ever lost or applied twice, on one replica or many. ``write`` is
 that loop, written once: every operation of ``Tables`` that changes a table goes through it.
 Credentials are checked before any state is touched. Every successful change publishes
-``[tableId, version]`` on one channel and tells this process's listeners through
-``changes.TableChanges`` (the driver watches the table, the live hub rings the local streams,
-the platforms pass it on to their webhooks).
+``[tableId, version]`` on one channel for the other replicas (a store of one process has none)
+and tells this process's listeners through ``changes.TableChanges`` (the driver watches the
+table, the live hub rings the local streams, the platforms pass it on to their webhooks).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import msgpack
 
 from manhattan.sealing import Sealer
 from manhattan.store.cache import StoreUnavailable
-from manhattan.store.cas import PublishesOnSwap, Record, VersionedStore
+from manhattan.store.cas import LocalChannels, PublishesOnSwap, Record, VersionedStore
 from manhattan.store.outage import OutageLog
 from manhattan.tables.changes import TableChanges
 from manhattan.tables.errors import TableError
@@ -143,6 +143,10 @@ class TableRecords:
         self._listing = OutageLog(log, "the lobby index")
         self.lobby_index = make_lobby_index(store)
         self._one_trip = isinstance(store, PublishesOnSwap)
+        #: A store that is one process (memory, SQLite) delivers a notice only back to this
+        #: process, which tells its listeners of its changes itself (``changes``): published,
+        #: each change's notice was queued, woke the hub and rang nothing.
+        self._notices = not isinstance(store, LocalChannels)
         #: table id -> (version, stored bytes, the table as stored) of this process's last write.
         self._recent: OrderedDict[str, tuple[int, bytes, Table]] = OrderedDict()
         #: table id -> the version this process is writing of it now (``writing``).
@@ -287,6 +291,8 @@ class TableRecords:
     ) -> tuple[bool, Record | None]:
         """The swap, and on success the change notice (in the same round trip where the store
         can: ``PublishesOnSwap``)."""
+        if not self._notices:
+            return await self.store.swap(key, version, encoded, ttl=ttl)
         message = pack((table_id, version + 1))
         if self._one_trip:
             assert isinstance(self.store, PublishesOnSwap)
@@ -364,7 +370,8 @@ class TableRecords:
 
     async def changed(self, table_id: str, version: int) -> None:
         """Tell every replica through the store's channel, and this process at once."""
-        await self._publish(pack((table_id, version)))
+        if self._notices:
+            await self._publish(pack((table_id, version)))
         self.changes.table_changed(table_id, version)
 
     async def _publish(self, message: bytes) -> None:
