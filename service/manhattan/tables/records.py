@@ -250,12 +250,14 @@ class TableRecords:
         a swap accepts that copy, so a refusal or a ``NoChange`` judged on it is judged again on
         a fresh read, and a lost race goes on from the record the swap answered with."""
         key = table_key(table_id)
+        # (version, stored bytes) to go on from; a tuple, where a Record's constructor (a frozen
+        # dataclass's) runs interpreted
         known = self._recent_record(table_id)
         for _ in range(MAX_SWAP_TRIES):
             if known is None:
                 table, version = await self.load(table_id)
             else:
-                table, version = self._recent_copy(table_id, known), known.version
+                table, version = self._recent_copy(table_id, known[1]), known[0]
             was_listed = listed(table)
             try:
                 result = change(table, version + 1)
@@ -278,7 +280,7 @@ class TableRecords:
             finally:
                 if self._writing.get(table_id) == version + 1:
                     del self._writing[table_id]
-            known = current
+            known = None if current is None else (current.version, current.data)
         raise TableError("STALE_VERSION", "the table changes too fast; retry")
 
     def ttl(self, table: Table) -> int:
@@ -307,17 +309,18 @@ class TableRecords:
             await self._publish(message)
         return done, current
 
-    def _recent_copy(self, table_id: str, known: Record) -> Table:
+    def _recent_copy(self, table_id: str, data: bytes) -> Table:
         """A table to change: a copy of this process's last write of it (its decoded game
         shared: a state is immutable), or decoded from the record the store answered with."""
         kept = self._recent.get(table_id)
-        if kept is not None and kept[1] is known.data:
+        if kept is not None and kept[1] is data:
             return kept[2].copy()
-        return Table.decode(known.data)
+        return Table.decode(data)
 
-    def _recent_record(self, table_id: str) -> Record | None:
+    def _recent_record(self, table_id: str) -> tuple[int, bytes] | None:
+        """(version, stored bytes) of this process's last write of the table."""
         kept = self._recent.get(table_id)
-        return None if kept is None else Record(kept[0], kept[1])
+        return None if kept is None else (kept[0], kept[1])
 
     def _remember(self, table_id: str, version: int, data: bytes, table: Table) -> None:
         self._recent[table_id] = (version, data, table)
