@@ -20,7 +20,7 @@ from websockets.streams import StreamReader
 
 from manhattan.live.push import Push
 from manhattan.live.websocket import SocketWriter, socket_text, text_frame
-from manhattan.server.uvicorn_seam import UvicornSocketLine
+from manhattan.server.uvicorn_line import UvicornSocketLine
 from tests.tables.conftest import LiveServer, new_table, ok
 
 pytestmark = pytest.mark.anyio

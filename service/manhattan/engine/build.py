@@ -16,8 +16,8 @@ import sysconfig
 from pathlib import Path
 
 #: The hot modules (engine, codec, playouts, search, and a table move's own path: its record,
-#: the write, the audiences' pushes and the table socket); not the web layers, not one-off
-#: tools.
+#: the write, the audiences' pushes, the table socket and the line it writes to); not the web
+#: layers, not one-off tools.
 KERNEL_MODULES = (
     "manhattan.engine.analysis",
     "manhattan.engine.board",
@@ -65,9 +65,11 @@ KERNEL_MODULES = (
     "manhattan.live.fanout",
     "manhattan.live.websocket",
     "manhattan.live.connection",
+    "manhattan.store.expiring",
     "manhattan.store.sqlite_batch",
     "manhattan.store.sqlite_cas",
     "manhattan.api.rest.table_socket",
+    "manhattan.server.uvicorn_line",
 )
 
 COMPILED = "compiled (mypyc)"

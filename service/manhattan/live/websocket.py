@@ -10,6 +10,7 @@ loop together.
 from __future__ import annotations
 
 import asyncio
+from typing import Final
 
 from websockets.protocol import State
 
@@ -33,8 +34,9 @@ def text_frame(push: Push) -> bytes:
     each for a move's push). Only for a connection without extensions (no compression): every
     client that did not ask for one, the bench's among them; browsers ask
     (``permessage-deflate``) and get ``websockets``' framing."""
-    parts = _message_parts(push)
-    return _text_frame(parts, sum(map(len, parts)))
+    event, data, ident = push.parts()
+    size = _AROUND + len(event) + len(ident) + len(data)
+    return b"".join((_frame_head(size), _OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE))
 
 
 def _message_parts(push: Push) -> tuple[bytes | memoryview, ...]:
@@ -43,22 +45,25 @@ def _message_parts(push: Push) -> tuple[bytes | memoryview, ...]:
     return (_OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE)
 
 
-def _text_frame(parts: tuple[bytes | memoryview, ...], size: int) -> bytes:
-    """One final, unmasked text frame of ``parts`` (``size`` bytes in all)."""
+def _frame_head(size: int) -> bytes:
+    """The head of one final, unmasked text frame of ``size`` bytes."""
     if size < 126:
-        head = bytes((0x81, size))
-    elif size < 1 << 16:
-        head = b"\x81\x7e" + size.to_bytes(2, "big")
-    else:
-        head = b"\x81\x7f" + size.to_bytes(8, "big")
-    return b"".join((head, *parts))
+        return bytes((0x81, size))
+    if size < 1 << 16:
+        return b"\x81\x7e" + size.to_bytes(2, "big")
+    return b"\x81\x7f" + size.to_bytes(8, "big")
 
 
 #: ``websockets``' open state, looked up once (an enum member's lookup on its class is slow).
 _OPEN_STATE = State.OPEN
 
 #: A socket message's text around the push's event name, id and data (``socket_text``).
-_OPEN, _ID_AT, _DATA_AT, _CLOSE = b'{"event":"', b'","id":', b',"data":', b"}"
+_OPEN: Final = b'{"event":"'
+_ID_AT: Final = b'","id":'
+_DATA_AT: Final = b',"data":'
+_CLOSE: Final = b"}"
+#: Its length (``text_frame``).
+_AROUND: Final = len(_OPEN) + len(_ID_AT) + len(_DATA_AT) + len(_CLOSE)
 
 
 def direct_sink(connection: Connection | None) -> SocketWriter | None:
@@ -106,7 +111,7 @@ class SocketWriter:
         socket must send it itself (after ``flush``)."""
         if not self._open() or not self._framed_here():
             return False
-        self._add(_text_frame((message,), len(message)))
+        self._add(_frame_head(len(message)) + message)
         return True
 
     def flush(self) -> None:

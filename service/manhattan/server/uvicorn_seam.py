@@ -33,6 +33,7 @@ from manhattan.server.protocol import (
     bounded_protocol,
     connection_limits,
 )
+from manhattan.server.uvicorn_line import UvicornSocketLine
 from manhattan.server.ws_protocol import QueuedWebSocketProtocol
 from manhattan.settings import Settings
 
@@ -172,28 +173,6 @@ class UvicornConnection:
         if not hasattr(protocol, "close_sent") or not isinstance(conn, WebSocketConnection):
             return None
         return UvicornSocketLine(protocol, conn, transport, writable)
-
-
-class UvicornSocketLine:
-    """``live.connection.SocketLine`` over uvicorn's sans-I/O websocket protocol."""
-
-    __slots__ = ("_protocol", "_writable", "conn", "transport")
-
-    def __init__(
-        self,
-        protocol: Any,
-        conn: WebSocketConnection,
-        transport: asyncio.Transport,
-        writable: asyncio.Event,
-    ) -> None:
-        self._protocol, self._writable = protocol, writable
-        self.conn, self.transport = conn, transport
-
-    def close_sent(self) -> bool:
-        return bool(self._protocol.close_sent)
-
-    def writable(self) -> bool:
-        return self._writable.is_set()
 
 
 def server_exiting() -> bool:

@@ -214,7 +214,8 @@ class SqliteVersionedStore(LocalChannels):
     async def _usable(self) -> None:
         """Returns once the loop's connection may be used (``LoopDatabase.ready``); raises
         once the store is closed."""
-        await self._database.ready()
+        if self._database.held is not None:  # (asked first: most swaps have nothing to wait for)
+            await self._database.ready()
         if self._closed:
             raise StoreUnavailable("the table store is closed")
 

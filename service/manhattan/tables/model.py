@@ -141,11 +141,21 @@ class Seat:
         ]
 
     def copy(self) -> Seat:
-        """This seat, sharing nothing a change changes (its bot choice is a map)."""
-        seat = Seat(*self.to_wire())
-        if seat.bot is not None:
-            seat.bot = dict(seat.bot)
-        return seat
+        """This seat, sharing nothing a change changes (its bot choice is a map). Its fields
+        written out: a native call (``Seat(*self.to_wire())`` went through a list and a
+        generic call, for every seat of every move's copy of the table)."""
+        return Seat(
+            self.sid,
+            self.kind,
+            self.name,
+            None if self.bot is None else dict(self.bot),
+            self.epoch,
+            self.away,
+            self.left,
+            self.reserved,
+            self.kept_for,
+            self.player_id,
+        )
 
     @classmethod
     def from_wire(cls, raw: list[Any]) -> Seat:
@@ -388,12 +398,12 @@ class Table:
     def remembered(self, sid: int, move_id: str) -> tuple[int, int] | dict[str, Any] | None:
         """Seat ``sid``'s move ``move_id`` seen before: ``(version it made, moves then)``, or
         from a record written before answers were kept as numbers, the answer itself."""
-        for known, *kept in self.answers.get(sid, ()):
-            if known != move_id:
+        for kept in self.answers.get(sid, ()):  # (indexed: unpacking made a list an entry)
+            if kept[0] != move_id:
                 continue
-            if len(kept) == 2:
-                return kept[0], kept[1]
-            found: dict[str, Any] = msgpack.unpackb(_inflated(kept[0]), raw=False)
+            if len(kept) == 3:
+                return kept[1], kept[2]
+            found: dict[str, Any] = msgpack.unpackb(_inflated(kept[1]), raw=False)
             return found
         return None
 

@@ -5,9 +5,9 @@ again and decided again (a join then finds the seat taken and takes another, a m
 version stale), so no change is ever lost or applied twice, on one replica or many. ``write`` is
 that loop, written once: every operation of ``Tables`` that changes a table goes through it.
 Credentials are checked before any state is touched. Every successful change publishes
-``[tableId, version]`` on one channel and tells this process's listeners through
-``changes.TableChanges`` (the driver watches the table, the live hub rings the local streams,
-the platforms pass it on to their webhooks).
+``[tableId, version]`` on one channel for the other replicas (a store of one process has none)
+and tells this process's listeners through ``changes.TableChanges`` (the driver watches the
+table, the live hub rings the local streams, the platforms pass it on to their webhooks).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import msgpack
 
 from manhattan.sealing import Sealer
 from manhattan.store.cache import StoreUnavailable
-from manhattan.store.cas import PublishesOnSwap, Record, VersionedStore
+from manhattan.store.cas import LocalChannels, PublishesOnSwap, Record, VersionedStore
 from manhattan.store.outage import OutageLog
 from manhattan.tables.changes import TableChanges
 from manhattan.tables.errors import TableError
@@ -143,6 +143,10 @@ class TableRecords:
         self._listing = OutageLog(log, "the lobby index")
         self.lobby_index = make_lobby_index(store)
         self._one_trip = isinstance(store, PublishesOnSwap)
+        #: A store that is one process (memory, SQLite) delivers a notice only back to this
+        #: process, which tells its listeners of its changes itself (``changes``): published,
+        #: each change's notice was queued, woke the hub and rang nothing.
+        self._notices = not isinstance(store, LocalChannels)
         #: table id -> (version, stored bytes, the table as stored) of this process's last write.
         self._recent: OrderedDict[str, tuple[int, bytes, Table]] = OrderedDict()
         #: table id -> the version this process is writing of it now (``writing``).
@@ -246,12 +250,14 @@ class TableRecords:
         a swap accepts that copy, so a refusal or a ``NoChange`` judged on it is judged again on
         a fresh read, and a lost race goes on from the record the swap answered with."""
         key = table_key(table_id)
+        # (version, stored bytes) to go on from; a tuple, where a Record's constructor (a frozen
+        # dataclass's) runs interpreted
         known = self._recent_record(table_id)
         for _ in range(MAX_SWAP_TRIES):
             if known is None:
                 table, version = await self.load(table_id)
             else:
-                table, version = self._recent_copy(table_id, known), known.version
+                table, version = self._recent_copy(table_id, known[1]), known[0]
             was_listed = listed(table)
             try:
                 result = change(table, version + 1)
@@ -274,7 +280,7 @@ class TableRecords:
             finally:
                 if self._writing.get(table_id) == version + 1:
                     del self._writing[table_id]
-            known = current
+            known = None if current is None else (current.version, current.data)
         raise TableError("STALE_VERSION", "the table changes too fast; retry")
 
     def ttl(self, table: Table) -> int:
@@ -287,6 +293,8 @@ class TableRecords:
     ) -> tuple[bool, Record | None]:
         """The swap, and on success the change notice (in the same round trip where the store
         can: ``PublishesOnSwap``)."""
+        if not self._notices:
+            return await self.store.swap(key, version, encoded, ttl=ttl)
         message = pack((table_id, version + 1))
         if self._one_trip:
             assert isinstance(self.store, PublishesOnSwap)
@@ -301,17 +309,18 @@ class TableRecords:
             await self._publish(message)
         return done, current
 
-    def _recent_copy(self, table_id: str, known: Record) -> Table:
+    def _recent_copy(self, table_id: str, data: bytes) -> Table:
         """A table to change: a copy of this process's last write of it (its decoded game
         shared: a state is immutable), or decoded from the record the store answered with."""
         kept = self._recent.get(table_id)
-        if kept is not None and kept[1] is known.data:
+        if kept is not None and kept[1] is data:
             return kept[2].copy()
-        return Table.decode(known.data)
+        return Table.decode(data)
 
-    def _recent_record(self, table_id: str) -> Record | None:
+    def _recent_record(self, table_id: str) -> tuple[int, bytes] | None:
+        """(version, stored bytes) of this process's last write of the table."""
         kept = self._recent.get(table_id)
-        return None if kept is None else Record(kept[0], kept[1])
+        return None if kept is None else (kept[0], kept[1])
 
     def _remember(self, table_id: str, version: int, data: bytes, table: Table) -> None:
         self._recent[table_id] = (version, data, table)
@@ -364,7 +373,8 @@ class TableRecords:
 
     async def changed(self, table_id: str, version: int) -> None:
         """Tell every replica through the store's channel, and this process at once."""
-        await self._publish(pack((table_id, version)))
+        if self._notices:
+            await self._publish(pack((table_id, version)))
         self.changes.table_changed(table_id, version)
 
     async def _publish(self, message: bytes) -> None:

@@ -28,12 +28,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
-from manhattan.api.caller_limits import charge_socket_message, check_quota
+from manhattan.api.caller_limits import charge_socket_message, check_quota, socket_charge
 from manhattan.api.errors import INTERNAL_ERROR_MESSAGE, ApiError, to_api_error
 from manhattan.api.rest.stream import opened_stream
 from manhattan.api.rest.tables import runtime
@@ -103,6 +104,7 @@ async def _read(
 ) -> None:
     """The client's messages, one after the other, each answered; the socket's end hangs up."""
     limit: int = websocket.app.state.settings.max_body_bytes
+    charge = socket_charge(websocket)
     try:
         while True:
             message = await websocket.receive()
@@ -115,7 +117,7 @@ async def _read(
                     writer.flush()
                 await websocket.close(TOO_BIG, "PAYLOAD_TOO_LARGE")
                 return
-            answer = await _answer(websocket, rt, tid, who, raw)
+            answer = await _answer(websocket, rt, tid, who, raw, charge)
             if writer is None or not writer.text(answer):
                 if writer is not None:
                     writer.flush()
@@ -127,12 +129,18 @@ async def _read(
 
 
 async def _answer(
-    websocket: WebSocket, rt: TableRuntime, tid: str, who: Bearer | None, raw: bytes
+    websocket: WebSocket,
+    rt: TableRuntime,
+    tid: str,
+    who: Bearer | None,
+    raw: bytes,
+    charge: Callable[[], None] | None,
 ) -> bytes:
     asked: dict[str, Any] = {}
     kind: str | None = None
     try:
-        charge_socket_message(websocket)
+        if charge is not None:  # (``charge_socket_message``, looked up once a socket)
+            charge()
         asked = _request(raw)
         kind = asked.pop("type")
         if kind == "move":
