@@ -47,17 +47,13 @@ def majority(counts: list[int], base: int, colors: int, gain: int, loss: int) ->
     return -1 if tied else best
 
 
-def security(building: list[tuple[int, int]] | tuple[tuple[int, int], ...], color: int) -> int:
-    """How many floors ``color`` leads every other color by in ``building`` (at most 5)."""
-    return _lead(building, color, 0)
-
-
 def _lead(
     building: list[tuple[int, int]] | tuple[tuple[int, int], ...], color: int, added: int
 ) -> int:
-    """``security`` of ``building`` with a piece of ``added`` floors of ``color`` on top (none:
-    0), without making that building. Written for mypyc: sums and maxima in native ints (a
-    list item's ``+=`` and the builtin ``max`` are generic calls when compiled)."""
+    """How many floors ``color`` leads every other color by (at most 5) in ``building`` with a
+    piece of ``added`` floors of ``color`` on top, without making that building. Written for
+    mypyc: sums and maxima in native ints (a list item's ``+=`` and the builtin ``max`` are
+    generic calls when compiled)."""
     mine = added
     others = [0, 0, 0, 0]
     for c, f in building:
