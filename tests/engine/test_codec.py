@@ -117,6 +117,33 @@ CORRUPTIONS: list[tuple[str, Callable[[Json], None], str]] = [
 ]
 
 
+def test_design_s2_a_piece_of_a_color_the_game_lacks_is_refused_at_its_path() -> None:
+    """DESIGN §2: a 3-player game has colors 0 to 2; a piece of color 3 (a color the format
+    allows) is refused where it stands, before the pieces are counted."""
+    obj = copy.deepcopy(_midgame(players=3).to_json())
+    n, b = next((n, b) for n in range(6) for b in range(9) if obj["board"][n][b])
+    obj["board"][n][b].append([3, 1])
+    depth = len(obj["board"][n][b]) - 1
+    with pytest.raises(manhattan.InvalidStateError) as err:
+        manhattan.State.from_json(obj)
+    assert err.value.path == f"$.board[{n}][{b}][{depth}][0]"
+    assert err.value.message.endswith("a color is 0 to 2")
+
+
+def test_design_s2_a_hand_is_read_as_a_sorted_multiset() -> None:
+    """A hand sent in any order reads as the same state as the sorted hand (the same id), and a
+    sorted hand is read as it was sent."""
+    state = _midgame()
+    obj = state.to_json()
+    assert all(h == sorted(h) for h in obj["hands"])
+    shuffled = copy.deepcopy(obj)
+    shuffled["hands"] = [list(reversed(h)) for h in obj["hands"]]
+    assert shuffled["hands"] != obj["hands"]
+    read = manhattan.State.from_json(shuffled)
+    assert read.hands == state.hands == tuple(tuple(h) for h in obj["hands"])
+    assert manhattan.state_id(read) == manhattan.state_id(state)
+
+
 @pytest.mark.parametrize(
     ("mutate", "path"),
     [(m, p) for _, m, p in CORRUPTIONS],

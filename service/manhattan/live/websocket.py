@@ -25,7 +25,7 @@ def socket_message(push: Push) -> str:
 
 def socket_text(push: Push) -> bytes:
     """A push (``tables.Push.parts``) as the socket's message."""
-    return b"".join(_message_parts(push))
+    return b"".join(_pieces(*push.parts()))
 
 
 def text_frame(push: Push) -> bytes:
@@ -35,13 +35,15 @@ def text_frame(push: Push) -> bytes:
     client that did not ask for one, the bench's among them; browsers ask
     (``permessage-deflate``) and get ``websockets``' framing."""
     event, data, ident = push.parts()
-    size = _AROUND + len(event) + len(ident) + len(data)
-    return b"".join((_frame_head(size), _OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE))
+    head = _frame_head(_AROUND + len(event) + len(ident) + len(data))
+    return b"".join((head, *_pieces(event, data, ident)))
 
 
-def _message_parts(push: Push) -> tuple[bytes | memoryview, ...]:
-    """``{"event":"<event>","id":<id>,"data":<data>}`` in pieces, the push's own as they are."""
-    event, data, ident = push.parts()
+def _pieces(
+    event: bytes | memoryview, data: bytes | memoryview, ident: bytes | memoryview
+) -> tuple[bytes | memoryview, ...]:
+    """``{"event":"<event>","id":<id>,"data":<data>}`` in pieces, the push's own as they are:
+    the one spelling of the message (``_AROUND`` is the length of the rest)."""
     return (_OPEN, event, _ID_AT, ident, _DATA_AT, data, _CLOSE)
 
 
