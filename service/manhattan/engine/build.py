@@ -70,6 +70,7 @@ KERNEL_MODULES = (
     "manhattan.store.sqlite_cas",
     "manhattan.api.rest.table_socket",
     "manhattan.server.uvicorn_line",
+    "manhattan.server.ws_frames",
 )
 
 COMPILED = "compiled (mypyc)"

@@ -46,8 +46,9 @@ class SocketLine(Protocol):
         """The server has begun closing the connection: nothing more is written."""
         ...
 
-    def writable(self) -> bool:
-        """The transport takes data now (not paused by flow control)."""
+    def takes_frames(self, backlog: int) -> bool:
+        """Frames may be written now: neither side closing, the transport open and writable,
+        with at most ``backlog`` bytes waiting to go out."""
         ...
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 from typing import Final
 
-from websockets.protocol import State
-
 from manhattan.live.connection import DIRECT_WRITE_BACKLOG, Connection, SocketLine
 from manhattan.live.push import Push
 
@@ -56,8 +54,8 @@ def _frame_head(size: int) -> bytes:
     return b"\x81\x7f" + size.to_bytes(8, "big")
 
 
-#: ``websockets``' open state, looked up once (an enum member's lookup on its class is slow).
-_OPEN_STATE = State.OPEN
+#: ``SocketWriter.text``'s backlog: an answer goes after the frames waiting whatever their size.
+_ANY_BACKLOG: Final = 1 << 60
 
 #: A socket message's text around the push's event name, id and data (``socket_text``).
 _OPEN: Final = b'{"event":"'
@@ -98,7 +96,7 @@ class SocketWriter:
     def __call__(self, push: Push) -> bool:
         """A push (the hub's sink): False, writing nothing, when the socket is closing or not
         taking data now (the stream then writes the push itself)."""
-        if not self._open() or self._transport.get_write_buffer_size() > DIRECT_WRITE_BACKLOG:
+        if not self._line.takes_frames(DIRECT_WRITE_BACKLOG):
             return False
         if self._framed_here():
             self._add(text_frame(push))
@@ -111,7 +109,7 @@ class SocketWriter:
     def text(self, message: bytes) -> bool:
         """``message`` (JSON) after the frames waiting, at the turn's end; False when the
         socket must send it itself (after ``flush``)."""
-        if not self._open() or not self._framed_here():
+        if not self._framed_here() or not self._line.takes_frames(_ANY_BACKLOG):
             return False
         self._add(_frame_head(len(message)) + message)
         return True
@@ -127,16 +125,6 @@ class SocketWriter:
         if not self._frames:
             _flushes.add(self, self._loop)
         self._frames.append(frame)
-
-    def _open(self) -> bool:
-        """Taking messages now: neither side closing (``websockets`` refuses to frame for a
-        closing connection), the transport writable."""
-        return not (
-            self._line.close_sent()
-            or self._conn.state is not _OPEN_STATE
-            or self._transport.is_closing()
-            or not self._line.writable()
-        )
 
     def _framed_here(self) -> bool:
         return not self._conn.extensions and not self._conn.expect_continuation_frame

@@ -12,11 +12,15 @@ import asyncio
 from typing import Any
 
 from websockets.protocol import Protocol as WebSocketConnection
+from websockets.protocol import State
+
+#: ``websockets``' open state, looked up once (an enum member's lookup on its class is slow).
+_OPEN_STATE = State.OPEN
 
 
 class UvicornSocketLine:
     """``live.connection.SocketLine`` over uvicorn's ``WebSocketsSansIOProtocol``: its
-    ``conn``, ``transport``, ``writable`` and ``close_sent``."""
+    ``conn``, ``transport``, ``close_sent`` and ``takes_frames``."""
 
     __slots__ = ("_protocol", "_writable", "conn", "transport")
 
@@ -33,5 +37,16 @@ class UvicornSocketLine:
     def close_sent(self) -> bool:
         return bool(self._protocol.close_sent)
 
-    def writable(self) -> bool:
-        return self._writable.is_set()
+    def takes_frames(self, backlog: int) -> bool:
+        """Taking frames now, all the writer's questions in one call (it asks before every
+        push): neither side closing (``websockets`` refuses to frame for a closing
+        connection), the transport not closing, not paused, and holding at most ``backlog``
+        bytes not yet sent."""
+        transport = self.transport
+        return not (
+            self._protocol.close_sent
+            or self.conn.state is not _OPEN_STATE
+            or transport.is_closing()
+            or not self._writable.is_set()
+            or transport.get_write_buffer_size() > backlog
+        )
