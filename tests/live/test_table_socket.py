@@ -272,6 +272,12 @@ async def test_a_turns_frames_go_out_together_at_its_end() -> None:
         ours_sent = SimpleNamespace(**{**vars(server), "conn": Protocol(Side.SERVER)})
         ours_sent.close_sent = True  # the service's close sent: the same
         assert not SocketWriter(_line(ours_sent))(push)
+        paused = asyncio.Event()  # flow control: the transport holds its high-water mark
+        backed_up = SimpleNamespace(**{**vars(server), "conn": Protocol(Side.SERVER)})
+        backed_up.writable = paused
+        assert not SocketWriter(_line(backed_up))(push)
+        paused.set()  # resumed: framed here again
+        assert SocketWriter(_line(backed_up))(push)
     finally:
         transport.close()
         theirs.close()

@@ -46,9 +46,10 @@ class SocketLine(Protocol):
         """The server has begun closing the connection: nothing more is written."""
         ...
 
-    def takes_frames(self, backlog: int) -> bool:
-        """Frames may be written now: neither side closing, the transport open and writable,
-        with at most ``backlog`` bytes waiting to go out."""
+    def takes_frames(self) -> bool:
+        """Frames may be written now: neither side closing, the transport open and not paused
+        by flow control (so holding about ``DIRECT_WRITE_BACKLOG`` bytes not yet sent, at
+        most)."""
         ...
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Final
 
-from manhattan.live.connection import DIRECT_WRITE_BACKLOG, Connection, SocketLine
+from manhattan.live.connection import Connection, SocketLine
 from manhattan.live.push import Push
 
 
@@ -54,9 +54,6 @@ def _frame_head(size: int) -> bytes:
     return b"\x81\x7f" + size.to_bytes(8, "big")
 
 
-#: ``SocketWriter.text``'s backlog: an answer goes after the frames waiting whatever their size.
-_ANY_BACKLOG: Final = 1 << 60
-
 #: A socket message's text around the push's event name, id and data (``socket_text``).
 _OPEN: Final = b'{"event":"'
 _ID_AT: Final = b'","id":'
@@ -96,7 +93,7 @@ class SocketWriter:
     def __call__(self, push: Push) -> bool:
         """A push (the hub's sink): False, writing nothing, when the socket is closing or not
         taking data now (the stream then writes the push itself)."""
-        if not self._line.takes_frames(DIRECT_WRITE_BACKLOG):
+        if not self._takes_frames():
             return False
         if self._framed_here():
             self._add(text_frame(push))
@@ -109,7 +106,7 @@ class SocketWriter:
     def text(self, message: bytes) -> bool:
         """``message`` (JSON) after the frames waiting, at the turn's end; False when the
         socket must send it itself (after ``flush``)."""
-        if not self._framed_here() or not self._line.takes_frames(_ANY_BACKLOG):
+        if not self._framed_here() or not self._takes_frames():
             return False
         self._add(_frame_head(len(message)) + message)
         return True
@@ -125,6 +122,11 @@ class SocketWriter:
         if not self._frames:
             _flushes.add(self, self._loop)
         self._frames.append(frame)
+
+    def _takes_frames(self) -> bool:
+        """The line takes frames: asked before a turn's first frame (the mover's push and the
+        ack of its move are two; ``flush`` checks the line again before it writes)."""
+        return bool(self._frames) or self._line.takes_frames()
 
     def _framed_here(self) -> bool:
         return not self._conn.extensions and not self._conn.expect_continuation_frame

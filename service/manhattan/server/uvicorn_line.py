@@ -37,16 +37,14 @@ class UvicornSocketLine:
     def close_sent(self) -> bool:
         return bool(self._protocol.close_sent)
 
-    def takes_frames(self, backlog: int) -> bool:
-        """Taking frames now, all the writer's questions in one call (it asks before every
-        push): neither side closing (``websockets`` refuses to frame for a closing
-        connection), the transport not closing, not paused, and holding at most ``backlog``
-        bytes not yet sent."""
-        transport = self.transport
+    def takes_frames(self) -> bool:
+        """Taking frames now, all the writer's questions in one call (it asks before a turn's
+        first push): neither side closing (``websockets`` refuses to frame for a closing
+        connection), the transport not closing and not paused (uvicorn's ``writable``, cleared
+        while the transport holds more than its high-water mark, 64 KiB, not yet sent)."""
         return not (
             self._protocol.close_sent
             or self.conn.state is not _OPEN_STATE
-            or transport.is_closing()
+            or self.transport.is_closing()
             or not self._writable.is_set()
-            or transport.get_write_buffer_size() > backlog
         )
