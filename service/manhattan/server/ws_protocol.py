@@ -32,6 +32,7 @@ QUEUED_MESSAGES = 4
 
 #: Where ``websockets``' parser waits between frames (``Protocol.parse``).
 _BETWEEN_FRAMES = StreamReader.at_eof.__code__
+#: An attribute this ``websockets`` does not have (an older one names it otherwise).
 _NO_LIMIT = object()
 
 
@@ -58,7 +59,7 @@ class QueuedWebSocketProtocol(WebSocketsSansIOProtocol):
             or self.close_sent
             or conn.state is not State.OPEN
             or conn.extensions
-            or conn.current_size is not None  # (a fragmented message under way)
+            or getattr(conn, "current_size", _NO_LIMIT) is not None  # (a fragment under way)
             or conn.parser_exc is not None
         ):
             return None
