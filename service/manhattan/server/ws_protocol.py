@@ -33,7 +33,7 @@ QUEUED_MESSAGES = 4
 #: Where ``websockets``' parser waits between frames (``Protocol.parse``).
 _BETWEEN_FRAMES = StreamReader.at_eof.__code__
 #: An attribute this ``websockets`` does not have (an older one names it otherwise).
-_NO_LIMIT = object()
+_MISSING = object()
 
 
 class QueuedWebSocketProtocol(WebSocketsSansIOProtocol):
@@ -59,14 +59,14 @@ class QueuedWebSocketProtocol(WebSocketsSansIOProtocol):
             or self.close_sent
             or conn.state is not State.OPEN
             or conn.extensions
-            or getattr(conn, "current_size", _NO_LIMIT) is not None  # (a fragment under way)
+            or getattr(conn, "current_size", _MISSING) is not None  # (a fragment under way)
             or conn.parser_exc is not None
         ):
             return None
         if _innermost(conn.parser) is not _BETWEEN_FRAMES:
             return None
-        limit = getattr(conn, "max_message_size", _NO_LIMIT)
-        if limit is _NO_LIMIT or getattr(conn, "max_fragment_size", None) is not None:
+        limit = getattr(conn, "max_message_size", _MISSING)
+        if limit is _MISSING or getattr(conn, "max_fragment_size", None) is not None:
             return None
         return client_texts(data, limit)  # type: ignore[arg-type]
 
