@@ -21,7 +21,6 @@ def test_one_or_more_whole_text_frames_give_their_texts() -> None:
 
 def test_a_frame_is_unmasked_with_its_own_key() -> None:
     data = frame("the same text") + frame("the same text")
-    assert data[6:19] != data[25:38]  # (two random keys: the same text masked apart)
     assert client_texts(data, None) == ["the same text", "the same text"]
 
 
