@@ -13,11 +13,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import msgspec
-
 import manhattan
 from manhattan import wire
-from manhattan.api.rest.openapi_parts import JSON, MSGPACK, parameter, responses
+from manhattan.api.rest.openapi_parts import (
+    JSON,
+    MSGPACK,
+    parameter,
+    responses,
+    wire_schema_components,
+)
 from manhattan.api.rest.openapi_parts import body as _body
 from manhattan.api.rest.openapi_tables import table_paths, table_schemas
 from manhattan.engine.jsonschema import build_schema as state_json_schema
@@ -85,11 +89,9 @@ def _service_schemas() -> dict[str, Any]:
 
 
 def _wire_schemas() -> dict[str, Any]:
-    _, components = msgspec.json.schema_components(
-        wire.REQUESTS + wire.RESPONSES + wire.TABLE_REQUESTS + wire.TABLE_RESPONSES,
-        ref_template=wire.REF,
+    return wire_schema_components(
+        (*wire.REQUESTS, *wire.RESPONSES, *wire.TABLE_REQUESTS, *wire.TABLE_RESPONSES), wire.REF
     )
-    return components
 
 
 def _responses(ok: str, status: str = "200", errors: tuple[int, ...] = ()) -> dict[str, Any]:

@@ -4,13 +4,38 @@ and the responses (success and each error status with the codes it carries), for
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Collection
 from typing import Any
+
+import msgspec
 
 from manhattan.wire import HTTP_STATUS, ref
 
 JSON = "application/json"
 MSGPACK = "application/msgpack"
+
+
+def wire_schema_components(types: tuple[type, ...], ref_template: str) -> dict[str, Any]:
+    """``msgspec.json.schema_components`` of ``types``, each description a class's docstring
+    cleaned as ``inspect.cleandoc`` cleans it: msgspec 0.23 keeps the docstrings' indentation,
+    which earlier versions removed, and the document must not change with the version."""
+    _, components = msgspec.json.schema_components(types, ref_template=ref_template)
+    cleaned: dict[str, Any] = _clean_descriptions(components)
+    return cleaned
+
+
+def _clean_descriptions(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_clean_descriptions(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: inspect.cleandoc(value)
+        if key == "description" and isinstance(value, str)
+        else _clean_descriptions(value)
+        for key, value in node.items()
+    }
 
 
 def parameter(
