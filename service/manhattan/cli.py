@@ -18,7 +18,17 @@ from manhattan.engine import (
 )
 from manhattan.engine.build import version_line
 
-BENCHES = ("engine", "service", "bots", "ladder", "analysis", "soak", "attack", "tables")
+BENCHES = (
+    "engine",
+    "service",
+    "bots",
+    "ladder",
+    "opponents",
+    "analysis",
+    "soak",
+    "attack",
+    "tables",
+)
 
 
 def _random_game(args: argparse.Namespace) -> int:
@@ -52,6 +62,8 @@ def _bench(args: argparse.Namespace) -> int:
         from manhattan.bench.bots import run
     elif args.what == "ladder":
         from manhattan.bench.ladder import run
+    elif args.what == "opponents":
+        from manhattan.bench.opponents import run
     elif args.what == "analysis":
         from manhattan.bench.analysis import run
     elif args.what == "soak":

@@ -7,8 +7,9 @@ One pass over the board per step gathers what a placement can change: each neigh
 owned-building counts per color (majorities), the tallest height and whether one building
 holds it (the tallest bonus), and each player's round score. A placement then moves at most
 one building between two colors, one neighborhood's majority and the tallest bonus. The urban
-rule and the monster's step are left out: a simulation's opponents need to play like greedy
-ones, not to be them.
+rule and the monster's step are left out: a simulation's players need to play like real ones,
+not to be them. The same step plays the model of a searching opponent (``model_step``), whose
+weights value a few more features of a placement.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def majority(counts: list[int], base: int, colors: int, gain: int, loss: int) ->
     return -1 if tied else best
 
 
-def _lead(
+def lead(
     building: list[tuple[int, int]] | tuple[tuple[int, int], ...], color: int, added: int
 ) -> int:
     """How many floors ``color`` leads every other color by (at most 5) in ``building`` with a
@@ -170,10 +171,41 @@ def _add(totals: list[int], player: int, points: int) -> None:
     totals[player] = score + points
 
 
+#: What the model of a searching opponent weighs in a placement: its round margin (as
+#: ``greedy_step`` scores it), the piece's floors, the floors the building is then led by
+#: (``lead``), a takeover of another player's building, an empty block, a new tallest building,
+#: and the building's new height.
+FEATURES: Final = ("margin", "floors", "lead", "takeover", "empty", "newTallest", "height")
+#: The weights, fitted by ``manhattan bench opponents --games 20 --jobs 2`` to the builds of
+#: ``ismcts`` bots at 2,000 iterations a move (``bench/opponents.py``). The greedy value is
+#: (1, -0.05, 0.02, 0, 0, 0, 0): a searching player takes over and opens blocks much more
+#: readily than it stacks on its own buildings, and shuns a tallest building the others can
+#: still overtake before the scoring.
+OPPONENT_MODEL: Final[tuple[float, ...]] = (1.142, -0.433, 0.203, 3.026, 2.475, -2.374, 0.224)
+#: The greedy bot's value (``greedy.move_value``) in the same terms.
+# (Both typed as tuples of any length: mypyc keeps them as Python tuples. As fixed-length tuples
+# of floats it keeps them unboxed, and its check that such a constant is set misfires.)
+GREEDY_VALUE: Final[tuple[float, ...]] = (1.0, -FLOORS_WEIGHT, SECURITY_WEIGHT, 0.0, 0.0, 0.0, 0.0)
+
+
 def greedy_step(game: Game, rng: random.Random) -> None:
     """One move of the player to move as the greedy bot plays: a balanced selection, or the
     placement with the best round margin (ties: the safer building, the smaller piece, then the
     first found from a random neighborhood); [D5] when nothing can be built."""
+    weighted_step(game, rng, GREEDY_VALUE)
+
+
+def model_step(game: Game, rng: random.Random) -> None:
+    """One move of the player to move as the model of a searching opponent plays it; the
+    expert's simulations play the other players with it (``halving.py``)."""
+    weighted_step(game, rng, OPPONENT_MODEL)
+
+
+def weighted_step(game: Game, rng: random.Random, weights: tuple[float, ...]) -> None:
+    """A balanced selection, or the placement of highest value under ``weights`` (of
+    ``FEATURES``; ties: the first found from a random neighborhood); [D5] when nothing can be
+    built. A weight of 0 adds exactly nothing, so the greedy weights give the greedy value to
+    the last bit."""
     rules = game.rules
     color = color_to_select(game)
     if color is not None:
@@ -187,10 +219,17 @@ def greedy_step(game: Game, rng: random.Random) -> None:
     table = ROTATION[rules.seats[player]]
     picture = RoundPicture(game)
     board = game.board
+    owner_of = rules.owner_of_color
     start = below(rng, hoods)
-    # (read once: names imported from a module that is not compiled are looked up each time)
-    floors_weight: float = FLOORS_WEIGHT
-    security_weight: float = SECURITY_WEIGHT
+    # (read once into native floats: a tuple item is boxed on every read)
+    w_margin: float = weights[0]
+    w_floors: float = weights[1]
+    w_lead: float = weights[2]
+    w_takeover: float = weights[3]
+    w_empty: float = weights[4]
+    w_tallest: float = weights[5]
+    w_height: float = weights[6]
+    tallest = picture.tallest
     best_value = -math.inf
     best = (-1, -1, -1, -1)
     for card in sorted(set(game.hands[player])):
@@ -198,11 +237,16 @@ def greedy_step(game: Game, rng: random.Random) -> None:
         for k in range(hoods):
             n = (start + k) % hoods
             index = n * 9 + block
+            before = picture.owners[index]
+            shape = w_empty if before < 0 else w_takeover if owner_of[before] != player else 0.0
             for c, f in pieces:
                 if f < need(ctx, index, c):
                     continue
-                value = picture.margin_after(player, index, c, f) - floors_weight * f
-                value += security_weight * _lead(board[index], c, f)
+                height = picture.heights[index] + f
+                value = w_margin * picture.margin_after(player, index, c, f) + w_floors * f
+                value += w_lead * lead(board[index], c, f) + shape + w_height * height
+                if height > tallest:
+                    value += w_tallest
                 if value > best_value:
                     best_value = value
                     best = (card, n, f, c)

@@ -17,13 +17,14 @@ is the greedy ranking's best moves (``rank_moves``): among a hundred builds, few
 greedy value also breaks near-ties between estimates. A selection of pieces has about a dozen
 candidates (``selection_candidates``) and decides what the round can build: all of them enter.
 
-The simulations play every seat with the greedy bot's policy (``greedy_playout``) to the end of
-the round, scored as ``final_margins`` does: this is the rollout algorithm of Tesauro and
-Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS 1996) and Bertsekas,
+The simulations play the expert's own seat with the greedy bot's policy (``greedy_playout``) to
+the end of the round, scored as ``final_margins`` does: this is the rollout algorithm of Tesauro
+and Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS 1996) and Bertsekas,
 Tsitsiklis and Wu ("Rollout Algorithms for Combinatorial Optimization", 1997): the move whose
 simulated continuation under a base policy is best is at least as good as the base policy's
-own move, up to the estimates' noise. Against greedy opponents the simulated opponents are the
-real ones, but for the cards they hold; against searching ones they are only a model.
+own move, up to the estimates' noise. The other seats play the model of a searching opponent
+(``greedy_playout.model_step``, fitted to what ``ismcts`` bots build: they pick the greedy
+bot's move only about a quarter of the time).
 """
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ class HalvingSettings:
 
     #: How many of the greedy ranking's best moves enter the first round.
     arms: int = 8
-    #: The simulations' policy: the greedy bot's (``greedy_playout``), so that the opponents
-    #: of a simulation play as real ones would and the search improves on greedy play.
-    policy: str = "greedy"
+    #: The simulations' policy: ``modeled``, the greedy bot's for the expert's own seat (the
+    #: search improves on greedy play) and the model of a searching opponent for the others,
+    #: so that they play as real ones would; ``greedy`` plays every seat greedily.
+    policy: str = "modeled"
     #: Legal placements the heuristic playout compares per step (the heuristic policy only).
     candidates: int = 4
     #: How many moves enter the first round at a selection of pieces (None: every candidate,
@@ -165,6 +167,7 @@ class HalvingSearch:
                 self.settings.policy,
                 to_round_end=True,
                 candidates=self.settings.candidates,
+                me=player,
             )
             margins = final_margins(game)
             arm.visits += 1

@@ -1,0 +1,123 @@
+"""``manhattan bench opponents``: the conditional logit recovers the weights that made the
+choices, and the command runs end to end on a few short games."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable
+
+import pytest
+
+import manhattan
+from manhattan.bench.opponents import (
+    Decision,
+    dot,
+    first_choice_rate,
+    fit,
+    log_likelihood,
+    placement_features,
+)
+from manhattan.bots.greedy_playout import (
+    FEATURES,
+    GREEDY_VALUE,
+    OPPONENT_MODEL,
+    greedy_step,
+    model_step,
+)
+from manhattan.cli import main
+from manhattan.engine.play import Game
+
+
+def _drawn(weights: list[float], count: int, rng: random.Random) -> list[Decision]:
+    """Choices drawn from the logit of ``weights`` among 25 random placements each."""
+    decisions = []
+    for i in range(count):
+        features = tuple(
+            tuple(
+                rng.choice((0.0, 1.0)) if k in (3, 4, 5) else rng.uniform(-3, 3)
+                for k in range(len(FEATURES))
+            )
+            for _ in range(25)
+        )
+        scores = [dot(x, weights) for x in features]
+        top = max(scores)
+        chosen = rng.choices(range(25), [math.exp(s - top) for s in scores])[0]
+        decisions.append(Decision(i, features, chosen))
+    return decisions
+
+
+def test_the_fit_recovers_the_weights_that_made_the_choices() -> None:
+    truth = [1.2, -0.5, 0.3, 2.5, 2.0, -2.0, 0.25]
+    decisions = _drawn(truth, 1500, random.Random(7))
+    fitted = fit(decisions)
+    assert fitted == pytest.approx(truth, abs=0.2)
+    assert log_likelihood(decisions, fitted) > log_likelihood(decisions, GREEDY_VALUE)
+    assert first_choice_rate(decisions, fitted) > first_choice_rate(decisions, GREEDY_VALUE)
+
+
+def test_a_tie_for_first_shares_the_choice() -> None:
+    same = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    decision = Decision(0, (same, same, (0.0,) * 7, same), 1)
+    assert first_choice_rate([decision], GREEDY_VALUE) == pytest.approx(1 / 3)
+
+
+def test_the_command_fits_ismcts_games(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "opponents", "--games", "2", "--iterations", "20"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 2 and result["decisions"] > 100
+    assert result["features"] == list(FEATURES) and len(result["weights"]) == len(FEATURES)
+    for figures in (result["held_out"], result["all"]):
+        assert 0 < figures["greedy_first_choice"] < 1 and 0 < figures["model_first_choice"] < 1
+
+
+def test_the_command_refuses_too_few_games(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "opponents", "--games", "1"])
+
+
+def _build_phase(players: int, seed: int) -> manhattan.State:
+    rng = random.Random(seed)
+    state = manhattan.new_game(players=players, seed=f"op-{seed}")
+    for _ in range(rng.randrange(5, 70)):
+        state = manhattan.apply_move(state, rng.choice(manhattan.legal_moves(state)))
+    while state.phase != "build" and not state.is_over:
+        state = manhattan.apply_move(state, manhattan.legal_moves(state)[0])
+    return state
+
+
+@pytest.mark.parametrize(
+    ("step", "weights"), [(model_step, OPPONENT_MODEL), (greedy_step, GREEDY_VALUE)]
+)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_each_policy_plays_a_placement_its_weights_value_best(
+    step: Callable[[Game, random.Random], None], weights: tuple[float, ...], players: int
+) -> None:
+    """The features the fit reads are the ones the simulations' policies play by: the model's
+    placement is one of highest ``OPPONENT_MODEL`` value, the greedy policy's one of highest
+    greedy value, among every legal placement ``placement_features`` lists."""
+    checked = 0
+    for seed in range(12):
+        state = _build_phase(players, seed)
+        if state.is_over:
+            continue
+        player = state.to_move
+        assert player is not None
+        placements = placement_features(Game(state), player)
+        values = {key: dot(features, weights) for key, features in placements}
+        builds = [m for m in manhattan.legal_moves(state) if m.type == "build"]
+        if not builds:  # a forfeit ([D5]): nothing to choose
+            continue
+        assert {(m.card, m.neighborhood, m.floors, m.color) for m in builds} == set(values)
+        game = Game(state)
+        step(game, random.Random(seed))
+        played = [
+            (m.card, m.neighborhood, m.floors, m.color)
+            for m in builds
+            if manhattan.apply_move(state, m).board == tuple(game.board)
+        ]
+        assert played, "the policy made a move the rules allow"
+        assert max(values[key] for key in played) == pytest.approx(max(values.values()))
+        checked += 1
+    assert checked >= 8
