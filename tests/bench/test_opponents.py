@@ -1,33 +1,24 @@
 """``manhattan bench opponents``: the conditional logit recovers the weights that made the
-choices, and the command runs end to end on a few short games."""
+choices, and the command runs end to end on a few short games (that the features it fits are
+the ones the policies play by: ``tests/bots/test_greedy_playout.py``)."""
 
 from __future__ import annotations
 
 import json
 import math
 import random
-from collections.abc import Callable
 
 import pytest
 
-import manhattan
 from manhattan.bench.opponents import (
     Decision,
     dot,
     first_choice_rate,
     fit,
     log_likelihood,
-    placement_features,
 )
-from manhattan.bots.greedy_playout import (
-    FEATURES,
-    GREEDY_VALUE,
-    OPPONENT_MODEL,
-    greedy_step,
-    model_step,
-)
+from manhattan.bots.greedy_playout import FEATURES, GREEDY_VALUE
 from manhattan.cli import main
-from manhattan.engine.play import Game
 
 
 def _drawn(weights: list[float], count: int, rng: random.Random) -> list[Decision]:
@@ -75,49 +66,3 @@ def test_the_command_fits_ismcts_games(capsys: pytest.CaptureFixture[str]) -> No
 def test_the_command_refuses_too_few_games(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["bench", "opponents", "--games", "1"])
-
-
-def _build_phase(players: int, seed: int) -> manhattan.State:
-    rng = random.Random(seed)
-    state = manhattan.new_game(players=players, seed=f"op-{seed}")
-    for _ in range(rng.randrange(5, 70)):
-        state = manhattan.apply_move(state, rng.choice(manhattan.legal_moves(state)))
-    while state.phase != "build" and not state.is_over:
-        state = manhattan.apply_move(state, manhattan.legal_moves(state)[0])
-    return state
-
-
-@pytest.mark.parametrize(
-    ("step", "weights"), [(model_step, OPPONENT_MODEL), (greedy_step, GREEDY_VALUE)]
-)
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_each_policy_plays_a_placement_its_weights_value_best(
-    step: Callable[[Game, random.Random], None], weights: tuple[float, ...], players: int
-) -> None:
-    """The features the fit reads are the ones the simulations' policies play by: the model's
-    placement is one of highest ``OPPONENT_MODEL`` value, the greedy policy's one of highest
-    greedy value, among every legal placement ``placement_features`` lists."""
-    checked = 0
-    for seed in range(12):
-        state = _build_phase(players, seed)
-        if state.is_over:
-            continue
-        player = state.to_move
-        assert player is not None
-        placements = placement_features(Game(state), player)
-        values = {key: dot(features, weights) for key, features in placements}
-        builds = [m for m in manhattan.legal_moves(state) if m.type == "build"]
-        if not builds:  # a forfeit ([D5]): nothing to choose
-            continue
-        assert {(m.card, m.neighborhood, m.floors, m.color) for m in builds} == set(values)
-        game = Game(state)
-        step(game, random.Random(seed))
-        played = [
-            (m.card, m.neighborhood, m.floors, m.color)
-            for m in builds
-            if manhattan.apply_move(state, m).board == tuple(game.board)
-        ]
-        assert played, "the policy made a move the rules allow"
-        assert max(values[key] for key in played) == pytest.approx(max(values.values()))
-        checked += 1
-    assert checked >= 8

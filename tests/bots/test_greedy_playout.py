@@ -5,12 +5,14 @@ greedy bot values as its best (RULES §7: buildings, majorities, the tallest bui
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 
 import pytest
 
 import manhattan
+from manhattan.bench.opponents import dot, placement_features
 from manhattan.bots.greedy import move_value, rank_moves
-from manhattan.bots.greedy_playout import greedy_step
+from manhattan.bots.greedy_playout import GREEDY_VALUE, OPPONENT_MODEL, greedy_step, model_step
 from manhattan.bots.knowledge import view_legal_moves
 from manhattan.engine.play import Game
 from tests.engine.positions import position
@@ -26,15 +28,19 @@ def _build_phase(players: int, seed: int) -> manhattan.State:
     return state
 
 
+def _positions(players: int) -> Iterator[tuple[int, manhattan.State, int]]:
+    """(seed, a position to build from, its player to move) for up to 12 seeds."""
+    for seed in range(12):
+        state = _build_phase(players, seed)
+        if not state.is_over:
+            assert state.to_move is not None
+            yield seed, state, state.to_move
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_playout_plays_a_move_the_greedy_bot_values_best(players: int) -> None:
     checked = 0
-    for seed in range(12):
-        state = _build_phase(players, seed)
-        if state.is_over:
-            continue
-        player = state.to_move
-        assert player is not None
+    for seed, state, player in _positions(players):
         v = manhattan.view(state, player)
         moves = view_legal_moves(v)
         best = rank_moves(v, moves, random.Random(0))[0].value
@@ -59,3 +65,41 @@ def test_with_nothing_to_build_the_playout_forfeits() -> None:
     game = Game(state)
     greedy_step(game, random.Random(0))
     assert sum(game.selected[0]) == 1 and game.board == list(state.board)
+
+
+def _placement(move: manhattan.Move) -> tuple[int, int, int, int]:
+    card, neighborhood, floors, color = move.card, move.neighborhood, move.floors, move.color
+    assert card is not None and neighborhood is not None and floors is not None
+    assert color is not None
+    return card, neighborhood, floors, color
+
+
+@pytest.mark.parametrize(
+    ("step", "weights"), [(model_step, OPPONENT_MODEL), (greedy_step, GREEDY_VALUE)]
+)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_each_policy_plays_a_placement_its_weights_value_best(
+    step: Callable[[Game, random.Random], None], weights: tuple[float, ...], players: int
+) -> None:
+    """The features the fit reads are the ones the simulations' policies play by: the model's
+    placement is one of highest ``OPPONENT_MODEL`` value, the greedy policy's one of highest
+    greedy value, among every legal placement ``placement_features`` lists."""
+    checked = 0
+    for seed, state, player in _positions(players):
+        placements = placement_features(Game(state), player)
+        values = {key: dot(features, weights) for key, features in placements}
+        builds = [m for m in manhattan.legal_moves(state) if m.type == "build"]
+        if not builds:  # a forfeit ([D5]): nothing to choose
+            continue
+        assert {_placement(m) for m in builds} == set(values)
+        game = Game(state)
+        step(game, random.Random(seed))
+        played = [
+            _placement(m)
+            for m in builds
+            if manhattan.apply_move(state, m).board == tuple(game.board)
+        ]
+        assert played, "the policy made a move the rules allow"
+        assert max(values[key] for key in played) == pytest.approx(max(values.values()))
+        checked += 1
+    assert checked >= 8
