@@ -753,9 +753,9 @@ export interface components {
         /**
          * BotChoice
          * @description Which bot plays, and how: the one way to name a bot everywhere (REST, GraphQL, clients,
-         *         tables). ``iterations`` and ``time_ms`` budget the searching levels, ismcts and expert
-         *         (both given: whichever runs out first; neither: the level's default); the other levels
-         *         ignore them.
+         *     tables). ``iterations`` and ``time_ms`` budget the searching levels, ismcts and expert
+         *     (both given: whichever runs out first; neither: the level's default); the other levels
+         *     ignore them.
          */
         BotChoice: {
             /**
@@ -870,7 +870,7 @@ export interface components {
         /**
          * SuggestRequest
          * @description ``bot`` is a ``BotChoice``. Deprecated, still accepted: ``bot`` as a level name with
-         *         ``seed``, ``iterations``, ``timeMs`` beside it (the older form, still accepted).
+         *     ``seed``, ``iterations``, ``timeMs`` beside it (the older form, still accepted).
          */
         SuggestRequest: {
             /** @description the state object itself, or {id} of a cached state, or {token} */
@@ -937,7 +937,7 @@ export interface components {
         /**
          * SealedState
          * @description A state as the service hands it out: ``state`` and ``stateId``, or, addressed to one
-         *         player, their ``view``; always a ``token`` and the ``gameId``.
+         *     player, their ``view``; always a ``token`` and the ``gameId``.
          */
         SealedState: {
             /** @description the sealed full state (opaque) */
@@ -1094,7 +1094,7 @@ export interface components {
         /**
          * LadderLevel
          * @description A bot level at its default budget and its rating on the ladder: ``ordinal`` is
-         *         ``mu - 3 sigma``, as the platforms' ratings say it.
+         *     ``mu - 3 sigma``, as the platforms' ratings say it.
          */
         LadderLevel: {
             /** @enum {unknown} */
@@ -1109,7 +1109,7 @@ export interface components {
         /**
          * NewTable
          * @description ``POST /v1/tables``. Without ``seats``, ``setup.players`` open seats (4 by default).
-         *         ``autoStart``, ``rated`` and reserved seats need a platform key (``Manhattan-Key``).
+         *     ``autoStart``, ``rated`` and reserved seats need a platform key (``Manhattan-Key``).
          */
         NewTable: {
             /** @default null */
@@ -1134,7 +1134,7 @@ export interface components {
         /**
          * TableSetup
          * @description A table's game: as ``Setup`` but without a seed (the service always draws it) and with
-         *         ``players`` optional (the seats filled at start decide it).
+         *     ``players`` optional (the seats filled at start decide it).
          */
         TableSetup: {
             /**
@@ -1169,9 +1169,9 @@ export interface components {
         /**
          * SeatChoice
          * @description A seat that is not open: exactly one of ``{"bot": BotChoice}`` (or a level name; a
-         *         table's bots draw a new seed every turn, so a seed is refused) and ``{"reserved": {"id",
-         *         "name"}}``, a seat kept for a platform's player (with a key only), taken only with the seat
-         *         token the creation answers with (``seatTokens``).
+         *     table's bots draw a new seed every turn, so a seed is refused) and ``{"reserved": {"id",
+         *     "name"}}``, a seat kept for a platform's player (with a key only), taken only with the seat
+         *     token the creation answers with (``seatTokens``).
          */
         SeatChoice: {
             /** @default null */
@@ -1182,7 +1182,7 @@ export interface components {
         /**
          * PlatformPlayer
          * @description A platform's player (DESIGN §10): its id (1-64 printable characters, not starting with
-         *         ``bot:``, checked where the seat is read) and a name (the rule of a join's).
+         *     ``bot:``, checked where the seat is read) and a name (the rule of a join's).
          */
         PlatformPlayer: {
             /** @description 1-64 printable characters, not starting with 'bot:' */
@@ -1192,7 +1192,7 @@ export interface components {
         /**
          * WebhookSpec
          * @description A table's webhook (with a platform key): where to ``POST`` and which events (default:
-         *         ``table.turn`` and ``table.over``).
+         *     ``table.turn`` and ``table.over``).
          */
         WebhookSpec: {
             url: string;
@@ -1211,7 +1211,7 @@ export interface components {
         /**
          * TableMoveRequest
          * @description ``POST /v1/tables/{id}/moves``: the move, the version it was chosen at, and a move id
-         *         that makes a retry safe.
+         *     that makes a retry safe.
          */
         TableMoveRequest: {
             /** @description a move as JSON or as notation */
@@ -1415,7 +1415,7 @@ export interface components {
         /**
          * MyTables
          * @description ``GET /v1/tables?player=<id>`` with a key: waiting and playing tables first (newest
-         *         first), then the last finished ones.
+         *     first), then the last finished ones.
          */
         MyTables: {
             player: string;
@@ -1424,7 +1424,7 @@ export interface components {
         /**
          * Rating
          * @description A player's OpenSkill (Plackett-Luce) rating under a platform key: ``ordinal`` is
-         *         ``mu - 3 sigma``.
+         *     ``mu - 3 sigma``.
          */
         Rating: {
             player: string;
@@ -1436,7 +1436,7 @@ export interface components {
         /**
          * RatingList
          * @description ``GET /v1/ratings``: the key's players by ordinal, best first; ``next`` is the cursor
-         *         of the following page (null on the last).
+         *     of the following page (null on the last).
          */
         RatingList: {
             ratings: components["schemas"]["Rating"][];
@@ -1469,7 +1469,7 @@ export interface components {
         /**
          * TableRematch
          * @description The rematch: a seat token for a person who sat at the old table, a host token for its
-         *         host.
+         *     host.
          */
         TableRematch: {
             tableId: string;
@@ -1496,8 +1496,8 @@ export interface components {
         /**
          * TableHistory
          * @description ``GET /v1/tables/{id}/history``: what happened at the table, oldest first, as the caller
-         *         may see it: the start, every move with the events the caller may see, and the joins, leaves,
-         *         timeouts and end among the table's recent events. Chat is the table's ``chat``.
+         *     may see it: the start, every move with the events the caller may see, and the joins, leaves,
+         *     timeouts and end among the table's recent events. Chat is the table's ``chat``.
          */
         TableHistory: {
             tableId: string;
@@ -1508,8 +1508,8 @@ export interface components {
         /**
          * HistoryEvent
          * @description One event of a table's history: its type and its data as the stream's event of that type
-         *         gave it to this receiver, without what only the newest event carries (a move's view after
-         *         it, the legal moves then).
+         *     gave it to this receiver, without what only the newest event carries (a move's view after
+         *     it, the legal moves then).
          */
         HistoryEvent: {
             /** @enum {unknown} */
