@@ -210,13 +210,19 @@ function drawPlayers() {
   $("share").hidden = table.status !== "waiting";
 }
 
+// The join form, kept across renders: a waiting table renders again on every change (a seat
+// taken, a setting), and a new form would drop what a person is typing, or their click.
+let kept = null;
+
 function joinForm() {
+  const placeholder = t("join.placeholder");
+  if (kept?.placeholder === placeholder) return kept.form;
   const form = el("form", "join-form");
   const input = el("input");
   input.name = "name";
-  input.placeholder = t("join.placeholder");
-  input.setAttribute("aria-label", t("join.placeholder"));
-  input.value = api.myName();
+  input.placeholder = placeholder;
+  input.setAttribute("aria-label", placeholder);
+  input.value = kept ? kept.input.value : api.myName();
   input.required = true;
   const button = el("button", "", t("join.button"));
   button.type = "submit";
@@ -226,6 +232,7 @@ function joinForm() {
     e.preventDefault();
     ask("join", input.value);
   });
+  kept = { form, input, placeholder };
   return form;
 }
 
@@ -233,9 +240,11 @@ function joinForm() {
 function drawSeatActions() {
   const { table } = S;
   const box = $("seat-actions");
+  const focused = box.contains(document.activeElement) ? document.activeElement : null;
   box.replaceChildren();
   if (table.status === "waiting") {
     if (!S.seat && joinable(table)) box.append(joinForm());
+    if (focused?.isConnected) focused.focus(); // the kept form's input, as the person left it
     if (bearer()) {
       const button = el("button", "primary", t("start.button"));
       button.id = "start-button";
