@@ -18,8 +18,9 @@ MSGPACK = "application/msgpack"
 
 def wire_schema_components(types: tuple[type, ...], ref_template: str) -> dict[str, Any]:
     """``msgspec.json.schema_components`` of ``types``, each description a class's docstring
-    cleaned as ``inspect.cleandoc`` cleans it: msgspec 0.23 keeps the docstrings' indentation,
-    which earlier versions removed, and the document must not change with the version."""
+    cleaned as ``inspect.cleandoc`` cleans it: msgspec 0.22 keeps the indentation of a
+    docstring's later lines and 0.23 removes it, and the document must not change with the
+    version."""
     _, components = msgspec.json.schema_components(types, ref_template=ref_template)
     cleaned: dict[str, Any] = _clean_descriptions(components)
     return cleaned
