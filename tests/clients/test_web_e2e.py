@@ -334,6 +334,14 @@ def _a_full_table_says_so_and_offers_to_watch(played: dict[str, Any]) -> None:
         assert "/join" not in status, full
 
 
+def _a_name_being_typed_outlasts_another_join(played: dict[str, Any]) -> None:
+    """The join form of a waiting table is kept when someone else takes a seat: the letters
+    typed before and after stay in one field that keeps the focus, and Join seats the page."""
+    seen = played["joinWhileOthersJoin"]
+    assert seen["forms"] == 1 and seen["value"] == "Zoe" and seen["focused"], seen
+    assert "Zoe" in seen["seatedAs"], seen
+
+
 def _the_last_build_is_named_and_marked_for_everyone(played: dict[str, Any]) -> None:
     checks = played["checks"]
     hoods = "(Manhattan|Cairo|São Paulo|Frankfurt|Sydney|Hong Kong) [A-I][1-6]"
@@ -405,5 +413,6 @@ def test_the_web_page_in_a_real_browser() -> None:
     _a_selection_by_keyboard_keeps_the_focus(played)
     _build_here_stays_on_a_1280_by_800_screen(played)
     _a_full_table_says_so_and_offers_to_watch(played)
+    _a_name_being_typed_outlasts_another_join(played)
     _the_last_build_is_named_and_marked_for_everyone(played)
     _the_board_is_a_skyline(played)

@@ -5,7 +5,8 @@
 //   2. then, all at once: four seats opened by seat links, each measured on its own 1280 x 800
 //      screen and on a phone (seats.mjs); one person against two bots on a clock; a forfeit and
 //      the service's explanations on prepared answers; a table that is gone; the rematch's seat
-//      kept for the player who did not come back yet;
+//      kept for the player who did not come back yet; a full table; a name typed in the join
+//      form while someone else takes a seat;
 //   3. GraphiQL at /graphql renders with every request kept on the service (no CDN).
 // Every request to another origin is refused and counted. Screenshots go to <artifacts dir>.
 //   node drive.mjs <service url> <artifacts dir> <chromium path> [rounds]
@@ -13,7 +14,7 @@
 import { body, buildHereReach, launch, open, out, playTurn, random, ready, relay, shot } from "./browser.mjs";
 import { blockMarks, keyboardBuild } from "./checks.mjs";
 import { keptSeat, threePeople } from "./game.mjs";
-import { fourSeats, fullTable } from "./seats.mjs";
+import { fourSeats, fullTable, joinWhileOthersJoin } from "./seats.mjs";
 
 const [base, artifacts, executablePath = "/usr/bin/chromium", roundsArg = "2"] = process.argv.slice(2);
 const rounds = Number(roundsArg);
@@ -200,6 +201,7 @@ try {
   out.firstGameSeconds = (Date.now() - started) / 1000;
   const full = async () => {
     out.fullTable = { en: await fullTable(base), fr: await fullTable(base, "fr-FR") };
+    out.joinWhileOthersJoin = await joinWhileOthersJoin(base);
   };
   await Promise.all([againstBots(), fourSeats(base), aForfeit(link), previewsAndWhy(link), goneTables(link), keptSeat(rematchId, base), full()]);
   // GraphiQL, offline.

@@ -76,3 +76,28 @@ export async function fullTable(base, locale = "en-US") {
   await zed.context().close();
   return seen;
 }
+
+// A waiting table renders again whenever it changes: a name being typed in the join form, and
+// the focus in it, outlast another person taking a seat; then the form's Join seats the page.
+export async function joinWhileOthersJoin(base) {
+  const created = await api(base, "/tables", { name: "busy", seats: ["open", "open", "open"], public: true });
+  const zoe = await open("zoe", { width: 1280, height: 800 }, base);
+  await zoe.goto(`${base}/play/?table=${created.tableId}`);
+  await ready(zoe);
+  const input = zoe.locator(".join-form input");
+  await input.fill("");
+  await input.pressSequentially("Zo");
+  await api(base, `/tables/${created.tableId}/join`, { name: "Bo" });
+  await zoe.waitForFunction(() => document.getElementById("players").textContent.includes("Bo"));
+  await input.pressSequentially("e");
+  const seen = {
+    forms: await zoe.locator(".join-form").count(),
+    value: await input.inputValue(),
+    focused: await input.evaluate((node) => node === document.activeElement),
+  };
+  await zoe.click("#join-button");
+  await zoe.waitForFunction(() => document.querySelector("#players .you") !== null);
+  seen.seatedAs = await zoe.evaluate(() => document.querySelector("#players .you").parentElement.textContent);
+  await zoe.context().close();
+  return seen;
+}
