@@ -24,6 +24,7 @@ BENCHES = (
     "bots",
     "ladder",
     "opponents",
+    "horizon",
     "analysis",
     "soak",
     "attack",
@@ -64,6 +65,8 @@ def _bench(args: argparse.Namespace) -> int:
         from manhattan.bench.ladder import run
     elif args.what == "opponents":
         from manhattan.bench.opponents import run
+    elif args.what == "horizon":
+        from manhattan.bench.horizon import run
     elif args.what == "analysis":
         from manhattan.bench.analysis import run
     elif args.what == "soak":

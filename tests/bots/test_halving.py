@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 import manhattan
-from manhattan.bots.halving import EXPERT, HalvingSearch, halvings
+from manhattan.bots.halving import EXPERT, FUTURE_BOARD, HalvingSearch, halvings
 from manhattan.bots.ismcts import root_moves
+from manhattan.bots.playout import FUTURE_ROUND_WEIGHT, final_margins
+from manhattan.engine.play import Game
+from manhattan.engine.scoring import score_board
 
 
 def _selection_view() -> manhattan.View:
@@ -61,3 +66,25 @@ def test_a_search_spends_its_budget_on_the_rounds_it_plays() -> None:
     # the winner was simulated exactly as often as the two it beat in the last round
     assert {a.visits for a in last_round} == {finalist.visits}
     assert 2000 * 0.95 < result.iterations <= 2000
+
+
+def test_a_cut_simulation_counts_the_standing_board_for_the_rounds_left() -> None:
+    """The board at a round's end counts ``FUTURE_BOARD[players][rounds left]`` times for the
+    expert, and 0.6 a round left for ISMCTS (no weights given)."""
+    rng = random.Random(7)
+    state = manhattan.new_game(players=4, seed="halving")
+    while state.round < 2:
+        state = manhattan.apply_move(state, rng.choice(manhattan.legal_moves(state)))
+    game = Game(state)
+    left = game.rules.rounds - game.round + 1
+    board = [b.total for b in score_board(game.board, game.rules.color_count)]
+
+    def margins(weight: float) -> list[float]:
+        totals = [s + weight * b for s, b in zip(game.scores, board, strict=True)]
+        return [t - max(u for q, u in enumerate(totals) if q != p) for p, t in enumerate(totals)]
+
+    assert left == 3 and any(board)
+    assert final_margins(game) == pytest.approx(margins(FUTURE_ROUND_WEIGHT * left))
+    weights = FUTURE_BOARD[4]
+    assert final_margins(game, weights) == pytest.approx(margins(weights[left]))
+    assert weights[left] < FUTURE_ROUND_WEIGHT  # buildings change hands before they score again

@@ -18,13 +18,14 @@ greedy value also breaks near-ties between estimates. A selection of pieces has 
 candidates (``selection_candidates``) and decides what the round can build: all of them enter.
 
 The simulations play the expert's own seat with the greedy bot's policy (``greedy_playout``) to
-the end of the round, scored as ``final_margins`` does: this is the rollout algorithm of Tesauro
-and Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS 1996) and Bertsekas,
-Tsitsiklis and Wu ("Rollout Algorithms for Combinatorial Optimization", 1997): the move whose
-simulated continuation under a base policy is best is at least as good as the base policy's
-own move, up to the estimates' noise. The other seats play the model of a searching opponent
-(``greedy_playout.model_step``, fitted to what ``ismcts`` bots build: they pick the greedy
-bot's move only about a quarter of the time).
+the end of the round, scored as ``final_margins`` does, with the board then standing counted for
+the rounds still to come by ``FUTURE_BOARD`` (``manhattan bench horizon``): this is the rollout
+algorithm of Tesauro and Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS
+1996) and Bertsekas, Tsitsiklis and Wu ("Rollout Algorithms for Combinatorial Optimization",
+1997): the move whose simulated continuation under a base policy is best is at least as good as
+the base policy's own move, up to the estimates' noise. The other seats play the model of a
+searching opponent (``greedy_playout.model_step``, fitted to what ``ismcts`` bots build: they
+pick the greedy bot's move only about a quarter of the time).
 """
 
 from __future__ import annotations
@@ -43,6 +44,16 @@ from manhattan.engine.play import Game
 
 #: Weight, in reward, of the greedy value (mapped onto [0, 1]) that breaks near-ties.
 PRIOR_WEIGHT: Final = 0.01
+
+#: What the board standing at a round's end is worth in the rounds still to come, in scorings
+#: of it, by players and then by rounds left (index 0 unused): fitted to self-play games of the
+#: opponent model by ``manhattan bench horizon --games 4000`` (``bench/horizon.py``). Buildings
+#: change hands between scorings, so these are far below one scoring a round left.
+FUTURE_BOARD: Final[dict[int, tuple[float, ...]]] = {
+    2: (0.0, 0.46, 0.83, 0.88, 0.90, 0.72),
+    3: (0.0, 0.19, 0.15, 0.25, 0.18, 0.11),
+    4: (0.0, 0.14, 0.09, 0.01),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +123,7 @@ class HalvingSearch:
         self.view = view
         self.rng = rng
         self.settings = settings
+        self.future = FUTURE_BOARD.get(view.rules.players, ())
         ranked = rank_moves(view, root_moves(view), rng)
         arms = settings.select_arms if view.phase == "select" else settings.arms
         if arms is not None:
@@ -169,7 +181,7 @@ class HalvingSearch:
                 candidates=self.settings.candidates,
                 me=player,
             )
-            margins = final_margins(game)
+            margins = final_margins(game, self.future)
             arm.visits += 1
             arm.reward_sum += rewards(margins)[player]
             arm.margin_sum += margins[player]

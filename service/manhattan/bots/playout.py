@@ -123,21 +123,25 @@ MARGIN_SCALE: Final = 10.0
 
 
 #: Weight of each round still to score after a truncated simulation, in board scorings: the
-#: board changes, but what stands now is the best guess of what will score then.
+#: board changes, but what stands now is the best guess of what will score then. ISMCTS's; the
+#: expert counts the board by weights fitted to self-play games (``halving.FUTURE_BOARD``).
 FUTURE_ROUND_WEIGHT: Final = 0.6
 
 
-def final_margins(game: Game) -> list[float]:
+def final_margins(game: Game, future: tuple[float, ...] = ()) -> list[float]:
     """Each player's final total minus the best other player's; after a simulation cut at a
-    round's end, the totals so far plus the current board scored for each round still to come
-    (weighted by FUTURE_ROUND_WEIGHT)."""
+    round's end, the totals so far plus the current board's score times ``future[k]`` with
+    ``k`` rounds still to come (beyond ``future``: FUTURE_ROUND_WEIGHT a round)."""
     rules = game.rules
     scores: list[float] = [float(s) for s in game.scores]
     if game.phase != "over":
         rounds_left = rules.rounds - game.round + 1
+        weight = (
+            future[rounds_left] if rounds_left < len(future) else FUTURE_ROUND_WEIGHT * rounds_left
+        )
         board = score_board(game.board, rules.color_count)
         for c, b in enumerate(board):
-            scores[c] += FUTURE_ROUND_WEIGHT * rounds_left * b.total
+            scores[c] += weight * b.total
     totals = [sum(scores[c] for c in cs) for cs in rules.colors]
     return [t - max(u for q, u in enumerate(totals) if q != p) for p, t in enumerate(totals)]
 
