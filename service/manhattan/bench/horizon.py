@@ -31,7 +31,7 @@ from manhattan.bots.playout import FUTURE_ROUND_WEIGHT
 from manhattan.engine import new_game
 from manhattan.engine.play import Game
 from manhattan.engine.rollout import color_to_select
-from manhattan.engine.scoring import score_board
+from manhattan.engine.scoring import player_totals, score_board
 
 DEFAULT_GAMES = 4000
 DEFAULT_SEED = "horizon"
@@ -64,11 +64,10 @@ def _less_others(values: Sequence[float], player: int) -> float:
 
 def _standing(game: Game) -> tuple[list[float], list[float]]:
     """Each player's score so far and board score (summed over the player's colors)."""
-    colors = game.rules.colors
-    board = score_board(game.board, game.rules.color_count)
-    scores = [float(sum(game.scores[c] for c in own)) for own in colors]
-    boards = [float(sum(board[c].total for c in own)) for own in colors]
-    return scores, boards
+    rules = game.rules
+    board = [b.total for b in score_board(game.board, rules.color_count)]
+    scores = player_totals(game.scores, rules.colors)
+    return [float(s) for s in scores], [float(b) for b in player_totals(board, rules.colors)]
 
 
 def play_samples(players: int, seed: str, balanced: float) -> list[Sample]:
