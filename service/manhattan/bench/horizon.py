@@ -2,16 +2,16 @@
 still to come (``halving.FUTURE_BOARD``), fitted to self-play games.
 
 The expert's simulations stop at the end of the round in progress (``halving.py``); what the
-rest of the game would bring is estimated from the board then standing, scored as a round is
-and counted ``w[k]`` times with ``k`` rounds left. Buildings change hands, so ``w[k]`` is well
-below ``k``. The command plays games of the opponent model (``greedy_playout.model_step``, the
-way the expert's simulations play the other seats), with selections of pieces as searching
-players make them (the balanced one ``--balanced`` of the time, else any of its neighbors), and
-at each round's end keeps, for every player, three differences from the other players' mean: the
-score so far, the board's score, and the final score. For each player count and rounds left, it
-fits ``final - so far = w[k] * board`` by least squares and reports ``w[k]``, with the mean
-squared error of that prediction beside the flat weight of 0.6 a round that ISMCTS's
-simulations use. Game ``i`` is dealt from the seed ``{seed}-{i}``. Example::
+rest of the game would bring is estimated from the board then standing, scored as a round is and
+counted ``w[k]`` times with ``k`` rounds left. Buildings change hands, so ``w[k]`` is well below
+``k``. The command plays games of the opponent model (``greedy_playout.model_step``, the way the
+expert's simulations play the other seats), with selections of pieces as searching players make
+them (the balanced one ``--balanced`` of the time, else any candidate drawn at random, the
+balanced one included), and at each round's end keeps, for every player, three differences from
+the other players' mean: the score so far, the board's score, and the final score. For each
+player count and rounds left, it fits ``final - so far = w[k] * board`` by least squares and
+reports ``w[k]``, with the mean squared error of that prediction beside the flat weight of 0.6 a
+round that ISMCTS's simulations use. Game ``i`` is dealt from the seed ``{seed}-{i}``. Example::
 
     manhattan bench horizon --games 4000
 """
@@ -35,7 +35,8 @@ from manhattan.engine.scoring import player_totals, score_board
 
 DEFAULT_GAMES = 4000
 DEFAULT_SEED = "horizon"
-#: How often a searching player picks the balanced selection (``bench opponents`` measures it).
+#: How often a searching player is made to pick the balanced selection outright (the other draws
+#: pick it too, one time in some thirteen; ``bench opponents`` measures how often they do).
 DEFAULT_BALANCED = 0.3
 
 
@@ -124,7 +125,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=(2, 3, 4))
     parser.add_argument("--seed", default=DEFAULT_SEED)
     parser.add_argument(
-        "--balanced", type=float, default=DEFAULT_BALANCED, help="share of balanced selections"
+        "--balanced",
+        type=float,
+        default=DEFAULT_BALANCED,
+        help="share of selections that are the balanced one outright",
     )
     return parser
 
