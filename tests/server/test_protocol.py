@@ -243,3 +243,23 @@ def test_an_idle_connection_is_closed_after_the_keep_alive_and_a_busy_one_is_not
             closed = time.monotonic()
         assert last - started > 1.5  # busy for longer than the keep-alive, and still served
         assert 0.5 < closed - last < 3
+
+
+def test_answers_written_at_the_end_of_a_turn_reach_their_own_connections(port: int) -> None:
+    """Whole answers are written together at the end of the loop's turn: many connections
+    asking at once each get their own answers, in order, and nothing of another's."""
+    sockets = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(20)]
+    try:
+        for round_ in range(5):
+            for k, sock in enumerate(sockets):  # all asked before any is read
+                sock.sendall(
+                    b"".join(
+                        b"GET /%d-%d-%d HTTP/1.1\r\nHost: x\r\n\r\n" % (k, round_, i)
+                        for i in range(3)
+                    )
+                )
+            for k, sock in enumerate(sockets):
+                assert _read_answers(sock, 3) == [b"/%d-%d-%d" % (k, round_, i) for i in range(3)]
+    finally:
+        for sock in sockets:
+            sock.close()
