@@ -18,6 +18,7 @@ import pytest
 import uvicorn
 from starlette.types import Receive, Scope, Send
 
+from manhattan.server import protocol as protocol_module
 from manhattan.server.protocol import bounded_protocol, connection_limits
 from manhattan.settings import Settings
 from tests.ports import bound_socket
@@ -263,3 +264,36 @@ def test_answers_written_at_the_end_of_a_turn_reach_their_own_connections(port: 
     finally:
         for sock in sockets:
             sock.close()
+
+
+class _Transport:
+    """A transport that keeps what is written to it, in one list shared with others."""
+
+    def __init__(self, name: str, written: list[tuple[str, bytes]]) -> None:
+        self.name, self.written, self.closing = name, written, False
+
+    def write(self, data: bytes) -> None:
+        assert not self.closing, "written after it closed"
+        self.written.append((self.name, data))
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+def test_a_turns_answers_are_written_at_its_end_in_order_and_not_to_a_lost_connection() -> None:
+    async def turn() -> list[tuple[str, bytes]]:
+        written: list[tuple[str, bytes]] = []
+        a, b, lost = (_Transport(name, written) for name in ("a", "b", "lost"))
+        writes = protocol_module._TurnWrites()
+        for transport, data in ((a, b"1"), (lost, b"x"), (b, b"2"), (a, b"3")):
+            writes.add(transport, data)  # type: ignore[arg-type]
+        lost.closing = True  # (its connection went away before the turn ended)
+        assert written == []  # nothing during the turn
+        await asyncio.sleep(0)  # the turn ends
+        assert written == [("a", b"1"), ("b", b"2"), ("a", b"3")]
+        writes.add(b, b"4")  # type: ignore[arg-type]
+        writes.flush()  # at once (a server closing its connections)
+        await asyncio.sleep(0)
+        return written
+
+    assert asyncio.run(turn())[-1] == ("b", b"4")

@@ -17,7 +17,8 @@ before any route does.
 
 And it writes a response whose body comes whole in one message (every API answer) with one
 transport write, the head and the body together (``JoinedWritesCycle``): uvicorn writes them
-apart, two system calls where one does.
+apart, two system calls where one does. That write waits for the end of the event loop's turn
+and goes out with the turn's other answers (``_TurnWrites``).
 """
 
 from __future__ import annotations
