@@ -207,6 +207,41 @@ async def test_a_late_reply_is_a_timeout_not_a_hang(redis_server: RedisServer) -
         await store.close()
 
 
+async def test_a_stalled_process_is_not_a_late_reply(redis_url: str) -> None:
+    """The loop is held for longer than the timeout just after a command is queued (a long
+    callback, a paused machine): the command had no chance to go out, so its timer, firing late,
+    grants it as long again, and the reply that then comes in milliseconds answers it."""
+    pipe = RedisPipe(redis_url, timeout=0.5)
+    try:
+        assert await pipe.execute("PING") == b"PONG"
+        asyncio.get_running_loop().call_soon(time.sleep, 0.8)  # before the command's flush
+        assert await pipe.execute("ECHO", "late") == b"late"
+    finally:
+        await pipe.close()
+
+
+async def test_a_stall_gives_a_stuck_redis_one_more_timeout_only(
+    redis_server: RedisServer,
+) -> None:
+    """Redis is busy for 2.5 s; the loop stalls from 0.1 s to 0.8 s, so the timer due at the
+    0.5 s timeout fires 0.3 s late: the grace is those 0.3 s, once, and the command fails at
+    about 1.1 s, not at the stall's end nor when Redis is free."""
+    pipe = RedisPipe(redis_server.url, timeout=0.5)
+    spinner = raw_connection(redis_server)
+    try:
+        assert await pipe.execute("PING") == b"PONG"
+        spinner.sendall(command("EVAL", SPIN.replace("400000", "2500000"), "0"))
+        await asyncio.sleep(0.05)
+        started = time.monotonic()
+        asyncio.get_running_loop().call_later(0.1, time.sleep, 0.7)
+        with pytest.raises(RedisTimeoutError):
+            await pipe.execute("PING")
+        assert 0.95 < time.monotonic() - started < 2.0
+    finally:
+        spinner.close()
+        await pipe.close()
+
+
 async def test_the_url_db_is_selected(redis_url: str) -> None:
     name = key()
     pipe = RedisPipe(in_db(redis_url, 10), timeout=5)

@@ -16,8 +16,9 @@ Failures are redis-py's, so ``RedisVersionedStore._call`` treats them as it alwa
 - an error reply is a ``ResponseError`` (``NoScriptError`` for NOSCRIPT, which ``PipedScript``
   answers by sending the script itself with EVAL, which also loads it).
 
-No await waits longer than its timeout: one timer per connection watches the oldest command in
-flight. A caller that is cancelled leaves its reply to be read and dropped; the connection stays
+No await waits longer than twice its timeout: one timer per connection watches the oldest command
+in flight, and a timer that fires late (this process could not run: a long callback, a paused
+machine) gives that command as long again once, so the timeout measures Redis, not this process. A caller that is cancelled leaves its reply to be read and dropped; the connection stays
 in step. Plain Redis only (``redis://``, ``rediss://``): a cluster routes by slot, which this
 client does not. ``RedisPipe.subscription`` opens a connection of the same kind for pub/sub
 (``Subscription``), whose pushes go to a callback as they are read.
@@ -96,6 +97,7 @@ class _Connection(asyncio.Protocol):
         self._waiting: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
         self._out: list[bytes] = []
         self._watch: asyncio.TimerHandle | None = None
+        self._graced: asyncio.Future[Any] | None = None  # the command given more time once
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -143,12 +145,23 @@ class _Connection(asyncio.Protocol):
             future.set_result(reply)
 
     def _check_deadline(self) -> None:
-        """The oldest command in flight is past its deadline: the connection is stuck."""
-        self._watch = None
+        """The oldest command in flight is past its deadline: the connection is stuck, unless
+        this timer fired late, which says this process (or the machine) stalled; its reply may
+        be unread or still in Redis's hands, so it gets as long as the stall (up to ``timeout``)
+        once more."""
+        watch, self._watch = self._watch, None
         if not self._waiting or self.failed is not None:
             return
-        deadline = self._waiting[0][1]
-        if deadline - self.loop.time() > 0.001:
+        now = self.loop.time()
+        oldest, deadline = self._waiting[0]
+        if deadline - now > 0.001:
+            self._watch = self.loop.call_at(deadline, self._check_deadline)
+            return
+        late = now - watch.when() if watch is not None else 0.0
+        if late > self.timeout / 10 and oldest is not self._graced:
+            self._graced = oldest
+            deadline = now + min(late, self.timeout)
+            self._waiting[0] = (oldest, deadline)
             self._watch = self.loop.call_at(deadline, self._check_deadline)
             return
         self.fail(RedisTimeoutError("Timeout reading from Redis"))
