@@ -18,9 +18,10 @@ Failures are redis-py's, so ``RedisVersionedStore._call`` treats them as it alwa
 
 No await waits longer than twice its timeout: one timer per connection watches the oldest command
 in flight, and a timer that fires late (this process could not run: a long callback, a paused
-machine) gives that command as long again once, so the timeout measures Redis, not this process. A caller that is cancelled leaves its reply to be read and dropped; the connection stays
-in step. Plain Redis only (``redis://``, ``rediss://``): a cluster routes by slot, which this
-client does not. ``RedisPipe.subscription`` opens a connection of the same kind for pub/sub
+machine) gives that command as long again once, so the timeout measures Redis, not this
+process. A caller that is cancelled leaves its reply to be read and dropped; the connection
+stays in step. Plain Redis only (``redis://``, ``rediss://``): a cluster routes by slot, which
+this client does not. ``RedisPipe.subscription`` opens a connection of the same kind for pub/sub
 (``Subscription``), whose pushes go to a callback as they are read.
 """
 
