@@ -4,6 +4,8 @@ greedy bot values as its best (RULES §7: buildings, majorities, the tallest bui
 
 from __future__ import annotations
 
+import collections
+import math
 import random
 from collections.abc import Callable, Iterator
 
@@ -12,7 +14,13 @@ import pytest
 import manhattan
 from manhattan.bench.opponents import dot, placement_features
 from manhattan.bots.greedy import move_value, rank_moves
-from manhattan.bots.greedy_playout import GREEDY_VALUE, OPPONENT_MODEL, greedy_step, model_step
+from manhattan.bots.greedy_playout import (
+    GREEDY_VALUE,
+    OPPONENT_MODEL,
+    greedy_step,
+    model_step,
+    sampled_model_step,
+)
 from manhattan.bots.knowledge import view_legal_moves
 from manhattan.engine.play import Game
 from tests.engine.positions import position
@@ -103,3 +111,31 @@ def test_each_policy_plays_a_placement_its_weights_value_best(
         assert max(values[key] for key in played) == pytest.approx(max(values.values()))
         checked += 1
     assert checked >= 8
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_sampled_model_draws_placements_as_often_as_the_model_says(players: int) -> None:
+    """Drawn 3,000 times from each of three positions, the model's five likeliest placements
+    come as often as ``exp(OPPONENT_MODEL . features)`` says (each within 4.5 standard errors:
+    neither the model's argmax every time nor a uniform draw), and never a placement the rules
+    refuse."""
+    draws = 3000
+    for _, state, player in list(_positions(players))[:3]:
+        placements = placement_features(Game(state), player)
+        values = {key: dot(features, OPPONENT_MODEL) for key, features in placements}
+        top = max(values.values())
+        total = sum(math.exp(v - top) for v in values.values())
+        expected = {key: math.exp(v - top) / total for key, v in values.items()}
+        by_board = {
+            manhattan.apply_move(state, m).board: _placement(m)
+            for m in manhattan.legal_moves(state)
+            if m.type == "build"
+        }
+        counts: collections.Counter[tuple[int, int, int, int]] = collections.Counter()
+        for i in range(draws):
+            game = Game(state)
+            sampled_model_step(game, random.Random(i))
+            counts[by_board[tuple(game.board)]] += 1
+        for key in sorted(expected, key=expected.__getitem__, reverse=True)[:5]:
+            p = expected[key]
+            assert abs(counts[key] / draws - p) <= 4.5 * math.sqrt(p * (1 - p) / draws) + 1e-9

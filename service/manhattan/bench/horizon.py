@@ -4,8 +4,8 @@ still to come (``halving.FUTURE_BOARD``), fitted to self-play games.
 The expert's simulations stop at the end of the round in progress (``halving.py``); what the
 rest of the game would bring is estimated from the board then standing, scored as a round is and
 counted ``w[k]`` times with ``k`` rounds left. Buildings change hands, so ``w[k]`` is well below
-``k``. The command plays games of the opponent model (``greedy_playout.model_step``, the way the
-expert's simulations play the other seats), with selections of pieces as searching players make
+``k``. The command plays games of the opponent model (``greedy_playout.model_step``, each seat
+making the model's likeliest placement), with selections of pieces as searching players make
 them (the balanced one ``--balanced`` of the time, else any candidate drawn at random, the
 balanced one included), and at each round's end keeps, for every player, three differences from
 the other players' mean: the score so far, the board's score, and the final score. For each

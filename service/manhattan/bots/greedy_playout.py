@@ -9,7 +9,7 @@ holds it (the tallest bonus), and each player's round score. A placement then mo
 one building between two colors, one neighborhood's majority and the tallest bonus. The urban
 rule and the monster's step are left out: a simulation's players need to play like real ones,
 not to be them. The same step plays the model of a searching opponent (``model_step``), whose
-weights value a few more features of a placement.
+weights value a few more features of a placement, or draws from it (``sampled_model_step``).
 """
 
 from __future__ import annotations
@@ -201,11 +201,21 @@ def model_step(game: Game, rng: random.Random) -> None:
     weighted_step(game, rng, OPPONENT_MODEL)
 
 
-def weighted_step(game: Game, rng: random.Random, weights: tuple[float, ...]) -> None:
+def sampled_model_step(game: Game, rng: random.Random) -> None:
+    """One move of the player to move drawn from the model of a searching opponent: each
+    placement with a chance proportional to ``exp(OPPONENT_MODEL . features)``, as the model was
+    fitted, rather than always its most likely one."""
+    weighted_step(game, rng, OPPONENT_MODEL, True)
+
+
+def weighted_step(
+    game: Game, rng: random.Random, weights: tuple[float, ...], sample: bool = False
+) -> None:
     """A balanced selection, or the placement of highest value under ``weights`` (of
-    ``FEATURES``; ties: the first found from a random neighborhood); [D5] when nothing can be
-    built. A weight of 0 adds exactly nothing, so the greedy weights give the greedy value to
-    the last bit."""
+    ``FEATURES``; ties: the first found from a random neighborhood), or with ``sample`` one
+    drawn with a chance proportional to ``exp(value)``; [D5] when nothing can be built. A
+    weight of 0 adds exactly nothing, so the greedy weights give the greedy value to the last
+    bit."""
     rules = game.rules
     color = color_to_select(game)
     if color is not None:
@@ -232,6 +242,8 @@ def weighted_step(game: Game, rng: random.Random, weights: tuple[float, ...]) ->
     tallest = picture.tallest
     best_value = -math.inf
     best = (-1, -1, -1, -1)
+    values: list[float] = []
+    moves: list[tuple[int, int, int, int]] = []
     for card in sorted(set(game.hands[player])):
         block = table[card]
         for k in range(hoods):
@@ -247,10 +259,34 @@ def weighted_step(game: Game, rng: random.Random, weights: tuple[float, ...]) ->
                 value += w_lead * lead(board[index], c, f) + shape + w_height * height
                 if height > tallest:
                     value += w_tallest
+                if sample:
+                    values.append(value)
+                    moves.append((card, n, f, c))
                 if value > best_value:
                     best_value = value
                     best = (card, n, f, c)
     if best[0] < 0:
         random_step(game, rng)  # no legal placement: the forfeit of [D5]
         return
+    if sample:
+        best = _drawn(values, moves, best_value, rng)
     game.build(best[0], best[1], best[2], best[3])
+
+
+def _drawn(
+    values: list[float],
+    moves: list[tuple[int, int, int, int]],
+    top: float,
+    rng: random.Random,
+) -> tuple[int, int, int, int]:
+    """One of ``moves`` drawn with a chance proportional to ``exp(value)``."""
+    chances = [math.exp(v - top) for v in values]
+    total = 0.0
+    for chance in chances:
+        total += chance
+    left = rng.random() * total
+    for i in range(len(chances)):
+        left -= chances[i]
+        if left <= 0.0:
+            return moves[i]
+    return moves[-1]

@@ -23,9 +23,10 @@ the rounds still to come by ``FUTURE_BOARD`` (``manhattan bench horizon``): this
 algorithm of Tesauro and Galperin ("On-line Policy Improvement using Monte-Carlo Search", NIPS
 1996) and Bertsekas, Tsitsiklis and Wu ("Rollout Algorithms for Combinatorial Optimization",
 1997): the move whose simulated continuation under a base policy is best is at least as good as
-the base policy's own move, up to the estimates' noise. The other seats play the model of a
-searching opponent (``greedy_playout.model_step``, fitted to what ``ismcts`` bots build: they
-pick the greedy bot's move only about a quarter of the time).
+the base policy's own move, up to the estimates' noise. The other seats' placements are drawn
+from the model of a searching opponent (``greedy_playout.sampled_model_step``, fitted to what
+``ismcts`` bots build: they pick the greedy bot's move only about a quarter of the time), each
+with the chance the model gives it, so that the simulations meet their spread of plays.
 """
 
 from __future__ import annotations
@@ -62,10 +63,11 @@ class HalvingSettings:
 
     #: How many of the greedy ranking's best moves enter the first round.
     arms: int = 8
-    #: The simulations' policy: ``modeled``, the greedy bot's for the expert's own seat (the
-    #: search improves on greedy play) and the model of a searching opponent for the others,
-    #: so that they play as real ones would; ``greedy`` plays every seat greedily.
-    policy: str = "modeled"
+    #: The simulations' policy: ``sampled``, the greedy bot's for the expert's own seat (the
+    #: search improves on greedy play) and placements drawn from the model of a searching
+    #: opponent for the others, so that they play as real ones would; ``modeled`` plays the
+    #: model's likeliest placement instead; ``greedy`` plays every seat greedily.
+    policy: str = "sampled"
     #: Legal placements the heuristic playout compares per step (the heuristic policy only).
     candidates: int = 4
     #: How many moves enter the first round at a selection of pieces (None: every candidate,

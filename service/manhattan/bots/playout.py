@@ -6,7 +6,8 @@ same rejection sampling as ``random_step``) and keeps the one with the best loca
 building, a takeover, a new tallest building. It costs little more than a random step and plays
 far more like a real opponent, which makes the search's estimates much less noisy.
 ``greedy_step`` (``greedy_playout.py``) plays as the greedy bot does, at about ten times the
-heuristic's cost, and ``model_step`` as a searching opponent is modeled to: the expert's
+heuristic's cost, and ``model_step`` and ``sampled_model_step`` as a searching opponent is
+modeled to (its likeliest placement, or one drawn with the model's chances): the expert's
 simulations, where opponents must play like real ones.
 """
 
@@ -17,7 +18,7 @@ import random
 from typing import Final
 
 from manhattan.bots.greedy import balanced_selection
-from manhattan.bots.greedy_playout import greedy_step, model_step
+from manhattan.bots.greedy_playout import greedy_step, model_step, sampled_model_step
 from manhattan.engine import Move
 from manhattan.engine.play import Game
 from manhattan.engine.rollout import Draw, Sampler, color_to_select, random_step
@@ -95,7 +96,8 @@ def play_out(
     """The one rollout: play ``policy`` until the game is over, or (``to_round_end``) until the
     round in progress (the next one, from a selection) has been scored. ``modeled`` plays the
     player ``me`` with the greedy policy and every other player with the model of a searching
-    opponent (``greedy_playout.model_step``)."""
+    opponent (``greedy_playout.model_step``); ``sampled`` draws the others' placements from
+    that model (``greedy_playout.sampled_model_step``)."""
     target = game.round + 1
     if policy == "random":
         while game.phase != "over" and not (to_round_end and game.round >= target):
@@ -112,12 +114,19 @@ def play_out(
             else:
                 model_step(game, rng)
         return
+    if policy == "sampled":
+        while game.phase != "over" and not (to_round_end and game.round >= target):
+            if game.to_move == me:
+                greedy_step(game, rng)
+            else:
+                sampled_model_step(game, rng)
+        return
     tallest = max(sum(f for _, f in b) for b in game.board)
     while game.phase != "over" and not (to_round_end and game.round >= target):
         tallest = _heuristic_step(game, rng, tallest, candidates)
 
 
-POLICIES: Final[tuple[str, ...]] = ("random", "heuristic", "greedy", "modeled")
+POLICIES: Final[tuple[str, ...]] = ("random", "heuristic", "greedy", "modeled", "sampled")
 
 MARGIN_SCALE: Final = 10.0
 
