@@ -18,7 +18,7 @@ import random
 from typing import Final
 
 from manhattan.bots.greedy import balanced_selection
-from manhattan.bots.greedy_playout import greedy_step, model_step, sampled_model_step
+from manhattan.bots.greedy_playout import OPPONENT_MODEL, greedy_step, weighted_step
 from manhattan.engine import Move
 from manhattan.engine.play import Game
 from manhattan.engine.rollout import Draw, Sampler, color_to_select, random_step
@@ -107,19 +107,13 @@ def play_out(
         while game.phase != "over" and not (to_round_end and game.round >= target):
             greedy_step(game, rng)
         return
-    if policy == "modeled":
+    if policy == "modeled" or policy == "sampled":
+        sample = policy == "sampled"
         while game.phase != "over" and not (to_round_end and game.round >= target):
             if game.to_move == me:
                 greedy_step(game, rng)
             else:
-                model_step(game, rng)
-        return
-    if policy == "sampled":
-        while game.phase != "over" and not (to_round_end and game.round >= target):
-            if game.to_move == me:
-                greedy_step(game, rng)
-            else:
-                sampled_model_step(game, rng)
+                weighted_step(game, rng, OPPONENT_MODEL, sample)
         return
     tallest = max(sum(f for _, f in b) for b in game.board)
     while game.phase != "over" and not (to_round_end and game.round >= target):
