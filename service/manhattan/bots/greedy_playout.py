@@ -269,24 +269,6 @@ def weighted_step(
         random_step(game, rng)  # no legal placement: the forfeit of [D5]
         return
     if sample:
-        best = _drawn(values, moves, best_value, rng)
+        top = best_value
+        best = rng.choices(moves, [math.exp(v - top) for v in values])[0]
     game.build(best[0], best[1], best[2], best[3])
-
-
-def _drawn(
-    values: list[float],
-    moves: list[tuple[int, int, int, int]],
-    top: float,
-    rng: random.Random,
-) -> tuple[int, int, int, int]:
-    """One of ``moves`` drawn with a chance proportional to ``exp(value)``."""
-    chances = [math.exp(v - top) for v in values]
-    total = 0.0
-    for chance in chances:
-        total += chance
-    left = rng.random() * total
-    for i in range(len(chances)):
-        left -= chances[i]
-        if left <= 0.0:
-            return moves[i]
-    return moves[-1]
